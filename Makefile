@@ -1,0 +1,40 @@
+# Two commands set everything up: `make test` and `make demo`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: test demo lint check-java install clean bench
+
+check-java:
+	@command -v java >/dev/null 2>&1 || { echo "replicaflow needs Java 17+ for Spark: install it with 'apt-get install openjdk-17-jre-headless' (Debian/Ubuntu) or 'brew install openjdk@17' (macOS)."; exit 1; }
+	@v=$$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1); \
+	 [ -n "$$v" ] && [ "$$v" -ge 17 ] || { echo "replicaflow needs Java 17+ for Spark (found '$$v'): install openjdk-17 and put it first on PATH."; exit 1; }
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check replicaflow tests benchmarks
+	$(BIN)/ruff format --check replicaflow tests benchmarks
+
+test: check-java $(STAMP)
+	$(BIN)/ruff check replicaflow tests benchmarks
+	$(BIN)/python -m pytest -q
+
+demo: check-java $(STAMP)
+	$(BIN)/replicaflow demo
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_sim.py
+	$(BIN)/python benchmarks/bench_pipeline.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .ruff_cache

@@ -1,0 +1,93 @@
+"""ISR membership rules (SEMANTICS.md §1, KIP-16) as pure elementwise functions over NumPy arrays.
+
+Every argument may be a scalar or an array; arrays broadcast. The simulator calls these once per
+tick on whole replica arrays and masks the result with ``np.where`` for the replicas that fetched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+UNKNOWN_OFFSET = -1
+
+
+def update_fetch_state(fetch_offset, leader_leo, now_ms, last_fetch_leader_leo, last_fetch_time_ms,
+                       last_caught_up_ms, leo_is_max: bool):
+    """Apply one follower fetch (§1.1); returns (leo, last_fetch_leader_leo, last_fetch_time_ms, last_caught_up_ms).
+
+    Caught up to the current leader LEO → lastCaughtUp = now; caught up to what the leader had at
+    the previous fetch → lastCaughtUp = previous fetch time. Before 3.3 the remembered leader LEO
+    is overwritten, from 3.3 it only grows (``leo_is_max``).
+    """
+    fetch_offset = np.asarray(fetch_offset)
+    leader_leo = np.asarray(leader_leo)
+    caught_up_now = fetch_offset >= leader_leo
+    caught_up_prev = ~caught_up_now & (fetch_offset >= last_fetch_leader_leo)
+    last_caught_up = np.where(caught_up_now, np.maximum(last_caught_up_ms, now_ms),
+                              np.where(caught_up_prev, np.maximum(last_caught_up_ms, last_fetch_time_ms),
+                                       last_caught_up_ms))
+    new_fetch_leader_leo = np.maximum(leader_leo, last_fetch_leader_leo) if leo_is_max else leader_leo
+    new_fetch_time = np.broadcast_to(np.asarray(now_ms, dtype=np.int64), np.shape(last_caught_up))
+    return (np.broadcast_to(fetch_offset, np.shape(last_caught_up)).copy(),
+            np.broadcast_to(new_fetch_leader_leo, np.shape(last_caught_up)).copy(),
+            new_fetch_time.copy(), last_caught_up)
+
+
+def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, last_fetch_leader_leo,
+                              last_fetch_time_ms, last_caught_up_ms):
+    """Follower state when a broker becomes leader with a new epoch (§1.1, last paragraph).
+
+    lastCaughtUp = now for ISR members, else 0. A new leader forgets follower LEOs (-1) and fetch
+    times (0); a leader that only bumped its epoch keeps LEOs and restarts the fetch bookkeeping.
+    """
+    in_new_isr = np.asarray(in_new_isr, dtype=bool)
+    was_leader = np.asarray(was_leader, dtype=bool)
+    shape = np.broadcast_shapes(np.shape(in_new_isr), np.shape(was_leader), np.shape(leo))
+    caught_up = np.broadcast_to(np.where(in_new_isr, now_ms, 0), shape).astype(np.int64)
+    new_leo = np.broadcast_to(np.where(was_leader, leo, UNKNOWN_OFFSET), shape).astype(np.int64)
+    new_fetch_leader_leo = np.broadcast_to(np.where(was_leader, leader_leo, last_fetch_leader_leo),
+                                           shape).astype(np.int64)
+    new_fetch_time = np.broadcast_to(np.where(was_leader & in_new_isr, now_ms, 0), shape).astype(np.int64)
+    return new_leo, new_fetch_leader_leo, new_fetch_time, caught_up
+
+
+def is_out_of_sync(follower_leo, leader_leo, last_caught_up_ms, now_ms, lag_ms):
+    """§1.2: LEO differs from the leader's **and** not caught up for strictly more than ``lag_ms``."""
+    return (np.asarray(follower_leo) != leader_leo) & ((np.asarray(now_ms) - last_caught_up_ms) > lag_ms)
+
+
+def is_out_of_sync_legacy(follower_leo, leader_leo, last_fetch_time_ms, now_ms, lag_ms, lag_max_messages):
+    """§1.6 (≤ 0.8.2): stuck (no fetch for more than ``lag_ms``) or more than ``lag_max_messages`` behind."""
+    stuck = (np.asarray(now_ms) - last_fetch_time_ms) > lag_ms
+    slow = (np.asarray(leader_leo) - follower_leo) > lag_max_messages
+    return stuck | slow
+
+
+def expansion_eligible(follower_leo, leader_hw, leader_epoch_start_offset, follower_alive):
+    """§1.4: a fetching non-ISR follower joins when LEO ≥ HW and ≥ the leader epoch's start offset."""
+    follower_leo = np.asarray(follower_leo)
+    return (follower_leo >= leader_hw) & (follower_leo >= leader_epoch_start_offset) & np.asarray(follower_alive,
+                                                                                                     dtype=bool)
+
+
+def high_watermark(prev_hw, leo_matrix, member_mask, freeze):
+    """§1.5: HW = min LEO over the members (leader, ISR, caught-up eligible followers); never moves back.
+
+    ``leo_matrix``/``member_mask`` are [partitions, replicas]; ``freeze`` [partitions] keeps the HW
+    where it is (3.7+: no advance while under min ISR).
+    """
+    leo = np.asarray(leo_matrix, dtype=np.int64)
+    masked = np.where(member_mask, leo, np.iinfo(np.int64).max)
+    candidate = masked.min(axis=-1)
+    candidate = np.where(candidate == np.iinfo(np.int64).max, prev_hw, candidate)
+    return np.where(freeze, prev_hw, np.maximum(prev_hw, candidate))
+
+
+def isr_check_due(now_ms, broker_start_ms, lag_ms, tick_ms):
+    """§1.3: the ISR-expiration task runs every ``lag/2`` ms from broker start (first run at start).
+
+    True on the tick ``(now - tick, now]`` that contains a run instant ``start + k·lag/2`` (k ≥ 0).
+    """
+    period = np.maximum(np.asarray(lag_ms) // 2, 1)
+    elapsed = np.asarray(now_ms) - broker_start_ms
+    return (elapsed >= 0) & (np.floor_divide(elapsed, period) > np.floor_divide(elapsed - tick_ms, period))

@@ -1,0 +1,95 @@
+"""Kafka metric names (SEMANTICS.md §3) and which of them a release has.
+
+Every broker-level metric replicaflow reports, with its exact JMX name, its Prometheus name in
+the JMX-exporter convention Strimzi's alert rules use, and whether it is a gauge (value at the
+scrape) or a meter (JMX ``Count``: cumulative since the broker process started, reset when the
+broker restarts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from replicaflow.model.version import KafkaVersion
+
+RM = "kafka.server:type=ReplicaManager,name="
+BTM = "kafka.server:type=BrokerTopicMetrics,name="
+RFM = "kafka.server:type=ReplicaFetcherManager,name="
+CTRL = "kafka.controller:type=KafkaController,name="
+PARTITION = "kafka.cluster:type=Partition,name="
+
+
+@dataclass(frozen=True)
+class BrokerMetric:
+    jmx: str
+    prometheus: str
+    kind: str  # 'gauge' | 'meter'
+    since: str  # first Kafka release that has it
+    help: str
+
+    @property
+    def short(self) -> str:
+        return self.jmx.split("name=", 1)[1].split(",", 1)[0]
+
+
+BROKER_METRICS: tuple[BrokerMetric, ...] = (
+    BrokerMetric(RM + "UnderReplicatedPartitions", "kafka_server_replicamanager_underreplicatedpartitions",
+                 "gauge", "0.8", "Partitions this broker leads that are under-replicated (version semantics)."),
+    BrokerMetric(RM + "UnderMinIsrPartitionCount", "kafka_server_replicamanager_underminisrpartitioncount",
+                 "gauge", "1.0", "Partitions this broker leads whose ISR is below the effective min ISR (KIP-164)."),
+    BrokerMetric(RM + "AtMinIsrPartitionCount", "kafka_server_replicamanager_atminisrpartitioncount",
+                 "gauge", "2.3", "Partitions this broker leads whose ISR equals the effective min ISR (KIP-427)."),
+    BrokerMetric(RM + "ReassigningPartitions", "kafka_server_replicamanager_reassigningpartitions",
+                 "gauge", "2.5", "Partitions this broker leads with adding or removing replicas (KIP-352)."),
+    BrokerMetric(RM + "ReassignmentMaxLag", "kafka_server_replicamanager_reassignmentmaxlag",
+                 "gauge", "2.5", "Max over led reassigning partitions of HW minus an adding replica's LEO (§3.1)."),
+    BrokerMetric(RM + "LeaderCount", "kafka_server_replicamanager_leadercount",
+                 "gauge", "0.8", "Partitions this broker leads."),
+    BrokerMetric(RM + "PartitionCount", "kafka_server_replicamanager_partitioncount",
+                 "gauge", "0.8", "Replicas hosted on this broker (assigned, adding and removing)."),
+    BrokerMetric(RM + "OfflineReplicaCount", "kafka_server_replicamanager_offlinereplicacount",
+                 "gauge", "1.0", "Replicas on offline log directories (replicaflow models no log-dir failure: 0)."),
+    BrokerMetric(RM + "IsrShrinksPerSec", "kafka_server_replicamanager_isrshrinks_total",
+                 "meter", "0.8", "ISR shrinks committed by this broker as leader."),
+    BrokerMetric(RM + "IsrExpandsPerSec", "kafka_server_replicamanager_isrexpands_total",
+                 "meter", "0.8", "ISR expansions committed by this broker as leader."),
+    BrokerMetric(RM + "FailedIsrUpdatesPerSec", "kafka_server_replicamanager_failedisrupdates_total",
+                 "meter", "0.8", "ISR updates this broker proposed that were rejected."),
+    BrokerMetric(BTM + "ReplicationBytesInPerSec", "kafka_server_brokertopicmetrics_replicationbytesin_total",
+                 "meter", "0.8", "Bytes appended by this broker's followers."),
+    BrokerMetric(BTM + "ReplicationBytesOutPerSec", "kafka_server_brokertopicmetrics_replicationbytesout_total",
+                 "meter", "0.8", "Bytes this broker returned to followers."),
+    BrokerMetric(BTM + "ReassignmentBytesInPerSec", "kafka_server_brokertopicmetrics_reassignmentbytesin_total",
+                 "meter", "2.5", "Bytes appended by adding replicas on this broker (KIP-352)."),
+    BrokerMetric(BTM + "ReassignmentBytesOutPerSec", "kafka_server_brokertopicmetrics_reassignmentbytesout_total",
+                 "meter", "2.5", "Bytes this broker returned to adding replicas (KIP-352)."),
+    BrokerMetric(RFM + "FailedPartitionsCount,clientId=Replica", "kafka_server_replicafetchermanager_failedpartitionscount",
+                 "gauge", "2.3", "Partitions this broker's replica fetchers marked failed (KIP-461)."),
+    BrokerMetric(RFM + "MaxLag,clientId=Replica", "kafka_server_replicafetchermanager_maxlag",
+                 "gauge", "0.8", "Max over partitions this broker actively fetches of leader HW minus its LEO."),
+    BrokerMetric(CTRL + "OfflinePartitionsCount", "kafka_controller_kafkacontroller_offlinepartitionscount",
+                 "gauge", "0.8", "Partitions without a live leader; reported by the active controller, 0 elsewhere."),
+)
+
+BY_SHORT = {m.short: m for m in BROKER_METRICS}
+BY_JMX = {m.jmx: m for m in BROKER_METRICS}
+
+# Traffic meters come from the telemetry `traffic` table, whose `name` column holds the short name.
+TRAFFIC_METRICS = ("ReplicationBytesInPerSec", "ReplicationBytesOutPerSec",
+                   "ReassignmentBytesInPerSec", "ReassignmentBytesOutPerSec")
+
+PARTITION_GAUGES = ("UnderReplicated", "UnderMinIsr", "AtMinIsr", "InSyncReplicasCount", "ReplicasCount")
+
+
+def jmx(short: str) -> str:
+    """Full JMX name of a broker metric from its short name, e.g. ``jmx('UnderReplicatedPartitions')``."""
+    return BY_SHORT[short].jmx
+
+
+def partition_jmx(short: str, topic: str, partition: int) -> str:
+    return f"{PARTITION}{short},topic={topic},partition={partition}"
+
+
+def broker_metrics_for(version: KafkaVersion) -> tuple[BrokerMetric, ...]:
+    """The broker metrics a release exports (ReassignmentMaxLag is replicaflow's, from 2.5: §3.1)."""
+    return tuple(m for m in BROKER_METRICS if version.at_least(m.since))

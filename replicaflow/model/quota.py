@@ -1,0 +1,105 @@
+"""Replication throttles: KIP-73 quotas and lists, and the KIP-542 proposal (SEMANTICS.md §5).
+
+The quota rate is Kafka's sampled ``Rate``: bytes in the retained 1 s windows divided by the time
+since the oldest retained window started (at least one window). "Exceeded" is strictly above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from replicaflow.errors import ReplicaflowError
+
+ALL_REPLICAS = "*"
+UNLIMITED = float("inf")
+
+
+def rate_bps(total_bytes, oldest_window_start_ms, now_ms, window_ms):
+    """Bytes/s over the retained windows: elapsed since the oldest window start, at least one window."""
+    elapsed_ms = np.maximum(np.asarray(now_ms) - oldest_window_start_ms, window_ms)
+    return np.asarray(total_bytes, dtype=np.float64) * 1000.0 / elapsed_ms
+
+
+def oldest_window_start_ms(now_ms, quota_start_ms, window_ms, samples):
+    """Start of the oldest retained window: windows are aligned to ``quota_start_ms``; ``samples`` kept."""
+    current = np.floor_divide(np.asarray(now_ms) - quota_start_ms, window_ms)
+    return quota_start_ms + np.maximum(current - (samples - 1), 0) * window_ms
+
+
+def quota_exceeded(rate, limit_bps):
+    """§5.1: exceeded only when the rate is **strictly above** the limit; ≤ 0 or inf means unlimited."""
+    limit = np.asarray(limit_bps, dtype=np.float64)
+    return (limit > 0) & np.isfinite(limit) & (np.asarray(rate) > limit)
+
+
+def throttle_holds_back(throttled, exceeded, in_isr):
+    """§5.1: a throttled replica is held back only when the quota is exceeded and it is not in the ISR."""
+    return np.asarray(throttled, dtype=bool) & np.asarray(exceeded, dtype=bool) & ~np.asarray(in_isr, dtype=bool)
+
+
+def kip542_is_reassignment_traffic(replica_is_adding):
+    """§5.2: reassignment traffic is exactly the fetches of (leader side) / for (follower side) an adding replica."""
+    return np.asarray(replica_is_adding, dtype=bool)
+
+
+def parse_throttled_replicas(text: str | None, field: str = "throttled.replicas") -> frozenset[tuple[int, int]] | str:
+    """Parse a ``*.replication.throttled.replicas`` value: ``"0:1,1:2"`` → {(0, 1), (1, 2)}; ``"*"`` → ALL."""
+    if text is None or not text.strip():
+        return frozenset()
+    if text.strip() == ALL_REPLICAS:
+        return ALL_REPLICAS
+    pairs = set()
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if len(parts) != 2 or not parts[0].strip().isdigit() or not parts[1].strip().lstrip("-").isdigit():
+            raise ReplicaflowError(f"{field}: expected 'partition:broker,...' or '*', found item '{item.strip()}'")
+        pairs.add((int(parts[0]), int(parts[1])))
+    return frozenset(pairs)
+
+
+def format_throttled_replicas(pairs: Iterable[tuple[int, int]] | str) -> str:
+    """Inverse of :func:`parse_throttled_replicas`, sorted by partition then broker."""
+    if pairs == ALL_REPLICAS:
+        return ALL_REPLICAS
+    return ",".join(f"{p}:{b}" for p, b in sorted(set(pairs)))
+
+
+def is_throttled(pairs: frozenset[tuple[int, int]] | str, partition: int, broker: int) -> bool:
+    return pairs == ALL_REPLICAS or (partition, broker) in pairs
+
+
+def tool_throttle_lists(
+    current: Mapping[tuple[str, int], tuple[Sequence[int], Sequence[int], Sequence[int]]],
+    proposed: Mapping[tuple[str, int], Sequence[int]],
+) -> dict[str, tuple[str, str]]:
+    """What ``kafka-reassign-partitions --execute --throttle`` writes per topic (§5.1, A13).
+
+    ``current`` maps (topic, partition) to (replicas, adding, removing); sources are the origin
+    replicas (replicas − adding), destinations the proposed target minus the sources.
+    Returns topic → (leader list, follower list) as Kafka strings.
+    """
+    leader: dict[str, set[tuple[int, int]]] = {}
+    follower: dict[str, set[tuple[int, int]]] = {}
+    for (topic, partition), target in proposed.items():
+        replicas, adding, _removing = current[(topic, partition)]
+        sources = [r for r in replicas if r not in set(adding)]
+        destinations = [r for r in target if r not in set(sources)]
+        leader.setdefault(topic, set()).update((partition, b) for b in sources)
+        follower.setdefault(topic, set()).update((partition, b) for b in destinations)
+    return {t: (format_throttled_replicas(leader[t]), format_throttled_replicas(follower.get(t, ())))
+            for t in sorted(leader)}
+
+
+def tool_throttled_brokers(
+    current: Mapping[tuple[str, int], tuple[Sequence[int], Sequence[int], Sequence[int]]],
+    proposed: Mapping[tuple[str, int], Sequence[int]],
+) -> list[int]:
+    """Brokers that get the rate configs from ``--throttle``: sources ∪ destinations of every move."""
+    brokers: set[int] = set()
+    for key, target in proposed.items():
+        replicas, adding, _ = current[key]
+        brokers.update(r for r in replicas if r not in set(adding))
+        brokers.update(target)
+    return sorted(brokers)

@@ -1,0 +1,139 @@
+"""Kafka versions and the behaviour switches that differ between them (SEMANTICS.md, per section)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from replicaflow.errors import ReplicaflowError
+
+_VERSION_RE = re.compile(r"^\s*(\d+)\.(\d+)(?:\.(\d+))?\s*$")
+_OLDEST = (0, 8, 0)
+_NEWEST_MAJOR = 4
+
+
+@dataclass(frozen=True, order=True)
+class KafkaVersion:
+    """A Kafka release ("0.8.2" … "4.1") plus the ``kip542`` switch of a hypothetical broker.
+
+    Each property answers one behaviour question with the release that introduced it.
+    """
+
+    major: int
+    minor: int
+    patch: int = 0
+    kip542: bool = False
+
+    @classmethod
+    def parse(cls, text: str | float, kip542: bool = False) -> KafkaVersion:
+        m = _VERSION_RE.match(str(text))
+        if not m:
+            raise ReplicaflowError(f"kafka.version: expected a Kafka release like '3.7' or '0.8.2', found '{text}'")
+        major, minor, patch = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+        if (major, minor, patch) < _OLDEST or major > _NEWEST_MAJOR:
+            raise ReplicaflowError(f"kafka.version: supported releases are 0.8 to 4.x, found '{text}'")
+        return cls(major, minor, patch, kip542)
+
+    @property
+    def release(self) -> tuple[int, int, int]:
+        return (self.major, self.minor, self.patch)
+
+    def at_least(self, text: str) -> bool:
+        return self.release >= KafkaVersion.parse(text).release
+
+    def __str__(self) -> str:
+        base = f"{self.major}.{self.minor}" + (f".{self.patch}" if self.patch else "")
+        return base + (" +KIP-542" if self.kip542 else "")
+
+    # --- ISR (section 1) ---
+    @property
+    def lag_rule(self) -> str:
+        """'messages' (replica.lag.max.messages, ≤ 0.8.2) or 'time' (KIP-16, 0.9+)."""
+        return "time" if self.at_least("0.9") else "messages"
+
+    @property
+    def default_replica_lag_time_max_ms(self) -> int:
+        """10 s up to 2.4, 30 s from 2.5 (KIP-537)."""
+        return 30_000 if self.at_least("2.5") else 10_000
+
+    @property
+    def default_replica_lag_max_messages(self) -> int:
+        return 4000
+
+    @property
+    def fetch_leader_leo_is_max(self) -> bool:
+        """lastFetchLeaderLogEndOffset = max(leo, previous) from 3.3; plain overwrite before (§1.1)."""
+        return self.at_least("3.3")
+
+    @property
+    def alter_partition(self) -> bool:
+        """ISR changes go through the controller (KIP-497 AlterIsr/AlterPartition) from 2.7."""
+        return self.at_least("2.7")
+
+    # --- predicates (section 2) ---
+    @property
+    def urp_semantics(self) -> str:
+        """'legacy' (|ISR| < |replicas|, ≤ 2.4) or 'kip352' (adding replicas excluded, 2.5+)."""
+        return "kip352" if self.at_least("2.5") else "legacy"
+
+    @property
+    def min_isr_capped(self) -> bool:
+        """Effective min ISR = min(min.insync.replicas, |replicas|) from 3.7."""
+        return self.at_least("3.7")
+
+    @property
+    def hw_frozen_under_min_isr(self) -> bool:
+        """The HW does not advance while under min ISR from 3.7 (§1.5)."""
+        return self.at_least("3.7")
+
+    # --- fetchers (section 4) ---
+    @property
+    def fetcher_failure_isolated(self) -> bool:
+        """KIP-461 (2.3+): a failing partition is isolated; before, the whole fetcher thread dies."""
+        return self.at_least("2.3")
+
+    # --- throttles (section 5) ---
+    @property
+    def has_replication_throttles(self) -> bool:
+        """KIP-73 replication quotas exist from 0.10.1."""
+        return self.at_least("0.10.1")
+
+    # --- metrics (section 3) ---
+    @property
+    def has_under_min_isr_metric(self) -> bool:
+        return self.at_least("1.0")
+
+    @property
+    def has_at_min_isr_metric(self) -> bool:
+        return self.at_least("2.3")
+
+    @property
+    def has_reassignment_metrics(self) -> bool:
+        """ReassigningPartitions, Reassignment bytes meters and ReassignmentMaxLag (KIP-352, 2.5+)."""
+        return self.at_least("2.5")
+
+    @property
+    def has_failed_partitions_metric(self) -> bool:
+        return self.at_least("2.3")
+
+    # --- logs (section 7) ---
+    @property
+    def log_family(self) -> str:
+        """Which family of broker log lines this release writes (SEMANTICS §7)."""
+        if not self.at_least("1.0"):
+            return "0.10"
+        if not self.at_least("2.2"):
+            return "1.0"
+        if not self.at_least("2.4"):
+            return "2.2"
+        if not self.at_least("2.7"):
+            return "2.4"
+        if not self.at_least("2.8"):
+            return "2.7"
+        if not self.at_least("3.3"):
+            return "2.8"
+        if not self.at_least("3.5"):
+            return "3.3"
+        if not self.at_least("3.6"):
+            return "3.5"
+        return "3.6"

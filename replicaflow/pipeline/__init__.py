@@ -1,0 +1,1 @@
+"""replicaflow.pipeline"""

@@ -1,0 +1,29 @@
+"""The one place a SparkSession is built, with settings sized for replicaflow's jobs."""
+
+from __future__ import annotations
+
+import os
+
+from pyspark.sql import SparkSession
+
+
+def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkSession:
+    """Return a SparkSession on ``master`` (reuses an active one), quiet and with UTC time.
+
+    Shuffle partitions are kept small: replicaflow's tables are narrow and a laptop has few cores;
+    adaptive execution coalesces further.
+    """
+    os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app_name)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", os.environ.get("REPLICAFLOW_SHUFFLE_PARTITIONS", "8"))
+        .config("spark.sql.adaptive.enabled", "true")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
+    )
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session

@@ -1,0 +1,81 @@
+"""The data contract (DESIGN.md §4, §5): Arrow schemas of every table replicaflow writes or reads.
+
+Telemetry tables are change logs except `replica_offsets` and `traffic`, which are sampled on the
+scrape grid. A scrape at T sees every change with ``ts_ms <= T``. Rows that share a ``ts_ms`` are
+ordered by ``seq`` (a per-cluster, strictly increasing change number) so a reader can replay
+several changes of one partition at one instant in the order they happened.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+_I32 = pa.int32()
+_I64 = pa.int64()
+_STR = pa.string()
+_LIST = pa.list_(pa.int32())
+
+
+def _schema(*fields: tuple[str, pa.DataType]) -> pa.Schema:
+    return pa.schema([pa.field("cluster", _STR, nullable=False), pa.field("ts_ms", _I64, nullable=False)]
+                     + [pa.field(n, t) for n, t in fields])
+
+
+TELEMETRY: dict[str, pa.Schema] = {
+    "assignments": _schema(("seq", _I64), ("topic", _STR), ("partition", _I32),
+                           ("replicas", _LIST), ("adding", _LIST), ("removing", _LIST)),
+    "leaders": _schema(("seq", _I64), ("topic", _STR), ("partition", _I32),
+                       ("leader", _I32), ("leader_epoch", _I32)),
+    # leader_epoch: the epoch under which the ISR was committed, so the leader's own shrinks and
+    # expansions (same epoch) can be told from the controller's (new epoch) -- IsrShrinksPerSec.
+    "isr": _schema(("seq", _I64), ("topic", _STR), ("partition", _I32), ("isr", _LIST),
+                   ("leader_epoch", _I32)),
+    "configs": _schema(("seq", _I64), ("entity_type", _STR), ("entity", _STR), ("name", _STR), ("value", _STR)),
+    "brokers": _schema(("seq", _I64), ("broker", _I32), ("state", _STR)),
+    "fetchers": _schema(("seq", _I64), ("broker", _I32), ("leader", _I32), ("fetcher_id", _I32), ("topic", _STR),
+                        ("partition", _I32), ("action", _STR)),
+    "replica_offsets": _schema(("topic", _STR), ("partition", _I32), ("broker", _I32),
+                               ("log_end_offset", _I64), ("high_watermark", _I64), ("size_bytes", _I64)),
+    "traffic": _schema(("broker", _I32), ("name", _STR), ("bytes", _I64)),
+}
+
+TRUTH: dict[str, pa.Schema] = {
+    "broker_metrics": _schema(("broker", _I32), ("name", _STR), ("value", pa.float64())),
+    "partition_metrics": _schema(("topic", _STR), ("partition", _I32), ("broker", _I32), ("name", _STR),
+                                 ("value", pa.float64())),
+}
+
+ANALYSIS: dict[str, pa.Schema] = {
+    "partition_state": pa.schema([
+        ("cluster", _STR), ("topic", _STR), ("partition", _I32), ("from_ms", _I64), ("to_ms", _I64),
+        ("leader", _I32), ("leader_epoch", _I32), ("replicas", _LIST), ("adding", _LIST), ("removing", _LIST),
+        ("isr", _LIST), ("min_isr", _I32), ("urp", pa.bool_()), ("urp_kip352", pa.bool_()),
+        ("urp_legacy", pa.bool_()), ("under_min_isr", pa.bool_()), ("at_min_isr", pa.bool_()),
+        ("offline", pa.bool_()), ("reassigning", pa.bool_()),
+    ]),
+    "broker_metrics": TRUTH["broker_metrics"],
+    "topic_metrics": pa.schema([
+        ("cluster", _STR), ("ts_ms", _I64), ("topic", _STR), ("urp", _I64), ("urp_kip352", _I64),
+        ("urp_legacy", _I64), ("under_min_isr", _I64), ("at_min_isr", _I64), ("offline", _I64),
+        ("reassigning", _I64), ("reassignment_induced_urp", _I64),
+    ]),
+    "cluster_metrics": pa.schema([
+        ("cluster", _STR), ("ts_ms", _I64), ("urp", _I64), ("urp_kip352", _I64), ("urp_legacy", _I64),
+        ("under_min_isr", _I64), ("at_min_isr", _I64), ("offline", _I64), ("reassigning", _I64),
+        ("reassignment_induced_urp", _I64),
+    ]),
+    "incidents": pa.schema([
+        ("cluster", _STR), ("topic", _STR), ("partition", _I32), ("kind", _STR), ("start_ms", _I64),
+        ("end_ms", _I64), ("duration_ms", _I64), ("worst_value", pa.float64()),
+    ]),
+    "reassignments": pa.schema([
+        ("cluster", _STR), ("topic", _STR), ("partition", _I32), ("replica", _I32), ("start_ms", _I64),
+        ("end_ms", _I64), ("bytes_to_move", _I64), ("messages_to_move", _I64), ("bytes_moved", _I64),
+        ("messages_moved", _I64), ("rate_bps", pa.float64()), ("eta_ms", _I64), ("status", _STR),
+    ]),
+    "reassignment_progress": pa.schema([
+        ("cluster", _STR), ("ts_ms", _I64), ("topic", _STR), ("partition", _I32), ("replica", _I32),
+        ("bytes_moved", _I64), ("bytes_remaining", _I64), ("rate_bps", pa.float64()),
+    ]),
+    "rejects": pa.schema([("source", _STR), ("line_number", _I64), ("raw_line", _STR), ("reason", _STR)]),
+}

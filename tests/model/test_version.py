@@ -1,0 +1,72 @@
+"""KafkaVersion behaviour switches and the version boundaries named in SEMANTICS.md."""
+
+import pytest
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.model.metrics import broker_metrics_for
+from replicaflow.model.version import KafkaVersion
+
+V = KafkaVersion.parse
+
+
+@pytest.mark.parametrize("text", ["0.8.2", "0.9", "0.10.1", "1.0", "2.2", "2.8.1", "3.7", "4.1", 3.7])
+def test_parse_accepts_releases(text):
+    assert KafkaVersion.parse(text).major in (0, 1, 2, 3, 4)
+
+
+@pytest.mark.parametrize("text", ["", "three", "0.7", "5.0", "3.x", "3.7.1.2"])
+def test_parse_rejects_with_one_sentence(text):
+    with pytest.raises(ReplicaflowError, match="kafka.version"):
+        KafkaVersion.parse(text)
+
+
+def test_lag_rule_boundary_082_vs_09():
+    assert V("0.8.2").lag_rule == "messages"
+    assert V("0.9").lag_rule == "time"
+
+
+def test_default_lag_boundary_24_vs_25():
+    assert V("2.4").default_replica_lag_time_max_ms == 10_000
+    assert V("2.5").default_replica_lag_time_max_ms == 30_000
+
+
+def test_urp_semantics_boundary_24_vs_25():
+    assert V("2.4").urp_semantics == "legacy"
+    assert V("2.5").urp_semantics == "kip352"
+
+
+def test_min_isr_boundary_36_vs_37():
+    assert not V("3.6").min_isr_capped and not V("3.6").hw_frozen_under_min_isr
+    assert V("3.7").min_isr_capped and V("3.7").hw_frozen_under_min_isr
+
+
+def test_fetcher_failure_boundary_22_vs_23():
+    assert not V("2.2").fetcher_failure_isolated
+    assert V("2.3").fetcher_failure_isolated
+
+
+def test_fetch_leader_leo_overwrite_vs_max():
+    assert not V("3.2").fetch_leader_leo_is_max
+    assert V("3.3").fetch_leader_leo_is_max
+
+
+def test_gauges_exist_per_version():
+    def names(v):
+        return {m.short for m in broker_metrics_for(V(v))}
+
+    assert "UnderMinIsrPartitionCount" not in names("0.11") and "UnderMinIsrPartitionCount" in names("1.0")
+    assert "AtMinIsrPartitionCount" not in names("2.2") and "AtMinIsrPartitionCount" in names("2.3")
+    assert "FailedPartitionsCount" not in names("2.2") and "FailedPartitionsCount" in names("2.3")
+    assert "ReassigningPartitions" not in names("2.4") and "ReassigningPartitions" in names("2.5")
+    assert "ReassignmentBytesInPerSec" in names("2.5") and "ReassignmentMaxLag" in names("2.5")
+    assert "UnderReplicatedPartitions" in names("0.8.2")
+
+
+def test_kip542_switch_and_log_family():
+    v = KafkaVersion.parse("3.7", kip542=True)
+    assert v.kip542 and str(v) == "3.7 +KIP-542"
+    assert V("0.10.2").log_family == "0.10"
+    assert V("2.1").log_family == "1.0"
+    assert V("3.6").log_family == "3.6"
+    assert V("2.7").alter_partition and not V("2.6").alter_partition
+    assert not V("0.10.0").has_replication_throttles and V("0.10.1").has_replication_throttles

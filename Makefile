@@ -22,11 +22,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check replicaflow tests benchmarks
-	$(BIN)/ruff format --check replicaflow tests benchmarks
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 test: check-java $(STAMP)
-	$(BIN)/ruff check replicaflow tests benchmarks
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
 demo: check-java $(STAMP)

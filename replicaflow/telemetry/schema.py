@@ -77,5 +77,12 @@ ANALYSIS: dict[str, pa.Schema] = {
         ("cluster", _STR), ("ts_ms", _I64), ("topic", _STR), ("partition", _I32), ("replica", _I32),
         ("bytes_moved", _I64), ("bytes_remaining", _I64), ("rate_bps", pa.float64()),
     ]),
+    # Events recognised in broker logs (ingest/): one row per recognised line; `message` is the raw
+    # message text (untrusted: the report escapes it).
+    "log_events": pa.schema([
+        ("cluster", _STR), ("ts_ms", _I64), ("broker", _I32), ("source", _STR), ("line_number", _I64),
+        ("kind", _STR), ("topic", _STR), ("partition", _I32), ("isr", _LIST), ("leader_epoch", _I32),
+        ("message", _STR),
+    ]),
     "rejects": pa.schema([("source", _STR), ("line_number", _I64), ("raw_line", _STR), ("reason", _STR)]),
 }

@@ -1,0 +1,102 @@
+"""Units as operators write them: durations (`100ms`, `30s`, `5m`), sizes (`1MiB`, `2GiB`), rates (`5MB/s`).
+
+Sizes follow the SI/IEC convention: `MB` = 10^6 bytes, `MiB` = 2^20 bytes. Parsers raise ValueError
+with a short reason; callers add the field path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+_NUM = r"(\d+(?:\.\d*)?|\.\d+)"
+_DURATION_PART = rf"{_NUM}\s*(ms|s|m|h|d)"
+_DURATION_RE = re.compile(rf"^\s*(?:{_DURATION_PART}\s*)+$")
+_DURATION_PART_RE = re.compile(_DURATION_PART)
+_BYTES_RE = re.compile(rf"^\s*{_NUM}\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?\s*$")
+_RATE_RE = re.compile(rf"^\s*{_NUM}\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?\s*/\s*s\s*$")
+DURATION_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+         "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+
+def parse_duration_ms(text) -> int:
+    """`100ms`, `30s`, `1.5s`, `5m`, `1h`, `2d`, `1h30m`, `3m30s` → milliseconds; a bare number only for 0."""
+    if isinstance(text, bool):
+        raise ValueError(f"expected a duration like '30s', found '{text}'")
+    if isinstance(text, (int, float)):
+        if text == 0:
+            return 0
+        raise ValueError(f"expected a duration with a unit like '30s' or '100ms', found '{text}'")
+    if str(text).strip() == "0":
+        return 0
+    if not _DURATION_RE.match(str(text)):
+        raise ValueError(f"expected a duration like '30s' or '100ms', found '{text}'")
+    total = sum(float(num) * DURATION_MS[unit] for num, unit in _DURATION_PART_RE.findall(str(text)))
+    return int(round(total))
+
+
+def parse_bytes(text) -> int:
+    """`500B`, `1KB`, `1KiB`, `5MB`, `2GiB`, `1.5GB`; a bare integer is bytes."""
+    if isinstance(text, bool):
+        raise ValueError(f"expected a size like '1MiB', found '{text}'")
+    if isinstance(text, int):
+        if text < 0:
+            raise ValueError(f"expected a non-negative size, found '{text}'")
+        return text
+    m = _BYTES_RE.match(str(text))
+    if not m:
+        raise ValueError(f"expected a size like '1MiB' or '500MB', found '{text}'")
+    return int(round(float(m.group(1)) * BYTES[m.group(2) or "B"]))
+
+
+def parse_rate_bps(text) -> float:
+    """`5MB/s`, `100KiB/s`, `1GB/s`, `500B/s`; a bare number is bytes/s."""
+    if isinstance(text, bool):
+        raise ValueError(f"expected a rate like '5MB/s', found '{text}'")
+    if isinstance(text, (int, float)):
+        if text < 0:
+            raise ValueError(f"expected a non-negative rate, found '{text}'")
+        return float(text)
+    m = _RATE_RE.match(str(text))
+    if not m:
+        raise ValueError(f"expected a rate like '5MB/s', found '{text}'")
+    return float(m.group(1)) * BYTES[m.group(2) or "B"]
+
+
+def _short(value: float) -> str:
+    """At most 3 significant digits, no trailing zeros: 5 → '5', 1.5 → '1.5', 12.34 → '12.3'."""
+    if value == 0:
+        return "0"
+    digits = max(0, 2 - int(math.floor(math.log10(abs(value)))))
+    text = f"{value:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def format_bytes(n: float) -> str:
+    """SI decimal: 5000000 → '5MB', 1536 → '1.54KB', 512 → '512B'."""
+    for unit, size in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if abs(n) >= size:
+            return f"{_short(n / size)}{unit}"
+    return f"{_short(float(n))}B"
+
+
+def format_rate(bps: float) -> str:
+    """5e6 → '5MB/s'; infinity → 'unlimited'."""
+    if bps is None or math.isinf(bps):
+        return "unlimited"
+    return format_bytes(bps) + "/s"
+
+
+def format_duration(ms: float) -> str:
+    """100 → '100ms', 30000 → '30s', 12500 → '12.5s', 300000 → '5m', 5400000 → '1h30m'."""
+    ms = float(ms)
+    if ms < 1000:
+        return f"{_short(ms)}ms"
+    if ms < 60_000:
+        return f"{_short(ms / 1000)}s"
+    if ms < 3_600_000:
+        minutes, rest = divmod(ms, 60_000)
+        return f"{int(minutes)}m" + (f"{_short(rest / 1000)}s" if rest >= 500 else "")
+    hours, rest = divmod(ms, 3_600_000)
+    return f"{int(hours)}h" + (f"{int(rest // 60_000)}m" if rest >= 60_000 else "")

@@ -85,6 +85,8 @@ class Engine:
         self.broker_configs: dict[tuple[str, str], str] = {}
         self.topic_configs: dict[tuple[str, str], str] = {}
         self._derive_configs()
+        self._topo = None
+        self._stalls = False
 
     # ------------------------------------------------------------------ configuration
     def _broker_config(self, b: int, name: str) -> str | None:
@@ -224,6 +226,7 @@ class Engine:
         while self.timers and self.timers[0][0] <= now:
             at, _seq, kind, args = self.timers.pop(0)
             getattr(self, "_timer_" + kind)(at, *args)
+            self._topo = None
 
     def _timer_session_expired(self, at: int, b: int, incarnation: int) -> None:
         if not self.s.up[b] and self.session_deadline[b] == incarnation:
@@ -238,6 +241,8 @@ class Engine:
     def apply(self, event, now: int, where: str) -> None:
         handler = getattr(self, "_on_" + event.kind)
         handler(event, now, where)
+        self._topo = None
+        self._stalls = bool((self.s.stall_until > 0).any())
 
     def _bi(self, broker: int, where: str) -> int:
         if broker not in self.index:
@@ -454,6 +459,7 @@ class Engine:
             else:
                 s.rbi[p, slot] = b
         s.lslot[p] = brokers.index(old_leader) if old_leader in brokers else -1
+        self._topo = None
 
     def _finish_reassignment(self, p: int, final: list[int], now: int) -> None:
         """Completion (final = target) or cancellation (final = origin): shrink to ``final`` (KIP-455)."""
@@ -488,6 +494,7 @@ class Engine:
         prev_leader = self._leader_id(p)
         prev_epoch = int(s.leader_epoch[p])
         s.lslot[p] = new_slot
+        self._topo = None
         s.leader_epoch[p] += 1
         s.partition_epoch[p] += 1
         s.pending_at[p] = -1
@@ -549,11 +556,7 @@ class Engine:
         s = self.s
         dt = self.tick_ms
         self._commit_pending(now)
-        leader_mask = s.leader_mask()
-        has_leader = s.lslot >= 0
-        leader_bi = s.leader_bi()
-        lb = np.maximum(leader_bi, 0)
-        leader_up = has_leader & s.up[lb]
+        leader_mask, leader_bi, lb, leader_up, rbi, fetch_ok, thread = self._topology()
         # produce (§1): messages arrive at live leaders only
         rate = s.base_rate + np.where(s.burst_until > now - dt, s.burst_rate, 0.0)
         s.produce_acc += rate * dt
@@ -566,25 +569,41 @@ class Engine:
         produce_in = np.bincount(lb, weights=produced * s.msg_size, minlength=s.n_brokers)
         leader_leo = s.leader_leo()
         # fetch (§1.1, §4, §5)
-        rbi = np.maximum(s.rbi, 0)
-        fetching = ((s.rbi >= 0) & ~leader_mask & s.up[rbi] & leader_up[:, None] & ~s.failed & ~s.thread_dead
-                    & (s.stall_until <= now))
+        fetching = fetch_ok & (s.stall_until <= now) if self._stalls else fetch_ok
         avail = np.maximum(leader_leo[:, None] - s.log_leo, 0)
         want = np.minimum(avail * s.msg_size[:, None], FETCH_MAX_BYTES * self.rounds)
         want = np.where(fetching, want, 0)
-        held_leader, held_follower, q_class = self._throttle(now, lb, rbi, leader_mask)
-        want = np.where(held_leader | held_follower, 0, want)
-        granted = self._share(want, rbi, lb, produce_in, dt)
+        fetched = fetching
+        q_class = None
+        if np.isfinite(self.q_limit).any():
+            held_leader, held_follower, q_class = self._throttle(now, lb, rbi, leader_mask)
+            want = np.where(held_leader | held_follower, 0, want)
+            fetched = fetching & ~held_follower
+        granted = self._share(want, rbi, lb, thread, produce_in, dt)
         msgs = np.minimum(granted // s.msg_size[:, None], avail)
-        fetched = fetching & ~held_follower
         self._record_fetch(fetched, leader_leo, now)
         s.log_leo += msgs
         moved = msgs * s.msg_size[:, None]
         self._account(moved, q_class, rbi, lb, now)
         self._expand(fetched, leader_mask, now)
-        self._shrink(now, leader_bi, leader_up, leader_mask)
+        self._shrink(now, leader_bi, leader_up, leader_mask, leader_leo)
         self._advance_hw(now, leader_mask)
         self._complete_reassignments(now)
+
+    def _topology(self):
+        """Masks that change only with leaders, assignments, broker states and fetcher failures (cached)."""
+        if self._topo is None:
+            s = self.s
+            leader_mask = s.leader_mask()
+            leader_bi = s.leader_bi()
+            lb = np.maximum(leader_bi, 0)
+            leader_up = (s.lslot >= 0) & s.up[lb]
+            rbi = np.maximum(s.rbi, 0)
+            fetch_ok = ((s.rbi >= 0) & ~leader_mask & s.up[rbi] & leader_up[:, None] & ~s.failed & ~s.thread_dead)
+            n_b, nf = s.n_brokers, self.kafka.num_replica_fetchers
+            thread = ((rbi * n_b + lb[:, None]) * nf + s.fid[:, None]).ravel()
+            self._topo = (leader_mask, leader_bi, lb, leader_up, rbi, fetch_ok, thread)
+        return self._topo
 
     def _throttle(self, now, lb, rbi, leader_mask):
         """Which fetches the quotas hold back this tick (§5.1 not-in-ISR rule, §5.2 KIP-542 classes)."""
@@ -631,15 +650,14 @@ class Engine:
         self.q_wid[q, bs, slot] = wid
         self.q_bytes[q, bs, slot] += bytes_by_broker[bs]
 
-    def _share(self, want, rbi, lb, produce_in, dt):
+    def _share(self, want, rbi, lb, thread, produce_in, dt):
         """Grant each fetch its share of the response cap and of both brokers' network capacity."""
         s = self.s
         n_b, nf = s.n_brokers, self.kafka.num_replica_fetchers
-        thread = (rbi * n_b + lb[:, None]) * nf + s.fid[:, None]
         wantf = want.astype(np.float64)
-        per_thread = np.bincount(thread.ravel(), weights=wantf.ravel(), minlength=n_b * n_b * nf)
+        per_thread = np.bincount(thread, weights=wantf.ravel(), minlength=n_b * n_b * nf)
         cap = FETCH_RESPONSE_MAX_BYTES * self.rounds
-        scale = np.minimum(1.0, cap / np.maximum(per_thread, 1.0))[thread]
+        scale = np.minimum(1.0, cap / np.maximum(per_thread, 1.0))[thread].reshape(want.shape)
         inbound = np.bincount(rbi.ravel(), weights=wantf.ravel(), minlength=n_b)
         outbound = np.bincount(np.broadcast_to(lb[:, None], want.shape).ravel(), weights=wantf.ravel(),
                                minlength=n_b)
@@ -664,15 +682,14 @@ class Engine:
         """Bytes against the quotas (throttled partitions, in sync or not) and the traffic meters (§3, A14)."""
         s = self.s
         n_b = s.n_brokers
-        rep_l, rep_f, rea_l, rea_f = q_class
         lbb = np.broadcast_to(lb[:, None], moved.shape)
         movedf = moved.astype(np.float64)
-        total = movedf.sum()
-        if total == 0:
-            return
-        for q, mask, owner in ((Q_LREP, rep_l, lbb), (Q_FREP, rep_f, rbi), (Q_LREA, rea_l, lbb), (Q_FREA, rea_f, rbi)):
-            if mask.any():
-                self._record_quota(q, np.bincount(owner[mask], weights=movedf[mask], minlength=n_b), now)
+        if q_class is not None:
+            rep_l, rep_f, rea_l, rea_f = q_class
+            for q, mask, owner in ((Q_LREP, rep_l, lbb), (Q_FREP, rep_f, rbi), (Q_LREA, rea_l, lbb),
+                                   (Q_FREA, rea_f, rbi)):
+                if mask.any():
+                    self._record_quota(q, np.bincount(owner[mask], weights=movedf[mask], minlength=n_b), now)
         s.traffic[T_REP_IN] += np.bincount(rbi.ravel(), weights=movedf.ravel(), minlength=n_b).astype(np.int64)
         s.traffic[T_REP_OUT] += np.bincount(lbb.ravel(), weights=movedf.ravel(), minlength=n_b).astype(np.int64)
         if s.reassignments:
@@ -683,7 +700,10 @@ class Engine:
     # ------------------------------------------------------------------ ISR changes (§1.3, §1.4)
     def _expand(self, fetched, leader_mask, now) -> None:
         s = self.s
-        cand = (fetched & ~s.in_isr & ~leader_mask
+        outside = fetched & ~s.in_isr
+        if not outside.any():
+            return
+        cand = (outside & ~leader_mask
                 & isr_rules.expansion_eligible(s.v_leo, s.hw[:, None], s.epoch_start[:, None], True))
         cand &= (s.pending_at < 0)[:, None]
         rows = np.nonzero(cand.any(axis=1))[0]
@@ -694,14 +714,14 @@ class Engine:
         proposal[np.arange(len(rows)), first] = True
         self._propose(rows, proposal, now, "expand")
 
-    def _shrink(self, now, leader_bi, leader_up, leader_mask) -> None:
+    def _shrink(self, now, leader_bi, leader_up, leader_mask, leader_leo) -> None:
         s = self.s
         due = isr_rules.isr_check_due(now, s.start_ms, self.lag_ms, self.tick_ms) & s.up
         check = leader_up & due[np.maximum(leader_bi, 0)] & (s.pending_at < 0)
         if not check.any():
             return
         rows = np.nonzero(check)[0]
-        leader_leo = s.leader_leo()[rows][:, None]
+        leader_leo = leader_leo[rows][:, None]
         if self.version.lag_rule == "time":
             out = isr_rules.is_out_of_sync(s.v_leo[rows], leader_leo, s.v_lcu[rows], now, self.lag_ms)
         else:
@@ -770,10 +790,12 @@ class Engine:
         s = self.s
         leo = np.where(leader_mask, s.log_leo, s.v_leo)
         pending = s.pending_isr & (s.pending_at >= 0)[:, None]
-        rbi = np.maximum(s.rbi, 0)
-        caught_up = (~s.in_isr & (s.rbi >= 0) & s.up[rbi] & (s.v_leo >= 0)
-                     & ((now - s.v_lcu) <= self.lag_ms))
-        members = (s.in_isr | pending | caught_up | leader_mask) & (s.rbi >= 0)
+        members = s.in_isr | pending | leader_mask
+        outside = ~s.in_isr & (s.rbi >= 0)
+        if outside.any():
+            rbi = np.maximum(s.rbi, 0)
+            members = members | (outside & s.up[rbi] & (s.v_leo >= 0) & ((now - s.v_lcu) <= self.lag_ms))
+        members &= s.rbi >= 0
         freeze = s.lslot < 0
         if self.version.hw_frozen_under_min_isr:
             n_isr, n_rep = s.in_isr.sum(axis=1), (s.rbi >= 0).sum(axis=1)

@@ -74,9 +74,11 @@ def _short(value: float) -> str:
 
 
 def format_bytes(n: float) -> str:
-    """SI decimal: 5000000 → '5MB', 1536 → '1.54KB', 512 → '512B'."""
+    """SI decimal, 3 significant digits: 5000000 → '5MB', 1536 → '1.54KB', 512 → '512B', 999999 → '1MB'."""
+    if not math.isfinite(n):
+        return "n/a"
     for unit, size in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if abs(n) >= size:
+        if abs(n) / size >= 0.9995:  # would round to at least 1.00 of this unit
             return f"{_short(n / size)}{unit}"
     return f"{_short(float(n))}B"
 
@@ -85,18 +87,22 @@ def format_rate(bps: float) -> str:
     """5e6 → '5MB/s'; infinity → 'unlimited'."""
     if bps is None or math.isinf(bps):
         return "unlimited"
+    if math.isnan(bps):
+        return "n/a"
     return format_bytes(bps) + "/s"
 
 
 def format_duration(ms: float) -> str:
-    """100 → '100ms', 30000 → '30s', 12500 → '12.5s', 300000 → '5m', 5400000 → '1h30m'."""
+    """100 → '100ms', 12500 → '12.5s', 210000 → '3m30s', 5400000 → '1h30m' (minutes to the second, hours to the minute)."""
     ms = float(ms)
-    if ms < 1000:
+    if not math.isfinite(ms):
+        return "never" if ms > 0 else "n/a"
+    if abs(ms) < 999.5:
         return f"{_short(ms)}ms"
-    if ms < 60_000:
+    if abs(ms) < 59_950:
         return f"{_short(ms / 1000)}s"
-    if ms < 3_600_000:
-        minutes, rest = divmod(ms, 60_000)
-        return f"{int(minutes)}m" + (f"{_short(rest / 1000)}s" if rest >= 500 else "")
-    hours, rest = divmod(ms, 3_600_000)
-    return f"{int(hours)}h" + (f"{int(rest // 60_000)}m" if rest >= 60_000 else "")
+    if abs(ms) < 3_599_500:
+        minutes, seconds = divmod(int(round(ms / 1000)), 60)
+        return f"{minutes}m" + (f"{seconds}s" if seconds else "")
+    hours, minutes = divmod(int(round(ms / 60_000)), 60)
+    return f"{hours}h" + (f"{minutes}m" if minutes else "")

@@ -21,6 +21,7 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from replicaflow.errors import ReplicaflowError
@@ -44,11 +45,15 @@ KNOWN_CONFIGS = (*RATE_CONFIGS, *KIP542_RATE_CONFIGS, *LIST_CONFIGS, MIN_ISR_CON
 
 
 # ---------------------------------------------------------------------------------------- units
-def _unit(parse):
+def _convert(parse, expected: str):
+    """A BeforeValidator from a units parser: strings and numbers only, one message naming the format."""
     def convert(value):
         if isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool)):
-            return parse(value)
-        raise ValueError(f"expected {parse.__doc__.split(';')[0].strip('`')}, found {value!r}")
+            try:
+                return parse(value)
+            except ValueError:
+                pass
+        raise ValueError(f"expected {expected}, found {value!r}")
     return convert
 
 
@@ -56,32 +61,15 @@ def _opt(convert):
     return lambda value: None if value is None else convert(value)
 
 
-def _rate(value):
-    """a rate like '5MB/s'"""
-    try:
-        return _unit(parse_rate_bps)(value)
-    except ValueError:
-        raise ValueError(f"expected a rate like '5MB/s', found {value!r}") from None
-
-
-def _duration(value):
-    """a duration like '30s'"""
-    if isinstance(value, str) and value.strip() == "0":
-        return 0
-    try:
-        return _unit(parse_duration_ms)(value)
-    except ValueError:
-        raise ValueError(f"expected a duration like '30s' or '100ms', found {value!r}") from None
-
-
-def _size(value):
-    """a size like '1MiB'"""
+def _whole_bytes(value):
     if isinstance(value, float):
-        raise ValueError(f"expected a size like '1MiB' or a whole number of bytes, found {value!r}")
-    try:
-        return _unit(parse_bytes)(value)
-    except ValueError:
-        raise ValueError(f"expected a size like '1MiB' or '500MB', found {value!r}") from None
+        raise ValueError("fractional bytes")
+    return parse_bytes(value)
+
+
+_rate = _convert(parse_rate_bps, "a rate like '5MB/s'")
+_duration = _convert(parse_duration_ms, "a duration like '30s' or '100ms'")
+_size = _convert(_whole_bytes, "a size like '1MiB' or '500MB'")
 
 
 def _positive_duration(value):
@@ -125,6 +113,18 @@ class KafkaSpec(_Model):
     isr_commit_delay_ms: DurationMs = Field(0, alias="isr_commit_delay")
     quota_window_samples: int = Field(11, ge=1, strict=True)
     quota_window_ms: PositiveMs = Field(1000, alias="quota_window")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lag_default(cls, data):
+        """``replica.lag.time.max.ms`` defaults per release: 10 s up to 2.4, 30 s from 2.5 (KIP-537)."""
+        if isinstance(data, dict) and "replica_lag_time_max" not in data:
+            try:
+                version = KafkaVersion.parse(str(data.get("version")))
+            except ReplicaflowError:
+                return data  # reported by the version field itself
+            data = {**data, "replica_lag_time_max": f"{version.default_replica_lag_time_max_ms}ms"}
+        return data
 
     @field_validator("version", mode="before")
     @classmethod
@@ -191,6 +191,8 @@ def _expand_cluster(raw: Any) -> Any:
 
 # ---------------------------------------------------------------------------------------- topics
 class TopicSpec(_Model):
+    """A topic; ``produce_rate_bps`` is the whole topic's, ``initial_size_bytes`` each partition's."""
+
     name: Name
     partitions: int = Field(ge=1, strict=True)
     replication_factor: int = Field(ge=1, strict=True)
@@ -348,6 +350,9 @@ def _start_ms(value):
 
 
 class Scenario(_Model):
+    """A validated scenario; build it with :func:`load_scenario` / :func:`parse_scenario`, which also fill
+    Kafka's default assignments, check references and sort events by ``(at_ms, file order)``."""
+
     name: Name
     seed: int = Field(0, strict=True)
     duration_ms: PositiveMs = Field(alias="duration")
@@ -422,8 +427,9 @@ def _describe(error: dict) -> str:
         return msg.removeprefix("Value error, ")
     expected = msg.removeprefix("Input should be ").removeprefix("Value should have ")
     if kind in ("too_short", "too_long"):
-        expected = msg.split(",")[0].replace("should have", "expected").lower()
-        return f"{expected}, found {len(found) if hasattr(found, '__len__') else found}"
+        ctx = error.get("ctx", {})
+        bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")
+        return f"expected {'at least' if kind == 'too_short' else 'at most'} {bound} item(s), found {ctx.get('actual_length')}"
     return f"expected {expected}, found {found!r}"
 
 
@@ -520,6 +526,8 @@ def _config_payload(payload: dict, loc: tuple) -> dict:
             raise _FieldError(loc + ("broker",), f"expected a broker id or 'all', found {entity!r}")
     elif not isinstance(entity, str):
         raise _FieldError(loc + ("topic",), f"expected a topic name, found {entity!r}")
+    if len(payload) == 1:
+        raise _FieldError(loc, f"expected at least one config next to '{entity_type}', found none")
     configs = []
     for name, value in payload.items():
         if name == entity_type:
@@ -691,12 +699,6 @@ def parse_scenario(data: dict, base_dir: Path, source: str = "<scenario>") -> Sc
             raise _FieldError(("source",), "unknown field")
         if "name" not in raw and not source.startswith("<"):
             raw["name"] = Path(source).stem
-        if isinstance(raw.get("kafka"), dict) and "replica_lag_time_max" not in raw["kafka"]:
-            try:
-                version = KafkaVersion.parse(str(raw["kafka"].get("version")))
-                raw["kafka"] = {**raw["kafka"], "replica_lag_time_max": f"{version.default_replica_lag_time_max_ms}ms"}
-            except ReplicaflowError:
-                pass  # reported by the version field itself
         raw["cluster"] = _expand_cluster(raw.get("cluster"))
         events = raw.get("events") or []
         if not isinstance(events, list):

@@ -143,12 +143,13 @@ class TelemetryWriter:
         """``out/telemetry/<table>/part-00000.parquet`` + ``_meta.json`` and ``out/truth/<table>/...``."""
         tables = self.tables()
         out = Path(out)
-        for group in GROUPS:
-            with atomic_dir(out / group) as tmp:
+        meta_text = json.dumps(dict(meta), sort_keys=True, indent=2, default=_json_default) + "\n"
+        # both groups are complete on disk before either replaces the previous run's
+        with atomic_dir(out / "telemetry") as telemetry, atomic_dir(out / "truth") as truth:
+            for group, tmp in (("telemetry", telemetry), ("truth", truth)):
                 for name, table in tables[group].items():
                     write_parquet(table, tmp / name / PART_FILE)
-                if group == "telemetry":
-                    (tmp / META_FILE).write_text(json.dumps(dict(meta), sort_keys=True, indent=2, default=_json_default) + "\n")
+            (telemetry / META_FILE).write_text(meta_text)
 
 
 def _json_default(value):

@@ -1,0 +1,99 @@
+"""Units as operators write them: every unit, round trips through the formatters, and rejections."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from replicaflow.model.units import (
+    format_bytes,
+    format_duration,
+    format_rate,
+    parse_bytes,
+    parse_duration_ms,
+    parse_rate_bps,
+)
+
+
+@pytest.mark.parametrize(("text", "ms"), [
+    ("100ms", 100), ("30s", 30_000), ("5m", 300_000), ("1h", 3_600_000), ("1.5s", 1_500), ("2d", 172_800_000),
+    ("30 s", 30_000), (" 5m ", 300_000), ("3m30s", 210_000), ("1h30m", 5_400_000), ("0", 0), (0, 0), (0.0, 0),
+    ("0ms", 0), (".5s", 500),
+])
+def test_parse_duration(text, ms):
+    assert parse_duration_ms(text) == ms
+
+
+@pytest.mark.parametrize("text", ["-1s", "5", 5, 1.5, "abc", "1x", "", "s", "1.5.2s", True, "30 seconds"])
+def test_parse_duration_rejects(text):
+    with pytest.raises(ValueError, match="expected a duration"):
+        parse_duration_ms(text)
+
+
+@pytest.mark.parametrize(("text", "n"), [
+    ("500B", 500), ("1KB", 1000), ("1KiB", 1024), ("5MB", 5_000_000), ("1MiB", 1_048_576),
+    ("2GiB", 2 * 2**30), ("1.5GB", 1_500_000_000), ("1TB", 10**12), ("1TiB", 2**40), (4096, 4096),
+    ("4096", 4096), ("10 MB", 10_000_000), (0, 0),
+])
+def test_parse_bytes(text, n):
+    assert parse_bytes(text) == n
+
+
+@pytest.mark.parametrize("text", ["-1MB", -5, "5XB", "MB", "1mb", "", True, "5MB/s"])
+def test_parse_bytes_rejects(text):
+    with pytest.raises(ValueError, match="size"):
+        parse_bytes(text)
+
+
+@pytest.mark.parametrize(("text", "bps"), [
+    ("5MB/s", 5e6), ("100KiB/s", 102_400.0), ("1GB/s", 1e9), ("500B/s", 500.0), ("1.5MB/s", 1.5e6),
+    ("2MiB / s", 2 * 1_048_576.0), (1000, 1000.0), (12.5, 12.5), ("0B/s", 0.0), ("1000/s", 1000.0),
+])
+def test_parse_rate(text, bps):
+    assert parse_rate_bps(text) == bps
+
+
+@pytest.mark.parametrize("text", ["-5MB/s", -1, "5MB", "5MBs", "fast", "", True, "5MB/m"])
+def test_parse_rate_rejects(text):
+    with pytest.raises(ValueError, match="rate"):
+        parse_rate_bps(text)
+
+
+@pytest.mark.parametrize(("n", "text"), [
+    (5_000_000, "5MB"), (1_500_000_000, "1.5GB"), (512, "512B"), (0, "0B"), (1536, "1.54KB"),
+    (999, "999B"), (1000, "1KB"), (999_999, "1MB"), (999_400, "999KB"), (123_456_789, "123MB"), (12_345_678, "12.3MB"), (2 * 10**12, "2TB"),
+])
+def test_format_bytes(n, text):
+    assert format_bytes(n) == text
+
+
+@pytest.mark.parametrize(("bps", "text"), [(5e6, "5MB/s"), (math.inf, "unlimited"), (500.0, "500B/s"),
+                                           (2.5e7, "25MB/s")])
+def test_format_rate(bps, text):
+    assert format_rate(bps) == text
+
+
+@pytest.mark.parametrize(("ms", "text"), [
+    (100, "100ms"), (30_000, "30s"), (300_000, "5m"), (5_400_000, "1h30m"), (12_500, "12.5s"),
+    (3_600_000, "1h"), (210_000, "3m30s"), (0, "0ms"), (999.7, "1s"), (59_999, "1m"), (3_599_999, "1h"),
+    (90_400, "1m30s"), (7_230_000, "2h"), (7_290_000, "2h2m"),
+])
+def test_format_duration(ms, text):
+    assert format_duration(ms) == text
+
+
+@pytest.mark.parametrize("ms", [100, 1_500, 30_000, 210_000, 300_000, 3_600_000, 5_400_000, 12_500])
+def test_duration_round_trip(ms):
+    assert parse_duration_ms(format_duration(ms)) == ms
+
+
+@pytest.mark.parametrize("n", [512, 1000, 5_000_000, 1_500_000_000, 250_000, 10**12])
+def test_bytes_round_trip(n):
+    assert parse_bytes(format_bytes(n)) == n
+    assert parse_rate_bps(format_rate(float(n))) == float(n)
+
+
+def test_formatters_tolerate_non_finite():
+    assert (format_bytes(math.nan), format_duration(math.inf), format_rate(None)) == ("n/a", "never", "unlimited")
+    assert (format_duration(math.nan), format_rate(math.nan), format_bytes(-1500)) == ("n/a", "n/a", "-1.5KB")

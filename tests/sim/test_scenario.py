@@ -1,0 +1,411 @@
+"""Scenario files (DESIGN.md §3): normalized values, Kafka's replica assignment, one-sentence errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.sim.scenario import (
+    DEFAULT_START_MS,
+    BrokerDownEvent,
+    CancelReassignmentEvent,
+    ConfigEvent,
+    ElectLeadersEvent,
+    FailPartitionEvent,
+    KafkaSpec,
+    ProduceBurstEvent,
+    ReassignEvent,
+    ReassignPartition,
+    SlowNetworkEvent,
+    StallFollowerEvent,
+    assign_replicas,
+    load_scenario,
+    parse_scenario,
+)
+
+DESIGN_EXAMPLE = """\
+name: reassignment-during-bounce
+seed: 7
+duration: 30m
+tick: 100ms               # simulation step
+scrape_interval: 10s      # metric samples and ground truth are taken on this grid
+start: 2026-01-01T00:00:00Z
+kafka:
+  version: "3.7"          # behaviour per SEMANTICS.md; any X.Y from 0.8 to 4.x
+  kip542: false           # reassignment throttles (section 5.2)
+  replica_lag_time_max: 30s   # optional overrides of version defaults
+  num_replica_fetchers: 1
+cluster:
+  brokers: 6              # or a list: [{id: 1, rack: a, network_in: 125MB/s, ...}]
+  racks: 3
+  network_in: 125MB/s
+  network_out: 125MB/s
+topics:
+  - name: orders
+    partitions: 12
+    replication_factor: 3
+    min_insync_replicas: 2
+    produce_rate: 6MB/s   # whole topic, spread over partitions
+    message_size: 1KiB
+    initial_size: 2GiB    # per partition
+events:
+  - {at: 2m, reassign: {file: plan.json}, throttle: 50MB/s}   # Kafka reassignment JSON, or inline
+  - {at: 5m, broker_down: 3}
+  - {at: 8m, broker_up: 3}
+  - {at: 10m, slow_network: {broker: 2, network_in: 5MB/s, for: 3m}}
+  - {at: 12m, fail_partition: {topic: orders, partition: 4, broker: 5, error: storage}}
+  - {at: 15m, produce_burst: {topic: orders, rate: 60MB/s, for: 30s}}
+  - {at: 20m, verify: {}}          # the operator runs --verify
+  - {at: 21m, config: {broker: all, follower.replication.throttled.rate: 10MB/s}}
+  - {at: 22m, cancel_reassignment: {}}
+"""
+
+PLAN = {"version": 1, "partitions": [
+    {"topic": "orders", "partition": 0, "replicas": [4, 5, 6], "log_dirs": ["any", "any", "any"]},
+    {"topic": "orders", "partition": 1, "replicas": [5, 6, 4]},
+]}
+
+
+@pytest.fixture
+def design_file(tmp_path: Path) -> Path:
+    (tmp_path / "plan.json").write_text(json.dumps(PLAN, indent=2))
+    path = tmp_path / "scenario.yaml"
+    path.write_text(DESIGN_EXAMPLE)
+    return path
+
+
+def test_design_example_normalized(design_file: Path):
+    s = load_scenario(design_file)
+    assert (s.name, s.seed, s.source) == ("reassignment-during-bounce", 7, str(design_file))
+    assert (s.duration_ms, s.tick_ms, s.scrape_interval_ms) == (1_800_000, 100, 10_000)
+    assert s.start_ms == 1_767_225_600_000 == DEFAULT_START_MS
+    k = s.kafka
+    assert (k.version, k.kip542, k.replica_lag_time_max_ms, k.num_replica_fetchers) == ("3.7", False, 30_000, 1)
+    assert (k.session_timeout_ms, k.fetch_rtt_ms, k.isr_commit_delay_ms) == (18_000, 50, 0)
+    assert (k.replica_lag_max_messages, k.quota_window_samples, k.quota_window_ms) == (4000, 11, 1000)
+    assert s.version.release == (3, 7, 0) and s.version.min_isr_capped
+    assert s.cluster.broker_ids == [1, 2, 3, 4, 5, 6]
+    assert [b.rack for b in s.cluster.brokers] == ["a", "b", "c", "a", "b", "c"]
+    assert {(b.network_in_bps, b.network_out_bps) for b in s.cluster.brokers} == {(125e6, 125e6)}
+    assert s.cluster.min_insync_replicas == 1
+    t = s.topic("orders")
+    assert (t.partitions, t.replication_factor, t.min_insync_replicas) == (12, 3, 2)
+    assert (t.produce_rate_bps, t.message_size_bytes, t.initial_size_bytes) == (6e6, 1024, 2 * 2**30)
+    assert (t.initial_messages, t.partition_rate_bps) == (2_097_152, 500_000.0)
+    assert t.assignment[:7] == ((1, 2, 3), (2, 3, 4), (3, 4, 5), (4, 5, 6), (5, 6, 1), (6, 1, 2), (1, 3, 4))
+    assert [e.at_ms for e in s.events] == [m * 60_000 for m in (2, 5, 8, 10, 12, 15, 20, 21, 22)]
+    reassign, down, up, slow, fail, burst, verify, config, cancel = s.events
+    assert reassign == ReassignEvent.model_validate({"kind": "reassign", "at": "2m", "throttle": "50MB/s", "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [4, 5, 6]},
+        {"topic": "orders", "partition": 1, "replicas": [5, 6, 4]}]})
+    assert reassign.throttle_bps == 50e6 and reassign.partitions[1] == ReassignPartition(
+        topic="orders", partition=1, replicas=(5, 6, 4))
+    assert (down.kind, down.broker, down.controlled, up.kind, up.broker) == ("broker_down", 3, False, "broker_up", 3)
+    assert isinstance(slow, SlowNetworkEvent)
+    assert (slow.broker, slow.network_in_bps, slow.network_out_bps, slow.for_ms) == (2, 5e6, None, 180_000)
+    assert (fail.topic, fail.partition, fail.broker, fail.error) == ("orders", 4, 5, "storage")
+    assert (burst.topic, burst.rate_bps, burst.for_ms, burst.partitions) == ("orders", 60e6, 30_000, None)
+    assert verify.kind == "verify"
+    assert (config.entity_type, config.entity, config.configs) == (
+        "broker", "<default>", (("follower.replication.throttled.rate", "10000000"),))
+    assert isinstance(cancel, CancelReassignmentEvent) and cancel.partitions is None
+
+
+def test_models_are_frozen(design_file: Path):
+    s = load_scenario(design_file)
+    with pytest.raises(Exception, match="frozen"):
+        s.tick_ms = 5  # type: ignore[misc]
+
+
+def test_defaults_and_every_event_form(tmp_path: Path):
+    data = {
+        "name": "forms", "duration": "10m",
+        "kafka": {"version": "2.4", "kip542": True, "session_timeout": "6s", "fetch_rtt": "20ms",
+                  "isr_commit_delay": "30ms"},
+        "cluster": {"brokers": [{"id": 10, "rack": "r1", "network_in": "1GB/s"}, {"id": 20}, {"id": 30}],
+                    "network_out": "50MB/s", "min_insync_replicas": 2},
+        "topics": [{"name": "a", "partitions": 3, "replication_factor": 2},
+                   {"name": "b", "partitions": 2, "replication_factor": 3, "assignment": [[30, 20, 10], [10, 20, 30]]}],
+        "events": [
+            {"at": "9m", "elect_leaders": {}},
+            {"at": "1m", "broker_down": {"broker": 20, "controlled": True}},
+            {"at": "1m", "stall_follower": {"broker": 10, "topic": "a", "partition": 1, "for": "45s"}},
+            {"at": "1m", "stall_follower": {"broker": 30}},
+            {"at": "2m", "fail_partition": {"topic": "a", "partition": 2, "broker": 30, "error": "fenced_epoch"}},
+            {"at": "3m", "produce_burst": {"topic": "b", "rate": "1MiB/s", "for": "1m", "partitions": [1]}},
+            {"at": "4m", "config": {"broker": 10, "leader.reassignment.throttled.rate": "1KiB/s",
+                                    "replica.lag.time.max.ms": "20s"}},
+            {"at": "4m", "config": {"topic": "a", "min.insync.replicas": 1,
+                                    "leader.replication.throttled.replicas": "0:10, 1:20",
+                                    "follower.replication.throttled.replicas": None}},
+            {"at": "5m", "reassign": {"version": 1, "partitions": [{"topic": "b", "partition": 0,
+                                                                    "replicas": [10]}]}},
+            {"at": "6m", "cancel_reassignment": {"partitions": [{"topic": "b", "partition": 0}]}},
+        ],
+    }
+    s = parse_scenario(data, tmp_path, "<test>")
+    assert s.source == "<test>" and s.seed == 0 and s.start_ms == DEFAULT_START_MS
+    assert (s.tick_ms, s.scrape_interval_ms) == (100, 10_000)
+    assert s.kafka.replica_lag_time_max_ms == 10_000  # the 2.4 default (KIP-537 raised it to 30 s in 2.5)
+    assert (s.kafka.session_timeout_ms, s.kafka.fetch_rtt_ms, s.kafka.isr_commit_delay_ms) == (6_000, 20, 30)
+    assert s.version.kip542 and str(s.version) == "2.4 +KIP-542"
+    assert [(b.id, b.rack, b.network_in_bps, b.network_out_bps) for b in s.cluster.brokers] == [
+        (10, "r1", 1e9, 50e6), (20, None, 125e6, 50e6), (30, None, 125e6, 50e6)]
+    assert s.cluster.min_insync_replicas == 2
+    assert s.topic("a").assignment == ((10, 20), (20, 30), (30, 10))
+    assert s.topic("b").assignment == ((30, 20, 10), (10, 20, 30))
+    kinds = [e.kind for e in s.events]
+    assert kinds == ["broker_down", "stall_follower", "stall_follower", "fail_partition", "produce_burst", "config",
+                     "config", "reassign", "cancel_reassignment", "elect_leaders"]
+    down, stall, stall_all, fail, burst, bconf, tconf, reassign, cancel, elect = s.events
+    assert isinstance(down, BrokerDownEvent) and down.controlled
+    assert isinstance(stall, StallFollowerEvent) and (stall.topic, stall.partition, stall.for_ms) == ("a", 1, 45_000)
+    assert (stall_all.topic, stall_all.partition, stall_all.for_ms) == (None, None, None)
+    assert isinstance(fail, FailPartitionEvent) and fail.error == "fenced_leader_epoch"
+    assert isinstance(burst, ProduceBurstEvent) and (burst.rate_bps, burst.partitions) == (1_048_576.0, (1,))
+    assert isinstance(bconf, ConfigEvent) and (bconf.entity_type, bconf.entity) == ("broker", "10")
+    assert bconf.configs == (("leader.reassignment.throttled.rate", "1024"), ("replica.lag.time.max.ms", "20000"))
+    assert tconf.configs == (("min.insync.replicas", "1"), ("leader.replication.throttled.replicas", "0:10,1:20"),
+                             ("follower.replication.throttled.replicas", None))
+    assert isinstance(reassign, ReassignEvent) and reassign.throttle_bps is None
+    assert isinstance(cancel, CancelReassignmentEvent) and cancel.partitions == (("b", 0),)
+    assert isinstance(elect, ElectLeadersEvent) and elect.at_ms == 540_000
+
+
+def test_events_sorted_by_time_then_file_order(tmp_path: Path):
+    data = {"name": "order", "duration": "5m", "kafka": {"version": "3.7"}, "cluster": {"brokers": 3},
+            "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+            "events": [{"at": "2m", "broker_up": 2}, {"at": "1m", "broker_down": 2}, {"at": "2m", "broker_down": 1},
+                       {"at": "2m", "broker_up": 1}]}
+    s = parse_scenario(data, tmp_path)
+    assert [(e.at_ms, e.kind, e.broker) for e in s.events] == [
+        (60_000, "broker_down", 2), (120_000, "broker_up", 2), (120_000, "broker_down", 1), (120_000, "broker_up", 1)]
+
+
+def test_assign_replicas_matches_kafka():
+    # Kafka AdminTest.testReplicaAssignment: brokers 0..4, 10 partitions, RF 3, fixed start index 0.
+    assert assign_replicas([0, 1, 2, 3, 4], 10, 3) == [
+        [0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 0], [4, 0, 1], [0, 2, 3], [1, 3, 4], [2, 4, 0], [3, 0, 1], [4, 1, 2]]
+    assert assign_replicas([3, 1, 2], 4, 2, start_index=1) == [[2, 1], [3, 2], [1, 3], [2, 3]]
+    assert assign_replicas([7], 2, 1) == [[7], [7]]
+    with pytest.raises(ValueError):
+        assign_replicas([1, 2], 1, 3)
+
+
+def test_topic_start_index_is_its_position(tmp_path: Path):
+    data = {"name": "idx", "duration": "1m", "kafka": {"version": "3.7"}, "cluster": {"brokers": 4},
+            "topics": [{"name": "x", "partitions": 2, "replication_factor": 2},
+                       {"name": "y", "partitions": 2, "replication_factor": 2}]}
+    s = parse_scenario(data, tmp_path)
+    assert s.topic("y").assignment == tuple(tuple(r) for r in assign_replicas([1, 2, 3, 4], 2, 2, start_index=1))
+    assert s.topic("y").assignment[0][0] == 2
+    with pytest.raises(KeyError):
+        s.topic("z")
+
+
+BASE = yaml.safe_load(DESIGN_EXAMPLE)
+BASE["events"][0] = {"at": "2m", "throttle": "50MB/s", "reassign": {"version": 1, "partitions": PLAN["partitions"]}}
+
+
+def _set(path: str, value):
+    def mutate(d):
+        keys = [int(k) if k.isdigit() else k for k in path.split("/")]
+        target = d
+        for k in keys[:-1]:
+            target = target[k]
+        if value is _DELETE:
+            del target[keys[-1]]
+        else:
+            target[keys[-1]] = value
+    return mutate
+
+
+def _event(ev):
+    return lambda d: d["events"].append(ev)
+
+
+def _move(topic="orders", partition=5, replicas=(1, 2, 3)):
+    return lambda d: d["events"][0]["reassign"]["partitions"].append(
+        {"topic": topic, "partition": partition, "replicas": list(replicas)})
+
+
+_DELETE = object()
+N = len(BASE["events"])  # index of an appended event
+
+BAD = [
+    (_set("foo", 1), "foo: unknown field"),
+    (_set("kafka/foo", 1), "kafka.foo: unknown field"),
+    (_set("topics/0/colour", "red"), "topics[0].colour: unknown field"),
+    (_set("cluster/brokers", [{"id": 1, "speed": 3}]), "cluster.brokers[0].speed: unknown field"),
+    (_set("events/1/broker_down", {"broker": 3, "now": True}), "events[1].broker_down.now: unknown field"),
+    (_event({"at": "1m", "slow_network": {"broker": 2, "network_in": "5MBs", "for": "1m"}}),
+     f"events[{N}].slow_network.network_in: expected a rate like '5MB/s', found '5MBs'"),
+    (_set("duration", "30 minutes"), "duration: expected a duration like '30s' or '100ms', found '30 minutes'"),
+    (_set("duration", 1800), "duration: expected a duration"),
+    (_set("topics/0/message_size", "1KX"), "topics[0].message_size: expected a size like '1MiB'"),
+    (_set("topics/0/produce_rate", "-5MB/s"), "topics[0].produce_rate: expected a rate like '5MB/s', found '-5MB/s'"),
+    (_set("topics/0/produce_rate", -5), "topics[0].produce_rate: expected a rate like '5MB/s', found -5"),
+    (_set("topics/0/initial_size", -1), "topics[0].initial_size: expected a size"),
+    (_set("cluster/network_in", "fast"), "cluster.network_in: expected a rate like '5MB/s', found 'fast'"),
+    (_event({"at": "1m", "broker_down": 9}), f"events[{N}].broker_down.broker: expected a broker of the cluster"),
+    (_event({"at": "1m", "slow_network": {"broker": 0, "network_out": "1MB/s", "for": "1m"}}),
+     f"events[{N}].slow_network.broker: expected a broker of the cluster"),
+    (_event({"at": "1m", "stall_follower": {"broker": 7}}), f"events[{N}].stall_follower.broker"),
+    (_set("topics/0/assignment", [[1, 2, 3]] * 11 + [[1, 2, 9]]),
+     "topics[0].assignment[11]: expected brokers of the cluster ([1, 2, 3, 4, 5, 6]), found unknown broker 9"),
+    (_set("topics/0/assignment", [[1, 2, 3]] * 11 + [[1, 2, 2]]),
+     "topics[0].assignment[11]: expected distinct replicas, found [1, 2, 2]"),
+    (_set("topics/0/assignment", [[1, 2, 3]] * 3), "topics[0].assignment: expected one replica list per partition"),
+    (_move(replicas=(1, 2, 9)), "events[0].reassign.partitions[2].replicas: expected brokers of the cluster"),
+    (_move(topic="nope"), "events[0].reassign.partitions[2].topic: expected a topic of the scenario (orders), "
+                          "found 'nope'"),
+    (_move(partition=12), "events[0].reassign.partitions[2].partition: expected a partition of 'orders' (0..11), "
+                          "found 12"),
+    (_move(partition=0), "events[0].reassign.partitions[2]: expected each partition once, found orders-0 twice"),
+    (_move(replicas=()), "events[0].reassign.partitions[2].replicas: expected at least one replica"),
+    (_move(replicas=(4, 4)), "events[0].reassign.partitions[2].replicas: expected distinct replicas, found [4, 4]"),
+    (_set("events/0/reassign/version", 2), "events[0].reassign.version: expected reassignment version 1"),
+    (_event({"at": "1m", "fail_partition": {"topic": "orders", "partition": 12, "broker": 2, "error": "storage"}}),
+     f"events[{N}].fail_partition.partition: expected a partition of 'orders'"),
+    (_event({"at": "1m", "fail_partition": {"topic": "logs", "partition": 0, "broker": 2, "error": "storage"}}),
+     f"events[{N}].fail_partition.topic: expected a topic of the scenario"),
+    (_event({"at": "1m", "fail_partition": {"topic": "orders", "partition": 0, "broker": 2, "error": "boom"}}),
+     f"events[{N}].fail_partition.error: expected one of corrupt_records, fenced_leader_epoch"),
+    (_event({"at": "1m", "produce_burst": {"topic": "orders", "rate": "1MB/s", "for": "1s", "partitions": [3, 3]}}),
+     f"events[{N}].produce_burst.partitions: expected distinct partitions"),
+    (_event({"at": "1m", "produce_burst": {"topic": "logs", "rate": "1MB/s", "for": "1s"}}),
+     f"events[{N}].produce_burst.topic"),
+    (_event({"at": "1m", "stall_follower": {"broker": 1, "partition": 0}}),
+     f"events[{N}].stall_follower.partition: expected a topic with the partition"),
+    (_event({"at": "1m", "cancel_reassignment": {"partitions": [{"topic": "orders", "partition": 40}]}}),
+     f"events[{N}].cancel_reassignment.partitions[0].partition: expected a partition of 'orders'"),
+    (_event({"at": "31m", "verify": {}}), f"events[{N}].at: expected a time within duration (1800000ms), found 1860000ms"),
+    (_event({"at": "soon", "verify": {}}), f"events[{N}].at: expected a duration like '30s'"),
+    (_event({"verify": {}}), f"events[{N}].at: required field is missing"),
+    (_event({"at": "1m", "explode": {}}), f"events[{N}].explode: unknown field"),
+    (_event({"at": "1m"}), f"events[{N}]: expected exactly one event kind"),
+    (_event({"at": "1m", "verify": {}, "broker_up": 1}), f"events[{N}]: expected exactly one event kind"),
+    (_event({"at": "1m", "broker_up": 1, "throttle": "1MB/s"}), f"events[{N}].throttle: unknown field"),
+    (_set("events/0/throttle", "lots"), "events[0].throttle: expected a rate like '5MB/s', found 'lots'"),
+    (_set("tick", "300ms"), "scrape_interval: expected a multiple of tick (300ms), found 10000ms"),
+    (_set("topics", [BASE["topics"][0], BASE["topics"][0]]), "topics[1].name: expected unique topic names"),
+    (_set("cluster/brokers", [{"id": 1}, {"id": 2}, {"id": 1}]), "cluster.brokers[2].id: expected unique broker ids"),
+    (_set("topics/0/replication_factor", 7), "topics[0].replication_factor: expected at most the 6 brokers"),
+    (_set("topics/0/min_insync_replicas", 0), "topics[0].min_insync_replicas: expected greater than or equal to 1"),
+    (_set("cluster/min_insync_replicas", 0), "cluster.min_insync_replicas: expected greater than or equal to 1"),
+    (_set("topics/0/partitions", 0), "topics[0].partitions: expected greater than or equal to 1"),
+    (_set("kafka/version", "5.0"), "kafka.version: supported releases are 0.8 to 4.x, found '5.0'"),
+    (_set("kafka/num_replica_fetchers", 0), "kafka.num_replica_fetchers: expected greater than or equal to 1"),
+    (_set("kafka/version", _DELETE), "kafka.version: required field is missing"),
+    (_set("start", "yesterday"), "start: expected a UTC timestamp like 2026-01-01T00:00:00Z, found 'yesterday'"),
+    (_set("source", "x"), "source: unknown field"),
+    (_event({"at": "1m", "config": {"broker": "all", "follower.reassignment.throttled.rate": "1MB/s"}}),
+     f"events[{N}].config.follower.reassignment.throttled.rate: expected a config of this broker, found a KIP-542"),
+    (_event({"at": "1m", "config": {"broker": 9, "leader.replication.throttled.rate": "1MB/s"}}),
+     f"events[{N}].config.broker: expected a broker of the cluster"),
+    (_event({"at": "1m", "config": {"topic": "logs", "min.insync.replicas": 1}}),
+     f"events[{N}].config.topic: expected a topic of the scenario"),
+    (_event({"at": "1m", "config": {"topic": "orders", "leader.replication.throttled.replicas": "0:1,x"}}),
+     f"events[{N}].config.leader.replication.throttled.replicas: expected 'partition:broker,...' or '*', found item"),
+    (_event({"at": "1m", "config": {"topic": "orders", "leader.replication.throttled.replicas": "0:9"}}),
+     f"events[{N}].config.leader.replication.throttled.replicas: expected a broker of the cluster"),
+    (_event({"at": "1m", "config": {"topic": "orders", "bogus.config": 1}}), f"events[{N}].config.bogus.config: unknown"),
+    (_event({"at": "1m", "config": {"topic": "orders", "leader.replication.throttled.rate": "1MB/s"}}),
+     f"events[{N}].config.leader.replication.throttled.rate: expected a broker config, found it set on a topic"),
+    (_event({"at": "1m", "config": {"broker": 1, "follower.replication.throttled.rate": "1MB"}}),
+     f"events[{N}].config.follower.replication.throttled.rate: expected a rate like '5MB/s', found '1MB'"),
+    (_event({"at": "1m", "config": {"broker": 1, "min.insync.replicas": 0}}),
+     f"events[{N}].config.min.insync.replicas: expected a whole number of replicas >= 1"),
+    (_event({"at": "1m", "config": {"broker": 1}}), f"events[{N}].config: expected at least one config next to 'broker', found none"),
+    (_set("topics", []), "topics: expected at least 1 item(s), found 0"),
+    (_event({"at": "1m", "config": {"follower.replication.throttled.rate": "1MB/s"}}),
+     f"events[{N}].config: expected exactly one of 'broker' or 'topic'"),
+]
+
+
+@pytest.mark.parametrize(("mutate", "expected"), BAD, ids=[e.split(":")[0] for _, e in BAD])
+def test_bad_input_names_the_field(tmp_path: Path, mutate, expected):
+    data = copy.deepcopy(BASE)
+    mutate(data)
+    with pytest.raises(ReplicaflowError) as info:
+        parse_scenario(data, tmp_path, "scenario.yaml")
+    message = str(info.value)
+    assert message.startswith(f"scenario.yaml: {expected}"), message
+    assert "\n" not in message
+
+
+def test_yaml_syntax_error_names_file_and_line(tmp_path: Path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("name: x\nduration: 1m\ntopics:\n  - name: [unclosed\n")
+    with pytest.raises(ReplicaflowError, match=rf"^{path}:\d+: invalid YAML"):
+        load_scenario(path)
+
+
+def test_missing_scenario_file(tmp_path: Path):
+    with pytest.raises(ReplicaflowError, match=rf"^{tmp_path / 'nope.yaml'}: scenario file does not exist"):
+        load_scenario(tmp_path / "nope.yaml")
+
+
+def test_missing_reassignment_file_names_the_path(design_file: Path):
+    (design_file.parent / "plan.json").unlink()
+    with pytest.raises(ReplicaflowError) as info:
+        load_scenario(design_file)
+    assert str(info.value) == (f"{design_file}: events[0].reassign.file: reassignment file "
+                               f"{design_file.parent / 'plan.json'} does not exist")
+
+
+def test_invalid_reassignment_json_names_file_and_line(design_file: Path):
+    (design_file.parent / "plan.json").write_text('{"version": 1,\n "partitions": [\n  {"topic": orders}\n]}\n')
+    with pytest.raises(ReplicaflowError, match=rf"^{design_file.parent / 'plan.json'}:3: invalid JSON"):
+        load_scenario(design_file)
+
+
+def test_bad_partition_in_reassignment_file_names_the_file(design_file: Path):
+    plan = copy.deepcopy(PLAN)
+    plan["partitions"][1]["replicas"] = [5, 5]
+    (design_file.parent / "plan.json").write_text(json.dumps(plan))
+    with pytest.raises(ReplicaflowError) as info:
+        load_scenario(design_file)
+    assert str(info.value) == (f"{design_file.parent / 'plan.json'}: partitions[1].replicas: "
+                               "expected distinct replicas, found [5, 5]")
+    plan["partitions"][1] = {"topic": "orders", "partition": "one", "replicas": [5]}
+    (design_file.parent / "plan.json").write_text(json.dumps(plan))
+    with pytest.raises(ReplicaflowError, match=r"plan.json: partitions\[1\].partition: expected a valid integer"):
+        load_scenario(design_file)
+
+
+def test_not_a_mapping(tmp_path: Path):
+    path = tmp_path / "list.yaml"
+    path.write_text(textwrap.dedent("""\
+        - a
+        - b
+    """))
+    with pytest.raises(ReplicaflowError, match=rf"^{path}: expected a mapping of scenario fields, found list"):
+        load_scenario(path)
+
+
+def test_name_defaults_to_file_stem(tmp_path: Path):
+    path = tmp_path / "my-story.yaml"
+    path.write_text("duration: 1m\nkafka: {version: '1.1'}\ncluster: {brokers: 1}\n"
+                    "topics: [{name: t, partitions: 1, replication_factor: 1}]\n")
+    s = load_scenario(path)
+    assert s.name == "my-story" and s.events == () and s.kafka.replica_lag_time_max_ms == 10_000
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_shipped_scenarios_load(path: Path):
+    s = load_scenario(path)
+    assert s.topics and s.duration_ms > 0 and all(e.at_ms <= s.duration_ms for e in s.events)
+
+
+@pytest.mark.parametrize(("version", "lag_ms"), [("0.8.2", 10_000), ("2.4", 10_000), ("2.5", 30_000), ("4.1", 30_000)])
+def test_replica_lag_default_follows_the_release(version, lag_ms):
+    assert KafkaSpec.model_validate({"version": version}).replica_lag_time_max_ms == lag_ms
+    assert KafkaSpec.model_validate({"version": version, "replica_lag_time_max": "12s"}).replica_lag_time_max_ms == 12_000

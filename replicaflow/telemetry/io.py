@@ -66,11 +66,12 @@ def _column(values, dtype: pa.DataType, n: int) -> pa.Array:
     if isinstance(values, pa.Array):
         return values.cast(dtype)
     if isinstance(values, np.ma.MaskedArray):
-        return pa.array(values.data, mask=np.ma.getmaskarray(values), type=dtype)
+        return pa.array(values.data.copy(), mask=np.ma.getmaskarray(values).copy(), type=dtype)
     if isinstance(values, np.ndarray):
         if values.dtype == object:
             return pa.array(values.tolist() if pa.types.is_list(dtype) else values, type=dtype)
-        return pa.array(values, type=dtype)
+        # a copy: pyarrow may wrap the NumPy buffer zero-copy, and the engine mutates its state arrays in place
+        return pa.array(values.copy(), type=dtype)
     if _is_scalar(values):
         return pa.repeat(pa.scalar(values.item() if isinstance(values, np.generic) else values, type=dtype), n)
     return pa.array(list(values), type=dtype)

@@ -159,3 +159,22 @@ def test_failed_write_leaves_previous_output(tmp_path: Path):
         TelemetryWriter("c1").write(tmp_path, {**META, "bad": object()})
     assert read_meta(tmp_path) == META and read_table(tmp_path, "telemetry", "isr").num_rows == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["telemetry", "truth"]
+
+
+def test_rows_keep_the_values_of_their_instant_when_the_arrays_change_later():
+    """The engine mutates its state arrays in place; a row written earlier must not follow them."""
+    w = TelemetryWriter("c1")
+    epochs = np.zeros(2, dtype=np.int32)
+    hw = np.ma.masked_array(np.array([5, 6], dtype=np.int64), mask=[0, 1])
+    w.changes("leaders", 0, {"topic": ["t", "t"], "partition": np.arange(2, dtype=np.int32),
+                             "leader": np.array([1, 2], dtype=np.int32), "leader_epoch": epochs})
+    w.samples("telemetry", "replica_offsets", 0, {"topic": "t", "partition": np.arange(2, dtype=np.int32),
+                                                  "broker": np.array([1, 2], dtype=np.int32),
+                                                  "log_end_offset": hw.data, "high_watermark": hw, "size_bytes": 0})
+    epochs += 3
+    hw.data[:] = 99
+    w.changes("leaders", 1, {"topic": ["t"], "partition": [0], "leader": [2], "leader_epoch": epochs[:1]})
+    tables = w.tables()["telemetry"]
+    assert tables["leaders"].column("leader_epoch").to_pylist() == [0, 0, 3]
+    assert tables["replica_offsets"].column("high_watermark").to_pylist() == [5, None]
+    assert tables["replica_offsets"].column("log_end_offset").to_pylist() == [5, 6]

@@ -1,0 +1,146 @@
+"""Incidents (maximal flag intervals per partition) and reassignment progress per adding replica.
+
+Both are gaps-and-islands over the partition_state intervals: consecutive intervals of a
+partition with the flag set (or with the replica in ``adding``) form one island.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from replicaflow.pipeline.metrics import scrape_at_or_after
+from replicaflow.pipeline.state import PKEY
+
+STALL_WINDOW_MS = 60_000
+INCIDENT_KINDS = ("urp", "under_min_isr", "offline")
+LONG_MAX = (1 << 63) - 1
+# the per-scrape measures of reassignment_progress (besides its key, outcome)
+PROGRESS_MEASURES = ("ts_ms", "bytes_moved", "messages_moved", "bytes_remaining", "messages_remaining", "rate_bps",
+                     "window_messages", "window_ms")
+
+
+def _islands(df: DataFrame, keys: list[str]) -> DataFrame:
+    """Number the runs of contiguous intervals (``to_ms`` of one = ``from_ms`` of the next) per key."""
+    w = Window.partitionBy(*keys).orderBy("from_ms")
+    new = F.coalesce(F.lag("to_ms").over(w) != F.col("from_ms"), F.lit(True))
+    return df.withColumn("island", F.sum(new.cast("int")).over(w.rowsBetween(Window.unboundedPreceding, 0)))
+
+
+def _end(to: str = "to_ms"):
+    """The end of an island: null while any of its intervals is open."""
+    return F.when(F.count(to) == F.count(F.lit(1)), F.max(to))
+
+
+def incidents(state: DataFrame, meta: DataFrame) -> DataFrame:
+    """analysis/incidents: maximal intervals per partition and kind, with the worst value seen.
+
+    worst_value: urp → most replicas missing from the ISR (version semantics); under_min_isr →
+    largest shortfall below the effective min ISR; offline → |replicas| left without a leader.
+    """
+    n_r, n_a, n_i = F.size("replicas"), F.size("adding"), F.size("isr")
+    m = F.broadcast(meta.select("cluster", "end_ms", "kip352"))
+    worst = {
+        "urp": F.when(F.col("kip352"), n_r - n_a - n_i).otherwise(n_r - n_i),
+        "under_min_isr": F.col("min_isr") - n_i,
+        "offline": n_r,
+    }
+    kinds = F.array(*[F.when(F.col(k), F.struct(F.lit(k).alias("kind"), worst[k].cast("double").alias("value")))
+                      for k in INCIDENT_KINDS])
+    rows = (state.join(m, "cluster")
+            .select(*PKEY, "from_ms", "to_ms", "end_ms", F.explode(F.array_compact(kinds)).alias("k"))
+            .select(*PKEY, "from_ms", "to_ms", "end_ms", "k.kind", "k.value"))
+    return (_islands(rows, [*PKEY, "kind"])
+            .groupBy(*PKEY, "kind", "island")
+            .agg(F.min("from_ms").alias("start_ms"), _end().alias("end_ms"), F.max("value").alias("worst_value"),
+                 F.first("end_ms").alias("telemetry_end_ms"))
+            .select(*PKEY, "kind", "start_ms", "end_ms",
+                    (F.coalesce("end_ms", "telemetry_end_ms") - F.col("start_ms")).alias("duration_ms"),
+                    "worst_value"))
+
+
+def reassignment_episodes(state: DataFrame) -> DataFrame:
+    """(cluster, topic, partition, replica, start_ms, end_ms, outcome) per adding replica.
+
+    outcome: 'completed' when the replica is in ``replicas`` right after it left ``adding``,
+    'cancelled' when it is not (KIP-455 cancellation reverts to the origin), null while open.
+    """
+    adding = state.select(*PKEY, "from_ms", "to_ms", F.explode("adding").alias("replica"))
+    episodes = (_islands(adding, [*PKEY, "replica"]).groupBy(*PKEY, "replica", "island")
+                .agg(F.min("from_ms").alias("start_ms"), _end().alias("end_ms"))
+                .select(*PKEY, "replica", "start_ms", "end_ms"))
+    after = state.select(*PKEY, F.col("from_ms").alias("end_ms"), F.col("replicas").alias("replicas_after"))
+    return (episodes.join(after, [*PKEY, "end_ms"], "left")
+            .withColumn("outcome", F.when(F.col("end_ms").isNotNull(),
+                                          F.when(F.array_contains("replicas_after", F.col("replica")),
+                                                 F.lit("completed")).otherwise(F.lit("cancelled"))))
+            .select(*PKEY, "replica", "start_ms", "end_ms", "outcome"))
+
+
+def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta: DataFrame,
+                          window_ms: int = STALL_WINDOW_MS) -> DataFrame:
+    """Per scrape of an episode: the adding replica's copy progress against the leader's log.
+
+    bytes moved = the replica's size now − at the episode's first scrape; remaining = leader's
+    size − replica's size; rate = bytes moved over the last ``window_ms`` (or since the start).
+    """
+    m = F.broadcast(meta.select("cluster", "start_ms", "scrape_interval_ms"))
+    ep = (episodes.withColumnRenamed("start_ms", "ep_start").withColumnRenamed("end_ms", "ep_end").join(m, "cluster")
+          .select(*PKEY, "replica", "ep_start", "outcome",
+                  F.coalesce(scrape_at_or_after("ep_end"), F.lit(LONG_MAX)).alias("ep_last")))
+    rows = (replica_offsets.join(F.broadcast(ep), list(PKEY))
+            .filter((F.col("ts_ms") >= F.col("ep_start")) & (F.col("ts_ms") <= F.col("ep_last"))
+                    & ((F.col("broker") == F.col("replica")) | F.col("high_watermark").isNotNull())))
+    mine = F.col("broker") == F.col("replica")
+    leader = F.col("high_watermark").isNotNull()
+    per_scrape = (rows.groupBy(*PKEY, "replica", "ep_start", "outcome", "ts_ms")
+                  .agg(F.max(F.when(mine, F.col("size_bytes"))).alias("size"),
+                       F.max(F.when(mine, F.col("log_end_offset"))).alias("leo"),
+                       F.max(F.when(leader, F.col("size_bytes"))).alias("leader_size"),
+                       F.max(F.when(leader, F.col("log_end_offset"))).alias("leader_leo"))
+                  .filter(F.col("size").isNotNull()))
+    key = [*PKEY, "replica", "ep_start"]
+    first = Window.partitionBy(*key).orderBy("ts_ms").rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+    recent = Window.partitionBy(*key).orderBy("ts_ms").rangeBetween(-window_ms, 0)
+    seconds = (F.col("ts_ms") - F.col("w_ts")) / 1000.0
+    return (per_scrape
+            .withColumn("size0", F.first("size").over(first)).withColumn("leo0", F.first("leo").over(first))
+            .withColumn("w_ts", F.first("ts_ms").over(recent)).withColumn("w_size", F.first("size").over(recent))
+            .withColumn("w_leo", F.first("leo").over(recent))
+            .select(*key, "outcome", "ts_ms",
+                    (F.col("size") - F.col("size0")).alias("bytes_moved"),
+                    (F.col("leo") - F.col("leo0")).alias("messages_moved"),
+                    F.greatest(F.col("leader_size") - F.col("size"), F.lit(0)).alias("bytes_remaining"),
+                    F.greatest(F.col("leader_leo") - F.col("leo"), F.lit(0)).alias("messages_remaining"),
+                    F.when(seconds > 0, (F.col("size") - F.col("w_size")) / seconds).alias("rate_bps"),
+                    (F.col("leo") - F.col("w_leo")).alias("window_messages"),
+                    (F.col("ts_ms") - F.col("w_ts")).alias("window_ms")))
+
+
+def reassignments(episodes: DataFrame, progress: DataFrame, window_ms: int = STALL_WINDOW_MS) -> DataFrame:
+    """analysis/reassignments: one row per adding replica, its totals at its last scrape and a status.
+
+    status: 'completed' / 'cancelled' once it left ``adding``; else 'stalled' when it still has
+    messages to copy and copied none over the last ``window_ms``, otherwise 'progressing'.
+    """
+    key = [*PKEY, "replica", "ep_start"]
+    last = Window.partitionBy(*key).orderBy(F.col("ts_ms").desc())
+    latest = (progress.withColumn("rn", F.row_number().over(last)).filter("rn = 1")
+              .select(*PKEY, "replica", F.col("ep_start").alias("start_ms"), *PROGRESS_MEASURES))
+    stalled = ((F.col("messages_remaining") > 0) & (F.col("window_ms") >= window_ms)
+               & (F.col("window_messages") <= 0))
+    status = F.coalesce(F.col("outcome"), F.when(stalled, F.lit("stalled")).otherwise(F.lit("progressing")))
+    eta = F.when((status == "progressing") & (F.col("rate_bps") > 0),
+                 F.ceil(F.col("bytes_remaining") * 1000.0 / F.col("rate_bps")).cast("long"))
+    return (episodes.join(latest, [*PKEY, "replica", "start_ms"], "left")
+            .select(*PKEY, "replica", "start_ms", "end_ms",
+                    (F.col("bytes_moved") + F.col("bytes_remaining")).alias("bytes_to_move"),
+                    (F.col("messages_moved") + F.col("messages_remaining")).alias("messages_to_move"),
+                    "bytes_moved", "messages_moved", F.col("rate_bps").cast("double"),
+                    F.when(F.col("outcome").isNull(), eta).alias("eta_ms"), status.alias("status")))
+
+
+def progress_table(progress: DataFrame) -> DataFrame:
+    """analysis/reassignment_progress in its contract schema."""
+    return progress.select("cluster", "ts_ms", "topic", "partition", "replica", "bytes_moved", "bytes_remaining",
+                           "rate_bps")

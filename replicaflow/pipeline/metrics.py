@@ -1,0 +1,227 @@
+"""Broker metrics on the scrape grid (docs/metrics.md), and topic / cluster roll-ups.
+
+Never partitions × scrapes: each interval of a flag becomes a +1 at the first scrape at or after
+``from_ms`` and a −1 at the first scrape at or after ``to_ms`` (a scrape at T sees changes with
+``ts_ms <= T``), and a running sum over the grid per (cluster, broker, metric) gives the gauge.
+Meters are the same running sum of change events, restarted at each ``up`` row of the broker
+(the ``epoch`` column). Only MaxLag and ReassignmentMaxLag read ``replica_offsets``.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from replicaflow.model.metrics import BROKER_METRICS, TRAFFIC_METRICS, jmx
+from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, running
+
+LONG_MAX = (1 << 63) - 1
+METERS = [m.jmx for m in BROKER_METRICS if m.kind == "meter"]
+LED_GAUGES = (("UnderReplicatedPartitions", "urp"), ("UnderMinIsrPartitionCount", "under_min_isr"),
+              ("AtMinIsrPartitionCount", "at_min_isr"), ("ReassigningPartitions", "reassigning"))
+OFFLINE = jmx("OfflinePartitionsCount")
+LIVE_STATES = ("up", "shutting_down")
+CONTROLLER_PSEUDO_BROKER = -1
+
+
+def scrape_at_or_after(ts: str) -> Column:
+    """First scrape instant ≥ ``ts`` (needs the meta columns start_ms and scrape_interval_ms)."""
+    return F.expr(f"if({ts} is null, null, start_ms + (greatest({ts} - start_ms, 0) + scrape_interval_ms - 1)"
+                  " div scrape_interval_ms * scrape_interval_ms)")
+
+
+def last_scrape() -> Column:
+    """The last scrape instant of the cluster's grid (needs start_ms, end_ms, scrape_interval_ms)."""
+    return F.expr("start_ms + (end_ms - start_ms) div scrape_interval_ms * scrape_interval_ms")
+
+
+def scrape_grid(meta: DataFrame) -> DataFrame:
+    """(cluster, ts_ms) for every scrape of every cluster."""
+    return meta.select("cluster", F.explode(F.sequence("start_ms", last_scrape(), "scrape_interval_ms")).alias("ts_ms"))
+
+
+def broker_grid(brokers: DataFrame, meta: DataFrame) -> DataFrame:
+    """(cluster, broker, ts_ms, state, restart) at every scrape: the broker's state and its number of up rows.
+
+    ``restart`` numbers the broker's process lifetimes, so a meter restarts at 0 with it.
+    """
+    ids = brokers.select("cluster", "broker").distinct()
+    points = (scrape_grid(meta).join(ids, "cluster")
+              .select("cluster", "broker", "ts_ms", F.lit(LONG_MAX).alias("seq"), F.lit(True).alias("grid")))
+    rows = brokers.select("cluster", "broker", "ts_ms", "seq", F.col("state").alias("state_raw"),
+                          F.lit(False).alias("grid"))
+    w = running("cluster", "broker")
+    return (rows.unionByName(points, allowMissingColumns=True)
+            .select("cluster", "broker", "ts_ms", "grid",
+                    F.last("state_raw", ignorenulls=True).over(w).alias("state"),
+                    F.sum(F.when(F.col("state_raw") == "up", 1).otherwise(0)).over(w).alias("restart"))
+            .filter("grid").select("cluster", "broker", "ts_ms", "state", "restart"))
+
+
+def restart_of_events(events: DataFrame, brokers: DataFrame) -> DataFrame:
+    """Tag meter events (cluster, broker, ts_ms, seq, name) with the broker's restart number at them."""
+    ups = (brokers.filter(F.col("state") == "up")
+           .select("cluster", "broker", "ts_ms", "seq", F.lit(1).alias("is_up")))
+    w = running("cluster", "broker")
+    return (events.withColumn("is_up", F.lit(0)).unionByName(ups, allowMissingColumns=True)
+            .withColumn("restart", F.sum("is_up").over(w))
+            .filter(F.col("is_up") == 0).select("cluster", "broker", "ts_ms", "seq", "name", "restart"))
+
+
+def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:
+    """Interval rows (keys…, from_ms, to_ms, meta columns) → (keys…, ts_ms, delta) on the scrape grid.
+
+    Intervals that no scrape sees (both ends before the same scrape) cancel out and are dropped.
+    """
+    lo, hi = scrape_at_or_after("from_ms"), scrape_at_or_after("to_ms")
+    pair = F.array(F.struct(lo.alias("ts_ms"), F.lit(1).alias("delta")),
+                   F.struct(hi.alias("ts_ms"), F.lit(-1).alias("delta")))
+    one = F.array(F.struct(lo.alias("ts_ms"), F.lit(1).alias("delta")))
+    return (df.filter(F.col("to_ms").isNull() | (lo != hi))
+            .select(*keys, last_scrape().alias("last_ms"),
+                    F.explode(F.when(F.col("to_ms").isNull(), one).otherwise(pair)).alias("d"))
+            .select(*keys, "d.ts_ms", "d.delta", "last_ms")
+            .filter(F.col("ts_ms") <= F.col("last_ms")).select(*keys, "ts_ms", "delta"))
+
+
+def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame) -> DataFrame:
+    """(cluster, broker, name, ts_ms, delta) for every interval-counted gauge (leader-only counting, §2)."""
+    m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
+    led = [F.when(F.col(flag), F.lit(jmx(short))) for short, flag in LED_GAUGES]
+    led.append(F.when(F.col("leader") != -1, F.lit(jmx("LeaderCount"))))
+    by_leader = (state.select("cluster", F.col("leader").alias("broker"), "from_ms", "to_ms",
+                              F.explode(F.array_compact(F.array(*led))).alias("name")))
+    by_replica = state.select("cluster", F.explode("replicas").alias("broker"), "from_ms", "to_ms",
+                              F.lit(jmx("PartitionCount")).alias("name"))
+    offline = state.filter("offline").select("cluster", F.lit(CONTROLLER_PSEUDO_BROKER).alias("broker"),
+                                             "from_ms", "to_ms", F.lit(OFFLINE).alias("name"))
+    failed = (change_intervals(fetchers, ("cluster", "broker", "topic", "partition"))
+              .filter(F.col("action") == "failed")
+              .select("cluster", "broker", "from_ms", "to_ms",
+                      F.lit(jmx("FailedPartitionsCount")).alias("name")))
+    intervals = by_leader.unionByName(by_replica).unionByName(offline).unionByName(failed)
+    return interval_deltas(intervals.join(m, "cluster"), ["cluster", "broker", "name"])
+
+
+def isr_meter_events(events: DataFrame) -> DataFrame:
+    """Leader-driven ISR shrinks/expands: an isr row in the same leader epoch as the previous isr row.
+
+    Counted on the partition's leader at that row (docs/metrics.md, IsrShrinksPerSec).
+    """
+    rows = events.filter((F.col("src") == "i") & (F.col("isr_epoch") == F.col("prev_isr_epoch"))
+                         & F.col("leader").isNotNull() & (F.col("leader") != -1))
+    shrink = F.when(F.size(F.array_except("prev_isr", "isr")) > 0, F.lit(jmx("IsrShrinksPerSec")))
+    expand = F.when(F.size(F.array_except("isr", "prev_isr")) > 0, F.lit(jmx("IsrExpandsPerSec")))
+    return rows.select("cluster", F.col("leader").alias("broker"), "ts_ms", "seq",
+                       F.explode(F.array_compact(F.array(shrink, expand))).alias("name"))
+
+
+def meter_deltas(events: DataFrame, traffic: DataFrame, brokers: DataFrame, grid: DataFrame,
+                 meta: DataFrame) -> DataFrame:
+    """(cluster, broker, name, restart, ts_ms, delta) of the meters: ISR changes and traffic bytes."""
+    m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
+    isr = (restart_of_events(isr_meter_events(events), brokers).join(m, "cluster")
+           .select("cluster", "broker", "name", "restart", scrape_at_or_after("ts_ms").alias("ts_ms"),
+                   F.lit(1).cast("long").alias("delta"), last_scrape().alias("last_ms"))
+           .filter(F.col("ts_ms") <= F.col("last_ms")).select("cluster", "broker", "name", "restart", "ts_ms", "delta"))
+    names = F.create_map(*[x for s in TRAFFIC_METRICS for x in (F.lit(s), F.lit(jmx(s)))])
+    byte_rows = (traffic.select("cluster", "broker", names[F.col("name")].alias("name"), "ts_ms",
+                                F.col("bytes").alias("delta"))
+                 .filter(F.col("name").isNotNull())
+                 .join(grid.select("cluster", "broker", "ts_ms", "restart"), ["cluster", "broker", "ts_ms"]))
+    return isr.unionByName(byte_rows.select("cluster", "broker", "name", "restart", "ts_ms", "delta"))
+
+
+def lagging_replicas(replica_offsets: DataFrame) -> DataFrame:
+    """Replica rows whose LEO is behind the partition's HW at that scrape: (…, broker, ts_ms, lag).
+
+    The one aggregation over replica_offsets: the HW is on the leader's row only, so a window per
+    (partition, scrape) spreads it to the followers; lags ≤ 0 contribute 0 and are dropped.
+    """
+    w = Window.partitionBy(*PKEY, "ts_ms")
+    return (replica_offsets.select(*PKEY, "ts_ms", "broker", "log_end_offset",
+                                   F.max("high_watermark").over(w).alias("hw"))
+            .select(*PKEY, "ts_ms", "broker", (F.col("hw") - F.col("log_end_offset")).alias("lag"))
+            .filter(F.col("lag") > 0))
+
+
+def lag_gauges(lagging: DataFrame, state: DataFrame, fetchers: DataFrame) -> DataFrame:
+    """(cluster, broker, name, ts_ms, value) of MaxLag and ReassignmentMaxLag where positive."""
+    added = (change_intervals(fetchers, ("cluster", "broker", "topic", "partition"))
+             .filter(F.col("action") == "added")
+             .select("cluster", "broker", "topic", "partition", "from_ms", "to_ms"))
+    in_interval = (F.col("ts_ms") >= F.col("from_ms")) & (F.col("to_ms").isNull() | (F.col("ts_ms") < F.col("to_ms")))
+    max_lag = (lagging.join(added, ["cluster", "broker", "topic", "partition"]).filter(in_interval)
+               .groupBy("cluster", "broker", "ts_ms").agg(F.max("lag").alias("value"))
+               .withColumn("name", F.lit(jmx("MaxLag"))))
+    moving = state.filter((F.size("adding") > 0) & (F.col("leader") != -1)).select(*PKEY, "from_ms", "to_ms",
+                                                                                  "leader", "adding")
+    reassign = (lagging.join(moving, list(PKEY)).filter(in_interval & F.array_contains("adding", F.col("broker")))
+                .groupBy("cluster", F.col("leader").alias("broker"), "ts_ms").agg(F.max("lag").alias("value"))
+                .withColumn("name", F.lit(jmx("ReassignmentMaxLag"))))
+    return max_lag.unionByName(reassign)
+
+
+def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFrame], meta: DataFrame,
+                   lagging: DataFrame) -> DataFrame:
+    """analysis/broker_metrics: one row per live broker, metric of its version and scrape (docs/metrics.md)."""
+    grid = broker_grid(tables["brokers"], meta)
+    meters = F.array(*[F.lit(n) for n in METERS])
+    base = (grid.join(F.broadcast(meta.select("cluster", F.explode("metrics").alias("name"))), "cluster")
+            .withColumn("restart", F.when(F.array_contains(meters, F.col("name")), F.col("restart"))
+                        .otherwise(F.lit(0))))
+    gauges = gauge_deltas(state, tables["fetchers"], meta).withColumn("restart", F.lit(0))
+    deltas = (gauges.unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
+              .groupBy("cluster", "broker", "name", "restart", "ts_ms").agg(F.sum("delta").alias("delta")))
+    keys = ["cluster", "broker", "name", "restart"]
+    offline_base = (scrape_grid(meta).select("cluster", "ts_ms", F.lit(CONTROLLER_PSEUDO_BROKER).alias("broker"),
+                                             F.lit(OFFLINE).alias("name"), F.lit(0).alias("restart"),
+                                             F.lit(None).cast("string").alias("state")))
+    summed = (base.unionByName(offline_base).join(deltas, [*keys, "ts_ms"], "left")
+              .withColumn("running", F.sum(F.coalesce("delta", F.lit(0))).over(running(*keys, order=("ts_ms",)))))
+    offline_total = (summed.filter(F.col("broker") == CONTROLLER_PSEUDO_BROKER)
+                     .select("cluster", "ts_ms", F.col("running").alias("offline_total")))
+    controller = (grid.filter(F.col("state") == "up").groupBy("cluster", "ts_ms")
+                  .agg(F.min("broker").alias("controller")))
+    direct = lag_gauges(lagging, state, tables["fetchers"])
+    live = (summed.filter(F.col("state").isin(*LIVE_STATES))
+            .join(direct, ["cluster", "broker", "name", "ts_ms"], "left")
+            .join(offline_total, ["cluster", "ts_ms"], "left")
+            .join(controller, ["cluster", "ts_ms"], "left"))
+    value = (F.when(F.col("name") == OFFLINE,
+                    F.when(F.col("broker") == F.col("controller"), F.col("offline_total")).otherwise(F.lit(0)))
+             .otherwise(F.coalesce(F.col("value"), F.col("running"), F.lit(0))))
+    return live.select("cluster", "ts_ms", F.col("broker").cast("int"), "name", value.cast("double").alias("value"))
+
+
+def topic_metrics(state: DataFrame, meta: DataFrame) -> DataFrame:
+    """analysis/topic_metrics: counts of each flag per topic and scrape, plus reassignment_induced_urp.
+
+    Same interval/delta design as the broker gauges, with the seven flags as columns.
+    """
+    m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
+    flagged = state.filter(" or ".join(FLAGS))
+    lo, hi = scrape_at_or_after("from_ms"), scrape_at_or_after("to_ms")
+    ones = [F.col(f).cast("long").alias(f) for f in FLAGS]
+    plus = F.struct(lo.alias("ts_ms"), *ones)
+    minus = F.struct(hi.alias("ts_ms"), *[(-F.col(f).cast("long")).alias(f) for f in FLAGS])
+    deltas = (flagged.join(m, "cluster")
+              .filter(F.col("to_ms").isNull() | (lo != hi))
+              .select("cluster", "topic", last_scrape().alias("last_ms"),
+                      F.explode(F.when(F.col("to_ms").isNull(), F.array(plus)).otherwise(F.array(plus, minus)))
+                      .alias("d"))
+              .select("cluster", "topic", "last_ms", "d.*")
+              .filter(F.col("ts_ms") <= F.col("last_ms"))
+              .groupBy("cluster", "topic", "ts_ms").agg(*[F.sum(f).alias(f) for f in FLAGS]))
+    topics = state.select("cluster", "topic").distinct()
+    w = running("cluster", "topic", order=("ts_ms",))
+    return (scrape_grid(meta).join(topics, "cluster").join(deltas, ["cluster", "topic", "ts_ms"], "left")
+            .select("cluster", "ts_ms", "topic",
+                    *[F.sum(F.coalesce(F.col(f), F.lit(0))).over(w).cast("long").alias(f) for f in FLAGS])
+            .withColumn("reassignment_induced_urp", F.col("urp_legacy") - F.col("urp_kip352")))
+
+
+def cluster_metrics(topics: DataFrame) -> DataFrame:
+    """analysis/cluster_metrics: the topic counts summed per cluster and scrape."""
+    cols = [*FLAGS, "reassignment_induced_urp"]
+    return topics.groupBy("cluster", "ts_ms").agg(*[F.sum(c).cast("long").alias(c) for c in cols])

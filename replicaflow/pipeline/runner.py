@@ -1,0 +1,104 @@
+"""`replicaflow analyze`: telemetry of one or several clusters → every analysis table, atomically.
+
+The steps are the ``DataFrame → DataFrame`` functions of state/metrics/events, chained here and
+in the declarative pipeline (pipeline/sdp/) alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from pyspark.sql import DataFrame, SparkSession
+from rich.console import Console
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.pipeline import events as E
+from replicaflow.pipeline import metrics as M
+from replicaflow.pipeline import state as S
+from replicaflow.pipeline.load import Telemetry, read_telemetry
+from replicaflow.pipeline.session import get_spark
+from replicaflow.pipeline.summary import summarize, summary_table
+from replicaflow.telemetry.io import atomic_dir
+from replicaflow.telemetry.schema import ANALYSIS
+
+OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
+           "reassignment_progress")
+
+
+def build(t: Telemetry) -> dict[str, DataFrame]:
+    """Every analysis table of DESIGN.md §5 as a lazy DataFrame, in the contract's column order."""
+    events = S.partition_events(t.tables)
+    state = S.partition_state(events, t.meta)
+    lagging = M.lagging_replicas(t.tables["replica_offsets"])
+    topics = M.topic_metrics(state, t.meta)
+    episodes = E.reassignment_episodes(state)
+    progress = E.reassignment_progress(episodes, t.tables["replica_offsets"], t.meta)
+    out = {
+        "partition_state": state,
+        "broker_metrics": M.broker_metrics(state, events, t.tables, t.meta, lagging),
+        "topic_metrics": topics,
+        "cluster_metrics": M.cluster_metrics(topics),
+        "incidents": E.incidents(state, t.meta),
+        "reassignments": E.reassignments(episodes, progress),
+        "reassignment_progress": E.progress_table(progress),
+    }
+    return {name: conform(df, name) for name, df in out.items()}
+
+
+def conform(df: DataFrame, name: str) -> DataFrame:
+    """Select and cast to the Arrow schema of ANALYSIS[name] (the data contract)."""
+    from pyspark.sql import functions as F
+
+    spark_types = {"int32": "int", "int64": "bigint", "double": "double", "string": "string", "bool": "boolean",
+                   "list<item: int32>": "array<int>"}
+    return df.select(*[F.col(f.name).cast(spark_types[str(f.type)]).alias(f.name) for f in ANALYSIS[name]])
+
+
+def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
+            spark: SparkSession | None = None) -> dict:
+    """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the summary.
+
+    Every output is written into a temporary sibling of ``analysis/`` that replaces it only when
+    all tables are written, so a failed run leaves the previous analysis untouched.
+    """
+    console = Console(stderr=True)
+    session = spark or get_spark(master)
+    status = console.status("reading telemetry") if progress else contextlib.nullcontext()
+    with status as st:
+        def step(text: str) -> None:
+            if st is not None:
+                st.update(text)
+                console.log(text)
+
+        t = read_telemetry(session, telemetry_dirs)
+        tables = build(t)
+        state = tables["partition_state"].cache()
+        tables["partition_state"] = state
+        clusters = [str(m["cluster"]) for m in t.metas]
+        out = Path(out)
+        try:
+            with atomic_dir(out / "analysis") as tmp:
+                for name in OUTPUTS:
+                    step(f"analyze: writing {name}")
+                    tables[name].write.parquet(str(tmp / name))
+                step("analyze: summary")
+                written = {n: session.read.parquet(str(tmp / n)) for n in ("cluster_metrics", "incidents",
+                                                                          "reassignments")}
+                summary = summarize(clusters, written["cluster_metrics"], written["incidents"],
+                                    written["reassignments"])
+                (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
+        except ReplicaflowError:
+            raise
+        except Exception as exc:  # a Spark failure on data that passed the checks: one sentence, no trace
+            if not type(exc).__module__.startswith(("pyspark", "py4j")):
+                raise
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise ReplicaflowError(f"analyze: Spark failed reading {telemetry_dirs}: {first}") from None
+        finally:
+            state.unpersist()
+    if progress:
+        console.print(summary_table(summary))
+    return summary

@@ -1,0 +1,134 @@
+"""State reconstruction: per partition, the change logs forward-filled into intervals with flags.
+
+Every telemetry change log is a stream of rows ordered by ``(ts_ms, seq)``; a scrape at T sees
+the state after the last row with ``ts_ms <= T`` (DESIGN.md §4). The partition's state is the
+union of its assignments, leaders and isr rows and of its topic's effective
+``min.insync.replicas`` (topic config, else the broker default, else 1), forward-filled with
+``last(..., ignorenulls)`` and collapsed to one interval ``[from_ms, to_ms)`` per distinct
+``ts_ms``. Flags come from the predicates of ``replicaflow.model.predicates`` applied to Columns.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from replicaflow.model import predicates as P
+
+PKEY = ("cluster", "topic", "partition")
+FLAGS = ("urp", "urp_kip352", "urp_legacy", "under_min_isr", "at_min_isr", "offline", "reassigning")
+MIN_ISR = "min.insync.replicas"
+NO_VALUE = -1  # a removed config (value null) in a forward-filled config column
+
+
+def running(*keys: str, order: tuple[str, ...] = ("ts_ms", "seq")) -> Window:
+    """Rows from the start of the key up to the current row, in replay order."""
+    return Window.partitionBy(*keys).orderBy(*order).rowsBetween(Window.unboundedPreceding, Window.currentRow)
+
+
+def change_intervals(df: DataFrame, keys: tuple[str, ...]) -> DataFrame:
+    """A change log → intervals: the last row (by seq) of each ts_ms, valid until the next ts_ms.
+
+    ``to_ms`` is null for the interval still open at the end of the telemetry.
+    """
+    w = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
+    nxt = F.lead("ts_ms").over(w)
+    return (df.withColumn("to_ms", nxt)
+            .filter(F.col("to_ms").isNull() | (F.col("to_ms") != F.col("ts_ms")))
+            .withColumnRenamed("ts_ms", "from_ms"))
+
+
+def topic_min_isr(configs: DataFrame, topics: DataFrame) -> DataFrame:
+    """(cluster, topic, ts_ms, seq, min_isr): the configured min ISR after every relevant config change.
+
+    A broker-default change applies to every topic of the cluster (cross join with ``topics``,
+    which is small); a topic override wins while it is set.
+    """
+    cfg = configs.filter(F.col("name") == MIN_ISR)
+    value = F.coalesce(F.expr("try_cast(value as int)"), F.lit(NO_VALUE))
+    per_topic = (cfg.filter(F.col("entity_type") == "topic")
+                 .select("cluster", F.col("entity").alias("topic"), "ts_ms", "seq", value.alias("t_val")))
+    default = (cfg.filter((F.col("entity_type") == "broker") & (F.col("entity") == "<default>"))
+               .select("cluster", "ts_ms", "seq", value.alias("d_val"))
+               .join(topics, "cluster"))
+    w = running("cluster", "topic")
+    t_ff = F.last("t_val", ignorenulls=True).over(w)
+    d_ff = F.last("d_val", ignorenulls=True).over(w)
+    return (per_topic.unionByName(default, allowMissingColumns=True)
+            .withColumn("t_ff", t_ff).withColumn("d_ff", d_ff)
+            .select("cluster", "topic", "ts_ms", "seq",
+                    F.coalesce(F.when(F.col("t_ff") != NO_VALUE, F.col("t_ff")),
+                               F.when(F.col("d_ff") != NO_VALUE, F.col("d_ff")),
+                               F.lit(1)).cast("int").alias("min_isr")))
+
+
+def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
+    """One replay stream per partition: every change row with the state forward-filled up to it.
+
+    Besides the state columns it keeps, on isr rows, the previous isr row's members and epoch
+    (``prev_isr``, ``prev_isr_epoch``) for the IsrShrinks/Expands meters.
+    """
+    assignments, leaders, isr = tables["assignments"], tables["leaders"], tables["isr"]
+    topics = assignments.select("cluster", "topic").distinct()
+    partitions = assignments.select(*PKEY).distinct()
+    a = assignments.select(*PKEY, "ts_ms", "seq", "replicas", "adding", "removing", F.lit("a").alias("src"))
+    ld = leaders.select(*PKEY, "ts_ms", "seq", "leader", "leader_epoch", F.lit("l").alias("src"))
+    i = isr.select(*PKEY, "ts_ms", "seq", F.col("isr").alias("isr_raw"),
+                   F.col("leader_epoch").alias("isr_epoch_raw"), F.lit("i").alias("src"))
+    m = (topic_min_isr(tables["configs"], topics).join(partitions, ["cluster", "topic"])
+         .select(*PKEY, "ts_ms", "seq", F.col("min_isr").alias("min_isr_raw"), F.lit("m").alias("src")))
+    ev = (a.unionByName(ld, allowMissingColumns=True).unionByName(i, allowMissingColumns=True)
+          .unionByName(m, allowMissingColumns=True))
+    w = running(*PKEY)
+    before = Window.partitionBy(*PKEY).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
+    return ev.select(
+        *PKEY, "ts_ms", "seq", "src",
+        *[F.last(c, ignorenulls=True).over(w).alias(c) for c in ("replicas", "adding", "removing", "leader",
+                                                                  "leader_epoch")],
+        F.last("isr_raw", ignorenulls=True).over(w).alias("isr"),
+        F.last("isr_epoch_raw", ignorenulls=True).over(w).alias("isr_epoch"),
+        F.last("min_isr_raw", ignorenulls=True).over(w).alias("configured_min_isr"),
+        F.last("isr_raw", ignorenulls=True).over(before).alias("prev_isr"),
+        F.last("isr_epoch_raw", ignorenulls=True).over(before).alias("prev_isr_epoch"),
+    )
+
+
+def with_flags(df: DataFrame) -> DataFrame:
+    """Flags of SEMANTICS §2 per row, in the cluster's version semantics and both URP semantics.
+
+    ``df`` must carry the per-cluster meta columns ``kip352`` and ``min_isr_capped``. Partition
+    predicates are true only on a current leader (§2): with no leader every flag but ``offline``
+    is false.
+    """
+    n_r, n_a, n_rm, n_i = (F.size("replicas"), F.size("adding"), F.size("removing"), F.size("isr"))
+    led = F.col("leader") != -1
+    configured = F.col("configured_min_isr")
+    capped = F.col("min_isr_capped")
+    kip352, legacy = P.urp_kip352(n_r, n_a, n_i) & led, P.urp_legacy(n_r, n_i) & led
+
+    def by_cap(fn) -> Column:
+        return F.when(capped, fn(n_i, configured, n_r, True)).otherwise(fn(n_i, configured, n_r, False))
+
+    return df.select(
+        "*",
+        F.when(capped, P.effective_min_isr(configured, n_r, True))
+        .otherwise(P.effective_min_isr(configured, n_r, False)).cast("int").alias("min_isr"),
+        F.when(F.col("kip352"), kip352).otherwise(legacy).alias("urp"),
+        kip352.alias("urp_kip352"), legacy.alias("urp_legacy"),
+        (by_cap(P.under_min_isr) & led).alias("under_min_isr"),
+        (by_cap(P.at_min_isr) & led).alias("at_min_isr"),
+        (~led).alias("offline"),
+        (P.reassigning(n_a, n_rm) & led).alias("reassigning"),
+    )
+
+
+def partition_state(events: DataFrame, meta: DataFrame) -> DataFrame:
+    """Intervals ``[from_ms, to_ms)`` of each partition's state and flags (analysis/partition_state)."""
+    state = (change_intervals(events, PKEY)
+             .filter(F.col("replicas").isNotNull())
+             .withColumn("leader", F.coalesce("leader", F.lit(-1)))
+             .withColumn("isr", F.coalesce("isr", F.array().cast("array<int>")))
+             .withColumn("configured_min_isr", F.coalesce("configured_min_isr", F.lit(1)))
+             .join(F.broadcast(meta.select("cluster", "kip352", "min_isr_capped")), "cluster"))
+    return with_flags(state).select(*PKEY, "from_ms", "to_ms", "leader", "leader_epoch", "replicas", "adding",
+                                    "removing", "isr", "min_isr", *FLAGS)

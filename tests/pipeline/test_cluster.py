@@ -1,0 +1,86 @@
+"""A real Spark standalone cluster on 127.0.0.1: `replicaflow analyze --master spark://…` == local mode."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from replicaflow.pipeline.runner import OUTPUTS, analyze
+from tests.pipeline.test_steps import reassigning, ties
+
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def alive_workers(webui: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{webui}/json/", timeout=2) as r:
+            return sum(w.get("state") == "ALIVE" for w in json.load(r).get("workers", []))
+    except OSError:
+        return 0
+
+
+def table(path: Path) -> list[tuple]:
+    return sorted(tuple(r.values()) for r in pq.read_table(path).to_pylist())
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+def test_standalone_cluster_matches_local_mode(spark, tmp_path):
+    dirs = [ties().write(tmp_path / "ties"), reassigning("2.5").write(tmp_path / "v25")]
+    port, ui, worker_ui = free_port(), free_port(), free_port()
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+           "SPARK_LOG_DIR": str(tmp_path / "logs"), "SPARK_WORKER_DIR": str(tmp_path / "work")}
+    spark_class = str(BIN / "spark-class")
+    logs = (tmp_path / "master.log").open("w"), (tmp_path / "worker.log").open("w")
+    master = subprocess.Popen([spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                               "--port", str(port), "--webui-port", str(ui)], env=env, stdout=logs[0],
+                              stderr=subprocess.STDOUT)
+    worker = None
+    try:
+        worker = subprocess.Popen([spark_class, "org.apache.spark.deploy.worker.Worker", f"spark://127.0.0.1:{port}",
+                                   "--cores", "2", "--memory", "1g", "--webui-port", str(worker_ui)], env=env,
+                                  stdout=logs[1], stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 180
+        while alive_workers(ui) < 1:
+            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()[-2000:]
+            assert master.poll() is None and worker.poll() is None, "master or worker exited"
+            time.sleep(1)
+        # the CLI takes one telemetry directory: analyze each cluster on the standalone cluster
+        for d in dirs:
+            done = subprocess.run([str(BIN / "replicaflow"), "analyze", str(d), "--out", str(tmp_path / "remote" / d.name),
+                                   "--master", f"spark://127.0.0.1:{port}"], env=env, capture_output=True, text=True,
+                                  timeout=900)
+            assert done.returncode == 0, done.stderr[-3000:]
+    finally:
+        for proc in (worker, master):
+            if proc is not None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        for f in logs:
+            f.close()
+    for d in dirs:
+        local = tmp_path / "local" / d.name
+        summary = analyze(d, local, spark=spark)
+        remote = tmp_path / "remote" / d.name / "analysis"
+        for name in OUTPUTS:
+            assert table(remote / name) == table(local / "analysis" / name), f"{d.name}: {name}"
+        assert json.loads((remote / "_summary.json").read_text()) == summary

@@ -1,0 +1,51 @@
+"""analysis/broker_metrics == truth/broker_metrics on every scenario (all versions), row for row.
+
+Every `scenarios/*.yaml` is simulated into a temporary directory and all of them are analyzed in
+one Spark job (multi-cluster), then each (cluster, ts_ms, broker, name) row is compared.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from replicaflow.pipeline.runner import analyze
+
+SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml"))
+
+
+def keyed(path: Path) -> dict[tuple, float]:
+    return {(r["cluster"], r["ts_ms"], r["broker"], r["name"]): r["value"] for r in pq.read_table(path).to_pylist()}
+
+
+def compare(truth: dict, analysis: dict) -> tuple[int, list[tuple]]:
+    """(rows compared, mismatches as (key, truth value, analysis value)), missing rows included."""
+    keys = truth.keys() | analysis.keys()
+    bad = [(k, truth.get(k), analysis.get(k)) for k in sorted(keys) if truth.get(k) != analysis.get(k)]
+    return len(keys), bad
+
+
+@pytest.mark.skipif(not SCENARIOS, reason="no scenarios/*.yaml in this checkout")
+def test_broker_metrics_equal_truth_on_every_scenario(spark, tmp_path):
+    from replicaflow.sim.runner import simulate
+
+    dirs = []
+    for scenario in SCENARIOS:
+        simulate(scenario, tmp_path / scenario.stem)
+        dirs.append(tmp_path / scenario.stem)
+    analyze(dirs, tmp_path / "all", spark=spark)
+    truth: dict = {}
+    for d in dirs:
+        truth.update(keyed(d / "truth" / "broker_metrics"))
+    analysis = keyed(tmp_path / "all" / "analysis" / "broker_metrics")
+    compared, bad = compare(truth, analysis)
+    by_metric = Counter((k[0], k[3].split("name=")[1]) for k, _, _ in bad)
+    print(f"\nbroker_metrics: {len(dirs)} scenarios, {compared} rows compared, {len(bad)} mismatches")
+    for (cluster, name), n in sorted(by_metric.items()):
+        first = next(b for b in bad if b[0][0] == cluster and b[0][3].endswith(name))
+        print(f"  {cluster} {name}: {n} rows, first {first}")
+    assert compared > 0 and len({k[0] for k in truth}) == len(dirs)
+    assert not bad

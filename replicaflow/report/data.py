@@ -1,0 +1,114 @@
+"""The report's inputs: ``DIR/analysis/*`` (pyarrow → pandas) and the scrape grid of each cluster.
+
+No Spark here (DESIGN.md §2): the analysis tables are small rollups, the report only reads them.
+Optional tables (log_events, rejects exist only when logs were ingested) come back empty with the
+contract's columns, so every section can say "none" instead of failing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.model.metrics import BROKER_METRICS
+from replicaflow.telemetry.io import read_meta, read_table
+from replicaflow.telemetry.schema import ANALYSIS
+
+REQUIRED = ("partition_state", "broker_metrics", "cluster_metrics", "incidents")
+OPTIONAL = ("topic_metrics", "reassignments", "reassignment_progress", "log_events", "rejects")
+SHORT_BY_JMX = {m.jmx: m.short for m in BROKER_METRICS}
+
+
+@dataclass
+class Analysis:
+    """Every analysis table as pandas, plus per-cluster metadata (the scrape grid, the version)."""
+
+    root: Path
+    tables: dict[str, pd.DataFrame]
+    meta: dict[str, dict] = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
+
+    @property
+    def clusters(self) -> list[str]:
+        names = set(self.tables["broker_metrics"]["cluster"]) | set(self.tables["cluster_metrics"]["cluster"])
+        names |= set(self.meta)
+        return sorted(names)
+
+    def of(self, name: str, cluster: str) -> pd.DataFrame:
+        df = self.tables[name]
+        if "cluster" not in df.columns:
+            return df
+        return df[df["cluster"] == cluster]
+
+    def grid(self, cluster: str) -> list[int]:
+        """Scrape times of a cluster: the meta's grid (DESIGN.md §4) or, without meta, the times scraped."""
+        m = self.meta.get(cluster)
+        if m and {"start_ms", "end_ms", "scrape_interval_ms"} <= set(m):
+            step = int(m["scrape_interval_ms"])
+            return list(range(int(m["start_ms"]), int(m["end_ms"]) + 1, step))
+        ts = set(self.of("broker_metrics", cluster)["ts_ms"]) | set(self.of("cluster_metrics", cluster)["ts_ms"])
+        return sorted(int(t) for t in ts)
+
+    def scrape_interval_ms(self, cluster: str) -> int:
+        m = self.meta.get(cluster, {})
+        if "scrape_interval_ms" in m:
+            return int(m["scrape_interval_ms"])
+        g = self.grid(cluster)
+        return int(min(b - a for a, b in zip(g, g[1:], strict=False))) if len(g) > 1 else 10_000
+
+
+def _empty(name: str) -> pd.DataFrame:
+    return pa.Table.from_pylist([], schema=ANALYSIS[name]).to_pandas()
+
+
+def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
+    """Read ``directory/analysis``; ``metas`` (one per cluster) default to ``directory/telemetry/_meta.json``."""
+    directory = Path(directory)
+    root = directory / "analysis"
+    if not root.is_dir():
+        raise ReplicaflowError(f"{root}: missing; run `replicaflow analyze` first")
+    tables: dict[str, pd.DataFrame] = {}
+    for name in REQUIRED + OPTIONAL:
+        if name in REQUIRED or (root / name).is_dir():
+            table = read_table(directory, "analysis", name)
+            missing = set(ANALYSIS[name].names) - set(table.column_names)
+            if missing:
+                raise ReplicaflowError(f"{root / name}: missing column(s) {', '.join(sorted(missing))}")
+            tables[name] = table.select(ANALYSIS[name].names).to_pandas()
+        else:
+            tables[name] = _empty(name)
+    if metas is None:
+        metas = [read_meta(directory)] if (directory / "telemetry" / "_meta.json").exists() else []
+    meta = {str(m.get("cluster")): m for m in metas if m.get("cluster") is not None}
+    summary: dict = {}
+    spath = root / "_summary.json"
+    if spath.exists():
+        try:
+            summary = json.loads(spath.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ReplicaflowError(f"{spath}: not valid JSON ({exc})") from None
+        if not isinstance(summary, dict):
+            raise ReplicaflowError(f"{spath}: expected a JSON object of clusters")
+    return Analysis(directory, tables, meta, summary)
+
+
+def broker_wide(analysis: Analysis, cluster: str) -> pd.DataFrame:
+    """broker_metrics of one cluster pivoted to columns (short metric name), rows (ts_ms, broker)."""
+    df = analysis.of("broker_metrics", cluster)
+    if df.empty:
+        return pd.DataFrame(columns=["ts_ms", "broker"])
+    df = df.assign(short=df["name"].map(lambda n: SHORT_BY_JMX.get(n, n)))
+    wide = df.pivot_table(index=["ts_ms", "broker"], columns="short", values="value", aggfunc="last")
+    return wide.reset_index().sort_values(["ts_ms", "broker"])
+
+
+def meter_deltas(values: pd.Series) -> pd.Series:
+    """Increase of a JMX meter Count between consecutive scrapes; a drop means the broker restarted (reset to 0)."""
+    prev = values.shift(1)
+    delta = values - prev
+    return delta.where(delta >= 0, values).fillna(0.0)

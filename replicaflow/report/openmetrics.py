@@ -1,0 +1,137 @@
+"""OpenMetrics export (``metrics.om``) with the JMX exporter names of SEMANTICS.md §3.
+
+Prometheus rules and Grafana dashboards written for Strimzi's JMX exporter read the file unchanged:
+broker gauges carry the labels ``cluster`` and ``broker`` (plus ``clientId="Replica"`` for the
+ReplicaFetcherManager metrics, as the JMX name has it), meters are counters (family without
+``_total``, samples ``<family>_total``), and ``kafka_cluster_partition_underminisr`` carries
+``topic``/``partition``. Samples keep their scrape timestamps (seconds). The text is ordered by
+family, then series, then time, and ends with ``# EOF`` -- what the OpenMetrics spec and
+``promtool tsdb create-blocks-from openmetrics`` require.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from replicaflow.model.metrics import BROKER_METRICS, RFM, BrokerMetric
+from replicaflow.model.version import KafkaVersion
+
+UNDER_MIN_ISR_FAMILY = "kafka_cluster_partition_underminisr"
+
+
+def family_name(metric: BrokerMetric) -> str:
+    """OpenMetrics family: counters drop the ``_total`` suffix that their samples carry."""
+    return metric.prometheus.removesuffix("_total") if metric.kind == "meter" else metric.prometheus
+
+
+def _escape(value: str) -> str:
+    return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _labels(pairs: Iterable[tuple[str, object]]) -> str:
+    return "{" + ",".join(f'{k}="{_escape(v)}"' for k, v in pairs) + "}"
+
+
+def _number(v: float) -> str:
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "+Inf" if v > 0 else "-Inf"
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else repr(float(v))
+
+
+def _ts(ts_ms: int) -> str:
+    return f"{int(ts_ms) // 1000}.{int(ts_ms) % 1000:03d}"
+
+
+def _frame(table) -> pd.DataFrame:
+    return table.to_pandas() if isinstance(table, pa.Table) else table
+
+
+def under_min_isr_samples(partition_state: pd.DataFrame, grid: Mapping[str, list[int]],
+                          live: Mapping[tuple[str, int], set[int]]) -> pd.DataFrame:
+    """``kafka_cluster_partition_underminisr`` on the scrape grid from partition_state intervals.
+
+    As the JMX exporter sees it: every live broker that leads the partition at T reports 1/0 and
+    followers report 0; replicaflow exports the partitions that were ever under min ISR (the others
+    are 0 throughout), one series per (partition, broker that led it), only at scrapes where that
+    broker was up (``live[(cluster, ts_ms)]``).
+    """
+    cols = ["cluster", "topic", "partition", "broker", "ts_ms", "value"]
+    ps = partition_state
+    if ps.empty or not ps["under_min_isr"].fillna(False).any():
+        return pd.DataFrame(columns=cols)
+    hit = ps[ps["under_min_isr"].fillna(False)][["cluster", "topic", "partition"]].drop_duplicates()
+    ps = ps.merge(hit, on=["cluster", "topic", "partition"])
+    rows = []
+    for (cluster, topic, partition), g in ps.groupby(["cluster", "topic", "partition"], sort=True):
+        times = np.asarray(grid.get(cluster, []), dtype=np.int64)
+        if times.size == 0:
+            continue
+        frm = g["from_ms"].to_numpy(np.int64)
+        to = g["to_ms"].fillna(2**62).to_numpy(np.int64)
+        leaders = g["leader"].fillna(-1).to_numpy(np.int64)
+        under = g["under_min_isr"].fillna(False).to_numpy(bool)
+        inside = (times[:, None] >= frm[None, :]) & (times[:, None] < to[None, :])
+        idx = np.where(inside.any(axis=1), inside.argmax(axis=1), -1)
+        leader_at = np.where(idx >= 0, leaders[np.maximum(idx, 0)], -1)
+        under_at = np.where(idx >= 0, under[np.maximum(idx, 0)], False)
+        for broker in sorted(set(int(b) for b in leaders if b >= 0)):
+            for t, lead, u in zip(times, leader_at, under_at, strict=True):
+                if broker in live.get((cluster, int(t)), set()):
+                    rows.append((cluster, topic, int(partition), broker, int(t), 1.0 if (lead == broker and u) else 0.0))
+    return pd.DataFrame(rows, columns=cols)
+
+
+def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapping] | None = None,
+                   grid: Mapping[str, list[int]] | None = None) -> str:
+    """The OpenMetrics text of ``analysis/broker_metrics`` (+ the partition under-min-ISR gauge).
+
+    ``meta`` maps cluster → ``_meta.json`` (for the Kafka version: the partition gauge exists from
+    1.0, KIP-164); ``grid`` maps cluster → scrape times for the partition gauge.
+    """
+    bm = _frame(broker_metrics)
+    meta = meta or {}
+    by_jmx = {m.jmx: m for m in BROKER_METRICS}
+    out: list[str] = []
+    bm = bm[bm["name"].isin(by_jmx)]
+    for metric in BROKER_METRICS:
+        rows = bm[bm["name"] == metric.jmx]
+        if rows.empty:
+            continue
+        fam = family_name(metric)
+        out.append(f"# TYPE {fam} {'counter' if metric.kind == 'meter' else 'gauge'}")
+        out.append(f"# HELP {fam} {_escape(metric.help)}")
+        sample = fam + "_total" if metric.kind == "meter" else fam
+        extra = (("clientId", "Replica"),) if metric.jmx.startswith(RFM) else ()
+        rows = rows.sort_values(["cluster", "broker", "ts_ms"])
+        for (cluster, broker), g in rows.groupby(["cluster", "broker"], sort=True):
+            labels = _labels((("cluster", cluster), ("broker", int(broker)), *extra))
+            out.extend(f"{sample}{labels} {_number(v)} {_ts(t)}"
+                       for t, v in zip(g["ts_ms"].to_numpy(), g["value"].to_numpy(), strict=True))
+    ps = _frame(partition_state) if partition_state is not None else None
+    if ps is not None and not ps.empty and grid:
+        ok = [c for c in ps["cluster"].unique()
+              if c not in meta or KafkaVersion.parse(str(meta[c].get("kafka_version", "99"))).at_least("1.0")]
+        live: dict[tuple[str, int], set[int]] = {}
+        for (cluster, t), g in bm.groupby(["cluster", "ts_ms"]):
+            live[(cluster, int(t))] = set(int(b) for b in g["broker"].unique())
+        samples = under_min_isr_samples(ps[ps["cluster"].isin(ok)], grid, live)
+        if not samples.empty:
+            out.append(f"# TYPE {UNDER_MIN_ISR_FAMILY} gauge")
+            out.append(f"# HELP {UNDER_MIN_ISR_FAMILY} 1 on the partition's leader while its ISR is below the "
+                       "effective min ISR (KIP-164), 0 elsewhere.")
+            samples = samples.sort_values(["cluster", "topic", "partition", "broker", "ts_ms"])
+            for (cluster, topic, partition, broker), g in samples.groupby(
+                    ["cluster", "topic", "partition", "broker"], sort=True):
+                labels = _labels((("cluster", cluster), ("broker", int(broker)), ("topic", topic),
+                                  ("partition", int(partition))))
+                out.extend(f"{UNDER_MIN_ISR_FAMILY}{labels} {_number(v)} {_ts(t)}"
+                           for t, v in zip(g["ts_ms"].to_numpy(), g["value"].to_numpy(), strict=True))
+    out.append("# EOF")
+    return "\n".join(out) + "\n"

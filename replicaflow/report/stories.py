@@ -1,0 +1,73 @@
+"""The five KIP before/after stories of `replicaflow demo` and the sentence that says what changed.
+
+Each sentence is computed from the two clusters' headline numbers (``sections.headline``), never
+written in advance: if a run stops showing the KIP's effect, the sentence says so.
+"""
+
+from __future__ import annotations
+
+from replicaflow.model.version import KafkaVersion
+from replicaflow.report.build import StoryPair
+
+STORIES: tuple[StoryPair, ...] = (
+    StoryPair("kip16", "KIP-16: time-based ISR",
+              "A short produce burst: before 0.9 a follower more than replica.lag.max.messages behind is dropped "
+              "from the ISR even while it keeps up; 0.9 judges followers by time (replica.lag.time.max.ms).",
+              "kip16-before", "kip16-after"),
+    StoryPair("kip164", "KIP-164: UnderMinIsrPartitionCount",
+              "Two brokers die one after the other: URP cannot tell 'fewer copies' from 'acks=all writes rejected'; "
+              "1.0 adds UnderMinIsrPartitionCount.",
+              "kip164-before", "kip164-after"),
+    StoryPair("kip352", "KIP-352: reassignment-aware URP",
+              "Healthy partitions move to a new broker: before 2.5 every moving partition counts as under-replicated "
+              "for the whole move; 2.5 excludes adding replicas and reports ReassigningPartitions.",
+              "kip352-before", "kip352-after"),
+    StoryPair("kip461", "KIP-461: fetcher partition-failure isolation",
+              "A storage error on one partition: before 2.3 it kills the whole replica fetcher thread; 2.3 marks only "
+              "that partition failed (FailedPartitionsCount) and keeps fetching the others.",
+              "kip461-before", "kip461-after"),
+    StoryPair("kip542", "KIP-542: separate reassignment throttles",
+              "A throttled reassignment while a broker restarts: KIP-73 throttles also slow the restarted broker's "
+              "catch-up; KIP-542 throttles only the reassignment traffic.",
+              "kip542-before", "kip542-after"),
+)
+
+
+def _v(meta: dict, default: str) -> str:
+    return str(meta.get("kafka_version") or default)
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
+
+
+def what_changed(key: str, b: dict, a: dict, bmeta: dict, ameta: dict) -> str:
+    """One sentence, from the numbers, of what the KIP changed between the two runs."""
+    vb, va = _v(bmeta, "before"), _v(ameta, "after")
+    if key == "kip16":
+        kept = "kept it intact" if a["isr_shrinks"] == 0 else f"shrank it only {_times(a['isr_shrinks'])}"
+        return (f"{vb} shrank the ISR {_times(b['isr_shrinks'])} during the burst (peak URP {b['peak_urp']}); "
+                f"{va} {kept} (peak URP {a['peak_urp']}).")
+    if key == "kip164":
+        seen_b = KafkaVersion.parse(vb).at_least("1.0") if bmeta.get("kafka_version") else False
+        hidden = "reported" if seen_b else "had no metric for"
+        peaks = (f"{b['peak_urp']}" if b["peak_urp"] == a["peak_urp"] else f"{b['peak_urp']} and {a['peak_urp']}")
+        return (f"Both runs peaked at {peaks} under-replicated partitions, but {vb} "
+                f"{hidden} the {b['under_min_isr_minutes']:.1f} partition-minutes under min ISR (acks=all writes "
+                f"rejected); {va} reports them as UnderMinIsrPartitionCount (peak {a['peak_under_min_isr']}).")
+    if key == "kip352":
+        return (f"{vb} reported up to {b['peak_urp']} under-replicated partitions during the move "
+                f"({b['peak_reassignment_induced_urp']} of them only because replicas were being added); "
+                f"{va} reported {a['peak_urp']} and showed the move as ReassigningPartitions "
+                f"(peak {a['peak_reassigning']}).")
+    if key == "kip461":
+        return (f"{vb}: one storage error stopped the whole fetcher thread, {b['urp_minutes']:.1f} under-replicated "
+                f"partition-minutes (peak URP {b['peak_urp']}); {va} isolated the partition "
+                f"(FailedPartitionsCount peak {a['peak_failed_partitions']}), {a['urp_minutes']:.1f} "
+                f"partition-minutes (peak URP {a['peak_urp']}).")
+    if key == "kip542":
+        return (f"With KIP-73 throttles partitions spent {b['urp_minutes']:.1f} partition-minutes under-replicated "
+                f"(under min ISR {b['under_min_isr_minutes']:.1f}) while the restarted broker crawled back; with "
+                f"KIP-542 reassignment throttles {a['urp_minutes']:.1f} (under min ISR {a['under_min_isr_minutes']:.1f}).")
+    return (f"peak URP {b['peak_urp']} → {a['peak_urp']}, under-min-ISR partition-minutes "
+            f"{b['under_min_isr_minutes']:.1f} → {a['under_min_isr_minutes']:.1f}.")

@@ -1,0 +1,353 @@
+"""Kafka broker log lines per release (SEMANTICS §7), rendered from the simulator's structured events.
+
+The simulator records what a broker would log as plain dicts (``ts_ms``, ``broker``, ``kind`` and
+kind-specific keys); this module turns them into the lines Kafka itself writes, in the log4j layout
+``[yyyy-MM-dd HH:mm:ss,SSS] LEVEL message (logger)`` (UTC), one file per broker and appender:
+``broker-N/server.log``, ``broker-N/state-change.log``, ``broker-N/controller.log``. The wording of
+each message follows the release family (``KafkaVersion.log_family``); where SEMANTICS §7 is silent
+the choice is written down in ``docs/logs.md`` (controller lines are KRaft's from 3.3).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from replicaflow.model.version import KafkaVersion
+
+SERVER, STATE_CHANGE, CONTROLLER = "server.log", "state-change.log", "controller.log"
+
+PARTITION_LOGGER = "kafka.cluster.Partition"
+STATE_CHANGE_LOGGER = "state.change.logger"
+FETCHER_MANAGER_LOGGER = "kafka.server.ReplicaFetcherManager"
+FETCHER_THREAD_LOGGER = "kafka.server.ReplicaFetcherThread"
+ZK_CONTROLLER_LOGGER = "kafka.controller.KafkaController"
+KRAFT_CONTROLLER_LOGGER = "org.apache.kafka.controller.ReplicationControlManager"
+
+_OLD = "0.10"  # 0.8 - 0.11: `Partition [t,p] on broker N: ` and `[t,p]` partition names
+
+Line = tuple[str, str]  # (file name inside broker-N/, full log line)
+
+
+def format_ts(ts_ms: int) -> str:
+    """``yyyy-MM-dd HH:mm:ss,SSS`` in UTC, log4j's default ``%d`` layout."""
+    dt = datetime.fromtimestamp(ts_ms / 1000, tz=UTC)
+    return dt.strftime("%Y-%m-%d %H:%M:%S") + f",{ts_ms % 1000:03d}"
+
+
+def format_line(ts_ms: int, level: str, message: str, logger: str) -> str:
+    return f"[{format_ts(ts_ms)}] {level} {message} ({logger})"
+
+
+def _ids(brokers: Iterable[int]) -> str:
+    return ",".join(str(int(b)) for b in brokers)
+
+
+def _tp(family: str, topic: str, partition: int) -> str:
+    """TopicPartition.toString: ``orders-3``; 0.10/0.11 TopicAndPartition: ``[orders,3]``."""
+    return f"[{topic},{partition}]" if family == _OLD else f"{topic}-{partition}"
+
+
+def _partition_prefix(family: str, topic: str, partition: int, broker: int) -> str:
+    if family == _OLD:
+        return f"Partition [{topic},{partition}] on broker {broker}: "
+    return f"[Partition {topic}-{partition} broker={broker}] "
+
+
+def _fetcher_prefix(family: str, broker: int, leader: int, fetcher_id: int) -> str:
+    if family == _OLD:
+        return f"[ReplicaFetcherThread-{fetcher_id}-{leader}], "
+    return f"[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId={fetcher_id}] "
+
+
+def topic_id(topic: str) -> str:
+    """A stable stand-in for the topic's Uuid (base64url, 22 characters, as Kafka prints it)."""
+    return base64.urlsafe_b64encode(hashlib.md5(topic.encode()).digest()).decode().rstrip("=")
+
+
+def _kraft(version: KafkaVersion) -> bool:
+    """Controller and server lifecycle lines are rendered as KRaft's from 3.3 (KRaft production-ready)."""
+    return version.at_least("3.3")
+
+
+# --- one renderer per event kind -------------------------------------------------------------
+
+def _isr_shrink(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+    msg = f"Shrinking ISR from {_ids(e['old_isr'])} to {_ids(e['new_isr'])}"
+    if v.at_least("2.2"):
+        items = []
+        for r in e.get("out_of_sync", []):
+            leo = r.get("leo")
+            end = "unknown" if (leo is None or leo < 0) and v.at_least("3.0") else str(-1 if leo is None else leo)
+            item = f"(brokerId: {r['broker']}, endOffset: {end}"
+            if v.at_least("3.6"):
+                lcu = r.get("last_caught_up_ms")
+                item += f", lastCaughtUpTimeMs: {'unknown' if lcu is None or lcu < 0 else lcu}"
+            items.append(item + ")")
+        msg += (f". Leader: (highWatermark: {e['hw']}, endOffset: {e['leo']}). "
+                f"Out of sync replicas: {' '.join(items)}.")
+    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
+
+
+def _isr_expand(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    if v.at_least("2.8"):  # from 2.8 the expansion is only visible as "ISR updated"
+        return []
+    pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+    msg = f"Expanding ISR from {_ids(e['old_isr'])} to {_ids(e['new_isr'])}"
+    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
+
+
+def _isr_updated(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+    isr, epoch = _ids(e["isr"]), int(e["partition_epoch"])
+    if v.at_least("3.5"):
+        mark = "(under-min-isr)" if e.get("under_min_isr") else ""
+        msg = f"ISR updated to {isr} {mark} and version updated to {epoch}"
+    elif v.at_least("2.8"):
+        msg = f"ISR updated to {isr} and version updated to [{epoch}]"
+    elif v.alter_partition:
+        msg = f"ISR updated from AlterIsr to {isr} and version updated to [{epoch}]"
+    else:
+        msg = f"ISR updated to [{isr}] and zkVersion updated to [{epoch}]"
+    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
+
+
+def _isr_update_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    if v.alter_partition:
+        raise ValueError("event 'isr_update_failed' is a ZooKeeper-era line (Kafka < 2.7)")
+    pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+    ver = f"[{e['partition_epoch']}]" if v.release[:2] == (2, 3) else str(e["partition_epoch"])
+    msg = f"Cached zkVersion {ver} not equal to that in zookeeper, skip updating ISR"
+    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
+
+
+def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    tp = _tp(fam, e["topic"], e["partition"])
+    epoch, prev = int(e["leader_epoch"]), int(e["prev_leader_epoch"])
+    if not v.at_least("2.6"):
+        # Before 2.6 the leader logs through its Partition logger (server.log), without the ISR.
+        pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+        msg = (f"{e['topic']}-{e['partition']} starts at Leader Epoch {epoch} from offset {e['leo']}. "
+               f"Previous Leader Epoch was: {prev}")
+        return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
+    isr, adding, removing = _ids(e["isr"]), _ids(e.get("adding", [])), _ids(e.get("removing", []))
+    if not v.at_least("3.3"):
+        msg = (f"Leader {tp} starts at leader epoch {epoch} from offset {e['leo']} with high watermark "
+               f"{e['hw']} ISR [{isr}] addingReplicas [{adding}] removingReplicas [{removing}]. "
+               f"Previous leader epoch was {prev}.")
+    else:
+        msg = (f"Leader {tp} with topic id Some({e.get('topic_id') or topic_id(e['topic'])}) starts at leader "
+               f"epoch {epoch} from offset {e['leo']} with partition epoch {e['partition_epoch']}, high "
+               f"watermark {e['hw']}, ISR [{isr}], adding replicas [{adding}] and removing replicas [{removing}]")
+        if v.at_least("3.5"):
+            prev_leader = int(e.get("prev_leader", -1))
+            who = f"Some({prev_leader})" if prev_leader >= 0 else "None"
+            msg += (" (under-min-isr)" if e.get("under_min_isr") else "")
+            msg += f". Previous leader {who} and previous leader epoch was {prev}."
+        else:
+            msg += f". Previous leader epoch was {prev}."
+    return [(STATE_CHANGE, format_line(e["ts_ms"], "INFO", f"[Broker id={e['broker']}] " + msg,
+                                       STATE_CHANGE_LOGGER))]
+
+
+def _fetcher_added(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    pre = f"[ReplicaFetcherManager on broker {e['broker']}] "
+    leader, parts = int(e["leader"]), [(str(t), int(p), int(o)) for t, p, o in e["partitions"]]
+    if fam in (_OLD, "1.0"):
+        endpoint = f"BrokerEndPoint({leader},broker-{leader},9092)"
+        items = [f"[{_tp(fam, t, p)}, initOffset {o} to broker {endpoint}] " for t, p, o in parts]
+        msg = f"Added fetcher for partitions List({', '.join(items)})"
+    else:
+        epoch = f", leaderEpoch={e['leader_epoch']}" if e.get("leader_epoch") is not None else ""
+        items = [f"{t}-{p} -> (offset={o}{epoch})" for t, p, o in parts]
+        msg = f"Added fetcher to broker {leader} for partitions Map({', '.join(items)})"
+    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, FETCHER_MANAGER_LOGGER))]
+
+
+def _fetcher_removed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    pre = f"[ReplicaFetcherManager on broker {e['broker']}] "
+    parts = [_tp(fam, str(t), int(p)) for t, p in e["partitions"]]
+    listed = ",".join(parts) if fam in (_OLD, "1.0") else f"Set({', '.join(parts)})"
+    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + f"Removed fetcher for partitions {listed}",
+                                 FETCHER_MANAGER_LOGGER))]
+
+
+def _partition_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    if not v.fetcher_failure_isolated:
+        raise ValueError(f"event 'partition_failed' needs Kafka 2.3+ (KIP-461); {v} logs 'thread_died'")
+    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"])
+    msg = f"Partition {e['topic']}-{e['partition']} marked as failed"
+    return [(SERVER, format_line(e["ts_ms"], "WARN", pre + msg, FETCHER_THREAD_LOGGER))]
+
+
+def _thread_died(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    if v.fetcher_failure_isolated:
+        raise ValueError(f"event 'thread_died' is Kafka <= 2.2 behaviour; {v} logs 'partition_failed'")
+    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"])
+    word = "error" if fam == _OLD else "Error"
+    return [
+        (SERVER, format_line(e["ts_ms"], "ERROR", pre + "Error due to", FETCHER_THREAD_LOGGER)),
+        (SERVER, f"kafka.common.KafkaException: {word} processing data for partition "
+                 f"{_tp(fam, e['topic'], e['partition'])} offset {e['offset']}"),
+        (SERVER, "\tat kafka.server.AbstractFetcherThread.processFetchRequest(AbstractFetcherThread.scala:210)"),
+        (SERVER, "\tat kafka.server.AbstractFetcherThread.doWork(AbstractFetcherThread.scala:111)"),
+    ]
+
+
+def _controller_prefix(v: KafkaVersion, fam: str, broker: int) -> str:
+    if _kraft(v):
+        return f"[QuorumController id={broker}] "
+    return f"[Controller {broker}]: " if fam == _OLD else f"[Controller id={broker}] "
+
+
+def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    pre = _controller_prefix(v, fam, e["broker"])
+    tp, replicas = _tp(fam, e["topic"], e["partition"]), list(e["replicas"])
+    if v.at_least("2.4"):  # KIP-455 controllers log the full assignment state
+        adding, removing = list(e["adding"]), list(e["removing"])
+    if _kraft(v):
+        msg = (f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
+               f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr=null, leader=-2, "
+               f"replicas=[{', '.join(map(str, replicas))}], removingReplicas=[{', '.join(map(str, removing))}], "
+               f"addingReplicas=[{', '.join(map(str, adding))}], leaderRecoveryState=-1) for topic {e['topic']}")
+        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
+    if v.at_least("2.4"):
+        msg = (f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
+               f"{_ids(replicas)}, addingReplicas={_ids(adding)}, removingReplicas={_ids(removing)})")
+    else:
+        msg = f"Handling reassignment of partition {tp} to new replicas {_ids(replicas)}"
+    return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, ZK_CONTROLLER_LOGGER))]
+
+
+def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    pre = _controller_prefix(v, fam, e["broker"])
+    tp, replicas = _tp(fam, e["topic"], e["partition"]), list(e["replicas"])
+    if _kraft(v):
+        node = int(e.get("leader", replicas[0]))
+        msg = f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment."
+        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
+    if v.at_least("2.4"):
+        msgs = [f"Target replicas List({', '.join(map(str, replicas))}) have all caught up with the leader for "
+                f"reassigning partition {tp}",
+                f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
+                f"{_ids(replicas)}, addingReplicas=, removingReplicas=)"]
+    else:
+        msgs = [f"Removed partition {tp} from the list of reassigned partitions in zookeeper"]
+    return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + m, ZK_CONTROLLER_LOGGER)) for m in msgs]
+
+
+def _broker_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    b = e["broker"]
+    if _kraft(v):
+        line = format_line(e["ts_ms"], "INFO", f"[KafkaRaftServer nodeId={b}] Kafka Server started",
+                           "kafka.server.KafkaRaftServer")
+    elif fam == _OLD:
+        line = format_line(e["ts_ms"], "INFO", f"[Kafka Server {b}], started", "kafka.server.KafkaServer")
+    else:
+        line = format_line(e["ts_ms"], "INFO", f"[KafkaServer id={b}] started", "kafka.server.KafkaServer")
+    return [(SERVER, line)]
+
+
+def _broker_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    b = e["broker"]
+    if _kraft(v):
+        line = format_line(e["ts_ms"], "INFO", f"[BrokerServer id={b}] shut down completed",
+                           "kafka.server.BrokerServer")
+    elif fam == _OLD:
+        line = format_line(e["ts_ms"], "INFO", f"[Kafka Server {b}], shut down completed", "kafka.server.KafkaServer")
+    else:
+        line = format_line(e["ts_ms"], "INFO", f"[KafkaServer id={b}] shut down completed", "kafka.server.KafkaServer")
+    return [(SERVER, line)]
+
+
+RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
+    "isr_shrink": _isr_shrink,
+    "isr_expand": _isr_expand,
+    "isr_updated": _isr_updated,
+    "isr_update_failed": _isr_update_failed,
+    "leader_start": _leader_start,
+    "fetcher_added": _fetcher_added,
+    "fetcher_removed": _fetcher_removed,
+    "partition_failed": _partition_failed,
+    "thread_died": _thread_died,
+    "reassignment_started": _reassignment_started,
+    "reassignment_completed": _reassignment_completed,
+    "broker_started": _broker_started,
+    "broker_shutdown": _broker_shutdown,
+}
+
+
+def render_event(event: dict, version: KafkaVersion, start_ms: int = 0) -> list[tuple[str, str]]:
+    """The ``(relative path, line)`` pairs one event produces (possibly none, e.g. expand on 2.8+)."""
+    kind = event.get("kind")
+    renderer = RENDERERS.get(kind)  # type: ignore[arg-type]
+    if renderer is None:
+        raise ValueError(f"unknown log event kind {kind!r}; expected one of {', '.join(sorted(RENDERERS))}")
+    e = dict(event)
+    try:
+        e["ts_ms"] = int(e["ts_ms"]) + int(start_ms)
+        e["broker"] = int(e["broker"])
+        lines = renderer(e, version, version.log_family)
+    except KeyError as exc:
+        raise ValueError(f"log event {kind!r} at ts_ms={event.get('ts_ms')} lacks key {exc.args[0]!r}") from None
+    return [(f"broker-{e['broker']}/{name}", line) for name, line in lines]
+
+
+def render_logs(events: Iterable[dict], version: KafkaVersion, start_ms: int = 0) -> dict[str, list[str]]:
+    """Render events into Kafka's log files: ``{'broker-1/server.log': [line, ...], ...}``.
+
+    ``start_ms`` is added to every event's ``ts_ms`` (0 when events carry epoch milliseconds).
+    Lines of one file keep event order, sorted stably by time as log4j appends them.
+    """
+    files: dict[str, list[tuple[int, int, str]]] = {}
+    for n, event in enumerate(events):
+        ts = int(event.get("ts_ms", 0)) + int(start_ms)
+        for path, line in render_event(event, version, start_ms):
+            files.setdefault(path, []).append((ts, n, line))
+    return {path: [line for _, _, line in sorted(rows, key=lambda r: (r[0], r[1]))]
+            for path, rows in sorted(files.items())}
+
+
+@contextmanager
+def _atomic_dir(final: Path) -> Iterator[Path]:
+    """Temporary sibling directory renamed over ``final`` on success (DESIGN.md §5)."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
+    try:
+        yield tmp
+        if final.exists():
+            old = final.with_name(f".{final.name}.old-{os.getpid()}")
+            os.replace(final, old)
+            os.replace(tmp, final)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _atomic_dir_impl() -> Callable[[Path], object]:
+    try:
+        from replicaflow.telemetry.io import atomic_dir  # the project's shared helper, once present
+    except ImportError:
+        return _atomic_dir
+    return atomic_dir
+
+
+def write_logs(events: Iterable[dict], version: KafkaVersion, out_dir: Path, start_ms: int = 0) -> None:
+    """Write ``out_dir/logs/broker-N/*.log`` atomically (the whole ``logs/`` directory appears at once)."""
+    rendered = render_logs(events, version, start_ms)
+    with _atomic_dir_impl()(Path(out_dir) / "logs") as tmp:  # type: ignore[attr-defined]
+        for rel, lines in rendered.items():
+            path = Path(tmp) / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -1,0 +1,263 @@
+"""Broker log ingest: every release family of SEMANTICS §7, container envelopes, JSON layouts, garbage.
+
+The fixture logs are read once per module and collected; the tests assert on plain Python rows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from pyspark.sql.pandas.types import from_arrow_schema
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.ingest.logs import read_logs, resolve_paths
+from replicaflow.model.version import KafkaVersion
+from replicaflow.telemetry.logformat import write_logs
+from replicaflow.telemetry.schema import ANALYSIS, TELEMETRY
+
+pytestmark = pytest.mark.spark
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "logs"
+
+
+def rel(source: str) -> str:
+    return source.split("/data/logs/", 1)[-1]
+
+
+@pytest.fixture(scope="module")
+def parsed(spark):
+    out = read_logs(spark, str(DATA), cluster="prod")
+    rows = {name: [r.asDict(recursive=True) for r in df.collect()] for name, df in out.items()}
+    for table in rows.values():
+        for r in table:
+            if "source" in r:
+                r["source"] = rel(r["source"])
+    return out, rows
+
+
+def events_in(rows, directory: str) -> list[dict]:
+    return sorted((e for e in rows["log_events"] if e["source"].startswith(directory + "/")),
+                  key=lambda e: (e["source"], e["line_number"], e["topic"] or "", e["partition"] or -1))
+
+
+def kinds(rows, directory: str) -> Counter:
+    return Counter(e["kind"] for e in events_in(rows, directory))
+
+
+def test_schemas_conform_to_the_contract(parsed):
+    out, _ = parsed
+    for name, schema in [("log_events", ANALYSIS["log_events"]), ("rejects", ANALYSIS["rejects"]),
+                         ("isr", TELEMETRY["isr"]), ("leaders", TELEMETRY["leaders"])]:
+        expected = [(f.name, f.dataType) for f in from_arrow_schema(schema).fields]
+        assert [(f.name, f.dataType) for f in out[name].schema.fields] == expected, name
+
+
+def test_event_counts_per_family(parsed):
+    _, rows = parsed
+    assert kinds(rows, "0.10") == {"broker_started": 1, "isr_shrink": 1, "isr_update_failed": 1, "isr_expand": 1, "fetcher_removed": 2,
+                                   "fetcher_added": 2, "thread_died": 1}
+    assert kinds(rows, "1.1") == {"broker_started": 1, "leader_start": 1, "isr_shrink": 1, "isr_updated": 2,
+                                  "isr_expand": 1, "fetcher_added": 1}
+    assert kinds(rows, "2.2") == {"isr_shrink": 1, "isr_updated": 1, "thread_died": 1, "reassignment_started": 1,
+                                  "reassignment_completed": 1}
+    assert kinds(rows, "2.4") == {"isr_shrink": 1, "isr_updated": 1, "leader_start": 1, "partition_failed": 1,
+                                  "fetcher_removed": 2, "reassignment_started": 1, "reassignment_caught_up": 1,
+                                  "reassignment_completed": 1}
+    assert kinds(rows, "2.7") == {"isr_shrink": 1, "isr_updated": 1, "isr_expand": 1, "leader_start": 1}
+    assert kinds(rows, "3.0") == {"isr_shrink": 1, "isr_updated": 2}
+    assert kinds(rows, "3.6") == {"broker_started": 1, "isr_shrink": 1, "isr_updated": 2, "leader_start": 2,
+                                  "reassignment_started": 1, "reassignment_completed": 1}
+
+
+def test_old_layouts_parse_partition_names_isr_and_timestamps(parsed):
+    _, rows = parsed
+    started, shrink, failed, expand, *_ = events_in(rows, "0.10")
+    assert started["kind"] == "broker_started" and started["broker"] == 1
+    assert (shrink["topic"], shrink["partition"], shrink["isr"], shrink["broker"], shrink["ts_ms"]) == \
+        ("orders", 0, [1, 2], 1, 1488362401100)
+    assert failed["kind"] == "isr_update_failed" and expand["isr"] == [1, 2, 3]
+    fetch = {(e["kind"], e["topic"], e["partition"]) for e in events_in(rows, "0.10") if "fetcher" in e["kind"]}
+    assert fetch == {(k, t, p) for k in ("fetcher_added", "fetcher_removed") for t, p in (("orders", 1),
+                                                                                       ("payments", 0))}
+    died = next(e for e in events_in(rows, "0.10") if e["kind"] == "thread_died")
+    # the exception line carries the partition; time and broker come from the ERROR line it continues
+    assert (died["line_number"], died["topic"], died["partition"], died["broker"], died["ts_ms"]) == \
+        (9, "orders", 1, 1, 1488362409000)
+    assert died["message"].startswith("[ReplicaFetcherThread-0-2], Error due to")
+
+
+def test_isr_lists_epochs_and_brokers_exact(parsed):
+    _, rows = parsed
+    by = {(e["source"], e["line_number"]): e for e in rows["log_events"]}
+    assert by[("1.1/broker-2/server.log", 2)]["leader_epoch"] == 3
+    assert by[("1.1/broker-2/server.log", 3)]["isr"] == [2, 3]
+    assert by[("1.1/broker-2/server.log", 6)]["isr"] == [2, 3, 1]
+    assert by[("2.2/broker-3/server.log", 1)]["isr"] == [3, 1]
+    died = by[("2.2/broker-3/server.log", 4)]
+    assert (died["kind"], died["topic"], died["partition"], died["broker"]) == ("thread_died", "payments", 5, 3)
+    assert by[("2.2/broker-3/server.log", 7)]["isr"] == [3, 1, 4]  # reassignment target replicas
+    assert by[("2.4/broker-1/server.log", 3)]["leader_epoch"] == 8
+    assert by[("2.4/broker-1/controller.log", 1)]["isr"] == [4, 1, 2, 3]
+    assert by[("2.4/broker-1/controller.log", 3)]["kind"] == "reassignment_completed"
+    lead27 = by[("2.7/broker-2/state-change.log", 1)]
+    assert (lead27["isr"], lead27["leader_epoch"], lead27["broker"]) == ([2, 3, 1], 12, 2)
+    assert by[("2.7/broker-2/server.log", 2)]["isr"] == [2, 3]
+    assert by[("3.0/broker-2/server.log", 1)]["isr"] == [2, 1]  # endOffset: unknown
+    assert by[("3.0/broker-2/server.log", 3)]["isr"] == [2, 1, 3]
+    assert by[("3.6/broker-1/server.log", 2)]["isr"] == [1]
+    assert by[("3.6/broker-1/server.log", 3)]["isr"] == [1]  # (under-min-isr)
+    assert by[("3.6/broker-1/server.log", 4)]["isr"] == [1, 2, 3]  # two spaces
+    lead36 = by[("3.6/broker-1/state-change.log", 1)]
+    assert (lead36["topic"], lead36["partition"], lead36["isr"], lead36["leader_epoch"]) == ("orders", 7, [1, 2, 3], 6)
+    kraft = by[("3.6/broker-1/controller.log", 1)]
+    assert (kraft["kind"], kraft["topic"], kraft["partition"], kraft["isr"]) == \
+        ("reassignment_started", "orders", 8, [1, 3, 4, 2])
+    assert by[("3.6/broker-1/controller.log", 2)]["partition"] == 8
+
+
+def test_container_envelopes_and_json_layouts(parsed):
+    _, rows = parsed
+    k8s = events_in(rows, "k8s")
+    assert [(e["kind"], e["topic"], e["partition"], e["broker"], e["isr"]) for e in k8s] == [
+        ("isr_updated", "orders", 9, 4, [4, 5]), ("partition_failed", "orders", 10, 4, None)]
+    assert k8s[0]["ts_ms"] == 1704067200000
+    docker = events_in(rows, "docker")
+    assert [(e["kind"], e["isr"], e["broker"]) for e in docker] == [("isr_shrink", [5, 6], 5),
+                                                                   ("isr_updated", [5, 6], 5)]
+    js = events_in(rows, "json")
+    assert [(e["kind"], e["ts_ms"]) for e in js] == [("isr_updated", 1709251200000), ("leader_start", 1709251201250),
+                                                     ("broker_started", 1709251202000)]
+    assert js[1]["leader_epoch"] == 4 and js[1]["isr"] == [6, 7]
+
+
+def test_every_unreadable_line_is_rejected_with_its_reason(parsed):
+    _, rows = parsed
+    rejects = {(r["source"], r["line_number"]): r["reason"] for r in rows["rejects"]}
+    assert all(r["reason"] and r["raw_line"] is not None for r in rows["rejects"])
+    g = "garbage/broker-9/server.log"
+    assert {n: rejects[(g, n)] for n in (1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13)} == {
+        1: "continuation line",
+        2: "truncated ISR list",
+        3: "truncated or malformed isr_updated message",
+        4: "truncated or malformed timestamp/layout",
+        5: "invalid timestamp",
+        6: "unknown log level 'NOTICE'",
+        9: "no timestamp",
+        10: "no partition prefix ([Partition topic-N broker=B]) on an ISR message",
+        11: "unknown message",
+        12: "invalid UTF-8",
+        13: "invalid UTF-8",
+    }
+    assert (g, 7) not in rejects and (g, 8) not in rejects  # blank lines are ignored
+    assert rejects[("docker/broker-5-json.log", 4)] == "truncated ISR list"
+    assert rejects[("docker/broker-5-json.log", 5)].startswith("unreadable JSON log record")
+    assert rejects[("json/broker-6/server.json", 5)] == "no timestamp in JSON log record"
+    assert rejects[("k8s/my-cluster-kafka-4/0.log", 3)].startswith("partial line (CRI 'P' flag)")
+    assert rejects[("k8s/my-cluster-kafka-4/0.log", 4)] == "no timestamp"
+    assert len(rejects) == 11 + 2 + 1 + 2
+    raw = {(r["source"], r["line_number"]): r["raw_line"] for r in rows["rejects"]}
+    assert raw[(g, 2)].endswith("Shrinking ISR from 9,8,7 to 9,")
+    assert "\ufffd" in raw[(g, 12)]
+
+
+def test_every_line_is_accounted_for(parsed):
+    _, rows = parsed
+    total = Counter()
+    for r in rows["line_counts"]:
+        total[r["category"]] += r["lines"]
+    physical = sum(len(p.read_bytes().split(b"\n")) - (p.read_bytes().endswith(b"\n"))
+                   for p in DATA.rglob("*") if p.is_file())
+    assert sum(total.values()) == physical
+    assert total["reject"] == len(rows["rejects"])
+    per_file = {(r["source"], r["category"]): r["lines"] for r in rows["line_counts"]}
+    assert per_file[("0.10/broker-1/server.log", "other")] == 3  # generic INFO and the ERROR header
+    assert per_file[("0.10/broker-1/server.log", "attached")] == 4  # stack trace of the dead thread
+    assert per_file[("garbage/broker-9/server.log", "blank")] == 2
+
+
+def test_markup_in_a_topic_field_is_kept_verbatim_for_the_report_to_escape(parsed):
+    _, rows = parsed
+    (e,) = events_in(rows, "xss")
+    assert (e["kind"], e["topic"], e["partition"], e["isr"], e["broker"]) == \
+        ("isr_shrink", "<script>alert(1)</script>", 0, [7], 7)
+    assert "<script>alert(1)</script>" in e["message"]
+
+
+def test_isr_and_leaders_history(parsed):
+    _, rows = parsed
+    isr = sorted(rows["isr"], key=lambda r: r["seq"])
+    assert [r["seq"] for r in isr] == sorted({r["seq"] for r in isr})
+    assert all(r["cluster"] == "prod" for r in isr + rows["leaders"])
+
+    def history(topic, partition):
+        return [(r["isr"], r["leader_epoch"]) for r in isr if (r["topic"], r["partition"]) == (topic, partition)]
+
+    # ZooKeeper era: shrink/expand are the committed writes; the repeated "ISR updated" rows are dropped
+    assert history("orders", 1) == [([2, 3], 3), ([2, 3, 1], 3)]
+    assert history("orders", 0) == [([1, 2], None), ([1, 2, 3], None)]
+    # 2.7+: shrink/expand are proposals; the committed ISR comes from "ISR updated" and the leader line
+    assert history("orders", 5) == [([2, 3, 1], 12), ([2, 3], 12)]
+    assert history("orders", 7) == [([1, 2, 3], 6), ([1], 6), ([1, 2, 3], 6)]
+    leaders = {(r["topic"], r["partition"], r["leader"], r["leader_epoch"]) for r in rows["leaders"]}
+    assert {("orders", 1, 2, 3), ("orders", 3, 1, 8), ("orders", 5, 2, 12), ("orders", 7, 1, 6),
+            ("orders", 8, 1, 2), ("orders", 12, 6, 4)} == leaders
+    seqs = [r["seq"] for r in isr + rows["leaders"]]
+    assert len(seqs) == len(set(seqs))
+
+
+def test_paths_that_match_nothing_raise(tmp_path):
+    with pytest.raises(ReplicaflowError, match="'/nonexistent/broker-1/server.log' matches no file"):
+        resolve_paths("/nonexistent/broker-1/server.log")
+    with pytest.raises(ReplicaflowError, match=r"matches no file"):
+        resolve_paths(str(tmp_path / "*.log"))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "server.log").write_text("x\n")
+    (tmp_path / "a" / ".hidden.crc").write_text("x\n")
+    assert resolve_paths(str(tmp_path / "**" / "*.log")) == [str(tmp_path / "a" / "server.log")]
+    assert resolve_paths(tmp_path) == [str(tmp_path / "a" / "server.log")]
+
+
+ROUND_TRIP_VERSIONS = ["0.10", "2.1", "2.4", "2.7", "3.0", "3.6"]
+
+
+def _scenario(version: KafkaVersion, topic: str) -> tuple[list[dict], list[list[int]]]:
+    """A leader election then shrinks and expands as the simulator records them; and the committed ISRs."""
+    t0, events, committed = 1_767_225_600_000, [], []
+    events.append({"ts_ms": t0, "broker": 1, "kind": "leader_start", "topic": topic, "partition": 0,
+                   "leader_epoch": 5, "prev_leader_epoch": 4, "prev_leader": 2, "leo": 100, "hw": 100,
+                   "isr": [1, 2, 3], "adding": [], "removing": [], "partition_epoch": 10})
+    if version.at_least("2.6"):
+        committed.append([1, 2, 3])
+    isr, epoch = [1, 2, 3], 10
+    for step, new in enumerate([[1, 2], [1], [1, 3], [1, 3, 2]]):
+        ts = t0 + 30_000 * (step + 1)
+        kind = "isr_shrink" if len(new) < len(isr) else "isr_expand"
+        ev = {"ts_ms": ts, "broker": 1, "kind": kind, "topic": topic, "partition": 0, "old_isr": isr,
+              "new_isr": new, "hw": 100, "leo": 100,
+              "out_of_sync": [{"broker": b, "leo": 90, "last_caught_up_ms": ts - 30_001} for b in isr if b not in new]}
+        epoch += 1
+        events += [ev, {"ts_ms": ts + 5, "broker": 1, "kind": "isr_updated", "topic": topic, "partition": 0,
+                        "isr": new, "partition_epoch": epoch, "under_min_isr": len(new) < 2}]
+        committed.append(new)
+        isr = new
+    return events, committed
+
+
+def test_round_trip_render_then_read_recovers_the_isr_sequence(spark, tmp_path):
+    expected, paths = {}, []
+    for text in ROUND_TRIP_VERSIONS:
+        version, topic = KafkaVersion.parse(text), f"t{text.replace('.', '_')}"
+        events, committed = _scenario(version, topic)
+        write_logs(events, version, tmp_path / text)
+        expected[topic] = committed
+        paths.append(str(tmp_path / text / "logs"))
+    out = read_logs(spark, paths, cluster="sim")
+    isr = sorted(out["isr"].collect(), key=lambda r: r["seq"])
+    got = {topic: [list(r["isr"]) for r in isr if r["topic"] == topic] for topic in expected}
+    assert got == expected
+    assert {r["leader_epoch"] for r in isr} == {5}
+    assert out["rejects"].count() == 0
+    assert {(r["topic"], r["leader"], r["leader_epoch"]) for r in out["leaders"].collect()} == \
+        {(t, 1, 5) for t in expected}

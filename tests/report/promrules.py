@@ -1,0 +1,111 @@
+"""`promtool test rules` input from metrics.om, with the alerts expected from the partition intervals.
+
+The input series are the file's samples on the scrape grid (``stale`` where a broker was not
+scraped after it had been, as Prometheus marks a failed scrape). The expected alerts are derived
+independently, from ``analysis/partition_state``: a broker's condition holds at T when it leads a
+partition with the flag at T; the alert fires at T when the condition has held at every
+evaluation since ``T - for`` (evaluation interval = scrape interval, as Strimzi's 10 s).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from tests.report.omparse import parse
+
+FOR_MS = 10_000
+RULES = {  # alert → (metric family, partition_state flag, per broker?)
+    "UnderReplicatedPartitions": ("kafka_server_replicamanager_underreplicatedpartitions", "urp", True),
+    "UnderMinIsrPartitionCount": ("kafka_server_replicamanager_underminisrpartitioncount", "under_min_isr", True),
+    "OfflinePartitions": ("kafka_controller_kafkacontroller_offlinepartitionscount", "offline", False),
+}
+DESCRIPTION = {
+    "UnderReplicatedPartitions": "There are {v} under replicated partitions on broker {b} of {c}",
+    "UnderMinIsrPartitionCount": "There are {v} partitions under the min ISR on broker {b} of {c}",
+    "OfflinePartitions": "One or more partitions have no leader",
+}
+SUMMARY = {"UnderReplicatedPartitions": "Kafka under replicated partitions",
+           "UnderMinIsrPartitionCount": "Kafka under min ISR partitions",
+           "OfflinePartitions": "Kafka offline partitions"}
+
+
+def _q(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def input_series(om_text: str, grid: list[int], cluster: str | None = None) -> list[str]:
+    _, series = parse(om_text)
+    out = []
+    for (name, labels), points in series.items():
+        if cluster is not None and dict(labels).get("cluster") != cluster:
+            continue
+        values = dict(points)
+        seen, vals = False, []
+        for t in grid:
+            if t in values:
+                seen = True
+                vals.append(f"{values[t]:g}")
+            else:
+                vals.append("stale" if seen else "_")
+        sel = name + "{" + ",".join(f'{k}="{v}"' for k, v in labels) + "}"
+        out.append(f"      - series: {_q(sel)}\n        values: {_q(' '.join(vals))}")
+    return out
+
+
+def condition(state: pd.DataFrame, flag: str, t: int) -> pd.DataFrame:
+    """Partitions with the flag at T (intervals are [from_ms, to_ms))."""
+    at = state[(state["from_ms"] <= t) & (state["to_ms"].isna() | (state["to_ms"] > t))]
+    return at[at[flag].astype(bool)]
+
+
+def expected_alerts(state: pd.DataFrame, grid: list[int], live: dict[int, set[int]], cluster: str,
+                    alerts: tuple[str, ...]) -> dict[int, list[dict]]:
+    """{ts_ms: firing alerts} from the partition intervals alone."""
+    active: dict[tuple, int] = {}
+    out: dict[int, list[dict]] = {}
+    for t in grid:
+        firing = []
+        now: dict[tuple, int] = {}
+        for alert in alerts:
+            _, flag, per_broker = RULES[alert]
+            rows = condition(state, flag, t)
+            if per_broker:
+                for b, n in rows.groupby("leader").size().items():
+                    if int(b) in live.get(t, set()):
+                        now[(alert, int(b))] = int(n)
+            elif len(rows) and live.get(t):
+                now[(alert, None)] = len(rows)
+        active = {k: active.get(k, t) for k in now}
+        for (alert, b), n in sorted(now.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+            if t - active[(alert, b)] >= FOR_MS:
+                labels = {"severity": "warning"}
+                if b is not None:
+                    labels |= {"cluster": cluster, "broker": str(b)}
+                firing.append({"alert": alert, "labels": labels,
+                               "description": DESCRIPTION[alert].format(v=n, b=b, c=cluster)})
+        out[t] = firing
+    return out
+
+
+def rules_test(rule_file: str, om_text: str, grid: list[int], expected: dict[int, list[dict]],
+               alerts: tuple[str, ...], cluster: str | None = None) -> str:
+    step = grid[1] - grid[0]
+    lines = ["rule_files:", f"  - {rule_file}", f"evaluation_interval: {step // 1000}s", "tests:",
+             f"  - interval: {step // 1000}s", "    input_series:"]
+    lines += input_series(om_text, grid, cluster)
+    lines.append("    alert_rule_test:")
+    for t, firing in expected.items():
+        for alert in alerts:
+            lines.append(f"      - eval_time: {(t - grid[0]) // 1000}s\n        alertname: {alert}")
+            mine = [f for f in firing if f["alert"] == alert]
+            if not mine:
+                lines.append("        exp_alerts: []")
+                continue
+            lines.append("        exp_alerts:")
+            for f in mine:
+                lines.append("          - exp_labels:")
+                lines += [f"              {k}: {_q(v)}" for k, v in f["labels"].items()]
+                lines.append("            exp_annotations:")
+                lines.append(f"              summary: {_q(SUMMARY[alert])}")
+                lines.append(f"              description: {_q(f['description'])}")
+    return "\n".join(lines) + "\n"

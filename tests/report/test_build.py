@@ -1,0 +1,133 @@
+"""build_report: the three outputs, their headline numbers, bad input, escaping of log text."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from replicaflow.cli import app
+from replicaflow.errors import ReplicaflowError
+from replicaflow.report.build import build_report, script_json
+from tests.report.tiny import SCRIPT_TOPIC, write_analysis
+
+
+def test_outputs_written_and_no_temporary_left(built):
+    root, _ = built
+    for name in ("report.html", "metrics.om", "summary.json"):
+        assert (root / name).stat().st_size > 0
+    assert not [p for p in root.iterdir() if p.name.startswith(".")]
+
+
+def test_summary_numbers_match_the_intervals(built):
+    root, _ = built
+    s = json.loads((root / "summary.json").read_text())
+    a = s["alpha"]
+    assert a["peak_urp"] == 1 and a["peak_urp_legacy"] == 2 and a["peak_reassignment_induced_urp"] == 1
+    assert a["under_min_isr_minutes"] == pytest.approx(50 / 60, abs=1e-3)   # orders-0 [100 s, 150 s)
+    assert a["offline_minutes"] == pytest.approx(40 / 60, abs=1e-3)          # orders-1 [200 s, 240 s)
+    assert a["incidents"] == {"urp": 2, "under_min_isr": 1, "offline": 1}
+    assert a["reassignments"]["completed"] == 1
+    assert (a["isr_shrinks"], a["isr_expands"]) == (3, 2)
+    assert a["peak_failed_partitions"] == 1
+    assert s["beta"]["peak_urp"] == 1 and s["beta"]["under_min_isr_minutes"] == 0
+
+
+def test_report_has_one_section_per_cluster_and_every_section(built):
+    html = (built[0] / "report.html").read_text()
+    assert "Cluster alpha" in html and "Cluster beta" in html
+    for title in ("Incidents", "Partition health and URP semantics", "Reassignments", "ISR churn",
+                  "Failed partitions (KIP-461)", "Broker gauges (cluster total and per broker)", "Log events"):
+        assert html.count(f"<h3>{title}</h3>") == 2
+    assert "none: no broker logs were ingested for this cluster." in html   # beta has no log events
+    assert "none: no reassignment in this run." in html                     # beta moved nothing
+    assert "55MB / 55MB (100%)" in html and "500KB/s" in html               # units of the reassignment table
+
+
+def test_log_text_is_escaped_never_a_live_tag(built):
+    html = (built[0] / "report.html").read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;-3" in html
+    assert SCRIPT_TOPIC not in html
+    assert "garbage &lt;b&gt;bold&lt;/b&gt;" in html                        # rejected line, escaped too
+    # the only script elements are the report's own three: data, Plotly, chart code
+    assert [m.group(0) for m in re.finditer(r"<script[^>]*>", html)] == [
+        '<script type="application/json" id="report-data">', "<script>", "<script>"]
+
+
+def test_script_json_cannot_close_its_element():
+    text = script_json({"topic": "</script><script>alert(1)</script>", "amp": "a&b"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"topic": "</script><script>alert(1)</script>", "amp": "a&b"}
+
+
+def test_missing_analysis_names_the_path(tmp_path):
+    with pytest.raises(ReplicaflowError, match=r"analysis: missing"):
+        build_report(tmp_path)
+
+
+def test_missing_required_table_names_it(tmp_path):
+    write_analysis(tmp_path, ("beta",), logs=False)
+    for f in (tmp_path / "analysis" / "incidents").iterdir():
+        f.unlink()
+    (tmp_path / "analysis" / "incidents").rmdir()
+    with pytest.raises(ReplicaflowError, match=r"incidents: missing table 'incidents'"):
+        build_report(tmp_path)
+
+
+def test_missing_column_and_corrupt_parquet(tmp_path):
+    write_analysis(tmp_path, ("beta",), logs=False)
+    path = tmp_path / "analysis" / "cluster_metrics" / "part-00000.parquet"
+    pq.write_table(pq.read_table(path).drop(["offline"]), path)
+    with pytest.raises(ReplicaflowError, match=r"cluster_metrics: missing column\(s\) offline"):
+        build_report(tmp_path)
+    path.write_bytes(b"not parquet")
+    with pytest.raises(ReplicaflowError, match=r"cluster_metrics: unreadable Parquet"):
+        build_report(tmp_path)
+
+
+def test_bad_summary_json(tmp_path):
+    write_analysis(tmp_path, ("beta",), logs=False)
+    (tmp_path / "analysis" / "_summary.json").write_text("{oops")
+    with pytest.raises(ReplicaflowError, match=r"_summary.json: not valid JSON"):
+        build_report(tmp_path)
+
+
+def test_empty_analysis_is_an_error(tmp_path):
+    write_analysis(tmp_path, ("beta",), logs=False)
+    for name in ("broker_metrics", "cluster_metrics"):
+        path = tmp_path / "analysis" / name / "part-00000.parquet"
+        pq.write_table(pq.read_table(path).slice(0, 0), path)
+    (tmp_path / "telemetry" / "_meta.json").unlink()
+    with pytest.raises(ReplicaflowError, match=r"no cluster"):
+        build_report(tmp_path)
+
+
+def test_cli_report_ok_and_bad_input(tmp_path):
+    write_analysis(tmp_path / "ok", ("beta",), logs=False)
+    runner = CliRunner()
+    res = runner.invoke(app, ["report", str(tmp_path / "ok")])
+    assert res.exit_code == 0, res.output
+    assert "report.html" in res.output
+    res = runner.invoke(app, ["report", str(tmp_path / "nothing")])
+    assert res.exit_code == 2
+    assert "Traceback" not in res.output and "not a directory" in res.output
+
+
+def test_tables_are_conformed_to_the_contract(tmp_path):
+    """Extra columns are ignored; the report reads the contract's columns only."""
+    write_analysis(tmp_path, ("beta",), logs=False)
+    path = tmp_path / "analysis" / "incidents" / "part-00000.parquet"
+    t = pq.read_table(path)
+    pq.write_table(t.append_column("extra", pa.array(["x"] * t.num_rows)), path)
+    assert build_report(tmp_path).exists()
+
+
+def test_every_chart_in_the_data_has_its_element(built):
+    html = (built[0] / "report.html").read_text()
+    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S).group(1))
+    ids = [c["id"] for c in data["charts"]]
+    assert len(ids) == len(set(ids)) and sorted(ids) == sorted(re.findall(r'<div class="chart" id="([^"]+)"', html))

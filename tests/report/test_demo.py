@@ -1,0 +1,87 @@
+"""`replicaflow demo` end to end on the real story scenarios (simulate → one Spark job → one report)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from replicaflow.report.data import load_analysis
+from replicaflow.report.stories import STORIES
+from replicaflow.telemetry.io import read_meta
+from tests.report.omparse import parse
+from tests.report.promrules import RULES, expected_alerts, rules_test
+from tests.report.test_promtool import PROMTOOL, RULES_FILE
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def demo(spark, tmp_path_factory):
+    from replicaflow.report.demo import run_demo
+
+    out = tmp_path_factory.mktemp("demo")
+    return out, run_demo(out, spark=spark, progress=False)
+
+
+def test_one_report_with_five_pairs_side_by_side(demo):
+    out, path = demo
+    assert path == out / "report.html"
+    html = path.read_text()
+    for story in STORIES:
+        section = html.split(f'id="story-{story.key}"', 1)[1].split('<section', 1)[0]
+        assert f"<h2>{story.before}</h2>" in section and f"<h2>{story.after}</h2>" in section
+        sentence = re.search(r"<strong>What changed:</strong> (.*?)</div>", section).group(1)
+        assert re.search(r"\d", sentence)                       # computed from the numbers
+    summary = json.loads((out / "summary.json").read_text())
+    assert sorted(summary) == sorted(n for s in STORIES for n in (s.before, s.after))
+    _, series = parse((out / "metrics.om").read_text())
+    assert {dict(lab)["cluster"] for _, lab in series} == set(summary)
+
+
+def test_the_stories_show_their_kip(demo):
+    out, _ = demo
+    s = json.loads((out / "summary.json").read_text())
+    assert s["kip16-before"]["isr_shrinks"] > 0 and s["kip16-after"]["isr_shrinks"] == 0
+    assert s["kip164-before"]["peak_under_min_isr"] > 0                 # it happened, 0.11 had no metric for it
+    assert s["kip352-before"]["peak_reassignment_induced_urp"] > 0
+    assert s["kip352-after"]["peak_urp"] < s["kip352-before"]["peak_urp"]
+    assert s["kip461-after"]["peak_failed_partitions"] > 0 and s["kip461-before"]["peak_failed_partitions"] == 0
+    assert s["kip461-after"]["urp_minutes"] < s["kip461-before"]["urp_minutes"]
+
+
+@pytest.mark.skipif(not Path(PROMTOOL).exists(), reason="promtool not installed (Debian: prometheus)")
+@pytest.mark.parametrize("cluster", ["kip164-after", "kip461-after"])
+def test_strimzi_alerts_fire_on_a_real_scenario(demo, cluster, tmp_path):
+    """promtool test rules on the simulator→pipeline output: alerts fire when partition_state says."""
+    out, _ = demo
+    analysis = load_analysis(out, [read_meta(out / cluster)])
+    grid = analysis.grid(cluster)
+    bm = analysis.of("broker_metrics", cluster)
+    live = {int(t): set(int(b) for b in g["broker"]) for t, g in bm.groupby("ts_ms")}
+    expected = expected_alerts(analysis.of("partition_state", cluster), grid, live, cluster, tuple(RULES))
+    if cluster == "kip164-after":
+        assert any(f["alert"] == "UnderMinIsrPartitionCount" for fs in expected.values() for f in fs)
+    shutil.copy(RULES_FILE, tmp_path / "rules.yaml")
+    (tmp_path / "test.yaml").write_text(rules_test("rules.yaml", (out / "metrics.om").read_text(), grid, expected,
+                                                   tuple(RULES), cluster))
+    res = subprocess.run([PROMTOOL, "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
+
+
+def test_demo_report_renders_in_chromium(demo, tmp_path):
+    from tests.report.test_html_chromium import CHROMIUM, render_status
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium not installed (Debian: chromium)")
+    out, path = demo
+    status, stderr = render_status(path, tmp_path)
+    assert status["errors"] == [] and status["charts"]
+    assert not {k: v for k, v in status["charts"].items() if v <= 0}
+    assert set(status["charts"]) == set(re.findall(r'<div class="chart" id="([^"]+)"', path.read_text()))
+    assert not [line for line in stderr.splitlines() if "CONSOLE" in line and "rror" in line]

@@ -61,12 +61,14 @@ def analyze(
     telemetry_dir: Path = typer.Argument(..., help="A directory holding telemetry/ (the output of `simulate`)."),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory: analysis/ is written here, atomically."),
     master: str = typer.Option("local[2]", "--master", help="Spark master URL, e.g. local[4] or spark://host:7077."),
+    logs: list[str] = typer.Option(None, "--logs", help="Broker logs of the same cluster (file, directory or glob; "
+                                   "repeatable): adds log_events and rejects (docs/logs.md)."),
 ) -> None:
     """Reconstruct every partition's state with Spark and compute the KIP metrics, incidents and reassignments."""
     from replicaflow.pipeline.runner import analyze as run_analysis
 
     try:
-        run_analysis(telemetry_dir, out, master=master, progress=True)
+        run_analysis(telemetry_dir, out, master=master, progress=True, logs=logs or None)
     except ReplicaflowError as exc:
         fail(exc)
 
@@ -90,6 +92,8 @@ def run(
     scenario: Path = typer.Argument(..., help="Scenario YAML."),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
     master: str = typer.Option("local[2]", "--master", help="Spark master URL."),
+    logs: bool = typer.Option(False, "--logs", help="Also write broker logs, read them back and show their events "
+                              "in the report."),
 ) -> None:
     """simulate + analyze + report in one go."""
     from replicaflow.pipeline.runner import analyze as run_analysis
@@ -97,8 +101,8 @@ def run(
     from replicaflow.sim.runner import simulate as run_simulation
 
     try:
-        run_simulation(scenario, out, logs=False, progress=True)
-        run_analysis(out, out, master=master, progress=True)
+        run_simulation(scenario, out, logs=logs, progress=True)
+        run_analysis(out, out, master=master, progress=True, logs=[str(out / "logs")] if logs else None)
         path = build_report(out)
     except ReplicaflowError as exc:
         fail(exc)

@@ -48,6 +48,17 @@ def build(t: Telemetry) -> dict[str, DataFrame]:
     return {name: conform(df, name) for name, df in out.items()}
 
 
+def log_tables(spark: SparkSession, logs, t: Telemetry) -> dict[str, DataFrame]:
+    """``log_events`` and ``rejects`` of one cluster's broker logs (ingest/logs.py)."""
+    from replicaflow.ingest.logs import read_logs
+
+    if len(t.metas) != 1:
+        raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
+    parsed = read_logs(spark, [str(p) for p in ([logs] if isinstance(logs, (str, Path)) else logs)],
+                       str(t.metas[0]["cluster"]))
+    return {"log_events": parsed["log_events"], "rejects": parsed["rejects"]}
+
+
 def conform(df: DataFrame, name: str) -> DataFrame:
     """Select and cast to the Arrow schema of ANALYSIS[name] (the data contract)."""
     from pyspark.sql import functions as F
@@ -58,11 +69,13 @@ def conform(df: DataFrame, name: str) -> DataFrame:
 
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
-            spark: SparkSession | None = None) -> dict:
+            spark: SparkSession | None = None, logs: str | Path | Sequence[str | Path] | None = None) -> dict:
     """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the summary.
 
-    Every output is written into a temporary sibling of ``analysis/`` that replaces it only when
-    all tables are written, so a failed run leaves the previous analysis untouched.
+    ``logs`` (files, directories or globs of broker logs, one cluster's) adds ``log_events`` and
+    ``rejects`` (docs/logs.md). Every output is written into a temporary sibling of ``analysis/``
+    that replaces it only when all tables are written, so a failed run leaves the previous
+    analysis untouched.
     """
     console = Console(stderr=True)
     session = spark or get_spark(master)
@@ -75,13 +88,15 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
 
         t = read_telemetry(session, telemetry_dirs)
         tables = build(t)
+        if logs is not None:
+            tables.update(log_tables(session, logs, t))
         state = tables["partition_state"].cache()
         tables["partition_state"] = state
         clusters = [str(m["cluster"]) for m in t.metas]
         out = Path(out)
         try:
             with atomic_dir(out / "analysis") as tmp:
-                for name in OUTPUTS:
+                for name in tables:
                     step(f"analyze: writing {name}")
                     tables[name].write.parquet(str(tmp / name))
                 step("analyze: summary")

@@ -1,36 +1,56 @@
 """ISR membership rules (SEMANTICS.md §1, KIP-16) as pure elementwise functions over NumPy arrays.
 
 Every argument may be a scalar or an array; arrays broadcast. The simulator calls these once per
-tick on whole replica arrays and masks the result with ``np.where`` for the replicas that fetched.
+tick on whole replica arrays and keeps the results only for the replicas that fetched.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from replicaflow.model import rows
+
 UNKNOWN_OFFSET = -1
+_NO_MEMBER = np.iinfo(np.int64).max  # the min over an empty member set
 
 
 def update_fetch_state(fetch_offset, leader_leo, now_ms, last_fetch_leader_leo, last_fetch_time_ms,
                        last_caught_up_ms, leo_is_max: bool):
     """Apply one follower fetch (§1.1); returns (leo, last_fetch_leader_leo, last_fetch_time_ms, last_caught_up_ms).
 
-    Caught up to the current leader LEO → lastCaughtUp = now; caught up to what the leader had at
-    the previous fetch → lastCaughtUp = previous fetch time. Before 3.3 the remembered leader LEO
-    is overwritten, from 3.3 it only grows (``leo_is_max``).
+    The leader records the fetch offset as the follower's LEO and the fetch time, and updates
+    lastCaughtUp (:func:`last_caught_up_after_fetch`) and the remembered leader LEO
+    (:func:`fetch_leader_leo_after_fetch`).
     """
     fetch_offset = np.asarray(fetch_offset)
     leader_leo = np.asarray(leader_leo)
-    caught_up_now = fetch_offset >= leader_leo
-    caught_up_prev = ~caught_up_now & (fetch_offset >= last_fetch_leader_leo)
-    last_caught_up = np.where(caught_up_now, np.maximum(last_caught_up_ms, now_ms),
-                              np.where(caught_up_prev, np.maximum(last_caught_up_ms, last_fetch_time_ms),
-                                       last_caught_up_ms))
-    new_fetch_leader_leo = np.maximum(leader_leo, last_fetch_leader_leo) if leo_is_max else leader_leo
+    last_caught_up = last_caught_up_after_fetch(fetch_offset, leader_leo, now_ms, last_fetch_leader_leo,
+                                                last_fetch_time_ms, last_caught_up_ms)
+    new_fetch_leader_leo = fetch_leader_leo_after_fetch(leader_leo, last_fetch_leader_leo, leo_is_max)
     new_fetch_time = np.broadcast_to(np.asarray(now_ms, dtype=np.int64), np.shape(last_caught_up))
     return (np.broadcast_to(fetch_offset, np.shape(last_caught_up)).copy(),
             np.broadcast_to(new_fetch_leader_leo, np.shape(last_caught_up)).copy(),
             new_fetch_time.copy(), last_caught_up)
+
+
+def last_caught_up_after_fetch(fetch_offset, leader_leo, now_ms, last_fetch_leader_leo, last_fetch_time_ms,
+                               last_caught_up_ms, fetched=True):
+    """§1.1 lastCaughtUpTimeMs after a fetch at ``fetch_offset``; it never moves back.
+
+    Caught up to the current leader LEO → now; else caught up to what the leader had at the previous
+    fetch → the previous fetch time; else unchanged. Written as "pick the candidate time, then take
+    the max with the old value" (the old value is its own candidate when not caught up, and for the
+    replicas that did not fetch: ``fetched`` False).
+    """
+    fetch_offset = np.asarray(fetch_offset)
+    candidate = np.where((fetch_offset >= last_fetch_leader_leo) & fetched, last_fetch_time_ms, last_caught_up_ms)
+    np.putmask(candidate, (fetch_offset >= leader_leo) & fetched, now_ms)
+    return np.maximum(last_caught_up_ms, candidate, out=candidate)
+
+
+def fetch_leader_leo_after_fetch(leader_leo, last_fetch_leader_leo, leo_is_max: bool):
+    """§1.1 lastFetchLeaderLogEndOffset after a fetch: overwritten before 3.3, only grows from 3.3 (``leo_is_max``)."""
+    return np.maximum(leader_leo, last_fetch_leader_leo) if leo_is_max else np.asarray(leader_leo)
 
 
 def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, last_fetch_leader_leo,
@@ -73,14 +93,15 @@ def expansion_eligible(follower_leo, leader_hw, leader_epoch_start_offset, follo
 def high_watermark(prev_hw, leo_matrix, member_mask, freeze):
     """§1.5: HW = min LEO over the members (leader, ISR, caught-up eligible followers); never moves back.
 
-    ``leo_matrix``/``member_mask`` are [partitions, replicas]; ``freeze`` [partitions] keeps the HW
-    where it is (3.7+: no advance while under min ISR).
+    ``leo_matrix``/``member_mask`` are [partitions, replicas] (``member_mask`` None: every replica is
+    a member); ``freeze`` [partitions] keeps the HW where it is (3.7+: no advance while under min ISR).
     """
     leo = np.asarray(leo_matrix, dtype=np.int64)
-    masked = np.where(member_mask, leo, np.iinfo(np.int64).max)
-    candidate = masked.min(axis=-1)
-    candidate = np.where(candidate == np.iinfo(np.int64).max, prev_hw, candidate)
-    return np.where(freeze, prev_hw, np.maximum(prev_hw, candidate))
+    masked = leo if member_mask is None else np.where(member_mask, leo, _NO_MEMBER)
+    candidate = rows.row_min(masked)
+    hw = np.maximum(prev_hw, candidate)
+    keep = freeze | (candidate == _NO_MEMBER)
+    return np.where(keep, prev_hw, hw) if keep.any() else hw
 
 
 def isr_check_due(now_ms, broker_start_ms, lag_ms, tick_ms):

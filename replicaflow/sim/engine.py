@@ -17,6 +17,8 @@ Modelling choices where Kafka leaves room (docs/simulator.md):
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from replicaflow.errors import ReplicaflowError
@@ -24,6 +26,7 @@ from replicaflow.model import isr as isr_rules
 from replicaflow.model import predicates, quota
 from replicaflow.model.fetcher import fetch_error_outcome
 from replicaflow.model.metrics import TRAFFIC_METRICS, broker_metrics_for
+from replicaflow.model.rows import repeat_slots, row_any, row_sum
 from replicaflow.sim.scenario import Scenario
 from replicaflow.sim.state import (
     FETCH_ACTIONS,
@@ -52,6 +55,31 @@ LEADER_LIST, FOLLOWER_LIST = "leader.replication.throttled.replicas", "follower.
 T_REP_IN, T_REP_OUT, T_REA_IN, T_REA_OUT = range(4)
 SLOT_ARRAYS = ("rbi", "log_leo", "v_leo", "v_lfl", "v_lft", "v_lcu", "in_isr", "adding", "removing", "failed",
                "thread_dead", "stall_until", "fetch_state", "fetch_leader", "pending_isr")
+
+
+class Topology(NamedTuple):
+    """What changes only with leaders, assignments, broker states and fetcher failures (cached between events)."""
+
+    leader_mask: np.ndarray       # [P, S] the leader slot
+    leader_bi: np.ndarray         # [P] leader broker index, -1 offline
+    lb: np.ndarray                # [P] leader broker index, 0 for offline (for gathers)
+    leader_up: np.ndarray         # [P] a leader that is up: it takes writes and answers fetches
+    rbi: np.ndarray               # [P, S] replica broker index, 0 for empty slots (for gathers)
+    fetch_ok: np.ndarray          # [P, S] followers that fetch unless stalled or throttled
+    fetch_everywhere: bool        # every slot is a leader or a fetching follower: nothing to mask
+    thread: np.ndarray            # [P·S] fetcher thread (follower, leader, fetcher id) of each slot
+    leader_flat: np.ndarray       # [P] flat index of the leader slot (slot 0 of offline partitions)
+    leader_down: np.ndarray       # partitions without a live leader
+    offline: np.ndarray           # partitions without a leader
+
+
+class IsrView(NamedTuple):
+    """What changes only with the ISR and the topology (cached until the next ISR change or event)."""
+
+    isr_full: bool                # every replica is in the ISR: no expansion, no caught-up outsiders
+    members: np.ndarray | None    # [P, S] leader and ISR (§1.5); None when that is every slot
+    outside: np.ndarray | None    # [P, S] live replicas outside the ISR; None when there are none
+    freeze: np.ndarray            # [P] HW frozen: offline, or 3.7+ under min ISR (§1.5)
 
 
 class Engine:
@@ -85,8 +113,24 @@ class Engine:
         self.broker_configs: dict[tuple[str, str], str] = {}
         self.topic_configs: dict[tuple[str, str], str] = {}
         self._derive_configs()
-        self._topo = None
+        self._leo_is_max = self.version.fetch_leader_leo_is_max  # (a version property parses a string)
+        self._topo: Topology | None = None
+        self._isr: IsrView | None = None
+        self._fetchers_topo: Topology | None = None  # the Topology the `fetchers` rows were last synced to
         self._stalls = False
+        self._proposals = False  # AlterPartition proposals may be in flight (pending_at >= 0)
+        self._burst_end = int(s.burst_until.max(initial=0))
+        self._base_step = s.base_rate * self.tick_ms
+        self._msg_grid = repeat_slots(s.msg_size, s.slots)
+        self._cap_msgs = repeat_slots((FETCH_MAX_BYTES * self.rounds) // s.msg_size, s.slots)
+        # every per-tick byte total is a sum of integers ≤ FETCH_MAX_BYTES·rounds; below 2**53 a float64 sum is
+        # exact in any order, so per-broker sums can be folded from per-thread sums (_sums)
+        self._sums_exact = s.n_partitions * s.slots * FETCH_MAX_BYTES * self.rounds < 2 ** 53
+        # per-tick [P, S] work arrays, reused: fresh megabyte temporaries cost page faults whenever the heap shrinks
+        self._w_leader_leo = np.empty_like(s.log_leo)
+        self._w_msgs = np.empty_like(s.log_leo)
+        self._w_bytes = np.empty_like(s.log_leo)
+        self._w_bytes_f = np.empty(s.rbi.shape, dtype=np.float64)
 
     # ------------------------------------------------------------------ configuration
     def _broker_config(self, b: int, name: str) -> str | None:
@@ -320,6 +364,7 @@ class Engine:
         rows = [self._partition(event.topic, p, where) for p in parts]
         s.burst_rate[rows] = event.rate_bps / len(rows) / spec.message_size_bytes / 1000.0
         s.burst_until[rows] = now + event.for_ms
+        self._burst_end = max(self._burst_end, now + event.for_ms)
 
     def _on_stall_follower(self, event, now: int, where: str) -> None:
         s, b = self.s, self._bi(event.broker, where)
@@ -553,57 +598,100 @@ class Engine:
 
     # ------------------------------------------------------------------ the tick
     def tick(self, now: int) -> None:
+        """Advance every partition over ``(now - tick, now]`` (module docstring); reuses the ``_w_*`` work arrays."""
         s = self.s
-        dt = self.tick_ms
-        self._commit_pending(now)
-        leader_mask, leader_bi, lb, leader_up, rbi, fetch_ok, thread = self._topology()
-        # produce (§1): messages arrive at live leaders only
-        rate = s.base_rate + np.where(s.burst_until > now - dt, s.burst_rate, 0.0)
-        s.produce_acc += rate * dt
-        produced = np.floor(s.produce_acc).astype(np.int64)
-        s.produce_acc -= produced
-        produced = np.where(leader_up, produced, 0)
-        s.produce_acc = np.where(leader_up, s.produce_acc, 0.0)
-        rows = np.nonzero(produced)[0]
-        s.log_leo[rows, s.lslot[rows]] += produced[rows]
-        produce_in = np.bincount(lb, weights=produced * s.msg_size, minlength=s.n_brokers)
-        leader_leo = s.leader_leo()
-        # fetch (§1.1, §4, §5)
-        fetching = fetch_ok & (s.stall_until <= now) if self._stalls else fetch_ok
-        avail = np.maximum(leader_leo[:, None] - s.log_leo, 0)
-        want = np.minimum(avail * s.msg_size[:, None], FETCH_MAX_BYTES * self.rounds)
-        want = np.where(fetching, want, 0)
-        fetched = fetching
+        if self._proposals:
+            self._commit_pending(now)
+        topo = self._topology()
+        leader_leo, produce_in = self._produce(now, topo)
+        # fetch (§1.1, §4, §5): the leader records the `fetched` fetches and sends data to the `served` ones
+        fetch_ok = topo.fetch_ok & (s.stall_until <= now) if self._stalls else topo.fetch_ok
+        fetched = served = fetch_ok
         q_class = None
         if np.isfinite(self.q_limit).any():
-            held_leader, held_follower, q_class = self._throttle(now, lb, rbi, leader_mask)
-            want = np.where(held_leader | held_follower, 0, want)
-            fetched = fetching & ~held_follower
-        granted = self._share(want, rbi, lb, thread, produce_in, dt)
-        msgs = np.minimum(granted // s.msg_size[:, None], avail)
-        self._record_fetch(fetched, leader_leo, now)
+            held_leader, held_follower, q_class = self._throttle(now, topo.lb, topo.rbi, topo.leader_mask)
+            fetched = fetch_ok & ~held_follower
+            served = fetched & ~held_leader
+        leader_leo_grid = repeat_slots(leader_leo, s.slots, out=self._w_leader_leo)
+        avail = np.subtract(leader_leo_grid, s.log_leo, out=self._w_msgs)
+        np.maximum(avail, 0, out=avail)
+        if self._stalls or q_class is not None or not topo.fetch_everywhere:
+            np.putmask(avail, ~served, 0)  # (else only leader slots don't fetch, and they have nothing available)
+        want = np.multiply(avail, self._msg_grid, out=self._w_bytes)
+        np.minimum(want, FETCH_MAX_BYTES * self.rounds, out=want)
+        np.copyto(self._w_bytes_f, want)
+        granted = self._share(self._w_bytes_f, topo, produce_in)
+        if granted is None:  # want // msg_size, without the division (min(a·m, C) // m == min(a, C // m))
+            msgs = np.minimum(avail, self._cap_msgs, out=avail)
+        else:
+            msgs = np.minimum(granted // self._msg_grid, avail, out=avail)
+        self._record_fetch(fetched, leader_leo_grid, now)
         s.log_leo += msgs
-        moved = msgs * s.msg_size[:, None]
-        self._account(moved, q_class, rbi, lb, now)
-        self._expand(fetched, leader_mask, now)
-        self._shrink(now, leader_bi, leader_up, leader_mask, leader_leo)
-        self._advance_hw(now, leader_mask)
+        self._account(msgs, q_class, topo, now)
+        self._expand(fetched, topo.leader_mask, now)
+        self._shrink(now, topo.leader_bi, topo.leader_up, topo.leader_mask, leader_leo)
+        self._advance_hw(now, topo.leader_mask)
         self._complete_reassignments(now)
 
-    def _topology(self):
-        """Masks that change only with leaders, assignments, broker states and fetcher failures (cached)."""
+    def _produce(self, now: int, topo: Topology) -> tuple[np.ndarray, np.ndarray]:
+        """§1: messages arrive at live leaders only; returns the leaders' LEO after the append (0 when offline)
+        and the produced bytes per leader broker."""
+        s = self.s
+        dt = self.tick_ms
+        if self._burst_end > now - dt:
+            rate = s.base_rate + np.where(s.burst_until > now - dt, s.burst_rate, 0.0)
+            s.produce_acc += rate * dt
+        else:
+            s.produce_acc += self._base_step
+        whole = np.floor(s.produce_acc)
+        s.produce_acc -= whole
+        produced = whole.astype(np.int64)
+        if len(topo.leader_down):
+            produced[topo.leader_down] = 0
+            s.produce_acc[topo.leader_down] = 0.0
+        leo_flat = s.log_leo.reshape(-1)  # a view: _topology keeps log_leo C-contiguous
+        leader_leo = leo_flat[topo.leader_flat] + produced
+        leo_flat[topo.leader_flat] = leader_leo
+        leader_leo[topo.offline] = 0
+        produce_in = np.bincount(topo.lb, weights=produced * s.msg_size, minlength=s.n_brokers)
+        return leader_leo, produce_in
+
+    def _topology(self) -> Topology:
+        """The cached Topology; recomputing it also drops the IsrView."""
         if self._topo is None:
             s = self.s
+            s.log_leo = np.ascontiguousarray(s.log_leo)  # _produce appends through a flat view
             leader_mask = s.leader_mask()
             leader_bi = s.leader_bi()
-            lb = np.maximum(leader_bi, 0)
+            lb = np.maximum(leader_bi, 0).astype(np.intp)
             leader_up = (s.lslot >= 0) & s.up[lb]
             rbi = np.maximum(s.rbi, 0)
             fetch_ok = ((s.rbi >= 0) & ~leader_mask & s.up[rbi] & leader_up[:, None] & ~s.failed & ~s.thread_dead)
             n_b, nf = s.n_brokers, self.kafka.num_replica_fetchers
-            thread = ((rbi * n_b + lb[:, None]) * nf + s.fid[:, None]).ravel()
-            self._topo = (leader_mask, leader_bi, lb, leader_up, rbi, fetch_ok, thread)
+            thread = ((rbi * n_b + lb[:, None]) * nf + s.fid[:, None]).ravel().astype(np.intp)
+            leader_flat = np.arange(s.n_partitions) * s.slots + np.maximum(s.lslot, 0)
+            self._topo = Topology(
+                leader_mask=leader_mask, leader_bi=leader_bi, lb=lb, leader_up=leader_up, rbi=rbi, fetch_ok=fetch_ok,
+                fetch_everywhere=bool((fetch_ok | leader_mask).all()), thread=thread, leader_flat=leader_flat,
+                leader_down=np.nonzero(~leader_up)[0], offline=np.nonzero(s.lslot < 0)[0])
+            self._isr = None
         return self._topo
+
+    def _isr_view(self) -> IsrView:
+        """The cached IsrView (ISR changes drop it in _commit)."""
+        topo = self._topology()
+        if self._isr is None:
+            s = self.s
+            assigned = s.rbi >= 0
+            members = (s.in_isr | topo.leader_mask) & assigned
+            outside = assigned & ~s.in_isr
+            freeze = s.lslot < 0
+            if self.version.hw_frozen_under_min_isr:
+                freeze |= predicates.under_min_isr(row_sum(s.in_isr), self.min_isr(), row_sum(assigned), True)
+            live_outside = outside & s.up[topo.rbi]
+            self._isr = IsrView(isr_full=not outside.any(), members=None if members.all() else members,
+                                outside=live_outside if live_outside.any() else None, freeze=freeze)
+        return self._isr
 
     def _throttle(self, now, lb, rbi, leader_mask):
         """Which fetches the quotas hold back this tick (§5.1 not-in-ISR rule, §5.2 KIP-542 classes)."""
@@ -650,63 +738,86 @@ class Engine:
         self.q_wid[q, bs, slot] = wid
         self.q_bytes[q, bs, slot] += bytes_by_broker[bs]
 
-    def _share(self, want, rbi, lb, thread, produce_in, dt):
-        """Grant each fetch its share of the response cap and of both brokers' network capacity."""
+    def _share(self, want: np.ndarray, topo: Topology, produce_in: np.ndarray) -> np.ndarray | None:
+        """Grant each fetch its share of the response cap and of both brokers' network capacity.
+
+        ``want`` is in bytes (float). Returns the granted bytes, or None when no cap binds (every
+        fetch gets what it wants: each scale below would be exactly 1).
+        """
         s = self.s
-        n_b, nf = s.n_brokers, self.kafka.num_replica_fetchers
-        wantf = want.astype(np.float64)
-        per_thread = np.bincount(thread, weights=wantf.ravel(), minlength=n_b * n_b * nf)
+        dt = self.tick_ms
+        per_thread, inbound, outbound = self._sums(want, topo)
         cap = FETCH_RESPONSE_MAX_BYTES * self.rounds
-        scale = np.minimum(1.0, cap / np.maximum(per_thread, 1.0))[thread].reshape(want.shape)
-        inbound = np.bincount(rbi.ravel(), weights=wantf.ravel(), minlength=n_b)
-        outbound = np.bincount(np.broadcast_to(lb[:, None], want.shape).ravel(), weights=wantf.ravel(),
-                               minlength=n_b)
         room_in = np.maximum(s.net_in_bps * dt / 1000.0 - produce_in, 0.0)
         room_out = s.net_out_bps * dt / 1000.0
+        if (per_thread <= cap).all() and (inbound <= room_in).all() and (outbound <= room_out).all():
+            return None
+        scale = np.minimum(1.0, cap / np.maximum(per_thread, 1.0))[topo.thread].reshape(want.shape)
         scale_in = np.minimum(1.0, room_in / np.maximum(inbound, 1.0))
         scale_out = np.minimum(1.0, room_out / np.maximum(outbound, 1.0))
-        scale = np.minimum(scale, np.minimum(scale_in[rbi], scale_out[lb][:, None]))
-        return np.floor(wantf * scale).astype(np.int64)
+        scale = np.minimum(scale, np.minimum(scale_in[topo.rbi], scale_out[topo.lb][:, None]))
+        return np.floor(want * scale).astype(np.int64)
 
-    def _record_fetch(self, fetched, leader_leo, now) -> None:
-        """The leader's bookkeeping of each fetch at the follower's pre-append offset (§1.1)."""
+    def _sums(self, grid: np.ndarray, topo: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sums of a float [P, S] byte grid per fetcher thread, per follower broker and per leader broker.
+
+        One bincount per thread; the broker sums fold the (follower, leader, fetcher) cube, which is
+        exact when ``_sums_exact`` (integer bytes below 2**53), else two more bincounts as before.
+        """
         s = self.s
-        leo, lfl, lft, lcu = isr_rules.update_fetch_state(
-            s.log_leo, leader_leo[:, None], now, s.v_lfl, s.v_lft, s.v_lcu, self.version.fetch_leader_leo_is_max)
-        s.v_leo = np.where(fetched, leo, s.v_leo)
-        s.v_lfl = np.where(fetched, lfl, s.v_lfl)
-        s.v_lft = np.where(fetched, lft, s.v_lft)
-        s.v_lcu = np.where(fetched, lcu, s.v_lcu)
+        n_b, nf = s.n_brokers, self.kafka.num_replica_fetchers
+        flat = grid.reshape(-1)
+        per_thread = np.bincount(topo.thread, weights=flat, minlength=n_b * n_b * nf)
+        if self._sums_exact:
+            cube = per_thread.reshape(n_b, n_b, nf)
+            return per_thread, cube.sum(axis=(1, 2)), cube.sum(axis=(0, 2))
+        leaders = np.broadcast_to(topo.lb[:, None], grid.shape).ravel()
+        return (per_thread, np.bincount(topo.rbi.ravel(), weights=flat, minlength=n_b),
+                np.bincount(leaders, weights=flat, minlength=n_b))
 
-    def _account(self, moved, q_class, rbi, lb, now) -> None:
+    def _record_fetch(self, fetched, leader_leo_grid, now) -> None:
+        """The leader's bookkeeping of each fetch at the follower's pre-append offset (§1.1), in place."""
+        s = self.s
+        s.v_lcu = isr_rules.last_caught_up_after_fetch(s.log_leo, leader_leo_grid, now, s.v_lfl, s.v_lft, s.v_lcu,
+                                                       fetched)
+        lfl = isr_rules.fetch_leader_leo_after_fetch(leader_leo_grid, s.v_lfl, self._leo_is_max)
+        np.putmask(s.v_lfl, fetched, lfl)
+        np.putmask(s.v_lft, fetched, now)
+        np.putmask(s.v_leo, fetched, s.log_leo)
+
+    def _account(self, msgs, q_class, topo: Topology, now) -> None:
         """Bytes against the quotas (throttled partitions, in sync or not) and the traffic meters (§3, A14)."""
         s = self.s
         n_b = s.n_brokers
-        lbb = np.broadcast_to(lb[:, None], moved.shape)
-        movedf = moved.astype(np.float64)
+        rbi, lbb = topo.rbi, np.broadcast_to(topo.lb[:, None], msgs.shape)
+        movedf = self._w_bytes_f
+        np.copyto(movedf, np.multiply(msgs, self._msg_grid, out=self._w_bytes))
         if q_class is not None:
             rep_l, rep_f, rea_l, rea_f = q_class
             for q, mask, owner in ((Q_LREP, rep_l, lbb), (Q_FREP, rep_f, rbi), (Q_LREA, rea_l, lbb),
                                    (Q_FREA, rea_f, rbi)):
                 if mask.any():
                     self._record_quota(q, np.bincount(owner[mask], weights=movedf[mask], minlength=n_b), now)
-        s.traffic[T_REP_IN] += np.bincount(rbi.ravel(), weights=movedf.ravel(), minlength=n_b).astype(np.int64)
-        s.traffic[T_REP_OUT] += np.bincount(lbb.ravel(), weights=movedf.ravel(), minlength=n_b).astype(np.int64)
+        _, inbound, outbound = self._sums(movedf, topo)
+        s.traffic[T_REP_IN] += inbound.astype(np.int64)
+        s.traffic[T_REP_OUT] += outbound.astype(np.int64)
         if s.reassignments:
-            add = s.adding & (moved > 0)
+            add = s.adding & (movedf > 0)
             s.traffic[T_REA_IN] += np.bincount(rbi[add], weights=movedf[add], minlength=n_b).astype(np.int64)
             s.traffic[T_REA_OUT] += np.bincount(lbb[add], weights=movedf[add], minlength=n_b).astype(np.int64)
 
     # ------------------------------------------------------------------ ISR changes (§1.3, §1.4)
     def _expand(self, fetched, leader_mask, now) -> None:
         s = self.s
+        if self._isr_view().isr_full:
+            return
         outside = fetched & ~s.in_isr
         if not outside.any():
             return
         cand = (outside & ~leader_mask
                 & isr_rules.expansion_eligible(s.v_leo, s.hw[:, None], s.epoch_start[:, None], True))
         cand &= (s.pending_at < 0)[:, None]
-        rows = np.nonzero(cand.any(axis=1))[0]
+        rows = np.nonzero(row_any(cand))[0]
         if len(rows) == 0:
             return
         first = cand[rows].argmax(axis=1)
@@ -717,6 +828,8 @@ class Engine:
     def _shrink(self, now, leader_bi, leader_up, leader_mask, leader_leo) -> None:
         s = self.s
         due = isr_rules.isr_check_due(now, s.start_ms, self.lag_ms, self.tick_ms) & s.up
+        if not due.any():
+            return
         check = leader_up & due[np.maximum(leader_bi, 0)] & (s.pending_at < 0)
         if not check.any():
             return
@@ -728,7 +841,7 @@ class Engine:
             out = isr_rules.is_out_of_sync_legacy(s.v_leo[rows], leader_leo, s.v_lft[rows], now, self.lag_ms,
                                                   self.kafka.replica_lag_max_messages)
         out &= s.in_isr[rows] & ~leader_mask[rows]
-        hit = out.any(axis=1)
+        hit = row_any(out)
         if hit.any():
             self._propose(rows[hit], s.in_isr[rows[hit]] & ~out[hit], now, "shrink")
 
@@ -741,6 +854,7 @@ class Engine:
             return
         s.pending_isr[rows] = proposal
         s.pending_at[rows] = now + delay
+        self._proposals = True
 
     def _commit_pending(self, now: int) -> None:
         s = self.s
@@ -748,6 +862,7 @@ class Engine:
         if len(due):
             s.pending_at[due] = -1
             self._commit(due, s.pending_isr[due].copy(), now)
+        self._proposals = bool((s.pending_at >= 0).any())
 
     def _commit(self, rows, proposal, now) -> None:
         s = self.s
@@ -759,6 +874,7 @@ class Engine:
                 continue
             leader = int(s.rbi[p, s.lslot[p]])
             s.in_isr[p] = new
+            self._isr = None
             s.partition_epoch[p] += 1
             shrink = bool((old & ~new).any())
             if shrink:
@@ -788,19 +904,14 @@ class Engine:
     def _advance_hw(self, now, leader_mask) -> None:
         """§1.5: min LEO over leader, ISR (with a proposed expansion) and caught-up eligible followers."""
         s = self.s
+        view = self._isr_view()
         leo = np.where(leader_mask, s.log_leo, s.v_leo)
-        pending = s.pending_isr & (s.pending_at >= 0)[:, None]
-        members = s.in_isr | pending | leader_mask
-        outside = ~s.in_isr & (s.rbi >= 0)
-        if outside.any():
-            rbi = np.maximum(s.rbi, 0)
-            members = members | (outside & s.up[rbi] & (s.v_leo >= 0) & ((now - s.v_lcu) <= self.lag_ms))
-        members &= s.rbi >= 0
-        freeze = s.lslot < 0
-        if self.version.hw_frozen_under_min_isr:
-            n_isr, n_rep = s.in_isr.sum(axis=1), (s.rbi >= 0).sum(axis=1)
-            freeze |= predicates.under_min_isr(n_isr, self.min_isr(), n_rep, True)
-        s.hw = isr_rules.high_watermark(s.hw, leo, members, freeze)
+        members = view.members
+        if members is not None and self._proposals:
+            members = members | (s.pending_isr & (s.pending_at >= 0)[:, None] & (s.rbi >= 0))
+        if members is not None and view.outside is not None:
+            members = members | (view.outside & (s.v_leo >= 0) & ((now - s.v_lcu) <= self.lag_ms))
+        s.hw = isr_rules.high_watermark(s.hw, leo, members, view.freeze)
 
     def _complete_reassignments(self, now: int) -> None:
         s = self.s
@@ -815,7 +926,14 @@ class Engine:
 
     # ------------------------------------------------------------------ fetchers table (§4)
     def sync_fetchers(self, now: int) -> None:
-        """Write a `fetchers` row wherever a live follower's fetch state or leader changed."""
+        """Write a `fetchers` row wherever a live follower's fetch state or leader changed.
+
+        The wanted state follows from the Topology alone, so a sync under an unchanged Topology finds nothing.
+        """
+        topo = self._topology()
+        if self._fetchers_topo is topo:
+            return
+        self._fetchers_topo = topo
         s = self.s
         leader_bi = s.leader_bi()
         follower = (s.rbi >= 0) & ~s.leader_mask()
@@ -878,8 +996,8 @@ class Engine:
 
     def partition_flags(self) -> dict[str, np.ndarray]:
         s = self.s
-        n_rep = (s.rbi >= 0).sum(axis=1)
-        n_add, n_rem, n_isr = s.adding.sum(axis=1), s.removing.sum(axis=1), s.in_isr.sum(axis=1)
+        n_rep = row_sum(s.rbi >= 0)
+        n_add, n_rem, n_isr = row_sum(s.adding), row_sum(s.removing), row_sum(s.in_isr)
         min_isr, capped = self.min_isr(), self.version.min_isr_capped
         return {
             "n_rep": n_rep, "n_add": n_add, "n_isr": n_isr,

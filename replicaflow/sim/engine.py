@@ -428,7 +428,8 @@ class Engine:
             s.reassignments[p] = Reassignment(origin=origin, target=target, started_ms=now)
             self._write_assignment(p, now)
             self._log("reassignment_started", now, self._controller_id(), topic=move.topic,
-                      partition=move.partition, replicas=list(move.replicas))
+                      partition=move.partition, replicas=list(move.replicas), adding=self._replicas(p, s.adding[p]),
+                      removing=self._replicas(p, s.removing[p]))
         self._derive_throttle_lists()
         if event.throttle_bps is not None:
             self._tool_throttle(current, proposed, event.throttle_bps, now)

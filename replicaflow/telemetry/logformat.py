@@ -211,8 +211,9 @@ def _controller_prefix(v: KafkaVersion, fam: str, broker: int) -> str:
 def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     pre = _controller_prefix(v, fam, e["broker"])
     tp, replicas = _tp(fam, e["topic"], e["partition"]), list(e["replicas"])
-    if v.at_least("2.4"):  # KIP-455 controllers log the full assignment state
+    if v.at_least("2.4"):  # KIP-455 controllers log the full assignment: target, then the removing origin replicas
         adding, removing = list(e["adding"]), list(e["removing"])
+        replicas += [r for r in removing if r not in replicas]
     if _kraft(v):
         msg = (f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
                f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr=null, leader=-2, "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.sim.conftest import SCENARIOS
+
 
 def window(series, start_s, end_s):
     return series.loc[start_s:end_s]
@@ -104,3 +106,15 @@ def test_same_scenario_same_bytes(name, tmp_path):
     assert files and files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     for f in files:
         assert (a / f).read_bytes() == (b / f).read_bytes(), f
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SCENARIOS.glob("*.yaml")))
+def test_every_story_writes_its_broker_logs(name, tmp_path):
+    """`simulate --logs` renders every event of every story in its release's format (reassignments included)."""
+    from replicaflow.sim.runner import simulate
+
+    out = simulate(SCENARIOS / name, tmp_path, logs=True)
+    text = "".join(p.read_text() for p in sorted((out / "logs").rglob("*.log")))
+    assert text.count("\n") > 10
+    if "kip352" in name or "kip542" in name:
+        assert "removingReplicas" in text and "addingReplicas" in text

@@ -187,7 +187,7 @@ def test_reassignment_zk_and_kraft():
     assert message(REASSIGN, "2.3", zk) == \
         "[Controller id=0] Handling reassignment of partition orders-3 to new replicas 1,2,4"
     assert message(REASSIGN, "2.4", zk) == ("[Controller id=0] Successfully updated assignment of partition "
-                                            "orders-3 to ReplicaAssignment(replicas=1,2,4, addingReplicas=4, "
+                                            "orders-3 to ReplicaAssignment(replicas=1,2,4,3, addingReplicas=4, "
                                             "removingReplicas=3)")
     done = {**REASSIGN, "kind": "reassignment_completed", "leader": 4}
     lines = render_event({"ts_ms": T, **done}, v("3.2"))

@@ -4,7 +4,8 @@ Writes a 50-broker, 50,000-partition (RF 3) scenario of 1 hour (and the same of 
 temporary directory, simulates both, then times on one local[2] SparkSession:
 - floor: read the Parquet of every telemetry table and one groupBy over replica_offsets;
 - analyze: `replicaflow.pipeline.runner.analyze` writing every analysis table.
-Goals: analyze ≤ 3× floor; 2-hour analyze ≤ 2.2× the 1-hour one.
+Goals: analyze ≤ 3× floor; 2-hour analyze ≤ 2.2× the 1-hour one. Each job runs twice in one session
+and both times are printed; the ratios use the second (steady-state) runs.
 
     .venv/bin/python benchmarks/bench_pipeline.py [--partitions 50000] [--brokers 50] [--keep DIR]
 """
@@ -114,20 +115,24 @@ def main() -> None:
                 console.print(f"simulated {hours}h in {time.perf_counter() - t0:.0f}s")
             runs[hours] = root
         spark = get_spark("local[2]", app_name="bench-pipeline")
-        floor_job(spark, runs[1])  # warm the JVM and the file cache once
         figures = {}
         for hours, root in runs.items():
-            floor = floor_job(spark, root)
-            took = timed_analyze(spark, root, work / f"out-{hours}h")
+            # every job runs twice in the same session: the first pays the JVM's JIT and Spark's code
+            # generation for its plans, the second is the steady state that a long-running session sees
+            floor = [floor_job(spark, root) for _ in range(2)]
+            took = [timed_analyze(spark, root, work / f"out-{hours}h") for _ in range(2)]
             figures[hours] = (rows(root), floor, took)
         table = Table(title=f"analyze on local[2]: {args.brokers} brokers, {args.partitions:,} partitions, RF 3, "
                             f"scrape {args.scrape}")
-        for col in ("input", "replica_offsets rows", "floor", "analyze", "analyze / floor (goal ≤ 3×)"):
+        for col in ("input", "replica_offsets rows", "floor (1st / 2nd)", "analyze (1st / 2nd)",
+                    "analyze / floor, 2nd runs (goal ≤ 3×)"):
             table.add_column(col, justify="right")
         for hours, (n, floor, took) in figures.items():
-            table.add_row(f"{hours}h", f"{n:,}", f"{floor:.1f}s", f"{took:.1f}s", f"{took / floor:.2f}×")
+            table.add_row(f"{hours}h", f"{n:,}", f"{floor[0]:.1f}s / {floor[1]:.1f}s", f"{took[0]:.1f}s / {took[1]:.1f}s",
+                          f"{took[1] / floor[1]:.2f}×")
         console.print(table)
-        console.print(f"2h / 1h analyze time (goal ≤ 2.2×): {figures[2][2] / figures[1][2]:.2f}×")
+        console.print(f"2h / 1h analyze time, 2nd runs (goal ≤ 2.2×): {figures[2][2][1] / figures[1][2][1]:.2f}×; "
+                      f"1st runs: {figures[2][2][0] / figures[1][2][0]:.2f}×")
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
@@ -28,14 +28,19 @@ OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metric
            "reassignment_progress")
 
 
-def build(t: Telemetry) -> dict[str, DataFrame]:
-    """Every analysis table of DESIGN.md §5 as a lazy DataFrame, in the contract's column order."""
-    events = S.partition_events(t.tables)
-    state = S.partition_state(events, t.meta)
-    lagging = M.lagging_replicas(t.tables["replica_offsets"])
-    topics = M.topic_metrics(state, t.meta)
-    episodes = E.reassignment_episodes(state)
-    progress = E.reassignment_progress(episodes, t.tables["replica_offsets"], t.meta)
+def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df) -> dict[str, DataFrame]:
+    """Every analysis table of DESIGN.md §5 as a lazy DataFrame, in the contract's column order.
+
+    ``shared`` wraps the intermediate results that feed several tables or steps (partition events and
+    state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there so each is
+    computed once for all the writes.
+    """
+    events = shared(S.partition_events(t.tables))
+    state = shared(S.partition_state(events, t.meta))
+    lagging = shared(M.lagging_replicas(t.tables["replica_offsets"]))
+    topics = shared(M.topic_metrics(state, t.meta))
+    episodes = shared(E.reassignment_episodes(state))
+    progress = shared(E.reassignment_progress(episodes, t.tables["replica_offsets"], t.meta))
     out = {
         "partition_state": state,
         "broker_metrics": M.broker_metrics(state, events, t.tables, t.meta, lagging),
@@ -87,11 +92,15 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                 console.log(text)
 
         t = read_telemetry(session, telemetry_dirs)
-        tables = build(t)
+        cached: list[DataFrame] = []
+
+        def shared(df: DataFrame) -> DataFrame:
+            cached.append(df.cache())
+            return cached[-1]
+
+        tables = build(t, shared)
         if logs is not None:
             tables.update(log_tables(session, logs, t))
-        state = tables["partition_state"].cache()
-        tables["partition_state"] = state
         clusters = [str(m["cluster"]) for m in t.metas]
         out = Path(out)
         try:
@@ -113,7 +122,8 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise ReplicaflowError(f"analyze: Spark failed reading {telemetry_dirs}: {first}") from None
         finally:
-            state.unpersist()
+            for df in cached:
+                df.unpersist()
     if progress:
         console.print(summary_table(summary))
     return summary

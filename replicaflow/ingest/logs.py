@@ -104,6 +104,20 @@ def _x(col: Column | str, pattern: str, idx: int) -> Column:
     return F.nullif(F.regexp_extract(col, pattern, idx), F.lit(""))
 
 
+def _tp(col: Column | str, pattern: str, topic_idx: int, partition_idx: int) -> tuple[Column, Column]:
+    """(topic, partition) from two groups of one pattern."""
+    return _x(col, pattern, topic_idx), _x(col, pattern, partition_idx)
+
+
+def _first_match(cases: list[tuple[Column, list[Column]]]) -> Column:
+    """``CASE WHEN cond THEN coalesce(alternatives) ...``: the value of the first condition that holds."""
+    out = None
+    for cond, alternatives in cases:
+        value = F.coalesce(*alternatives) if len(alternatives) > 1 else alternatives[0]
+        out = F.when(cond, value) if out is None else out.when(cond, value)
+    return out
+
+
 def _int(col: Column) -> Column:
     return col.try_cast("int")
 
@@ -303,26 +317,21 @@ def _classify(df: DataFrame) -> DataFrame:
     df = df.select("*", kind.alias("kind"), F.when(is_record, started_like).alias("started_like"),
                    part_topic.alias("part_topic"), part_num.alias("part_num"))
     k = F.col("kind")
-    topic = (F.when(k.isin(*ISR_KINDS), F.col("part_topic"))
-             .when(k == "leader_start", F.coalesce(_x(body, LEADER_NEW, 1), _x(body, LEADER_OLD, 1)))
-             .when(k == "partition_failed", _x(body, FAILED, 1))
-             .when(k == "thread_died", F.coalesce(_x("inner", DIED, 1), _x("inner", DIED, 3)))
-             .when(body.rlike(HANDLING), F.coalesce(_x(body, HANDLING, 1), _x(body, HANDLING, 3)))
-             .when(body.rlike(SUCCESS), _x(body, SUCCESS, 1))
-             .when(k == "reassignment_caught_up", _x(body, CAUGHT_UP, 2))
-             .when(body.rlike(ZK_DONE), F.coalesce(_x(body, ZK_DONE, 1), _x(body, ZK_DONE, 3)))
-             .when(body.rlike(KRAFT_DONE), _x(body, KRAFT_DONE, 2))
-             .when(body.rlike(REPLAYED), _x(body, REPLAYED, 5)))
-    partition = (F.when(k.isin(*ISR_KINDS), F.col("part_num"))
-                 .when(k == "leader_start", F.coalesce(_x(body, LEADER_NEW, 2), _x(body, LEADER_OLD, 2)))
-                 .when(k == "partition_failed", _x(body, FAILED, 2))
-                 .when(k == "thread_died", F.coalesce(_x("inner", DIED, 2), _x("inner", DIED, 4)))
-                 .when(body.rlike(HANDLING), F.coalesce(_x(body, HANDLING, 2), _x(body, HANDLING, 4)))
-                 .when(body.rlike(SUCCESS), _x(body, SUCCESS, 2))
-                 .when(k == "reassignment_caught_up", _x(body, CAUGHT_UP, 3))
-                 .when(body.rlike(ZK_DONE), F.coalesce(_x(body, ZK_DONE, 2), _x(body, ZK_DONE, 4)))
-                 .when(body.rlike(KRAFT_DONE), _x(body, KRAFT_DONE, 3))
-                 .when(body.rlike(REPLAYED), _x(body, REPLAYED, 1)))
+    # where each message kind carries its topic and partition: (condition, [(topic, partition), ...]),
+    # the alternatives (message forms of different releases) coalesced in order
+    where = [
+        (k.isin(*ISR_KINDS), [(F.col("part_topic"), F.col("part_num"))]),
+        (k == "leader_start", [_tp(body, LEADER_NEW, 1, 2), _tp(body, LEADER_OLD, 1, 2)]),
+        (k == "partition_failed", [_tp(body, FAILED, 1, 2)]),
+        (k == "thread_died", [_tp("inner", DIED, 1, 2), _tp("inner", DIED, 3, 4)]),
+        (body.rlike(HANDLING), [_tp(body, HANDLING, 1, 2), _tp(body, HANDLING, 3, 4)]),
+        (body.rlike(SUCCESS), [_tp(body, SUCCESS, 1, 2)]),
+        (k == "reassignment_caught_up", [_tp(body, CAUGHT_UP, 2, 3)]),
+        (body.rlike(ZK_DONE), [_tp(body, ZK_DONE, 1, 2), _tp(body, ZK_DONE, 3, 4)]),
+        (body.rlike(KRAFT_DONE), [_tp(body, KRAFT_DONE, 2, 3)]),
+        (body.rlike(REPLAYED), [_tp(body, REPLAYED, 5, 1)]),
+    ]
+    topic, partition = (_first_match([(cond, [alt[i] for alt in alts]) for cond, alts in where]) for i in (0, 1))
     isr = (F.when(k.isin("isr_shrink"), _g(SHRINK, 2))
            .when(k == "isr_expand", _g(EXPAND, 2))
            .when(k == "isr_updated", _g(UPDATED, 1))

@@ -245,28 +245,26 @@ def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + m, ZK_CONTROLLER_LOGGER)) for m in msgs]
 
 
-def _broker_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+def _lifecycle(e: dict, v: KafkaVersion, fam: str, kraft: tuple[str, str], message: str) -> list[Line]:
+    """A broker lifecycle line: KRaft (3.3+: ``kraft`` = (logIdent name, logger)), 0.8–0.11, or 1.0+ ZooKeeper era."""
     b = e["broker"]
     if _kraft(v):
-        line = format_line(e["ts_ms"], "INFO", f"[KafkaRaftServer nodeId={b}] Kafka Server started",
-                           "kafka.server.KafkaRaftServer")
+        ident, logger = kraft
+        text = f"[{ident}={b}] " + ("Kafka Server started" if message == "started" else message)
+        line = format_line(e["ts_ms"], "INFO", text, logger)
     elif fam == _OLD:
-        line = format_line(e["ts_ms"], "INFO", f"[Kafka Server {b}], started", "kafka.server.KafkaServer")
+        line = format_line(e["ts_ms"], "INFO", f"[Kafka Server {b}], {message}", "kafka.server.KafkaServer")
     else:
-        line = format_line(e["ts_ms"], "INFO", f"[KafkaServer id={b}] started", "kafka.server.KafkaServer")
+        line = format_line(e["ts_ms"], "INFO", f"[KafkaServer id={b}] {message}", "kafka.server.KafkaServer")
     return [(SERVER, line)]
+
+
+def _broker_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    return _lifecycle(e, v, fam, ("KafkaRaftServer nodeId", "kafka.server.KafkaRaftServer"), "started")
 
 
 def _broker_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    b = e["broker"]
-    if _kraft(v):
-        line = format_line(e["ts_ms"], "INFO", f"[BrokerServer id={b}] shut down completed",
-                           "kafka.server.BrokerServer")
-    elif fam == _OLD:
-        line = format_line(e["ts_ms"], "INFO", f"[Kafka Server {b}], shut down completed", "kafka.server.KafkaServer")
-    else:
-        line = format_line(e["ts_ms"], "INFO", f"[KafkaServer id={b}] shut down completed", "kafka.server.KafkaServer")
-    return [(SERVER, line)]
+    return _lifecycle(e, v, fam, ("BrokerServer id", "kafka.server.BrokerServer"), "shut down completed")
 
 
 RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {

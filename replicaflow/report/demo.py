@@ -37,12 +37,24 @@ def scenario_paths(scenarios: Path = SCENARIOS) -> list[tuple[str, Path]]:
     return out
 
 
+def _incidents(h: dict) -> int:
+    return sum(h["incidents"].values())
+
+
+def _moves(h: dict) -> str:
+    """Completed of all adding replicas ('-' without a reassignment)."""
+    total = sum(h["reassignments"].values())
+    return f"{h['reassignments']['completed']}/{total}" if total else "-"
+
+
 def summary_table(analysis_dir: Path, metas: list[dict], timings: dict[str, float]) -> tuple[Table, list[str]]:
-    """The before → after numbers of each story, and the sentences that say what changed."""
+    """The before → after numbers of each story (minutes are partition-minutes), and the sentences that say
+    what changed."""
     analysis = load_analysis(analysis_dir, metas)
     table = Table(title=f"replicaflow demo ({timings['total']:.1f}s: simulate {timings['simulate']:.1f}s, "
                         f"analyze {timings['analyze']:.1f}s, report {timings['report']:.1f}s)")
-    for col in ("story", "Kafka", "peak URP", "URP min", "under-min-ISR min", "ISR shrinks", "failed partitions"):
+    for col in ("story", "Kafka", "peak URP", "URP min", "under-min-ISR min", "incidents", "moves done",
+                "ISR shrinks", "failed partitions"):
         table.add_column(col, justify="left" if col in ("story", "Kafka") else "right")
     sentences = []
     for s in STORIES:
@@ -50,6 +62,7 @@ def summary_table(analysis_dir: Path, metas: list[dict], timings: dict[str, floa
         table.add_row(s.key.upper(), f"{b['kafka_version']} → {a['kafka_version']}", f"{b['peak_urp']} → {a['peak_urp']}",
                       f"{b['urp_minutes']:.1f} → {a['urp_minutes']:.1f}",
                       f"{b['under_min_isr_minutes']:.1f} → {a['under_min_isr_minutes']:.1f}",
+                      f"{_incidents(b)} → {_incidents(a)}", f"{_moves(b)} → {_moves(a)}",
                       f"{b['isr_shrinks']} → {a['isr_shrinks']}",
                       f"{b['peak_failed_partitions']} → {a['peak_failed_partitions']}")
         sentences.append(f"[bold]{s.key.upper()}[/]: "

@@ -85,3 +85,22 @@ def test_demo_report_renders_in_chromium(demo, tmp_path):
     assert not {k: v for k, v in status["charts"].items() if v <= 0}
     assert set(status["charts"]) == set(re.findall(r'<div class="chart" id="([^"]+)"', path.read_text()))
     assert not [line for line in stderr.splitlines() if "CONSOLE" in line and "rror" in line]
+
+
+def test_printed_table_has_the_headline_columns(demo):
+    from rich.console import Console
+
+    from replicaflow.report.demo import scenario_paths, summary_table
+
+    out, _ = demo
+    metas = [read_meta(out / name) for name, _ in scenario_paths()]
+    table, sentences = summary_table(out, metas, {"total": 1.0, "simulate": 0.2, "analyze": 0.7, "report": 0.1})
+    console = Console(width=200, record=True)
+    console.print(table)
+    text = console.export_text()
+    for col in ("peak URP", "under-min-ISR min", "incidents", "moves done", "ISR shrinks"):
+        assert col in text
+    s = json.loads((out / "summary.json").read_text())
+    moved = s["kip352-after"]["reassignments"]
+    assert f"{moved['completed']}/{sum(moved.values())}" in text and moved["completed"] > 0
+    assert len(sentences) == len(STORIES)

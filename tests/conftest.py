@@ -1,8 +1,26 @@
-"""Shared fixtures: one local SparkSession for the whole test run."""
+"""Shared fixtures: one local SparkSession for the whole test run, and the system tools tests need."""
 
 from __future__ import annotations
 
+import os
+import shutil
+
 import pytest
+
+
+def require_tool(name: str, debian_package: str) -> str:
+    """The path of a system tool the test needs (Chromium, promtool).
+
+    Missing: a failure when ``REPLICAFLOW_REQUIRE_TOOLS=1`` (``.ci/run`` sets it, after installing
+    the packages), else a skip, so ``make test`` still passes on a machine with only Python and Java.
+    """
+    path = shutil.which(name)
+    if path:
+        return path
+    message = f"{name} is not installed (Debian: apt-get install {debian_package}; .ci/run installs it)"
+    if os.environ.get("REPLICAFLOW_REQUIRE_TOOLS") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 @pytest.fixture(scope="session")

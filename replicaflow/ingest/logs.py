@@ -22,14 +22,13 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-import pyarrow as pa
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.telemetry.schema import ANALYSIS, TELEMETRY
+from replicaflow.telemetry.spark import conform
 
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 ISR_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
@@ -132,12 +131,6 @@ def _ids(col: Column) -> Column:
 def _g(pattern: str, idx: int) -> Column:
     """Group ``idx`` of ``pattern`` on the message body, as a raw string ('' kept: empty lists)."""
     return F.regexp_extract("body", pattern, idx)
-
-
-def _conform(df: DataFrame, schema: pa.Schema) -> DataFrame:
-    """Exactly the columns and Spark types of an Arrow schema from telemetry/schema.py."""
-    spark_schema = from_arrow_schema(schema)
-    return df.select([F.col(f.name).cast(f.dataType).alias(f.name) for f in spark_schema.fields])
 
 
 def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
@@ -396,7 +389,7 @@ def _events(lines: DataFrame, cluster: str) -> DataFrame:
         "kind", F.when(is_fetch, fetch_topic).otherwise(F.col("topic")).alias("topic"),
         F.when(is_fetch, _int(fetch_part)).otherwise(F.col("partition")).alias("partition"),
         "isr", "leader_epoch", "message")
-    return _conform(ev, ANALYSIS["log_events"])
+    return conform(ev, ANALYSIS["log_events"])
 
 
 def _changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
@@ -432,7 +425,7 @@ def _changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
                                  F.col("epoch_now").alias("leader_epoch"))
     lead = changes.where(~F.col("is_isr")).select("cluster", "ts_ms", "seq", "topic", "partition",
                                                    F.col("broker").alias("leader"), "leader_epoch")
-    return _conform(isr, TELEMETRY["isr"]), _conform(lead, TELEMETRY["leaders"])
+    return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
 
 
 def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str) -> dict[str, DataFrame]:
@@ -453,7 +446,7 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
         F.when(F.col("kind").isin("fetcher_added", "fetcher_removed"), F.col("body")).alias("body"),
     ).persist()
     events = _events(lines, cluster)
-    rejects = _conform(lines.where(F.col("category") == "reject")
+    rejects = conform(lines.where(F.col("category") == "reject")
                        .select("source", "line_number", F.col("raw").alias("raw_line"), "reason"),
                        ANALYSIS["rejects"])
     counts = lines.groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))

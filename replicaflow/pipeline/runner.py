@@ -23,6 +23,7 @@ from replicaflow.pipeline.session import get_spark
 from replicaflow.pipeline.summary import summarize, summary_table
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
+from replicaflow.telemetry.spark import conform as to_schema
 
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress")
@@ -65,12 +66,8 @@ def log_tables(spark: SparkSession, logs, t: Telemetry) -> dict[str, DataFrame]:
 
 
 def conform(df: DataFrame, name: str) -> DataFrame:
-    """Select and cast to the Arrow schema of ANALYSIS[name] (the data contract)."""
-    from pyspark.sql import functions as F
-
-    spark_types = {"int32": "int", "int64": "bigint", "double": "double", "string": "string", "bool": "boolean",
-                   "list<item: int32>": "array<int>"}
-    return df.select(*[F.col(f.name).cast(spark_types[str(f.type)]).alias(f.name) for f in ANALYSIS[name]])
+    """Select and cast to the contract schema ANALYSIS[name]."""
+    return to_schema(df, ANALYSIS[name])
 
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
@@ -98,12 +95,12 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             cached.append(df.cache())
             return cached[-1]
 
-        tables = build(t, shared)
-        if logs is not None:
-            tables.update(log_tables(session, logs, t))
         clusters = [str(m["cluster"]) for m in t.metas]
         out = Path(out)
         try:
+            tables = build(t, shared)
+            if logs is not None:
+                tables.update(log_tables(session, logs, t))
             with atomic_dir(out / "analysis") as tmp:
                 for name in tables:
                     step(f"analyze: writing {name}")

@@ -32,6 +32,7 @@ class Analysis:
     tables: dict[str, pd.DataFrame]
     meta: dict[str, dict] = field(default_factory=dict)
     summary: dict = field(default_factory=dict)
+    _wide: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)  # broker_wide, once per cluster
 
     @property
     def clusters(self) -> list[str]:
@@ -98,13 +99,20 @@ def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
 
 
 def broker_wide(analysis: Analysis, cluster: str) -> pd.DataFrame:
-    """broker_metrics of one cluster pivoted to columns (short metric name), rows (ts_ms, broker)."""
-    df = analysis.of("broker_metrics", cluster)
-    if df.empty:
-        return pd.DataFrame(columns=["ts_ms", "broker"])
-    df = df.assign(short=df["name"].map(lambda n: SHORT_BY_JMX.get(n, n)))
-    wide = df.pivot_table(index=["ts_ms", "broker"], columns="short", values="value", aggfunc="last")
-    return wide.reset_index().sort_values(["ts_ms", "broker"])
+    """broker_metrics of one cluster pivoted to columns (short metric name), rows (ts_ms, broker).
+
+    Pivoted once per cluster: the headline numbers and several charts read it.
+    """
+    if cluster not in analysis._wide:
+        df = analysis.of("broker_metrics", cluster)
+        if df.empty:
+            wide = pd.DataFrame(columns=["ts_ms", "broker"])
+        else:
+            df = df.assign(short=df["name"].map(lambda n: SHORT_BY_JMX.get(n, n)))
+            wide = df.pivot_table(index=["ts_ms", "broker"], columns="short", values="value", aggfunc="last")
+            wide = wide.reset_index().sort_values(["ts_ms", "broker"])
+        analysis._wide[cluster] = wide
+    return analysis._wide[cluster]
 
 
 def meter_deltas(values: pd.Series) -> pd.Series:

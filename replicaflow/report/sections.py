@@ -90,14 +90,17 @@ def gauge_charts(analysis: Analysis, cluster: str, prefix: str) -> list[dict]:
     for m in GAUGES:
         if m.short not in wide.columns:
             continue
-        per = wide.pivot_table(index="ts_ms", columns="broker", values=m.short, aggfunc="last").reindex(grid)
-        total = per.sum(axis=1, min_count=1)
-        traces = [_line("cluster total", per.index, total, width=3)]
-        traces += [_line(f"broker {b}", per.index, per[b]) for b in per.columns]
         charts.append({"id": f"{prefix}-gauge-{m.short}", "title": m.short, "subtitle": m.jmx,
                        "y_title": "messages" if "Lag" in m.short else "partitions", "kind": "lines",
-                       "traces": traces})
+                       "traces": _total_and_brokers(wide, m.short, grid)})
     return charts
+
+
+def _total_and_brokers(wide: pd.DataFrame, short: str, grid: list[int]) -> list[dict]:
+    """A gauge's cluster total (thick) and one line per broker on the scrape grid (a down broker leaves a gap)."""
+    per = wide.pivot_table(index="ts_ms", columns="broker", values=short, aggfunc="last").reindex(grid)
+    return ([_line("cluster total", per.index, per.sum(axis=1, min_count=1), width=3)]
+            + [_line(f"broker {b}", per.index, per[b]) for b in per.columns])
 
 
 def urp_chart(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
@@ -146,12 +149,9 @@ def failed_chart(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
     wide = broker_wide(analysis, cluster)
     if "FailedPartitionsCount" not in wide.columns:
         return None
-    per = wide.pivot_table(index="ts_ms", columns="broker", values="FailedPartitionsCount",
-                           aggfunc="last").reindex(analysis.grid(cluster))
     return {"id": f"{prefix}-failed", "title": "Failed partitions (KIP-461 FailedPartitionsCount)",
             "y_title": "partitions", "kind": "lines",
-            "traces": [_line("cluster total", per.index, per.sum(axis=1, min_count=1), width=3)]
-            + [_line(f"broker {b}", per.index, per[b]) for b in per.columns]}
+            "traces": _total_and_brokers(wide, "FailedPartitionsCount", analysis.grid(cluster))}
 
 
 def reassignment_chart(analysis: Analysis, cluster: str, prefix: str) -> dict | None:

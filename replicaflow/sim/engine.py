@@ -123,9 +123,6 @@ class Engine:
         self._base_step = s.base_rate * self.tick_ms
         self._msg_grid = repeat_slots(s.msg_size, s.slots)
         self._cap_msgs = repeat_slots((FETCH_MAX_BYTES * self.rounds) // s.msg_size, s.slots)
-        # every per-tick byte total is a sum of integers ≤ FETCH_MAX_BYTES·rounds; below 2**53 a float64 sum is
-        # exact in any order, so per-broker sums can be folded from per-thread sums (_sums)
-        self._sums_exact = s.n_partitions * s.slots * FETCH_MAX_BYTES * self.rounds < 2 ** 53
         # per-tick [P, S] work arrays, reused: fresh megabyte temporaries cost page faults whenever the heap shrinks
         self._w_leader_leo = np.empty_like(s.log_leo)
         self._w_msgs = np.empty_like(s.log_leo)
@@ -762,19 +759,15 @@ class Engine:
     def _sums(self, grid: np.ndarray, topo: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Sums of a float [P, S] byte grid per fetcher thread, per follower broker and per leader broker.
 
-        One bincount per thread; the broker sums fold the (follower, leader, fetcher) cube, which is
-        exact when ``_sums_exact`` (integer bytes below 2**53), else two more bincounts as before.
+        One bincount per thread; the broker sums fold the (follower, leader, fetcher) cube. That is
+        exact: every entry is a whole number of bytes ≤ FETCH_MAX_BYTES·rounds, and float64 sums of
+        integers are exact in any order below 2**53 bytes per tick (petabytes).
         """
         s = self.s
         n_b, nf = s.n_brokers, self.kafka.num_replica_fetchers
-        flat = grid.reshape(-1)
-        per_thread = np.bincount(topo.thread, weights=flat, minlength=n_b * n_b * nf)
-        if self._sums_exact:
-            cube = per_thread.reshape(n_b, n_b, nf)
-            return per_thread, cube.sum(axis=(1, 2)), cube.sum(axis=(0, 2))
-        leaders = np.broadcast_to(topo.lb[:, None], grid.shape).ravel()
-        return (per_thread, np.bincount(topo.rbi.ravel(), weights=flat, minlength=n_b),
-                np.bincount(leaders, weights=flat, minlength=n_b))
+        per_thread = np.bincount(topo.thread, weights=grid.reshape(-1), minlength=n_b * n_b * nf)
+        cube = per_thread.reshape(n_b, n_b, nf)
+        return per_thread, cube.sum(axis=(1, 2)), cube.sum(axis=(0, 2))
 
     def _record_fetch(self, fetched, leader_leo_grid, now) -> None:
         """The leader's bookkeeping of each fetch at the follower's pre-append offset (§1.1), in place."""
@@ -936,8 +929,8 @@ class Engine:
             return
         self._fetchers_topo = topo
         s = self.s
-        leader_bi = s.leader_bi()
-        follower = (s.rbi >= 0) & ~s.leader_mask()
+        leader_bi = topo.leader_bi
+        follower = (s.rbi >= 0) & ~topo.leader_mask
         fetching = follower & (leader_bi >= 0)[:, None]
         desired = np.where(fetching & s.failed, FETCH_FAILED, np.where(fetching, FETCH_ADDED, FETCH_REMOVED))
         desired = np.where((desired == FETCH_REMOVED) & (s.fetch_state == FETCH_NONE), FETCH_NONE, desired)

@@ -87,6 +87,14 @@ def expected_alerts(state: pd.DataFrame, grid: list[int], live: dict[int, set[in
     return out
 
 
+def expected_for(analysis, cluster: str, alerts: tuple[str, ...] = tuple(RULES)) -> tuple[list[int], dict]:
+    """(scrape grid, expected alerts) of one cluster of a report Analysis: live brokers from broker_metrics."""
+    grid = analysis.grid(cluster)
+    bm = analysis.of("broker_metrics", cluster)
+    live = {int(t): set(int(b) for b in g["broker"]) for t, g in bm.groupby("ts_ms")}
+    return grid, expected_alerts(analysis.of("partition_state", cluster), grid, live, cluster, alerts)
+
+
 def rules_test(rule_file: str, om_text: str, grid: list[int], expected: dict[int, list[dict]],
                alerts: tuple[str, ...], cluster: str | None = None) -> str:
     step = grid[1] - grid[0]

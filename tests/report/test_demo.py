@@ -6,16 +6,16 @@ import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from replicaflow.report.data import load_analysis
 from replicaflow.report.stories import STORIES
 from replicaflow.telemetry.io import read_meta
+from tests.conftest import require_tool
 from tests.report.omparse import parse
-from tests.report.promrules import RULES, expected_alerts, rules_test
-from tests.report.test_promtool import PROMTOOL, RULES_FILE
+from tests.report.promrules import RULES, expected_for, rules_test
+from tests.report.test_promtool import RULES_FILE
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -54,31 +54,25 @@ def test_the_stories_show_their_kip(demo):
     assert s["kip461-after"]["urp_minutes"] < s["kip461-before"]["urp_minutes"]
 
 
-@pytest.mark.skipif(not Path(PROMTOOL).exists(), reason="promtool not installed (Debian: prometheus)")
 @pytest.mark.parametrize("cluster", ["kip164-after", "kip461-after"])
 def test_strimzi_alerts_fire_on_a_real_scenario(demo, cluster, tmp_path):
     """promtool test rules on the simulator→pipeline output: alerts fire when partition_state says."""
     out, _ = demo
-    analysis = load_analysis(out, [read_meta(out / cluster)])
-    grid = analysis.grid(cluster)
-    bm = analysis.of("broker_metrics", cluster)
-    live = {int(t): set(int(b) for b in g["broker"]) for t, g in bm.groupby("ts_ms")}
-    expected = expected_alerts(analysis.of("partition_state", cluster), grid, live, cluster, tuple(RULES))
+    promtool = require_tool("promtool", "prometheus")
+    grid, expected = expected_for(load_analysis(out, [read_meta(out / cluster)]), cluster)
     if cluster == "kip164-after":
         assert any(f["alert"] == "UnderMinIsrPartitionCount" for fs in expected.values() for f in fs)
     shutil.copy(RULES_FILE, tmp_path / "rules.yaml")
     (tmp_path / "test.yaml").write_text(rules_test("rules.yaml", (out / "metrics.om").read_text(), grid, expected,
                                                    tuple(RULES), cluster))
-    res = subprocess.run([PROMTOOL, "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True, text=True,
+    res = subprocess.run([promtool, "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=300)
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
 
 
 def test_demo_report_renders_in_chromium(demo, tmp_path):
-    from tests.report.test_html_chromium import CHROMIUM, render_status
+    from tests.report.test_html_chromium import render_status
 
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium not installed (Debian: chromium)")
     out, path = demo
     status, stderr = render_status(path, tmp_path)
     assert status["errors"] == [] and status["charts"]

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium not installed (Debian: chromium)")
+from tests.conftest import require_tool
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
          "--virtual-time-budget=20000", "--hide-scrollbars", "--no-first-run", "--disable-extensions"]
 
 
 def _chromium(*args: str, tmp: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp / 'profile'}", *args],
+    return subprocess.run([require_tool("chromium", "chromium"), *FLAGS, f"--user-data-dir={tmp / 'profile'}", *args],
                           capture_output=True, text=True, timeout=240)
 
 

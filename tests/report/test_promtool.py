@@ -6,19 +6,16 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from replicaflow.report.data import load_analysis
-from tests.report.promrules import RULES, expected_alerts, rules_test
+from tests.conftest import require_tool
+from tests.report.promrules import RULES, expected_for, rules_test
 from tests.report.tiny import T0
 
-PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
 RULES_FILE = Path(__file__).resolve().parents[2] / "alerts" / "replicaflow.rules.yaml"
-pytestmark = pytest.mark.skipif(not Path(PROMTOOL).exists(), reason="promtool not installed (Debian: prometheus)")
 
 
 def _run(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([PROMTOOL, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+    return subprocess.run([require_tool("promtool", "prometheus"), *args], capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
 def test_rules_file_is_valid():
@@ -44,12 +41,8 @@ def test_openmetrics_loads_into_tsdb_blocks(built, tmp_path):
 
 def test_strimzi_alerts_fire_when_the_scenario_says(built_alpha, tmp_path):
     root, _ = built_alpha
-    analysis = load_analysis(root)
-    grid = analysis.grid("alpha")
-    bm = analysis.of("broker_metrics", "alpha")
-    live = {int(t): set(int(b) for b in g["broker"]) for t, g in bm.groupby("ts_ms")}
     alerts = tuple(RULES)
-    expected = expected_alerts(analysis.of("partition_state", "alpha"), grid, live, "alpha", alerts)
+    grid, expected = expected_for(load_analysis(root), "alpha", alerts)
     fired = {a for fs in expected.values() for f in fs for a in [f["alert"]]}
     assert fired == set(alerts)                                # the scenario exercises all three
     first = {a: min(t for t, fs in expected.items() if any(f["alert"] == a for f in fs)) - T0 for a in alerts}
@@ -66,11 +59,7 @@ def test_strimzi_alerts_fire_when_the_scenario_says(built_alpha, tmp_path):
 def test_rules_test_fails_when_the_data_disagrees(built_alpha, tmp_path):
     """The check can fail: shift every expected alert by one scrape and promtool must object."""
     root, _ = built_alpha
-    analysis = load_analysis(root)
-    grid = analysis.grid("alpha")
-    bm = analysis.of("broker_metrics", "alpha")
-    live = {int(t): set(int(b) for b in g["broker"]) for t, g in bm.groupby("ts_ms")}
-    expected = expected_alerts(analysis.of("partition_state", "alpha"), grid, live, "alpha", tuple(RULES))
+    grid, expected = expected_for(load_analysis(root), "alpha")
     shifted = dict(zip(grid, [[]] + [expected[t] for t in grid[:-1]], strict=True))
     shutil.copy(RULES_FILE, tmp_path / "rules.yaml")
     (tmp_path / "test.yaml").write_text(rules_test("rules.yaml", (root / "metrics.om").read_text(), grid, shifted,

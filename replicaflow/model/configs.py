@@ -1,0 +1,28 @@
+"""Kafka's config names that replicaflow reads or writes, and the entity of the cluster-wide default.
+
+The one home of these strings: the scenario loader, the simulator's dynamic configs, the
+reassignment tool model and the pipeline's config replay all import them from here.
+"""
+
+from __future__ import annotations
+
+# `kafka-configs --entity-type brokers --entity-default` stores broker defaults under this entity name.
+DEFAULT_BROKER = "<default>"
+
+MIN_ISR = "min.insync.replicas"
+REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms"
+
+# KIP-73 replication throttles (SEMANTICS §5.1): broker rates and topic replica lists.
+LEADER_REPLICATION_RATE = "leader.replication.throttled.rate"
+FOLLOWER_REPLICATION_RATE = "follower.replication.throttled.rate"
+LEADER_THROTTLED_REPLICAS = "leader.replication.throttled.replicas"
+FOLLOWER_THROTTLED_REPLICAS = "follower.replication.throttled.replicas"
+# KIP-542 reassignment throttles (§5.2, proposed, never shipped by Kafka).
+LEADER_REASSIGNMENT_RATE = "leader.reassignment.throttled.rate"
+FOLLOWER_REASSIGNMENT_RATE = "follower.reassignment.throttled.rate"
+
+REPLICATION_RATES = (LEADER_REPLICATION_RATE, FOLLOWER_REPLICATION_RATE)
+REASSIGNMENT_RATES = (LEADER_REASSIGNMENT_RATE, FOLLOWER_REASSIGNMENT_RATE)
+# The four quota rates in the order of the simulator's quota rows (leader/follower × replication/reassignment).
+QUOTA_RATES = (*REPLICATION_RATES, *REASSIGNMENT_RATES)
+THROTTLED_REPLICAS_LISTS = (LEADER_THROTTLED_REPLICAS, FOLLOWER_THROTTLED_REPLICAS)

@@ -78,6 +78,11 @@ BY_JMX = {m.jmx: m for m in BROKER_METRICS}
 TRAFFIC_METRICS = ("ReplicationBytesInPerSec", "ReplicationBytesOutPerSec",
                    "ReassignmentBytesInPerSec", "ReassignmentBytesOutPerSec")
 
+# Broker gauges that count the partitions a broker leads with a SEMANTICS §2 predicate true:
+# (short gauge name, predicate flag). The simulator's scrape and the pipeline both count from this map.
+LEADER_FLAG_GAUGES = (("UnderReplicatedPartitions", "urp"), ("UnderMinIsrPartitionCount", "under_min_isr"),
+                      ("AtMinIsrPartitionCount", "at_min_isr"), ("ReassigningPartitions", "reassigning"))
+
 PARTITION_GAUGES = ("UnderReplicated", "UnderMinIsr", "AtMinIsr", "InSyncReplicasCount", "ReplicasCount")
 
 

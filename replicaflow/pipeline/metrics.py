@@ -12,13 +12,11 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from replicaflow.model.metrics import BROKER_METRICS, TRAFFIC_METRICS, jmx
+from replicaflow.model.metrics import BROKER_METRICS, LEADER_FLAG_GAUGES, TRAFFIC_METRICS, jmx
 from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, running
 
 LONG_MAX = (1 << 63) - 1
 METERS = [m.jmx for m in BROKER_METRICS if m.kind == "meter"]
-LED_GAUGES = (("UnderReplicatedPartitions", "urp"), ("UnderMinIsrPartitionCount", "under_min_isr"),
-              ("AtMinIsrPartitionCount", "at_min_isr"), ("ReassigningPartitions", "reassigning"))
 OFFLINE = jmx("OfflinePartitionsCount")
 LIVE_STATES = ("up", "shutting_down")
 CONTROLLER_PSEUDO_BROKER = -1
@@ -87,7 +85,7 @@ def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:
 def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame) -> DataFrame:
     """(cluster, broker, name, ts_ms, delta) for every interval-counted gauge (leader-only counting, §2)."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
-    led = [F.when(F.col(flag), F.lit(jmx(short))) for short, flag in LED_GAUGES]
+    led = [F.when(F.col(flag), F.lit(jmx(short))) for short, flag in LEADER_FLAG_GAUGES]
     led.append(F.when(F.col("leader") != -1, F.lit(jmx("LeaderCount"))))
     by_leader = (state.select("cluster", F.col("leader").alias("broker"), "from_ms", "to_ms",
                               F.explode(F.array_compact(F.array(*led))).alias("name")))

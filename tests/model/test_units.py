@@ -97,3 +97,13 @@ def test_bytes_round_trip(n):
 def test_formatters_tolerate_non_finite():
     assert (format_bytes(math.nan), format_duration(math.inf), format_rate(None)) == ("n/a", "never", "unlimited")
     assert (format_duration(math.nan), format_rate(math.nan), format_bytes(-1500)) == ("n/a", "n/a", "-1.5KB")
+
+
+def test_error_quote_bounds_and_escapes_values():
+    """Error sentences quote at most 100 characters of a value and never pass control bytes through."""
+    from replicaflow.errors import quote
+
+    assert quote("orders") == "'orders'"
+    assert quote("a" * 250) == "'" + "a" * 100 + "'… (150 more characters)"
+    assert quote("x\x00y\n") == "'x\\x00y\\n'"
+    assert quote(3.5) == "'3.5'"

@@ -24,9 +24,11 @@ install: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo
 
 test: check-java $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-logo
 	$(BIN)/python -m pytest -q
 
 demo: check-java $(STAMP)
@@ -37,4 +39,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_pipeline.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) out .pytest_cache .ruff_cache .import_linter_cache

@@ -1,6 +1,7 @@
-"""The `replicaflow` command: a thin shell over sim/, pipeline/ and report/ (DESIGN.md §6).
+"""The `replicaflow` command: a thin shell over jobs/, one job per command (DESIGN.md §2).
 
-Every command turns a ReplicaflowError into one sentence on stderr and exit status 2.
+Every command turns a ReplicaflowError into one sentence on stderr and exit status 2. Jobs are
+imported inside the commands, so `--help` answers without loading Spark or the simulator.
 """
 
 from __future__ import annotations
@@ -48,10 +49,10 @@ def simulate(
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs in Kafka's own format for the version."),
 ) -> None:
     """Run a scenario through the vectorized Kafka replication engine and write telemetry + ground truth."""
-    from replicaflow.sim.runner import simulate as run_simulation
+    from replicaflow.jobs.simulate import simulate as simulate_job
 
     try:
-        run_simulation(scenario, out, logs=logs, progress=True)
+        simulate_job(scenario, out, logs=logs, progress=True)
     except ReplicaflowError as exc:
         fail(exc)
 
@@ -65,10 +66,10 @@ def analyze(
                                    "repeatable): adds log_events and rejects (docs/logs.md)."),
 ) -> None:
     """Reconstruct every partition's state with Spark and compute the KIP metrics, incidents and reassignments."""
-    from replicaflow.pipeline.runner import analyze as run_analysis
+    from replicaflow.jobs.analyze import analyze as analyze_job
 
     try:
-        run_analysis(telemetry_dir, out, master=master, progress=True, logs=logs or None)
+        analyze_job(telemetry_dir, out, master=master, progress=True, logs=logs or None)
     except ReplicaflowError as exc:
         fail(exc)
 
@@ -78,10 +79,10 @@ def report(
     directory: Path = typer.Argument(..., help="A directory holding analysis/ (and telemetry/)."),
 ) -> None:
     """Write report.html (self-contained, offline), metrics.om (OpenMetrics) and summary.json."""
-    from replicaflow.report.build import build_report
+    from replicaflow.jobs.report import report as report_job
 
     try:
-        path = build_report(directory)
+        path = report_job(directory)
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"report: {path}")
@@ -96,14 +97,10 @@ def run(
                               "in the report."),
 ) -> None:
     """simulate + analyze + report in one go."""
-    from replicaflow.pipeline.runner import analyze as run_analysis
-    from replicaflow.report.build import build_report
-    from replicaflow.sim.runner import simulate as run_simulation
+    from replicaflow.jobs.run import run as run_job
 
     try:
-        run_simulation(scenario, out, logs=logs, progress=True)
-        run_analysis(out, out, master=master, progress=True, logs=[str(out / "logs")] if logs else None)
-        path = build_report(out)
+        path = run_job(scenario, out, master=master, logs=logs, progress=True)
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"report: {path}")
@@ -114,7 +111,7 @@ def demo(
     out: Path = typer.Option(Path("out/demo"), "--out", "-o", help="Where the demo writes its outputs."),
 ) -> None:
     """Run the five KIP before/after stories and write one side-by-side report."""
-    from replicaflow.report.demo import run_demo
+    from replicaflow.jobs.demo import run_demo
 
     try:
         path = run_demo(out)
@@ -135,12 +132,6 @@ def fail(exc: ReplicaflowError) -> None:
     """Print one error sentence and exit 2 -- the CLI's only way out on bad input."""
     err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
     raise typer.Exit(code=2)
-
-
-def existing_dir(path: Path, what: str) -> Path:
-    if not path.is_dir():
-        raise ReplicaflowError(f"{what} '{path}' is not a directory")
-    return path
 
 
 if __name__ == "__main__":

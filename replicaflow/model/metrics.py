@@ -1,4 +1,4 @@
-"""Kafka metric names (SEMANTICS.md §3) and which of them a release has.
+"""Kafka metric names (SEMANTICS.md §3) and which of them a release has -- the one home of both.
 
 Every broker-level metric replicaflow reports, with its exact JMX name, its Prometheus name in
 the JMX-exporter convention Strimzi's alert rules use, and whether it is a gauge (value at the
@@ -16,7 +16,6 @@ RM = "kafka.server:type=ReplicaManager,name="
 BTM = "kafka.server:type=BrokerTopicMetrics,name="
 RFM = "kafka.server:type=ReplicaFetcherManager,name="
 CTRL = "kafka.controller:type=KafkaController,name="
-PARTITION = "kafka.cluster:type=Partition,name="
 
 
 @dataclass(frozen=True)
@@ -24,7 +23,7 @@ class BrokerMetric:
     jmx: str
     prometheus: str
     kind: str  # 'gauge' | 'meter'
-    since: str  # first Kafka release that has it
+    since: str  # first Kafka release that has it (read through `available`)
     help: str
 
     @property
@@ -83,7 +82,11 @@ TRAFFIC_METRICS = ("ReplicationBytesInPerSec", "ReplicationBytesOutPerSec",
 LEADER_FLAG_GAUGES = (("UnderReplicatedPartitions", "urp"), ("UnderMinIsrPartitionCount", "under_min_isr"),
                       ("AtMinIsrPartitionCount", "at_min_isr"), ("ReassigningPartitions", "reassigning"))
 
-PARTITION_GAUGES = ("UnderReplicated", "UnderMinIsr", "AtMinIsr", "InSyncReplicasCount", "ReplicasCount")
+# Per-partition gauges (kafka.cluster.Partition's newGauge calls) and the first release that has each:
+# UnderMinIsr came with KIP-164 (1.0), AtMinIsr with KIP-427 (2.3).
+PARTITION_GAUGE_SINCE = {"UnderReplicated": "0.8", "UnderMinIsr": "1.0", "AtMinIsr": "2.3",
+                         "InSyncReplicasCount": "0.8", "ReplicasCount": "0.8"}
+PARTITION_GAUGES = tuple(PARTITION_GAUGE_SINCE)
 
 
 def jmx(short: str) -> str:
@@ -91,10 +94,16 @@ def jmx(short: str) -> str:
     return BY_SHORT[short].jmx
 
 
-def partition_jmx(short: str, topic: str, partition: int) -> str:
-    return f"{PARTITION}{short},topic={topic},partition={partition}"
+def available(short: str, version: KafkaVersion) -> bool:
+    """Whether ``version`` exports the broker metric or per-partition gauge named ``short``.
+
+    The only place that says which release has which metric; an unknown name is a programming
+    error (KeyError), not a metric that is silently absent.
+    """
+    since = BY_SHORT[short].since if short in BY_SHORT else PARTITION_GAUGE_SINCE[short]
+    return version.at_least(since)
 
 
 def broker_metrics_for(version: KafkaVersion) -> tuple[BrokerMetric, ...]:
     """The broker metrics a release exports (ReassignmentMaxLag is replicaflow's, from 2.5: §3.1)."""
-    return tuple(m for m in BROKER_METRICS if version.at_least(m.since))
+    return tuple(m for m in BROKER_METRICS if available(m.short, version))

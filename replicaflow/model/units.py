@@ -1,4 +1,5 @@
-"""Units as operators write them: durations (`100ms`, `30s`, `5m`), sizes (`1MiB`, `2GiB`), rates (`5MB/s`).
+"""Units as operators write them: durations (`100ms`, `30s`, `5m`), sizes (`1MiB`, `2GiB`), rates (`5MB/s`),
+and instants (epoch milliseconds shown as UTC ``2026-01-01 00:00:00``).
 
 Sizes follow the SI/IEC convention: `MB` = 10^6 bytes, `MiB` = 2^20 bytes. Parsers raise ValueError
 with a short reason; callers add the field path.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import UTC, datetime
 
 _NUM = r"(\d+(?:\.\d*)?|\.\d+)"
 _DURATION_PART = rf"{_NUM}\s*(ms|s|m|h|d)"
@@ -106,3 +108,8 @@ def format_duration(ms: float) -> str:
         return f"{minutes}m" + (f"{seconds}s" if seconds else "")
     hours, minutes = divmod(int(round(ms / 60_000)), 60)
     return f"{hours}h" + (f"{minutes}m" if minutes else "")
+
+
+def format_ts_ms(ts_ms: int) -> str:
+    """Epoch milliseconds as UTC to the second: 1767225600000 → '2026-01-01 00:00:00'."""
+    return datetime.fromtimestamp(int(ts_ms) / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")

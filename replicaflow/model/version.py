@@ -16,7 +16,8 @@ _NEWEST_MAJOR = 4
 class KafkaVersion:
     """A Kafka release ("0.8.2" … "4.1") plus the ``kip542`` switch of a hypothetical broker.
 
-    Each property answers one behaviour question with the release that introduced it.
+    Each property answers one behaviour question with the release that introduced it; which
+    release has which metric is answered by ``model.metrics.available``.
     """
 
     major: int
@@ -57,10 +58,6 @@ class KafkaVersion:
         return 30_000 if self.at_least("2.5") else 10_000
 
     @property
-    def default_replica_lag_max_messages(self) -> int:
-        return 4000
-
-    @property
     def fetch_leader_leo_is_max(self) -> bool:
         """lastFetchLeaderLogEndOffset = max(leo, previous) from 3.3; plain overwrite before (§1.1)."""
         return self.at_least("3.3")
@@ -90,30 +87,6 @@ class KafkaVersion:
     @property
     def fetcher_failure_isolated(self) -> bool:
         """KIP-461 (2.3+): a failing partition is isolated; before, the whole fetcher thread dies."""
-        return self.at_least("2.3")
-
-    # --- throttles (section 5) ---
-    @property
-    def has_replication_throttles(self) -> bool:
-        """KIP-73 replication quotas exist from 0.10.1."""
-        return self.at_least("0.10.1")
-
-    # --- metrics (section 3) ---
-    @property
-    def has_under_min_isr_metric(self) -> bool:
-        return self.at_least("1.0")
-
-    @property
-    def has_at_min_isr_metric(self) -> bool:
-        return self.at_least("2.3")
-
-    @property
-    def has_reassignment_metrics(self) -> bool:
-        """ReassigningPartitions, Reassignment bytes meters and ReassignmentMaxLag (KIP-352, 2.5+)."""
-        return self.at_least("2.5")
-
-    @property
-    def has_failed_partitions_metric(self) -> bool:
         return self.at_least("2.3")
 
     # --- logs (section 7) ---

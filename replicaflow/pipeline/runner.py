@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
@@ -18,9 +18,9 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.pipeline import events as E
 from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
+from replicaflow.pipeline import summary as summary_step
 from replicaflow.pipeline.load import Telemetry, read_telemetry
 from replicaflow.pipeline.session import get_spark
-from replicaflow.pipeline.summary import summarize, summary_table
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform as to_schema
@@ -54,31 +54,25 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     return {name: conform(df, name) for name, df in out.items()}
 
 
-def log_tables(spark: SparkSession, logs, t: Telemetry) -> dict[str, DataFrame]:
-    """``log_events`` and ``rejects`` of one cluster's broker logs (ingest/logs.py)."""
-    from replicaflow.ingest.logs import read_logs
-
-    if len(t.metas) != 1:
-        raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
-    parsed = read_logs(spark, [str(p) for p in ([logs] if isinstance(logs, (str, Path)) else logs)],
-                       str(t.metas[0]["cluster"]))
-    return {"log_events": parsed["log_events"], "rejects": parsed["rejects"]}
-
-
 def conform(df: DataFrame, name: str) -> DataFrame:
     """Select and cast to the contract schema ANALYSIS[name]."""
     return to_schema(df, ANALYSIS[name])
 
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
-            spark: SparkSession | None = None, logs: str | Path | Sequence[str | Path] | None = None) -> dict:
-    """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the summary.
+            spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None) -> dict:
+    """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the headline summary.
 
-    ``logs`` (files, directories or globs of broker logs, one cluster's) adds ``log_events`` and
-    ``rejects`` (docs/logs.md). Every output is written into a temporary sibling of ``analysis/``
-    that replaces it only when all tables are written, so a failed run leaves the previous
-    analysis untouched.
+    ``extra_tables`` are analysis tables of other sources written beside the computed ones, e.g.
+    ``log_events`` and ``rejects`` that the analyze job reads from broker logs with ingest/
+    (docs/logs.md). Every output is written into a temporary sibling of ``analysis/`` that
+    replaces it only when all tables and ``_summary.json`` are written, so a failed run leaves the
+    previous analysis untouched.
     """
+    extra = dict(extra_tables or {})
+    for name in extra:
+        if name not in ANALYSIS or name in OUTPUTS:
+            raise ValueError(f"extra analysis table '{name}' is not an input-derived table of the contract")
     console = Console(stderr=True)
     session = spark or get_spark(master)
     status = console.status("reading telemetry") if progress else contextlib.nullcontext()
@@ -95,21 +89,16 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             cached.append(df.cache())
             return cached[-1]
 
-        clusters = [str(m["cluster"]) for m in t.metas]
         out = Path(out)
         try:
-            tables = build(t, shared)
-            if logs is not None:
-                tables.update(log_tables(session, logs, t))
+            tables = {**build(t, shared), **extra}
             with atomic_dir(out / "analysis") as tmp:
                 for name in tables:
                     step(f"analyze: writing {name}")
                     tables[name].write.parquet(str(tmp / name))
                 step("analyze: summary")
-                written = {n: session.read.parquet(str(tmp / n)) for n in ("cluster_metrics", "incidents",
-                                                                          "reassignments")}
-                summary = summarize(clusters, written["cluster_metrics"], written["incidents"],
-                                    written["reassignments"])
+                written = {n: session.read.parquet(str(tmp / n)) for n in summary_step.TABLES}
+                summary = summary_step.summarize(t.metas, written)
                 (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
         except ReplicaflowError:
             raise
@@ -121,6 +110,4 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         finally:
             for df in cached:
                 df.unpersist()
-    if progress:
-        console.print(summary_table(summary))
     return summary

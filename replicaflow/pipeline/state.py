@@ -14,10 +14,10 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.model import predicates as P
+from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
 
 PKEY = ("cluster", "topic", "partition")
 FLAGS = ("urp", "urp_kip352", "urp_legacy", "under_min_isr", "at_min_isr", "offline", "reassigning")
-MIN_ISR = "min.insync.replicas"
 NO_VALUE = -1  # a removed config (value null) in a forward-filled config column
 
 
@@ -48,7 +48,7 @@ def topic_min_isr(configs: DataFrame, topics: DataFrame) -> DataFrame:
     value = F.coalesce(F.expr("try_cast(value as int)"), F.lit(NO_VALUE))
     per_topic = (cfg.filter(F.col("entity_type") == "topic")
                  .select("cluster", F.col("entity").alias("topic"), "ts_ms", "seq", value.alias("t_val")))
-    default = (cfg.filter((F.col("entity_type") == "broker") & (F.col("entity") == "<default>"))
+    default = (cfg.filter((F.col("entity_type") == "broker") & (F.col("entity") == DEFAULT_BROKER))
                .select("cluster", "ts_ms", "seq", value.alias("d_val"))
                .join(topics, "cluster"))
     w = running("cluster", "topic")

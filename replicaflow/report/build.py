@@ -12,7 +12,6 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -23,7 +22,8 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.model.units import format_duration
 from replicaflow.report.data import Analysis, load_analysis
 from replicaflow.report.openmetrics import to_openmetrics
-from replicaflow.report.sections import all_charts, cluster_section, headline
+from replicaflow.report.sections import all_charts, cluster_section
+from replicaflow.report.stories import StoryPair, what_changed
 
 _SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -83,16 +83,14 @@ def _rejects(analysis: Analysis) -> list[dict] | None:
     return [{"where": f"{r.source}:{r.line_number}", "reason": r.reason, "raw": r.raw_line} for r in rj.itertuples()]
 
 
-def summary_of(analysis: Analysis) -> dict:
-    return {c: headline(analysis, c) for c in analysis.clusters}
-
-
 def write_outputs(directory: Path, analysis: Analysis, html: str) -> Path:
-    """report.html, metrics.om and summary.json into ``directory``, each atomically."""
+    """report.html, metrics.om and summary.json (the pipeline's headline numbers of every cluster shown) into
+    ``directory``, each atomically."""
     grid = {c: analysis.grid(c) for c in analysis.clusters}
     om = to_openmetrics(analysis.tables["broker_metrics"], analysis.tables["partition_state"], analysis.meta, grid)
+    summary = {c: analysis.headline(c) for c in analysis.clusters}
     write_atomic(directory / "metrics.om", om)
-    write_atomic(directory / "summary.json", json.dumps(summary_of(analysis), indent=2, sort_keys=True) + "\n")
+    write_atomic(directory / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     write_atomic(directory / "report.html", html)
     return directory / "report.html"
 
@@ -112,22 +110,9 @@ def build_report(directory: Path, metas: list[dict] | None = None) -> Path:
     return write_outputs(directory, analysis, html)
 
 
-@dataclass(frozen=True)
-class StoryPair:
-    """One KIP's before/after pair: the cluster names in the analysis and what the story shows."""
-
-    key: str
-    title: str
-    about: str
-    before: str
-    after: str
-
-
 def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[dict] | None = None,
                       sentences: Mapping[str, str] | None = None) -> Path:
     """One report that puts each pair side by side with the sentence saying what changed."""
-    from replicaflow.report.stories import what_changed
-
     directory = Path(directory)
     analysis = load_analysis(directory, metas)
     known = set(analysis.clusters)
@@ -138,8 +123,7 @@ def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[d
                 raise ReplicaflowError(f"{directory / 'analysis'}: no cluster '{name}' for story {p.key}")
         before = cluster_section(analysis, p.before, _anchor(p.before, 2 * i))
         after = cluster_section(analysis, p.after, _anchor(p.after, 2 * i + 1))
-        sentence = (sentences or {}).get(p.key) or what_changed(p.key, before["summary"], after["summary"],
-                                                                  before["meta"], after["meta"])
+        sentence = (sentences or {}).get(p.key) or what_changed(p.key, before["summary"], after["summary"])
         stories.append({"anchor": f"story-{p.key}", "title": p.title, "about": p.about, "sentence": sentence,
                         "before": before, "after": after})
     html = render("replicaflow demo: five KIPs, before and after",

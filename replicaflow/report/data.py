@@ -15,13 +15,13 @@ import pandas as pd
 import pyarrow as pa
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.metrics import BROKER_METRICS
+from replicaflow.model.metrics import BY_JMX
 from replicaflow.telemetry.io import read_meta, read_table
 from replicaflow.telemetry.schema import ANALYSIS
 
 REQUIRED = ("partition_state", "broker_metrics", "cluster_metrics", "incidents")
 OPTIONAL = ("topic_metrics", "reassignments", "reassignment_progress", "log_events", "rejects")
-SHORT_BY_JMX = {m.jmx: m.short for m in BROKER_METRICS}
+SUMMARY_FILE = "_summary.json"
 
 
 @dataclass
@@ -31,7 +31,7 @@ class Analysis:
     root: Path
     tables: dict[str, pd.DataFrame]
     meta: dict[str, dict] = field(default_factory=dict)
-    summary: dict = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)  # analysis/_summary.json: {cluster: headline numbers}
     _wide: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)  # broker_wide, once per cluster
 
     @property
@@ -39,6 +39,13 @@ class Analysis:
         names = set(self.tables["broker_metrics"]["cluster"]) | set(self.tables["cluster_metrics"]["cluster"])
         names |= set(self.meta)
         return sorted(names)
+
+    def headline(self, cluster: str) -> dict:
+        """The pipeline's headline numbers of one cluster; the report shows them, it never recomputes them."""
+        if cluster not in self.summary:
+            raise ReplicaflowError(f"{self.root / 'analysis' / SUMMARY_FILE}: no headline numbers for cluster "
+                                   f"'{cluster}'; run `replicaflow analyze` again")
+        return self.summary[cluster]
 
     def of(self, name: str, cluster: str) -> pd.DataFrame:
         df = self.tables[name]
@@ -86,29 +93,29 @@ def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
     if metas is None:
         metas = [read_meta(directory)] if (directory / "telemetry" / "_meta.json").exists() else []
     meta = {str(m.get("cluster")): m for m in metas if m.get("cluster") is not None}
-    summary: dict = {}
-    spath = root / "_summary.json"
-    if spath.exists():
-        try:
-            summary = json.loads(spath.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ReplicaflowError(f"{spath}: not valid JSON ({exc})") from None
-        if not isinstance(summary, dict):
-            raise ReplicaflowError(f"{spath}: expected a JSON object of clusters")
+    spath = root / SUMMARY_FILE
+    if not spath.exists():
+        raise ReplicaflowError(f"{spath}: missing (it holds the headline numbers); run `replicaflow analyze` again")
+    try:
+        summary = json.loads(spath.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReplicaflowError(f"{spath}: not valid JSON ({exc})") from None
+    if not isinstance(summary, dict) or not all(isinstance(v, dict) for v in summary.values()):
+        raise ReplicaflowError(f"{spath}: expected a JSON object of clusters, each an object of headline numbers")
     return Analysis(directory, tables, meta, summary)
 
 
 def broker_wide(analysis: Analysis, cluster: str) -> pd.DataFrame:
     """broker_metrics of one cluster pivoted to columns (short metric name), rows (ts_ms, broker).
 
-    Pivoted once per cluster: the headline numbers and several charts read it.
+    Pivoted once per cluster: several charts read it.
     """
     if cluster not in analysis._wide:
         df = analysis.of("broker_metrics", cluster)
         if df.empty:
             wide = pd.DataFrame(columns=["ts_ms", "broker"])
         else:
-            df = df.assign(short=df["name"].map(lambda n: SHORT_BY_JMX.get(n, n)))
+            df = df.assign(short=df["name"].map(lambda n: BY_JMX[n].short if n in BY_JMX else n))
             wide = df.pivot_table(index=["ts_ms", "broker"], columns="short", values="value", aggfunc="last")
             wide = wide.reset_index().sort_values(["ts_ms", "broker"])
         analysis._wide[cluster] = wide

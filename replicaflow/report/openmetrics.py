@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from replicaflow.model.metrics import BROKER_METRICS, RFM, BrokerMetric
+from replicaflow.model.metrics import BROKER_METRICS, BY_JMX, RFM, BrokerMetric, available
 from replicaflow.model.version import KafkaVersion
 
 UNDER_MIN_ISR_FAMILY = "kafka_cluster_partition_underminisr"
@@ -92,14 +92,13 @@ def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapp
                    grid: Mapping[str, list[int]] | None = None) -> str:
     """The OpenMetrics text of ``analysis/broker_metrics`` (+ the partition under-min-ISR gauge).
 
-    ``meta`` maps cluster → ``_meta.json`` (for the Kafka version: the partition gauge exists from
-    1.0, KIP-164); ``grid`` maps cluster → scrape times for the partition gauge.
+    ``meta`` maps cluster → ``_meta.json`` (for the Kafka version: only a release that has the
+    partition gauge exports it, KIP-164); ``grid`` maps cluster → scrape times for the partition gauge.
     """
     bm = _frame(broker_metrics)
     meta = meta or {}
-    by_jmx = {m.jmx: m for m in BROKER_METRICS}
     out: list[str] = []
-    bm = bm[bm["name"].isin(by_jmx)]
+    bm = bm[bm["name"].isin(BY_JMX)]
     for metric in BROKER_METRICS:
         rows = bm[bm["name"] == metric.jmx]
         if rows.empty:
@@ -116,8 +115,8 @@ def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapp
                        for t, v in zip(g["ts_ms"].to_numpy(), g["value"].to_numpy(), strict=True))
     ps = _frame(partition_state) if partition_state is not None else None
     if ps is not None and not ps.empty and grid:
-        ok = [c for c in ps["cluster"].unique()
-              if c not in meta or KafkaVersion.parse(str(meta[c].get("kafka_version", "99"))).at_least("1.0")]
+        ok = [c for c in ps["cluster"].unique() if "kafka_version" not in meta.get(c, {})
+              or available("UnderMinIsr", KafkaVersion.parse(str(meta[c]["kafka_version"])))]
         live: dict[tuple[str, int], set[int]] = {}
         for (cluster, t), g in bm.groupby(["cluster", "ts_ms"]):
             live[(cluster, int(t))] = set(int(b) for b in g["broker"].unique())

@@ -1,19 +1,18 @@
 """What the report shows for one cluster: summary cards, tables and chart specifications.
 
-Pure functions of the analysis tables (pandas) to plain dicts; ``html.py`` renders them. A chart
-spec is ``{id, title, y_title, traces, kind}`` where each trace carries its own points; sections
-without data get a ``none`` sentence instead of an empty chart.
+Pure functions of the analysis tables (pandas) to plain dicts; ``build.py`` renders them. The
+cards show the headline numbers the pipeline computed (``analysis/_summary.json``) as they are.
+A chart spec is ``{id, title, y_title, traces, kind}`` where each trace carries its own points;
+sections without data get a ``none`` sentence instead of an empty chart.
 """
 
 from __future__ import annotations
-
-from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
 
 from replicaflow.model.metrics import BROKER_METRICS
-from replicaflow.model.units import format_bytes, format_duration, format_rate
+from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms
 from replicaflow.report.data import Analysis, broker_wide, meter_deltas
 
 GAUGES = [m for m in BROKER_METRICS if m.kind == "gauge"]
@@ -21,65 +20,8 @@ LOG_ROWS_SHOWN = 500
 MOVES_CHARTED = 40  # lines in the progress chart; the table lists every move
 
 
-def iso(ts_ms) -> str:
-    return datetime.fromtimestamp(int(ts_ms) / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def _minutes(ms: float) -> float:
-    return round(float(ms) / 60_000, 3)
-
-
-def headline(analysis: Analysis, cluster: str) -> dict:
-    """The numbers of summary.json for one cluster, computed from the analysis tables."""
-    cm = analysis.of("cluster_metrics", cluster)
-    inc = analysis.of("incidents", cluster)
-    end = analysis.grid(cluster)[-1] if analysis.grid(cluster) else 0
-    dur = inc["duration_ms"].where(inc["duration_ms"].notna(), end - inc["start_ms"]).astype(float) \
-        if not inc.empty else pd.Series(dtype=float)
-    moves = analysis.of("reassignments", cluster)
-    meta = analysis.meta.get(cluster, {})
-    out = {
-        "kafka_version": meta.get("kafka_version"),
-        "kip542": meta.get("kip542"),
-        "start": iso(meta["start_ms"]) if "start_ms" in meta else None,
-        "end": iso(meta["end_ms"]) if "end_ms" in meta else None,
-        "peak_urp": int(cm["urp"].max()) if not cm.empty else 0,
-        "peak_urp_legacy": int(cm["urp_legacy"].max()) if not cm.empty else 0,
-        "peak_urp_kip352": int(cm["urp_kip352"].max()) if not cm.empty else 0,
-        "peak_reassignment_induced_urp": int(cm["reassignment_induced_urp"].max()) if not cm.empty else 0,
-        "peak_under_min_isr": int(cm["under_min_isr"].max()) if not cm.empty else 0,
-        "peak_offline": int(cm["offline"].max()) if not cm.empty else 0,
-        "peak_reassigning": int(cm["reassigning"].max()) if not cm.empty else 0,
-        "under_min_isr_minutes": _minutes(dur[inc["kind"] == "under_min_isr"].sum()) if not inc.empty else 0.0,
-        "offline_minutes": _minutes(dur[inc["kind"] == "offline"].sum()) if not inc.empty else 0.0,
-        "urp_minutes": _minutes(dur[inc["kind"] == "urp"].sum()) if not inc.empty else 0.0,
-        "incidents": {k: int((inc["kind"] == k).sum()) for k in ("urp", "under_min_isr", "offline")},
-        "reassignments": {s: int((moves["status"] == s).sum())
-                          for s in ("progressing", "stalled", "completed", "cancelled")},
-        "isr_shrinks": int(_meter_total(analysis, cluster, "IsrShrinksPerSec")),
-        "isr_expands": int(_meter_total(analysis, cluster, "IsrExpandsPerSec")),
-        "peak_failed_partitions": int(_gauge_peak(analysis, cluster, "FailedPartitionsCount")),
-    }
-    out["pipeline"] = analysis.summary.get(cluster)
-    return out
-
-
-def _meter_total(analysis: Analysis, cluster: str, short: str) -> float:
-    wide = broker_wide(analysis, cluster)
-    if short not in wide.columns:
-        return 0.0
-    return float(sum(meter_deltas(g[short]).sum() for _, g in wide.groupby("broker")))
-
-
-def _gauge_peak(analysis: Analysis, cluster: str, short: str) -> float:
-    wide = broker_wide(analysis, cluster)
-    if short not in wide.columns:
-        return 0.0
-    return float(wide.groupby("ts_ms")[short].sum().max())
-
-
 def _line(name: str, ts, ys, **extra) -> dict:
-    return {"name": name, "x": [iso(t) for t in ts], "y": [None if pd.isna(v) else float(v) for v in ys], **extra}
+    return {"name": name, "x": [format_ts_ms(t) for t in ts], "y": [None if pd.isna(v) else float(v) for v in ys], **extra}
 
 
 def gauge_charts(analysis: Analysis, cluster: str, prefix: str) -> list[dict]:
@@ -140,7 +82,7 @@ def churn_heatmap(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
     z = z.reindex(columns=analysis.grid(cluster))
     return {"id": f"{prefix}-churn", "title": "ISR churn (shrinks + expands per scrape interval)",
             "y_title": "broker", "kind": "heatmap",
-            "traces": [{"name": "ISR changes", "x": [iso(t) for t in z.columns], "y": [f"broker {b}" for b in z.index],
+            "traces": [{"name": "ISR changes", "x": [format_ts_ms(t) for t in z.columns], "y": [f"broker {b}" for b in z.index],
                         "z": [[None if pd.isna(v) else float(v) for v in row] for row in z.to_numpy()],
                         "zmax": max(1.0, float(np.nanmax(z.to_numpy(dtype=float), initial=0.0)))}]}
 
@@ -175,7 +117,7 @@ def reassignment_rows(analysis: Analysis, cluster: str) -> list[dict]:
     for r in moves.itertuples():
         pct = 100.0 * r.bytes_moved / r.bytes_to_move if r.bytes_to_move else 100.0
         rows.append({"partition": f"{r.topic}-{r.partition}", "replica": int(r.replica), "status": r.status,
-                     "start": iso(r.start_ms), "end": iso(r.end_ms) if pd.notna(r.end_ms) else "open",
+                     "start": format_ts_ms(r.start_ms), "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
                      "moved": f"{format_bytes(r.bytes_moved)} / {format_bytes(r.bytes_to_move)} ({pct:.0f}%)",
                      "rate": format_rate(r.rate_bps) if pd.notna(r.rate_bps) else "–",
                      "eta": format_duration(r.eta_ms) if pd.notna(r.eta_ms) else "–",
@@ -185,8 +127,8 @@ def reassignment_rows(analysis: Analysis, cluster: str) -> list[dict]:
 
 def incident_rows(analysis: Analysis, cluster: str) -> list[dict]:
     inc = analysis.of("incidents", cluster).sort_values(["start_ms", "kind", "topic", "partition"])
-    return [{"kind": r.kind, "partition": f"{r.topic}-{r.partition}", "start": iso(r.start_ms),
-             "end": iso(r.end_ms) if pd.notna(r.end_ms) else "open",
+    return [{"kind": r.kind, "partition": f"{r.topic}-{r.partition}", "start": format_ts_ms(r.start_ms),
+             "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
              "duration": format_duration(r.duration_ms) if pd.notna(r.duration_ms) else "open",
              "worst": "–" if pd.isna(r.worst_value) else f"{r.worst_value:g}"} for r in inc.itertuples()]
 
@@ -194,7 +136,7 @@ def incident_rows(analysis: Analysis, cluster: str) -> list[dict]:
 def log_rows(analysis: Analysis, cluster: str) -> tuple[list[dict], int]:
     ev = analysis.of("log_events", cluster).sort_values(["ts_ms", "broker", "line_number"])
     shown = ev.head(LOG_ROWS_SHOWN)
-    rows = [{"time": iso(r.ts_ms), "broker": "–" if pd.isna(r.broker) else int(r.broker), "kind": r.kind,
+    rows = [{"time": format_ts_ms(r.ts_ms), "broker": "–" if pd.isna(r.broker) else int(r.broker), "kind": r.kind,
              "partition": "" if r.topic is None else f"{r.topic}-{'' if pd.isna(r.partition) else int(r.partition)}",
              "isr": "" if r.isr is None else ",".join(str(int(i)) for i in np.asarray(r.isr)),
              "where": f"{r.source}:{r.line_number}", "message": r.message or ""} for r in shown.itertuples()]
@@ -213,7 +155,7 @@ def cluster_section(analysis: Analysis, cluster: str, prefix: str) -> dict:
         "churn": churn_heatmap(analysis, cluster, prefix),
         "failed": failed_chart(analysis, cluster, prefix),
     }
-    return {"cluster": cluster, "anchor": prefix, "meta": meta, "summary": headline(analysis, cluster),
+    return {"cluster": cluster, "anchor": prefix, "meta": meta, "summary": analysis.headline(cluster),
             "incidents": incident_rows(analysis, cluster), "reassignments": reassignment_rows(analysis, cluster),
             "logs": logs, "n_logs": n_logs, "charts": charts,
             "scrape": format_duration(analysis.scrape_interval_ms(cluster))}

@@ -1,13 +1,29 @@
 """The five KIP before/after stories of `replicaflow demo` and the sentence that says what changed.
 
-Each sentence is computed from the two clusters' headline numbers (``sections.headline``), never
-written in advance: if a run stops showing the KIP's effect, the sentence says so.
+The stories are data: the demo job simulates and analyzes each side (``scenarios/<side>.yaml``),
+the report puts the pair side by side. Each sentence is computed from the two clusters' headline
+numbers (``analysis/_summary.json``), never written in advance: if a run stops showing the KIP's
+effect, the sentence says so.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from replicaflow.model.metrics import available
 from replicaflow.model.version import KafkaVersion
-from replicaflow.report.build import StoryPair
+
+
+@dataclass(frozen=True)
+class StoryPair:
+    """One KIP's before/after pair: the cluster names in the analysis and what the story shows."""
+
+    key: str
+    title: str
+    about: str
+    before: str
+    after: str
+
 
 STORIES: tuple[StoryPair, ...] = (
     StoryPair("kip16", "KIP-16: time-based ISR",
@@ -33,23 +49,23 @@ STORIES: tuple[StoryPair, ...] = (
 )
 
 
-def _v(meta: dict, default: str) -> str:
-    return str(meta.get("kafka_version") or default)
+def _v(summary: dict, default: str) -> str:
+    return str(summary.get("kafka_version") or default)
 
 
 def _times(n: int) -> str:
     return "once" if n == 1 else f"{n} times"
 
 
-def what_changed(key: str, b: dict, a: dict, bmeta: dict, ameta: dict) -> str:
-    """One sentence, from the numbers, of what the KIP changed between the two runs."""
-    vb, va = _v(bmeta, "before"), _v(ameta, "after")
+def what_changed(key: str, b: dict, a: dict) -> str:
+    """One sentence, from the headline numbers ``b`` (before) and ``a`` (after), of what the KIP changed."""
+    vb, va = _v(b, "before"), _v(a, "after")
     if key == "kip16":
         kept = "kept it intact" if a["isr_shrinks"] == 0 else f"shrank it only {_times(a['isr_shrinks'])}"
         return (f"{vb} shrank the ISR {_times(b['isr_shrinks'])} during the burst (peak URP {b['peak_urp']}); "
                 f"{va} {kept} (peak URP {a['peak_urp']}).")
     if key == "kip164":
-        seen_b = KafkaVersion.parse(vb).at_least("1.0") if bmeta.get("kafka_version") else False
+        seen_b = available("UnderMinIsrPartitionCount", KafkaVersion.parse(vb)) if b.get("kafka_version") else False
         hidden = "reported" if seen_b else "had no metric for"
         peaks = (f"{b['peak_urp']}" if b["peak_urp"] == a["peak_urp"] else f"{b['peak_urp']} and {a['peak_urp']}")
         return (f"Both runs peaked at {peaks} under-replicated partitions, but {vb} "

@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
-import shutil
-import tempfile
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from replicaflow.model.version import KafkaVersion
+from replicaflow.telemetry.io import atomic_dir
 
 SERVER, STATE_CHANGE, CONTROLLER = "server.log", "state-change.log", "controller.log"
 
@@ -315,37 +312,10 @@ def render_logs(events: Iterable[dict], version: KafkaVersion, start_ms: int = 0
             for path, rows in sorted(files.items())}
 
 
-@contextmanager
-def _atomic_dir(final: Path) -> Iterator[Path]:
-    """Temporary sibling directory renamed over ``final`` on success (DESIGN.md §5)."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
-    try:
-        yield tmp
-        if final.exists():
-            old = final.with_name(f".{final.name}.old-{os.getpid()}")
-            os.replace(final, old)
-            os.replace(tmp, final)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def _atomic_dir_impl() -> Callable[[Path], object]:
-    try:
-        from replicaflow.telemetry.io import atomic_dir  # the project's shared helper, once present
-    except ImportError:
-        return _atomic_dir
-    return atomic_dir
-
-
 def write_logs(events: Iterable[dict], version: KafkaVersion, out_dir: Path, start_ms: int = 0) -> None:
     """Write ``out_dir/logs/broker-N/*.log`` atomically (the whole ``logs/`` directory appears at once)."""
     rendered = render_logs(events, version, start_ms)
-    with _atomic_dir_impl()(Path(out_dir) / "logs") as tmp:  # type: ignore[attr-defined]
+    with atomic_dir(Path(out_dir) / "logs") as tmp:
         for rel, lines in rendered.items():
             path = Path(tmp) / rel
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ from replicaflow.model.units import (
     format_bytes,
     format_duration,
     format_rate,
+    format_ts_ms,
     parse_bytes,
     parse_duration_ms,
     parse_rate_bps,
@@ -81,6 +82,13 @@ def test_format_rate(bps, text):
 ])
 def test_format_duration(ms, text):
     assert format_duration(ms) == text
+
+
+@pytest.mark.parametrize(("ts_ms", "text"), [
+    (1_767_225_600_000, "2026-01-01 00:00:00"), (1_767_225_659_999, "2026-01-01 00:00:59"), (0, "1970-01-01 00:00:00"),
+])
+def test_format_ts_ms_is_utc_to_the_second(ts_ms, text):
+    assert format_ts_ms(ts_ms) == text
 
 
 @pytest.mark.parametrize("ms", [100, 1_500, 30_000, 210_000, 300_000, 3_600_000, 5_400_000, 12_500])

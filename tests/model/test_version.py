@@ -3,7 +3,7 @@
 import pytest
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.metrics import broker_metrics_for
+from replicaflow.model.metrics import PARTITION_GAUGES, available, broker_metrics_for
 from replicaflow.model.version import KafkaVersion
 
 V = KafkaVersion.parse
@@ -60,6 +60,25 @@ def test_gauges_exist_per_version():
     assert "ReassigningPartitions" not in names("2.4") and "ReassigningPartitions" in names("2.5")
     assert "ReassignmentBytesInPerSec" in names("2.5") and "ReassignmentMaxLag" in names("2.5")
     assert "UnderReplicatedPartitions" in names("0.8.2")
+    assert "ReassignmentBytesInPerSec" not in names("2.4") and "OfflineReplicaCount" not in names("0.11")
+
+
+@pytest.mark.parametrize(("short", "before", "first"), [
+    ("UnderMinIsr", "0.11", "1.0"), ("AtMinIsr", "2.2", "2.3"),
+    ("UnderMinIsrPartitionCount", "0.11", "1.0"), ("FailedPartitionsCount", "2.2", "2.3"),
+])
+def test_available_at_the_release_that_added_the_metric(short, before, first):
+    """kafka.cluster.Partition registers the UnderMinIsr gauge from 1.0 (KIP-164) and AtMinIsr from 2.3
+    (KIP-427) -- its newGauge calls; ReplicaManager/ReplicaFetcherManager add the broker counts at the same
+    releases. ``available`` is the one answer the simulator, the pipeline and the report read."""
+    assert not available(short, V(before)) and available(short, V(first)) and available(short, V("4.1"))
+
+
+def test_every_partition_gauge_of_the_oldest_release():
+    assert [g for g in PARTITION_GAUGES if available(g, V("0.8.2"))] == [
+        "UnderReplicated", "InSyncReplicasCount", "ReplicasCount"]
+    with pytest.raises(KeyError):
+        available("NoSuchMetric", V("3.7"))
 
 
 def test_kip542_switch_and_log_family():
@@ -69,4 +88,3 @@ def test_kip542_switch_and_log_family():
     assert V("2.1").log_family == "1.0"
     assert V("3.6").log_family == "3.6"
     assert V("2.7").alter_partition and not V("2.6").alter_partition
-    assert not V("0.10.0").has_replication_throttles and V("0.10.1").has_replication_throttles

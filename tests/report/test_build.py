@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from replicaflow.cli import app
 from replicaflow.errors import ReplicaflowError
 from replicaflow.report.build import build_report, script_json
-from tests.report.tiny import SCRIPT_TOPIC, write_analysis
+from tests.report.tiny import HEADLINES, SCRIPT_TOPIC, write_analysis
 
 
 def test_outputs_written_and_no_temporary_left(built):
@@ -23,18 +23,38 @@ def test_outputs_written_and_no_temporary_left(built):
     assert not [p for p in root.iterdir() if p.name.startswith(".")]
 
 
-def test_summary_numbers_match_the_intervals(built):
+def test_summary_json_is_the_pipelines_headline_numbers(built):
+    """summary.json carries analysis/_summary.json of every cluster shown, one block each, nothing added."""
     root, _ = built
     s = json.loads((root / "summary.json").read_text())
+    assert s == HEADLINES
     a = s["alpha"]
     assert a["peak_urp"] == 1 and a["peak_urp_legacy"] == 2 and a["peak_reassignment_induced_urp"] == 1
     assert a["under_min_isr_minutes"] == pytest.approx(50 / 60, abs=1e-3)   # orders-0 [100 s, 150 s)
     assert a["offline_minutes"] == pytest.approx(40 / 60, abs=1e-3)          # orders-1 [200 s, 240 s)
-    assert a["incidents"] == {"urp": 2, "under_min_isr": 1, "offline": 1}
-    assert a["reassignments"]["completed"] == 1
-    assert (a["isr_shrinks"], a["isr_expands"]) == (3, 2)
-    assert a["peak_failed_partitions"] == 1
-    assert s["beta"]["peak_urp"] == 1 and s["beta"]["under_min_isr_minutes"] == 0
+
+
+def test_the_report_renders_the_summary_and_computes_none(tmp_path):
+    """The cards show what the pipeline wrote, even where the tables would say otherwise."""
+    write_analysis(tmp_path, ("alpha",), logs=False)
+    path = tmp_path / "analysis" / "_summary.json"
+    summary = json.loads(path.read_text())
+    summary["alpha"].update(isr_shrinks=41, peak_failed_partitions=7)
+    path.write_text(json.dumps(summary))
+    html = build_report(tmp_path).read_text()
+    assert '<div class="v">41 / 2</div>' in html and '<div class="v">7</div>' in html
+    assert json.loads((tmp_path / "summary.json").read_text())["alpha"]["isr_shrinks"] == 41
+
+
+def test_missing_summary_names_the_file_and_the_fix(tmp_path):
+    write_analysis(tmp_path, ("beta",), logs=False)
+    (tmp_path / "analysis" / "_summary.json").write_text("{}")
+    with pytest.raises(ReplicaflowError, match=r"_summary.json: no headline numbers for cluster 'beta'; run "
+                                               r"`replicaflow analyze` again"):
+        build_report(tmp_path)
+    (tmp_path / "analysis" / "_summary.json").unlink()
+    with pytest.raises(ReplicaflowError, match=r"_summary.json: missing .*run `replicaflow analyze` again"):
+        build_report(tmp_path)
 
 
 def test_report_has_one_section_per_cluster_and_every_section(built):

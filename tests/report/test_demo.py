@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def demo(spark, tmp_path_factory):
-    from replicaflow.report.demo import run_demo
+    from replicaflow.jobs.demo import run_demo
 
     out = tmp_path_factory.mktemp("demo")
     return out, run_demo(out, spark=spark, progress=False)
@@ -84,17 +84,17 @@ def test_demo_report_renders_in_chromium(demo, tmp_path):
 def test_printed_table_has_the_headline_columns(demo):
     from rich.console import Console
 
-    from replicaflow.report.demo import scenario_paths, summary_table
+    from replicaflow.report.console import demo_table
 
     out, _ = demo
-    metas = [read_meta(out / name) for name, _ in scenario_paths()]
-    table, sentences = summary_table(out, metas, {"total": 1.0, "simulate": 0.2, "analyze": 0.7, "report": 0.1})
+    s = json.loads((out / "analysis" / "_summary.json").read_text())
+    table, sentences = demo_table(STORIES, s, {"total": 1.0, "simulate": 0.2, "analyze": 0.7, "report": 0.1})
     console = Console(width=200, record=True)
     console.print(table)
     text = console.export_text()
     for col in ("peak URP", "under-min-ISR min", "incidents", "moves done", "ISR shrinks"):
         assert col in text
-    s = json.loads((out / "summary.json").read_text())
+    assert json.loads((out / "summary.json").read_text()) == s          # the report renders the pipeline's numbers
     moved = s["kip352-after"]["reassignments"]
     assert f"{moved['completed']}/{sum(moved.values())}" in text and moved["completed"] > 0
     assert len(sentences) == len(STORIES)

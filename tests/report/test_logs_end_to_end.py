@@ -1,4 +1,5 @@
-"""Broker logs through the whole shell: `analyze --logs` → log_events/rejects → an escaped report."""
+"""Broker logs through the whole shell: the analyze job reads them with ingest/ and hands log_events and
+rejects to the pipeline → an escaped report."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.pipeline.runner import analyze
+from replicaflow.jobs.analyze import analyze
 from replicaflow.report.build import build_report
 from tests.pipeline.test_errors import tiny
 
@@ -36,6 +37,7 @@ def test_logs_need_exactly_one_cluster(spark, tmp_path):
     a, b = tiny(tmp_path / "a", "c1"), tiny(tmp_path / "b", "c2")
     with pytest.raises(ReplicaflowError, match="exactly one telemetry directory"):
         analyze([a, b], tmp_path / "out", spark=spark, logs=[str(DATA / "xss")])
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_log_glob_that_matches_nothing_names_it(spark, tmp_path):

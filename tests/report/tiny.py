@@ -2,7 +2,9 @@
 
 Partition histories are written by hand as intervals; every other table (broker_metrics,
 cluster_metrics, incidents, ...) is derived from them by the SEMANTICS.md rules (3.7 predicates),
-so the numbers agree with each other the way the pipeline's do.
+so the numbers agree with each other the way the pipeline's do. ``_summary.json`` holds
+:data:`HEADLINES`, worked out by hand from those rows; tests/pipeline/test_summary.py checks that
+the pipeline's summary of these tables is exactly that.
 """
 
 from __future__ import annotations
@@ -42,6 +44,26 @@ BETA = [
     ("logs", 0, 80, 150, 1, [1, 2], [], [], [1], 1),                # URP
     ("logs", 0, 150, 300, 1, [1, 2], [], [], [1, 2], 1),
 ]
+
+# The headline numbers of the two clusters, by hand: alpha's orders-0 is under-replicated [60 s, 150 s)
+# (1.5 partition-minutes, two incidents), under min ISR [100 s, 150 s); orders-1 offline [200 s, 240 s);
+# events-0 adds replica 4 [30 s, 140 s): legacy URP only, one completed move; 3 shrinks, 2 expands;
+# broker 2's fetcher has one failed partition. beta's logs-0 is under-replicated [80 s, 150 s).
+_RUN = {"kafka_version": "3.7", "kip542": False, "start": "2026-01-01 00:00:00", "end": "2026-01-01 00:05:00"}
+_NO_MOVES = {"progressing": 0, "stalled": 0, "completed": 0, "cancelled": 0}
+HEADLINES = {
+    "alpha": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 2, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 1,
+              "peak_under_min_isr": 1, "peak_offline": 1, "peak_reassigning": 1, "urp_minutes": 1.5,
+              "under_min_isr_minutes": 0.833, "offline_minutes": 0.667,
+              "incidents": {"urp": 2, "under_min_isr": 1, "offline": 1},
+              "reassignments": {**_NO_MOVES, "completed": 1}, "isr_shrinks": 3, "isr_expands": 2,
+              "peak_failed_partitions": 1},
+    "beta": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 1, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 0,
+             "peak_under_min_isr": 0, "peak_offline": 0, "peak_reassigning": 0, "urp_minutes": 1.167,
+             "under_min_isr_minutes": 0.0, "offline_minutes": 0.0,
+             "incidents": {"urp": 1, "under_min_isr": 0, "offline": 0},
+             "reassignments": _NO_MOVES, "isr_shrinks": 1, "isr_expands": 1, "peak_failed_partitions": 0},
+}
 
 
 def _flags(leader, replicas, adding, removing, isr, min_isr) -> dict:
@@ -184,8 +206,5 @@ def write_analysis(root: Path, clusters: tuple[str, ...] = ("alpha",), logs: boo
         write(name, rows, root)
     (root / "telemetry").mkdir(parents=True, exist_ok=True)
     (root / "telemetry" / "_meta.json").write_text(json.dumps(built[clusters[0]]["meta"]))
-    summary = {name: {"peak_urp": max(r["urp"] for r in b["cm"]),
-                      "peak_under_min_isr": max(r["under_min_isr"] for r in b["cm"]),
-                      "peak_offline": max(r["offline"] for r in b["cm"])} for name, b in built.items()}
-    (root / "analysis" / "_summary.json").write_text(json.dumps(summary))
+    (root / "analysis" / "_summary.json").write_text(json.dumps({name: HEADLINES[name] for name in built}))
     return built

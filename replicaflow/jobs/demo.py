@@ -1,0 +1,73 @@
+"""`replicaflow demo`: the five KIP before/after stories, simulated, analyzed in one Spark job, one report.
+
+Stages: simulate the ten story scenarios (``scenarios/<side>.yaml``, kept short), analyze every
+telemetry directory in a single pipeline call (one SparkSession, clusters told apart by the
+``cluster`` column), then write ``out/report.html`` with each pair side by side and a sentence
+computed from the numbers. Target: ≤ 60 s on 2 cores once installed (docs/report.md has the
+measured figure).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.pipeline.runner import analyze
+from replicaflow.report.build import build_demo_report
+from replicaflow.report.console import demo_table
+from replicaflow.report.stories import STORIES
+from replicaflow.sim.runner import simulate
+from replicaflow.telemetry.io import read_meta
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def scenario_paths(scenarios: Path = SCENARIOS) -> list[tuple[str, Path]]:
+    """(cluster name, scenario file) of every story side, in story order; a missing file is an error."""
+    out = []
+    for story in STORIES:
+        for name in (story.before, story.after):
+            path = scenarios / f"{name}.yaml"
+            if not path.is_file():
+                raise ReplicaflowError(f"{path}: missing story scenario for {story.title}")
+            out.append((name, path))
+    return out
+
+
+def run_demo(out: Path, master: str = "local[2]", progress: bool = True, scenarios: Path = SCENARIOS,
+             spark=None) -> Path:
+    """Simulate, analyze (one Spark job) and report the five stories into ``out``; returns ``out/report.html``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    console = Console(stderr=True)
+    stories = scenario_paths(scenarios)
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    with Progress(TextColumn("demo [bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console, transient=True, disable=not progress) as bar:
+        task = bar.add_task("simulate", total=len(stories) + 2)
+        dirs = []
+        for name, path in stories:
+            bar.update(task, description=f"simulate {name}")
+            dirs.append(simulate(path, out / name, logs=False, progress=False))
+            bar.advance(task)
+        timings["simulate"] = time.perf_counter() - start
+        bar.update(task, description=f"analyze {len(dirs)} clusters in one Spark job")
+        summary = analyze(dirs, out, master=master, progress=False, spark=spark)
+        timings["analyze"] = time.perf_counter() - start - timings["simulate"]
+        bar.advance(task)
+        bar.update(task, description="report")
+        path = build_demo_report(STORIES, out, [read_meta(d) for d in dirs])
+        bar.advance(task)
+    timings["total"] = time.perf_counter() - start
+    timings["report"] = timings["total"] - timings["simulate"] - timings["analyze"]
+    if progress:
+        table, sentences = demo_table(STORIES, summary, timings)
+        console.print(table)
+        for line in sentences:
+            console.print(line, highlight=False)
+    return path

@@ -1,1 +1,0 @@
-"""replicaflow.plan"""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -110,8 +110,7 @@ def build_report(directory: Path, metas: list[dict] | None = None) -> Path:
     return write_outputs(directory, analysis, html)
 
 
-def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[dict] | None = None,
-                      sentences: Mapping[str, str] | None = None) -> Path:
+def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[dict] | None = None) -> Path:
     """One report that puts each pair side by side with the sentence saying what changed."""
     directory = Path(directory)
     analysis = load_analysis(directory, metas)
@@ -123,8 +122,8 @@ def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[d
                 raise ReplicaflowError(f"{directory / 'analysis'}: no cluster '{name}' for story {p.key}")
         before = cluster_section(analysis, p.before, _anchor(p.before, 2 * i))
         after = cluster_section(analysis, p.after, _anchor(p.after, 2 * i + 1))
-        sentence = (sentences or {}).get(p.key) or what_changed(p.key, before["summary"], after["summary"])
-        stories.append({"anchor": f"story-{p.key}", "title": p.title, "about": p.about, "sentence": sentence,
+        stories.append({"anchor": f"story-{p.key}", "title": p.title, "about": p.about,
+                        "sentence": what_changed(p.key, before["summary"], after["summary"]),
                         "before": before, "after": after})
     html = render("replicaflow demo: five KIPs, before and after",
                   f"{len(stories)} stories · {len(known)} clusters analyzed in one Spark job", [], stories)

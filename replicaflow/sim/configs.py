@@ -42,6 +42,7 @@ class DynamicConfigs:
         self.topic: dict[tuple[str, str], str] = {}
         self.tool_brokers: set[tuple[str, str]] = set()  # what the last --throttle wrote, for --verify
         self.tool_topics: set[tuple[str, str]] = set()
+        self._parsed: dict[tuple[str, str, str], object] = {}
         self._derive()
 
     def load_initial(self, scenario: Scenario, now: int) -> None:
@@ -101,18 +102,35 @@ class DynamicConfigs:
         for (topic, name), value in self.topic.items():
             if name not in listed or topic not in s.topic_index:
                 continue
-            pairs = quota.parse_throttled_replicas(value, f"config {topic} {name}")
-            rows = s.topic_idx == s.topic_index[topic]
+            pairs = self._throttled_pairs(topic, name, value)
             target = listed[name]
-            if pairs == quota.ALL_REPLICAS:
+            if pairs is quota.ALL_REPLICAS:
+                rows = s.topic_idx == s.topic_index[topic]
                 target[rows] = s.rbi[rows] >= 0
                 continue
-            for partition, broker in pairs:
-                b = s.index.get(broker)
-                hit = rows & (s.pnum == partition)
-                if b is not None and hit.any():
-                    target[hit] |= s.rbi[hit] == b
+            rows, brokers = pairs
+            r, c = np.nonzero(s.rbi[rows] == brokers[:, None])
+            target[rows[r], c] = True
         self.quotas.mark_throttled(listed[LEADER_THROTTLED_REPLICAS], listed[FOLLOWER_THROTTLED_REPLICAS])
+
+    def _throttled_pairs(self, topic: str, name: str, value: str):
+        """A ``*.throttled.replicas`` value as (partition rows, broker indices) of the pairs that exist, or ALL.
+
+        Parsed once per value: the masks are re-derived whenever a reassignment moves replicas.
+        """
+        key = (topic, name, value)
+        if key not in self._parsed:
+            s = self.s
+            pairs = quota.parse_throttled_replicas(value, f"config {topic} {name}")
+            if pairs == quota.ALL_REPLICAS:
+                self._parsed[key] = quota.ALL_REPLICAS
+            else:
+                topic_rows = np.nonzero(s.topic_idx == s.topic_index[topic])[0]
+                row_of = dict(zip(s.pnum[topic_rows].tolist(), topic_rows.tolist(), strict=True))
+                known = [(row_of[p], s.index[b]) for p, b in sorted(pairs) if p in row_of and b in s.index]
+                rows = np.array([r for r, _ in known], dtype=np.intp)
+                self._parsed[key] = (rows, np.array([b for _, b in known], dtype=s.rbi.dtype))
+        return self._parsed[key]
 
     def min_isr(self) -> np.ndarray:
         """[P] min.insync.replicas of each partition: the topic's, else the broker default's (1 if unset)."""

@@ -6,7 +6,7 @@ Measures, with this tree's replicaflow:
   ratio against a straightforward per-partition Python loop doing the same work per tick (produce,
   one fetch per follower with the fetch cap, the §1.1 fetch-state update, expansion, the
   ISR-expiration check and the high watermark);
-- whole `simulate` runs, Parquet output included, in simulated seconds per wall second and
+- whole `simulate` runs, Parquet output included, in simulated seconds per second and
   replica-ticks per second: a throttled drain (every replica off broker 3 of a 6-broker cluster,
   400 partitions of 5 GiB, RF 3, min ISR 2, 20 MB/s produced, `--throttle 50MB/s`; its first
   minutes), the same drain with 100 MiB partitions run until every move completed, and a broker
@@ -15,6 +15,9 @@ Measures, with this tree's replicaflow:
 With ``--baseline REV`` the same measurements also run against the replicaflow of git revision REV
 (checked out in a temporary ``git worktree``), alternating the two in fresh processes ``--repeat``
 times; each figure is the best of its runs, and the table prints both and their ratio.
+
+Times are the process's CPU time (``time.process_time``; NumPy runs single-threaded here), so that
+other work on a shared machine distorts the figures less than it would wall time.
 
     .venv/bin/python benchmarks/bench_sim.py [--baseline 6a04b3f] [--repeat 2] [--partitions 50000]
 """
@@ -109,11 +112,11 @@ def time_ticks(sc, ticks: int) -> tuple[float, int]:
     for _ in range(20):  # warm-up
         now += sc.tick_ms
         engine.tick(now)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(ticks):
         now += sc.tick_ms
         engine.tick(now)
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     return elapsed, int((engine.s.rbi >= 0).sum())
 
 
@@ -135,7 +138,7 @@ def time_python_loop(sc, ticks: int) -> float:
             "view": {b: [int(s.v_leo[p, i]), int(s.v_lfl[p, i]), int(s.v_lft[p, i]), int(s.v_lcu[p, i])]
                      for i, b in enumerate(replicas)}})
     now = sc.start_ms
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(ticks):
         now += tick
         due = (now - sc.start_ms) % (lag // 2) < tick
@@ -163,7 +166,7 @@ def time_python_loop(sc, ticks: int) -> float:
                         part["isr"].discard(f)
             members = [part["leo"][leader]] + [part["view"][f][0] for f in part["isr"] if f != leader]
             part["hw"] = max(part["hw"], min(members))
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 def time_simulate(sc) -> dict:
@@ -173,10 +176,10 @@ def time_simulate(sc) -> dict:
     replicas = sum(t.partitions * t.replication_factor for t in sc.topics)
     ticks = sc.duration_ms // sc.tick_ms
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         simulate(sc, Path(tmp) / "out")
-        wall = time.perf_counter() - t0
-    return {"wall_s": wall, "sim_per_wall": sc.duration_ms / 1000 / wall, "replica_ticks_s": replicas * ticks / wall}
+        cpu = time.process_time() - t0
+    return {"cpu_s": cpu, "sim_per_s": sc.duration_ms / 1000 / cpu, "replica_ticks_s": replicas * ticks / cpu}
 
 
 def measure(args) -> dict:
@@ -201,7 +204,7 @@ def measure(args) -> dict:
             "bounce 1200 partitions (6m)": bounce_scenario()}
     for label, sc in runs.items():
         r = time_simulate(sc)
-        out[f"{label}: simulated s per wall s"] = r["sim_per_wall"]
+        out[f"{label}: simulated s per CPU s"] = r["sim_per_s"]
         out[f"{label}: M replica-ticks/s"] = r["replica_ticks_s"] / 1e6
     return out
 

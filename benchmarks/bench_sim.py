@@ -10,7 +10,7 @@ Measures, with this tree's replicaflow:
   replica-ticks per second: a throttled drain (every replica off broker 3 of a 6-broker cluster,
   400 partitions of 5 GiB, RF 3, min ISR 2, 20 MB/s produced, `--throttle 50MB/s`; its first
   minutes), the same drain with 100 MiB partitions run until every move completed, and a broker
-  bounce (1,200 partitions, one broker crashes and returns).
+  bounce (2,400 partitions, one broker crashes and returns).
 
 With ``--baseline REV`` the same measurements also run against the replicaflow of git revision REV
 (checked out in a temporary ``git worktree``), alternating the two in fresh processes ``--repeat``
@@ -80,16 +80,16 @@ def drain_scenario(size: str, minutes: int):
 
 
 def bounce_scenario():
-    """Broker 3 crashes at 1 min (its session expires) and returns at 3 min; 1,200 partitions, RF 3."""
+    """Broker 3 crashes at 2 min (its session expires) and returns at 5 min; 2,400 partitions, RF 3."""
     from replicaflow.sim.scenario import parse_scenario
 
     return parse_scenario({
-        "name": "bounce", "duration": "6m", "tick": "100ms", "scrape_interval": "10s",
+        "name": "bounce", "duration": "10m", "tick": "100ms", "scrape_interval": "10s",
         "kafka": {"version": "3.7"}, "cluster": {"brokers": 6, "min_insync_replicas": 2},
-        "topics": [{"name": "orders", "partitions": 1200, "replication_factor": 3,
-                    "assignment": round_robin(1200, 6, 3), "produce_rate": "30MB/s", "message_size": "1KiB",
+        "topics": [{"name": "orders", "partitions": 2400, "replication_factor": 3,
+                    "assignment": round_robin(2400, 6, 3), "produce_rate": "30MB/s", "message_size": "1KiB",
                     "initial_size": "10MB"}],
-        "events": [{"at": "1m", "broker_down": 3}, {"at": "3m", "broker_up": 3}],
+        "events": [{"at": "2m", "broker_down": 3}, {"at": "5m", "broker_up": 3}],
     }, base_dir=os.getcwd(), source="<bench>")
 
 
@@ -201,7 +201,7 @@ def measure(args) -> dict:
     }
     runs = {f"drain 5GiB x400, first {args.drain_minutes}m": drain_scenario("5GiB", args.drain_minutes),
             "drain 100MiB x400, to completion (8m)": drain_scenario("100MiB", 8),
-            "bounce 1200 partitions (6m)": bounce_scenario()}
+            "bounce 2400 partitions (10m)": bounce_scenario()}
     for label, sc in runs.items():
         r = time_simulate(sc)
         out[f"{label}: simulated s per CPU s"] = r["sim_per_s"]

@@ -53,13 +53,13 @@ def simulate(source: str | Path | dict, log_events: list | None = None) -> SimRu
 
 
 def small(**over) -> dict:
-    """A three-broker, one-partition scenario (RF 3, leader 1) to build hand-made states from."""
+    """A three-broker, one-partition scenario (RF 3, leader 1, 100 kB/s) to run or build hand-made states from."""
     sc = {
-        "name": "small", "duration": "1m", "tick": "100ms", "scrape_interval": "1s",
+        "name": "small", "duration": "2m", "tick": "100ms", "scrape_interval": "1s",
         "kafka": {"version": "3.7", "replica_lag_time_max": "10s"},
         "cluster": {"brokers": 3, "network_in": "1GB/s", "network_out": "1GB/s"},
         "topics": [{"name": "t", "partitions": 1, "replication_factor": 3, "assignment": [[1, 2, 3]],
-                    "message_size": "1KB", "initial_size": "1MB"}],
+                    "produce_rate": "100KB/s", "message_size": "1KB", "initial_size": "1MB"}],
     }
     sc.update(over)
     return sc

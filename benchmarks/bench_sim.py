@@ -1,29 +1,49 @@
-"""Simulator throughput: replica-ticks per second of the vectorized tick (DESIGN.md §8).
+"""Simulator throughput: the vectorized tick and whole `simulate` runs (DESIGN.md §8).
 
-Prints the figure for a 50-broker, 50,000-partition, RF-3 cluster under steady produce traffic,
-and, on a small cluster, the ratio against a straightforward per-partition Python loop that does
-the same work per tick (produce, one fetch per follower with the fetch cap, the §1.1 fetch-state
-update, expansion, the ISR-expiration check and the high watermark).
+Measures, with this tree's replicaflow:
+- the tick alone (no events, throttles, faults or scrapes) on a 50-broker, 50,000-partition, RF-3
+  cluster under steady produce traffic, in replica-ticks per second; and, on a small cluster, the
+  ratio against a straightforward per-partition Python loop doing the same work per tick (produce,
+  one fetch per follower with the fetch cap, the §1.1 fetch-state update, expansion, the
+  ISR-expiration check and the high watermark);
+- whole `simulate` runs, Parquet output included, in simulated seconds per second and
+  replica-ticks per second: a throttled drain (every replica off broker 3 of a 6-broker cluster,
+  400 partitions of 5 GiB, RF 3, min ISR 2, 20 MB/s produced, `--throttle 50MB/s`; its first
+  minutes), the same drain with 100 MiB partitions run until every move completed, and a broker
+  bounce (2,400 partitions, one broker crashes and returns).
 
-    .venv/bin/python benchmarks/bench_sim.py [--partitions 50000] [--brokers 50] [--ticks 300]
+With ``--baseline REV`` the same measurements also run against the replicaflow of git revision REV
+(checked out in a temporary ``git worktree``), alternating the two in fresh processes ``--repeat``
+times; each figure is the best of its runs, and the table prints both and their ratio.
+
+Times are the process's CPU time (``time.process_time``; NumPy runs single-threaded here), so that
+other work on a shared machine distorts the figures less than it would wall time.
+
+    .venv/bin/python benchmarks/bench_sim.py [--baseline 6a04b3f] [--repeat 2] [--partitions 50000]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from replicaflow.model import isr as isr_rules  # noqa: E402
-from replicaflow.sim.engine import FETCH_MAX_BYTES, Engine  # noqa: E402
-from replicaflow.sim.scenario import parse_scenario  # noqa: E402
-from replicaflow.telemetry.io import TelemetryWriter  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+FETCH_MAX_BYTES = 1 << 20  # replica.fetch.max.bytes, for the Python loop
 
 
-def scenario(brokers: int, partitions: int, topics: int = 50):
+# ---------------------------------------------------------------------------------------- scenarios
+def tick_scenario(brokers: int, partitions: int, topics: int = 50):
+    from replicaflow.sim.scenario import parse_scenario
+
     per_topic = partitions // topics
     return parse_scenario({
         "name": f"bench-{brokers}x{partitions}", "duration": "1h", "tick": "100ms", "scrape_interval": "10s",
@@ -35,26 +55,79 @@ def scenario(brokers: int, partitions: int, topics: int = 50):
     }, base_dir=os.getcwd(), source="<bench>")
 
 
-def time_engine(sc, ticks: int) -> tuple[float, int]:
+def round_robin(n_partitions: int, brokers: int, rf: int) -> list[list[int]]:
+    return [[(p + k) % brokers + 1 for k in range(rf)] for p in range(n_partitions)]
+
+
+def drain_scenario(size: str, minutes: int):
+    """Every replica of broker 3 moves to a broker the partition does not use, throttled at 50 MB/s."""
+    from replicaflow.sim.scenario import parse_scenario
+
+    assignment = round_robin(400, 6, 3)
+    moves = []
+    for p, replicas in enumerate(assignment):
+        if 3 in replicas:
+            free = [b for b in range(1, 7) if b not in replicas]
+            moves.append({"topic": "orders", "partition": p,
+                          "replicas": [free[p % len(free)] if b == 3 else b for b in replicas]})
+    return parse_scenario({
+        "name": f"drain-{size}", "duration": f"{minutes}m", "tick": "100ms", "scrape_interval": "10s",
+        "kafka": {"version": "3.7"}, "cluster": {"brokers": 6, "min_insync_replicas": 2},
+        "topics": [{"name": "orders", "partitions": 400, "replication_factor": 3, "assignment": assignment,
+                    "produce_rate": "20MB/s", "message_size": "1KiB", "initial_size": size}],
+        "events": [{"at": "10s", "reassign": {"version": 1, "partitions": moves}, "throttle": "50MB/s"}],
+    }, base_dir=os.getcwd(), source="<bench>")
+
+
+def bounce_scenario():
+    """Broker 3 crashes at 2 min (its session expires) and returns at 5 min; 2,400 partitions, RF 3."""
+    from replicaflow.sim.scenario import parse_scenario
+
+    return parse_scenario({
+        "name": "bounce", "duration": "10m", "tick": "100ms", "scrape_interval": "10s",
+        "kafka": {"version": "3.7"}, "cluster": {"brokers": 6, "min_insync_replicas": 2},
+        "topics": [{"name": "orders", "partitions": 2400, "replication_factor": 3,
+                    "assignment": round_robin(2400, 6, 3), "produce_rate": "30MB/s", "message_size": "1KiB",
+                    "initial_size": "10MB"}],
+        "events": [{"at": "2m", "broker_down": 3}, {"at": "5m", "broker_up": 3}],
+    }, base_dir=os.getcwd(), source="<bench>")
+
+
+# ---------------------------------------------------------------------------------------- measurements
+def _start(engine, start_ms: int) -> None:
+    """The engine's initial state (``start()``; revisions before the module split called it ``emit_initial``)."""
+    if hasattr(engine, "start"):
+        engine.start()
+    else:
+        engine.emit_initial(start_ms)
+
+
+def time_ticks(sc, ticks: int) -> tuple[float, int]:
+    from replicaflow.sim.engine import Engine
+    from replicaflow.telemetry.io import TelemetryWriter
+
     engine = Engine(sc, TelemetryWriter(sc.name))
-    engine.emit_initial(sc.start_ms)
+    _start(engine, sc.start_ms)
     now = sc.start_ms
     for _ in range(20):  # warm-up
         now += sc.tick_ms
         engine.tick(now)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(ticks):
         now += sc.tick_ms
         engine.tick(now)
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     return elapsed, int((engine.s.rbi >= 0).sum())
 
 
 def time_python_loop(sc, ticks: int) -> float:
     """The same tick written the straightforward way: a Python loop over partitions and their followers."""
-    engine = Engine(sc, TelemetryWriter(sc.name))
-    s = engine.s
-    lag, tick, rounds = engine.lag_ms, sc.tick_ms, engine.rounds
+    from replicaflow.model import isr as isr_rules
+    from replicaflow.sim.state import initial_state
+
+    s = initial_state(sc)
+    lag, tick = sc.kafka.replica_lag_time_max_ms, sc.tick_ms
+    rounds = max(1, tick // sc.kafka.fetch_rtt_ms)
     parts = []
     for p in range(s.n_partitions):
         replicas = [int(b) for b in s.rbi[p] if b >= 0]
@@ -65,7 +138,7 @@ def time_python_loop(sc, ticks: int) -> float:
             "view": {b: [int(s.v_leo[p, i]), int(s.v_lfl[p, i]), int(s.v_lft[p, i]), int(s.v_lcu[p, i])]
                      for i, b in enumerate(replicas)}})
     now = sc.start_ms
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(ticks):
         now += tick
         due = (now - sc.start_ms) % (lag // 2) < tick
@@ -93,7 +166,79 @@ def time_python_loop(sc, ticks: int) -> float:
                         part["isr"].discard(f)
             members = [part["leo"][leader]] + [part["view"][f][0] for f in part["isr"] if f != leader]
             part["hw"] = max(part["hw"], min(members))
-    return time.perf_counter() - t0
+    return time.process_time() - t0
+
+
+def time_simulate(sc) -> dict:
+    """A whole `simulate` run (Parquet written to a temporary directory)."""
+    from replicaflow.sim.runner import simulate
+
+    replicas = sum(t.partitions * t.replication_factor for t in sc.topics)
+    ticks = sc.duration_ms // sc.tick_ms
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.process_time()
+        simulate(sc, Path(tmp) / "out")
+        cpu = time.process_time() - t0
+    return {"cpu_s": cpu, "sim_per_s": sc.duration_ms / 1000 / cpu, "replica_ticks_s": replicas * ticks / cpu}
+
+
+def measure(args) -> dict:
+    """Every figure of one process, keyed by row label."""
+    big = tick_scenario(args.brokers, args.partitions)
+    elapsed, replicas = time_ticks(big, args.ticks)
+    small = tick_scenario(6, args.small_partitions, topics=6)
+    small_elapsed, small_replicas = time_ticks(small, args.small_ticks)
+    loop_elapsed = time_python_loop(small, args.small_ticks)
+    big_rate = replicas * args.ticks / elapsed / 1e6
+    small_rate = small_replicas * args.small_ticks / small_elapsed / 1e6
+    loop_rate = small_replicas * args.small_ticks / loop_elapsed / 1e6
+    out = {
+        f"tick, {args.brokers}x{args.partitions} RF3: M replica-ticks/s (goal >= 50)": big_rate,
+        f"tick, 6x{args.small_partitions} RF3: M replica-ticks/s": small_rate,
+        f"per-partition Python loop, 6x{args.small_partitions}: M replica-ticks/s": loop_rate,
+        "tick vs the Python loop: x, small cluster": small_rate / loop_rate,
+        "tick vs the Python loop: x, full scale": big_rate / loop_rate,
+    }
+    runs = {f"drain 5GiB x400, first {args.drain_minutes}m": drain_scenario("5GiB", args.drain_minutes),
+            "drain 100MiB x400, to completion (8m)": drain_scenario("100MiB", 8),
+            "bounce 2400 partitions (10m)": bounce_scenario()}
+    for label, sc in runs.items():
+        r = time_simulate(sc)
+        out[f"{label}: simulated s per CPU s"] = r["sim_per_s"]
+        out[f"{label}: M replica-ticks/s"] = r["replica_ticks_s"] / 1e6
+    return out
+
+
+# ---------------------------------------------------------------------------------------- driver
+def run_worker(tree: Path, argv: list[str]) -> dict:
+    """The measurements in a fresh process importing replicaflow from ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", *argv], env=env,
+                          check=True, capture_output=True, text=True, cwd=tempfile.gettempdir())
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare(args, argv: list[str]) -> None:
+    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.baseline], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="replicaflow-bench-") as tmp:
+        tree = Path(tmp) / rev
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), rev], check=True)
+        try:
+            results: dict[str, list[dict]] = {"base": [], "this": []}
+            for i in range(args.repeat):
+                for side, where in (("base", tree), ("this", ROOT)):
+                    print(f"run {i + 1}/{args.repeat}: {'baseline ' + rev if side == 'base' else 'this tree'} ...",
+                          file=sys.stderr, flush=True)
+                    results[side].append(run_worker(where, argv))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
+    best = {side: {k: max(r[k] for r in runs) for k in runs[0]} for side, runs in results.items()}
+    print(f"best of {args.repeat} alternating runs; baseline = {rev}, this = the working tree")
+    for label in best["this"]:
+        base, this = best["base"][label], best["this"][label]
+        name, unit = label.split(": ", 1)
+        print(f"{name}\n  {unit:<26} base {base:9.2f}   this {this:9.2f}   x{this / base:5.2f}")
 
 
 def main() -> None:
@@ -103,22 +248,19 @@ def main() -> None:
     ap.add_argument("--ticks", type=int, default=300)
     ap.add_argument("--small-partitions", type=int, default=600)
     ap.add_argument("--small-ticks", type=int, default=50)
+    ap.add_argument("--drain-minutes", type=int, default=10)
+    ap.add_argument("--baseline", metavar="REV", help="also measure git revision REV, alternating")
+    ap.add_argument("--repeat", type=int, default=2, help="alternations with --baseline (best of)")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-
-    big = scenario(args.brokers, args.partitions)
-    elapsed, replicas = time_engine(big, args.ticks)
-    big_rate = replicas * args.ticks / elapsed
-    small = scenario(6, args.small_partitions, topics=6)
-    small_elapsed, small_replicas = time_engine(small, args.small_ticks)
-    loop_elapsed = time_python_loop(small, args.small_ticks)
-    small_rate = small_replicas * args.small_ticks / small_elapsed
-    loop_rate = small_replicas * args.small_ticks / loop_elapsed
-    print(f"vectorized tick, {args.brokers} brokers x {args.partitions} partitions x RF 3 ({replicas} replicas):")
-    print(f"  {elapsed / args.ticks * 1000:.2f} ms per tick, {big_rate / 1e6:.1f} million replica-ticks/s (goal >= 50)")
-    print(f"small cluster (6 brokers x {args.small_partitions} partitions, {small_replicas} replicas):")
-    print(f"  vectorized {small_rate / 1e6:.2f} M replica-ticks/s, per-partition Python loop "
-          f"{loop_rate / 1e6:.3f} M replica-ticks/s, ratio {small_rate / loop_rate:.0f}x")
-    print(f"  vectorized at full scale vs the Python loop: {big_rate / loop_rate:.0f}x")
+    if args.worker:
+        print(json.dumps(measure(args)))
+    elif args.baseline:
+        sizes = ("brokers", "partitions", "ticks", "small_partitions", "small_ticks", "drain_minutes")
+        compare(args, [x for k in sizes for x in (f"--{k.replace('_', '-')}", str(getattr(args, k)))])
+    else:
+        for label, value in measure(args).items():
+            print(f"{label:<66} {value:9.2f}")
 
 
 if __name__ == "__main__":

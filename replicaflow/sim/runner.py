@@ -12,34 +12,9 @@ from replicaflow.telemetry.io import TelemetryWriter
 
 def run_engine(scenario: Scenario, writer: TelemetryWriter, log_events: list | None = None,
                on_tick: Callable[[int], None] | None = None) -> Engine:
-    """Advance the engine from start to end; events at T are applied before the tick and scrape at T."""
+    """Run the engine from start to end (events at T before the tick and scrape at T); returns it."""
     engine = Engine(scenario, writer, log_events)
-    start, tick, scrape = scenario.start_ms, scenario.tick_ms, scenario.scrape_interval_ms
-    end = start + scenario.duration_ms
-    events = sorted(enumerate(scenario.events), key=lambda ie: (ie[1].at_ms, ie[0]))
-    pending = 0
-
-    def apply_due(now: int) -> None:
-        nonlocal pending
-        engine.run_timers(now)
-        while pending < len(events) and start + events[pending][1].at_ms <= now:
-            i, event = events[pending]
-            engine.apply(event, now, f"{scenario.source}: events[{i}].{event.kind}")
-            pending += 1
-            engine.run_timers(now)
-
-    engine.emit_initial(start)
-    apply_due(start)
-    engine.sync_fetchers(start)
-    engine.scrape(start)
-    for now in range(start + tick, end + 1, tick):
-        apply_due(now)
-        engine.tick(now)
-        engine.sync_fetchers(now)
-        if (now - start) % scrape == 0:
-            engine.scrape(now)
-        if on_tick is not None:
-            on_tick(now - start)
+    engine.run(on_tick)
     return engine
 
 

@@ -5,6 +5,9 @@ add slots (up to ``slots`` = the largest |origin ∪ target| the scenario can pr
 are mapped to indices 0..B-1 so per-broker sums are ``np.bincount`` calls. Two views of a follower
 are kept apart, as in Kafka: ``log_leo`` is the replica's own log end offset, ``v_*`` is what the
 leader remembers about it (SEMANTICS §1.1).
+
+Every module of ``replicaflow.sim`` works on this one state; what a module keeps for itself (quota
+windows, cached views, timers) lives in that module.
 """
 
 from __future__ import annotations
@@ -13,14 +16,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from replicaflow.errors import ReplicaflowError
 from replicaflow.model.fetcher import fetcher_ids, java_string_hash
+from replicaflow.model.isr import UNKNOWN_OFFSET
 from replicaflow.sim.scenario import Scenario
 
-NO_SLOT = -1
 NEVER = np.iinfo(np.int64).max
 FETCH_NONE, FETCH_ADDED, FETCH_FAILED, FETCH_REMOVED = 0, 1, 2, 3
 FETCH_ACTIONS = {FETCH_ADDED: "added", FETCH_FAILED: "failed", FETCH_REMOVED: "removed"}
 STATE_UP, STATE_DOWN, STATE_SHUTTING_DOWN = "up", "down", "shutting_down"
+# The [P, S] arrays that travel with their replica when a partition's row is re-laid, and the value of a new replica.
+FRESH_REPLICA = {"rbi": -1, "log_leo": 0, "v_leo": UNKNOWN_OFFSET, "v_lfl": 0, "v_lft": 0, "v_lcu": 0,
+                 "in_isr": False, "adding": False, "removing": False, "failed": False, "thread_dead": False,
+                 "stall_until": 0, "fetch_state": FETCH_NONE, "fetch_leader": -1, "pending_isr": False}
 
 
 @dataclass
@@ -29,7 +37,6 @@ class Reassignment:
 
     origin: list[int]
     target: list[int]
-    started_ms: int
 
 
 @dataclass
@@ -56,6 +63,8 @@ class ClusterState:
     thread_dead: np.ndarray           # ≤ 2.2: the follower's fetcher thread died
     stall_until: np.ndarray           # follower stops fetching until this time (stuck follower)
     fetch_state: np.ndarray           # last `fetchers` action written for the replica
+    fetch_leader: np.ndarray          # leader broker index of that `fetchers` row, -1 none
+    pending_isr: np.ndarray           # proposed ISR of an AlterPartition in flight
     # --- partitions [P] ---
     lslot: np.ndarray                 # leader slot or -1 (no leader: offline)
     leader_epoch: np.ndarray
@@ -68,7 +77,6 @@ class ClusterState:
     burst_until: np.ndarray
     topic_min_isr: np.ndarray         # topic min.insync.replicas, -1 = not set
     pending_at: np.ndarray            # AlterPartition in flight: commit time, -1 none
-    pending_isr: np.ndarray           # [P, S] proposed ISR
     # --- brokers [B] ---
     up: np.ndarray
     state: list[str]
@@ -77,15 +85,16 @@ class ClusterState:
     net_out_bps: np.ndarray
     base_net_in_bps: np.ndarray
     base_net_out_bps: np.ndarray
-    shrinks: np.ndarray
-    expands: np.ndarray
+    shrinks: np.ndarray               # IsrShrinksPerSec count since process start
+    expands: np.ndarray               # IsrExpandsPerSec count since process start
     traffic: np.ndarray               # [4, B] bytes this scrape interval (TRAFFIC_METRICS order)
-    # --- controller / config ---
+    traffic_total: np.ndarray         # [4, B] the same meters' counts since process start
+    # --- controller ---
     reassignments: dict[int, Reassignment] = field(default_factory=dict)
-    broker_configs: dict[tuple[str, str], str] = field(default_factory=dict)
-    topic_configs: dict[tuple[str, str], str] = field(default_factory=dict)
-    dead_threads: set[tuple[int, int, int]] = field(default_factory=set)
-    tool_throttles: dict = field(default_factory=dict)  # what the last --throttle wrote, for --verify
+    # --- lookups and the layout version ---
+    index: dict[int, int] = field(default_factory=dict)         # broker id → index
+    topic_index: dict[str, int] = field(default_factory=dict)   # topic name → topic_idx
+    layout_version: int = 0           # bumped whenever leaders, assignments or fetchability may have changed
 
     @property
     def n_partitions(self) -> int:
@@ -95,9 +104,9 @@ class ClusterState:
     def n_brokers(self) -> int:
         return len(self.broker_ids)
 
-    @property
-    def assigned(self) -> np.ndarray:
-        return self.rbi >= 0
+    def layout_changed(self) -> None:
+        """Views derived from leaders, assignments and broker liveness (the fetch Topology) are stale."""
+        self.layout_version += 1
 
     def leader_bi(self) -> np.ndarray:
         """Leader broker index per partition, -1 when offline."""
@@ -119,6 +128,36 @@ class ClusterState:
         rows = np.nonzero(self.lslot >= 0)[0]
         out[rows] = self.log_leo[rows, self.lslot[rows]]
         return out
+
+    # --- names of things, for events and telemetry ---
+    def broker_index(self, broker: int, where: str) -> int:
+        if broker not in self.index:
+            raise ReplicaflowError(f"{where}: unknown broker {broker}")
+        return self.index[broker]
+
+    def partition_row(self, topic: str, partition: int, where: str) -> int:
+        if topic not in self.topic_index:
+            raise ReplicaflowError(f"{where}: unknown topic '{topic}'")
+        hit = np.nonzero((self.topic_idx == self.topic_index[topic]) & (self.pnum == partition))[0]
+        if len(hit) == 0:
+            raise ReplicaflowError(f"{where}: topic '{topic}' has no partition {partition}")
+        return int(hit[0])
+
+    def ids(self, bis) -> list[int]:
+        return [int(self.broker_ids[b]) for b in bis]
+
+    def replica_ids(self, p: int, mask: np.ndarray | None = None) -> list[int]:
+        """Broker ids of partition ``p``'s replicas in assignment order (those under ``mask`` if given)."""
+        row = self.rbi[p]
+        keep = row >= 0 if mask is None else (row >= 0) & mask
+        return self.ids(row[keep])
+
+    def leader_id(self, p: int) -> int:
+        slot = self.lslot[p]
+        return -1 if slot < 0 else int(self.broker_ids[self.rbi[p, slot]])
+
+    def tp(self, p: int) -> tuple[str, int]:
+        return self.topics[self.topic_idx[p]], int(self.pnum[p])
 
 
 def max_slots(scenario: Scenario) -> int:
@@ -159,7 +198,7 @@ def initial_state(scenario: Scenario) -> ClusterState:
     n_b = len(broker_ids)
     net_in = np.array([b.network_in_bps for b in scenario.cluster.brokers], dtype=np.float64)
     net_out = np.array([b.network_out_bps for b in scenario.cluster.brokers], dtype=np.float64)
-    state = ClusterState(
+    return ClusterState(
         broker_ids=broker_ids, topics=topics, topic_idx=topic_idx, pnum=pnum, msg_size=msg_size, fid=fid,
         slots=slots, rbi=rbi, log_leo=log_leo,
         v_leo=np.where(assigned, initial[:, None], -1).astype(np.int64),
@@ -168,15 +207,16 @@ def initial_state(scenario: Scenario) -> ClusterState:
         v_lcu=np.where(assigned, start, 0).astype(np.int64),
         in_isr=assigned.copy(), adding=np.zeros_like(assigned), removing=np.zeros_like(assigned),
         failed=np.zeros_like(assigned), thread_dead=np.zeros_like(assigned), stall_until=zeros_ps.copy(),
-        fetch_state=np.zeros((n_p, slots), dtype=np.int8),
+        fetch_state=np.zeros((n_p, slots), dtype=np.int8), fetch_leader=np.full_like(rbi, -1),
+        pending_isr=np.zeros_like(assigned),
         lslot=np.zeros(n_p, dtype=np.int32), leader_epoch=np.zeros(n_p, dtype=np.int32),
         partition_epoch=np.zeros(n_p, dtype=np.int32), hw=initial.copy(), epoch_start=np.zeros(n_p, dtype=np.int64),
         produce_acc=np.zeros(n_p), base_rate=base_rate, burst_rate=np.zeros(n_p),
         burst_until=np.zeros(n_p, dtype=np.int64), topic_min_isr=min_isr,
-        pending_at=np.full(n_p, -1, dtype=np.int64), pending_isr=np.zeros_like(assigned),
+        pending_at=np.full(n_p, -1, dtype=np.int64),
         up=np.ones(n_b, dtype=bool), state=[STATE_UP] * n_b, start_ms=np.full(n_b, start, dtype=np.int64),
         net_in_bps=net_in.copy(), net_out_bps=net_out.copy(), base_net_in_bps=net_in, base_net_out_bps=net_out,
         shrinks=np.zeros(n_b, dtype=np.int64), expands=np.zeros(n_b, dtype=np.int64),
-        traffic=np.zeros((4, n_b), dtype=np.int64),
+        traffic=np.zeros((4, n_b), dtype=np.int64), traffic_total=np.zeros((4, n_b), dtype=np.int64),
+        index=index, topic_index={name: i for i, name in enumerate(topics)},
     )
-    return state

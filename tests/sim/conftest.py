@@ -52,6 +52,34 @@ def simulate(source: str | Path | dict, log_events: list | None = None) -> SimRu
     return SimRun(scenario, engine, writer.tables())
 
 
+def small(**over) -> dict:
+    """A three-broker, one-partition scenario (RF 3, leader 1, 100 kB/s) to run or build hand-made states from."""
+    sc = {
+        "name": "small", "duration": "2m", "tick": "100ms", "scrape_interval": "1s",
+        "kafka": {"version": "3.7", "replica_lag_time_max": "10s"},
+        "cluster": {"brokers": 3, "network_in": "1GB/s", "network_out": "1GB/s"},
+        "topics": [{"name": "t", "partitions": 1, "replication_factor": 3, "assignment": [[1, 2, 3]],
+                    "produce_rate": "100KB/s", "message_size": "1KB", "initial_size": "1MB"}],
+    }
+    sc.update(over)
+    return sc
+
+
+def started(source: dict, logs: bool = True) -> tuple[Engine, TelemetryWriter, list | None]:
+    """An Engine at the scenario's start (initial rows written, events at 0 applied), its writer and log records."""
+    scenario = parse_scenario(source, SCENARIOS, "<test>")
+    writer, log_events = TelemetryWriter(scenario.name), [] if logs else None
+    engine = Engine(scenario, writer, log_events)
+    engine.start()
+    return engine, writer, log_events
+
+
+def rows(writer: TelemetryWriter, table: str) -> list[dict]:
+    """The rows of one telemetry table so far, without cluster and seq."""
+    return [{k: v for k, v in r.items() if k not in ("cluster", "seq")}
+            for r in writer.tables()["telemetry"][table].to_pylist()]
+
+
 def scenario_dict(name: str) -> dict:
     return yaml.safe_load((SCENARIOS / name).read_text())
 

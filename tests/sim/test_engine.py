@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.sim.conftest import simulate
+from tests.sim.conftest import simulate, small
 
 
 def base(**over) -> dict:
-    sc = {
-        "name": "engine-test", "duration": "2m", "tick": "100ms", "scrape_interval": "1s",
-        "kafka": {"version": "3.7", "replica_lag_time_max": "10s"},
-        "cluster": {"brokers": 3, "network_in": "1GB/s", "network_out": "1GB/s"},
-        "topics": [{"name": "t", "partitions": 1, "replication_factor": 3, "assignment": [[1, 2, 3]],
-                    "produce_rate": "100KB/s", "message_size": "1KB", "initial_size": "1MB"}],
-        "events": [],
-    }
-    sc.update(over)
-    return sc
+    return small(name="engine-test", **over)
 
 
 def isr_rows(run) -> list[tuple[float, list[int], int]]:

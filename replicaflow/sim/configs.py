@@ -1,0 +1,168 @@
+"""Dynamic configs (``kafka-configs --alter``) and what ``kafka-reassign-partitions`` writes to them (§5).
+
+Kafka's DynamicConfigManager hands broker and topic config changes to handlers that update the
+replication quota managers (rates and throttled-replica lists) and the partitions (min ISR); here
+``DynamicConfigs`` keeps the stored values, derives everything that depends on them, and pushes
+the quota side into the ReplicationQuotaManager. The tool's ``--throttle`` (§5.1, or the KIP-542
+rates, §5.2) and ``--verify`` are writers of these configs like any operator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from replicaflow.model import quota
+from replicaflow.model.configs import (
+    DEFAULT_BROKER,
+    FOLLOWER_THROTTLED_REPLICAS,
+    LEADER_THROTTLED_REPLICAS,
+    MIN_ISR,
+    QUOTA_RATES,
+    REASSIGNMENT_RATES,
+    REPLICA_LAG_TIME_MAX_MS,
+    REPLICATION_RATES,
+)
+from replicaflow.model.version import KafkaVersion
+from replicaflow.sim.emitter import Emitter
+from replicaflow.sim.quota_manager import ReplicationQuotaManager
+from replicaflow.sim.scenario import Scenario
+from replicaflow.sim.state import ClusterState
+
+
+class DynamicConfigs:
+    """Broker and topic configs as Kafka stores them (strings), and the values derived from them."""
+
+    def __init__(self, state: ClusterState, scenario: Scenario, quotas: ReplicationQuotaManager, emit: Emitter):
+        self.s = state
+        self.version: KafkaVersion = scenario.version
+        self.default_lag_ms = scenario.kafka.replica_lag_time_max_ms
+        self.quotas = quotas
+        self.emit = emit
+        self.broker: dict[tuple[str, str], str] = {}
+        self.topic: dict[tuple[str, str], str] = {}
+        self.tool_brokers: set[tuple[str, str]] = set()  # what the last --throttle wrote, for --verify
+        self.tool_topics: set[tuple[str, str]] = set()
+        self._parsed: dict[tuple[str, str, str], object] = {}
+        self._derive()
+
+    def load_initial(self, scenario: Scenario, now: int) -> None:
+        """The min ISR configs the cluster starts with (the broker default, then each topic's)."""
+        if scenario.cluster.min_insync_replicas != 1:
+            self.set("broker", DEFAULT_BROKER, MIN_ISR, str(scenario.cluster.min_insync_replicas), now)
+        for t in scenario.topics:
+            if t.min_insync_replicas is not None:
+                self.set("topic", t.name, MIN_ISR, str(t.min_insync_replicas), now)
+        self._derive()
+
+    # ------------------------------------------------------------------ stored values
+    def broker_value(self, b: int, name: str) -> str | None:
+        """A broker's own value of ``name``, else the cluster-wide default's."""
+        own = self.broker.get((str(int(self.s.broker_ids[b])), name))
+        return own if own is not None else self.broker.get((DEFAULT_BROKER, name))
+
+    def set(self, entity_type: str, entity: str, name: str, value: str | None, now: int) -> None:
+        """Store one config (``None`` deletes it); derived values follow with :meth:`_derive`."""
+        store = self.broker if entity_type == "broker" else self.topic
+        if value is None:
+            store.pop((entity, name), None)
+        else:
+            store[(entity, name)] = value
+        if entity_type == "topic" and name == MIN_ISR and entity in self.s.topic_index:
+            rows = self.s.topic_idx == self.s.topic_index[entity]
+            self.s.topic_min_isr[rows] = -1 if value is None else int(value)
+        self.emit.config_changed(entity_type, entity, name, value, now)
+
+    def alter(self, now: int, event, where: str) -> None:
+        """The scenario's ``config`` event: ``kafka-configs --alter`` of one entity."""
+        for name, value in event.configs:
+            self.set(event.entity_type, event.entity, name, value, now)
+        self._derive()
+
+    # ------------------------------------------------------------------ derived values
+    def _derive(self) -> None:
+        """Recompute everything that depends on dynamic configs (§5): quota limits, throttled lists, min ISR, lag."""
+        s = self.s
+        limits = np.full((len(QUOTA_RATES), s.n_brokers), np.inf)
+        for q, name in enumerate(QUOTA_RATES):
+            for b in range(s.n_brokers):
+                value = self.broker_value(b, name)
+                if value is not None and float(value) > 0:
+                    limits[q, b] = float(value)
+        self.quotas.update_quota(limits)
+        default_min = self.broker.get((DEFAULT_BROKER, MIN_ISR))
+        self.default_min_isr = int(default_min) if default_min is not None else 1
+        lag = self.broker.get((DEFAULT_BROKER, REPLICA_LAG_TIME_MAX_MS))
+        self.lag_ms = int(lag) if lag is not None else self.default_lag_ms
+        self.assignment_changed()
+
+    def assignment_changed(self) -> None:
+        """Re-derive the throttled-replica masks (they name brokers, whose slots move with reassignments)."""
+        s = self.s
+        listed = {LEADER_THROTTLED_REPLICAS: np.zeros_like(s.in_isr), FOLLOWER_THROTTLED_REPLICAS: np.zeros_like(s.in_isr)}
+        for (topic, name), value in self.topic.items():
+            if name not in listed or topic not in s.topic_index:
+                continue
+            pairs = self._throttled_pairs(topic, name, value)
+            target = listed[name]
+            if pairs is quota.ALL_REPLICAS:
+                rows = s.topic_idx == s.topic_index[topic]
+                target[rows] = s.rbi[rows] >= 0
+                continue
+            rows, brokers = pairs
+            r, c = np.nonzero(s.rbi[rows] == brokers[:, None])
+            target[rows[r], c] = True
+        self.quotas.mark_throttled(listed[LEADER_THROTTLED_REPLICAS], listed[FOLLOWER_THROTTLED_REPLICAS])
+
+    def _throttled_pairs(self, topic: str, name: str, value: str):
+        """A ``*.throttled.replicas`` value as (partition rows, broker indices) of the pairs that exist, or ALL.
+
+        Parsed once per value: the masks are re-derived whenever a reassignment moves replicas.
+        """
+        key = (topic, name, value)
+        if key not in self._parsed:
+            s = self.s
+            pairs = quota.parse_throttled_replicas(value, f"config {topic} {name}")
+            if pairs == quota.ALL_REPLICAS:
+                self._parsed[key] = quota.ALL_REPLICAS
+            else:
+                topic_rows = np.nonzero(s.topic_idx == s.topic_index[topic])[0]
+                row_of = dict(zip(s.pnum[topic_rows].tolist(), topic_rows.tolist(), strict=True))
+                known = [(row_of[p], s.index[b]) for p, b in sorted(pairs) if p in row_of and b in s.index]
+                rows = np.array([r for r, _ in known], dtype=np.intp)
+                self._parsed[key] = (rows, np.array([b for _, b in known], dtype=s.rbi.dtype))
+        return self._parsed[key]
+
+    def min_isr(self) -> np.ndarray:
+        """[P] min.insync.replicas of each partition: the topic's, else the broker default's (1 if unset)."""
+        return np.where(self.s.topic_min_isr >= 1, self.s.topic_min_isr, self.default_min_isr)
+
+    # ------------------------------------------------------------------ kafka-reassign-partitions
+    def execute_throttle(self, current, proposed, rate_bps: float, now: int) -> None:
+        """What ``kafka-reassign-partitions --execute --throttle`` writes (§5.1), or the KIP-542 rates (§5.2).
+
+        ``current`` maps (topic, partition) to the (replicas, adding, removing) the tool saw before the
+        move, ``proposed`` to the requested replicas (broker ids).
+        """
+        value = str(int(rate_bps))
+        names = REASSIGNMENT_RATES if self.version.kip542 else REPLICATION_RATES
+        for broker in quota.tool_throttled_brokers(current, proposed):
+            for name in names:
+                self.set("broker", str(broker), name, value, now)
+                self.tool_brokers.add((str(broker), name))
+        if not self.version.kip542:
+            for topic, (leader_list, follower_list) in quota.tool_throttle_lists(current, proposed).items():
+                self.set("topic", topic, LEADER_THROTTLED_REPLICAS, leader_list, now)
+                self.set("topic", topic, FOLLOWER_THROTTLED_REPLICAS, follower_list, now)
+                self.tool_topics.update({(topic, LEADER_THROTTLED_REPLICAS), (topic, FOLLOWER_THROTTLED_REPLICAS)})
+        self._derive()
+
+    def verify(self, now: int, reassigning: bool) -> None:
+        """``--verify`` removes the tool's throttles only when no reassignment is in progress (§5.1)."""
+        if reassigning:
+            return
+        for entity, name in sorted(self.tool_brokers):
+            self.set("broker", entity, name, None, now)
+        for topic, name in sorted(self.tool_topics):
+            self.set("topic", topic, name, None, now)
+        self.tool_brokers, self.tool_topics = set(), set()
+        self._derive()

@@ -1,0 +1,218 @@
+"""Kafka's controller: broker sessions, leader elections, ISR removal, and reassignments (§6, KIP-455).
+
+ZooKeeper-era behaviour (docs/simulator.md): the active controller is the live broker with the
+lowest id; a broker that dies is removed from every ISR once its session expires
+(``session_timeout``), and the partitions it led elect the first live ISR member in assignment
+order. The last ISR member stays in the ISR and the partition goes offline until it returns. Every
+controller decision bumps the leader epoch and announces a leaders row and the ISR under the new
+epoch. A reassignment (KIP-455) re-lays the partition's replicas as ``model.predicates
+.reassignment_state`` says, and completes — dropping the removed replicas — once every target
+replica is in the ISR; a cancellation shrinks back to the origin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from replicaflow.model import predicates
+from replicaflow.model.rows import row_any
+from replicaflow.sim.clock import Clock
+from replicaflow.sim.configs import DynamicConfigs
+from replicaflow.sim.emitter import Emitter
+from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
+from replicaflow.sim.partition import Partition
+from replicaflow.sim.state import FRESH_REPLICA, STATE_UP, ClusterState, Reassignment
+
+SESSION_EXPIRED = "session_expired"  # the clock's timer kind
+
+
+class KafkaController:
+    """Decisions the controller makes for the whole cluster, each announced through the Emitter."""
+
+    def __init__(self, state: ClusterState, session_timeout_ms: int, clock: Clock, partition: Partition,
+                 fetchers: ReplicaFetcherManager, configs: DynamicConfigs, emit: Emitter):
+        self.s, self.clock, self.partition, self.fetchers, self.configs, self.emit = (
+            state, clock, partition, fetchers, configs, emit)
+        self.session_timeout_ms = session_timeout_ms
+        self.session_deadline = np.full(state.n_brokers, -1, dtype=np.int64)  # crash time of a live session, -1
+
+    def active_controller(self) -> int:
+        """Broker index of the active controller (the lowest live id), -1 when no broker is up."""
+        s = self.s
+        live = [b for b in range(s.n_brokers) if s.state[b] == STATE_UP]
+        return min(live, key=lambda b: s.broker_ids[b]) if live else -1
+
+    def controller_id(self) -> int:
+        c = self.active_controller()
+        return int(self.s.broker_ids[c]) if c >= 0 else -1
+
+    # ------------------------------------------------------------------ broker sessions
+    def broker_failed(self, b: int, now: int) -> None:
+        """A crashed broker keeps its session until ``session_timeout`` passes without heartbeats."""
+        self.session_deadline[b] = now
+        self.clock.schedule(now + self.session_timeout_ms, SESSION_EXPIRED, b, now)
+
+    def session_expired(self, at: int, b: int, incarnation: int) -> None:
+        """Timer: the session of the crash at ``incarnation`` expired; unless the broker is back, drop it."""
+        if not self.s.up[b] and self.session_deadline[b] == incarnation:
+            self.session_deadline[b] = -1
+            self.remove_broker_from_isrs(b, at)
+
+    def controlled_shutdown(self, b: int, now: int) -> None:
+        """ControlledShutdown: leadership and ISR membership move away at once."""
+        self.remove_broker_from_isrs(b, now)
+
+    def broker_registering(self, b: int, now: int) -> None:
+        """A broker bounced before its session expired: the controller sees the failure first."""
+        if self.session_deadline[b] >= 0:
+            self.session_deadline[b] = -1
+            self.remove_broker_from_isrs(b, now)
+
+    def broker_started(self, b: int, now: int) -> None:
+        """Offline partitions whose last ISR member is the returning broker elect it."""
+        s = self.s
+        offline = np.nonzero((s.lslot < 0) & ((s.rbi == b) & s.in_isr).any(axis=1))[0]
+        for p in offline:
+            self.elect(int(p), now)
+
+    def remove_broker_from_isrs(self, b: int, now: int) -> None:
+        """Take a dead or shutting-down broker out of every ISR, re-electing where it led (§6).
+
+        As Kafka's controller does, the last ISR member stays in the ISR (the partition goes offline).
+        """
+        s = self.s
+        member = (s.rbi == b) & s.in_isr
+        led = s.leader_bi() == b
+        for p in np.nonzero(member.any(axis=1) | led)[0]:
+            p = int(p)
+            slot = np.nonzero(s.rbi[p] == b)[0][0]
+            if s.in_isr[p].sum() > 1:
+                s.in_isr[p, slot] = False
+            if led[p]:
+                self.elect(p, now, exclude=b)
+            else:
+                self._bump_epochs(p)
+                s.pending_at[p] = -1
+                self.emit.leader_and_isr_changed(p, now)
+
+    # ------------------------------------------------------------------ elections
+    def elect(self, p: int, now: int, prefer_slot: int | None = None, exclude: int = -1) -> None:
+        """New leader epoch: the first live ISR member in assignment order, or none (offline) (§6)."""
+        s = self.s
+        row = s.rbi[p]
+        live = (row >= 0) & s.in_isr[p] & s.up[np.maximum(row, 0)] & (row != exclude)
+        old_slot = int(s.lslot[p])
+        if prefer_slot is not None and live[prefer_slot]:
+            new_slot = prefer_slot
+        else:
+            cands = np.nonzero(live)[0]
+            new_slot = int(cands[0]) if len(cands) else -1
+        prev_leader = s.leader_id(p)
+        prev_epoch = int(s.leader_epoch[p])
+        s.lslot[p] = new_slot
+        s.layout_changed()
+        self._bump_epochs(p)
+        s.pending_at[p] = -1
+        if new_slot >= 0:
+            self.partition.make_leader(p, new_slot, old_slot, now)
+        self.emit.leader_and_isr_changed(p, now)
+        if new_slot >= 0:
+            self.emit.leader_started(p, now, prev_leader, prev_epoch)
+        self.fetchers.refresh_dead_threads()
+
+    def elect_preferred_leaders(self, now: int, event, where: str) -> None:
+        """``kafka-leader-election --election-type preferred``: the first replica leads where it is a live ISR member."""
+        s = self.s
+        preferred = s.rbi[:, 0]
+        ok = (s.lslot != 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)] & (preferred >= 0)
+        for p in np.nonzero(ok)[0]:
+            self.elect(int(p), now, prefer_slot=0)
+
+    def _bump_epochs(self, p: int) -> None:
+        self.s.leader_epoch[p] += 1
+        self.s.partition_epoch[p] += 1
+
+    # ------------------------------------------------------------------ reassignments (KIP-455)
+    def start_reassignment(self, now: int, event, where: str) -> dict:
+        """AlterPartitionReassignments: each partition gets target + the rest of its origin (no epoch bump).
+
+        Returns what the partitions looked like before, ``{(topic, partition): (replicas, adding,
+        removing)}`` in broker ids, the view ``kafka-reassign-partitions`` builds its throttles from.
+        """
+        s = self.s
+        before = {}
+        for i, move in enumerate(event.partitions):
+            p = s.partition_row(move.topic, move.partition, f"{where}.partitions[{i}]")
+            target = [s.broker_index(r, f"{where}.partitions[{i}].replicas") for r in move.replicas]
+            ongoing = s.reassignments.get(p)
+            origin = ongoing.origin if ongoing else [int(b) for b in s.rbi[p][s.rbi[p] >= 0]]
+            before[(move.topic, move.partition)] = (s.replica_ids(p), s.replica_ids(p, s.adding[p]),
+                                                    s.replica_ids(p, s.removing[p]))
+            replicas, adding, removing = predicates.reassignment_state(origin, target)
+            self._relayout(p, replicas, now)
+            s.adding[p] = np.isin(s.rbi[p], adding)
+            s.removing[p] = np.isin(s.rbi[p], removing)
+            s.reassignments[p] = Reassignment(origin=origin, target=target)
+            self.emit.assignment_changed(p, now)
+            self.emit.reassignment_started(p, list(move.replicas), self.controller_id(), now)
+        self.configs.assignment_changed()
+        return before
+
+    def complete_reassignments(self, now: int) -> None:
+        """Complete every reassignment whose target replicas are all in the ISR (checked on the grid)."""
+        s = self.s
+        if not s.reassignments:
+            return
+        rows = np.fromiter(s.reassignments, dtype=np.intp, count=len(s.reassignments))
+        # the target replicas are the assigned ones that are not being removed
+        target_out = (s.rbi[rows] >= 0) & ~s.removing[rows] & ~s.in_isr[rows]
+        for p in np.sort(rows[~row_any(target_out)]):
+            move = s.reassignments.pop(int(p))
+            self._finish(int(p), move.target, now)
+
+    def cancel_reassignment(self, now: int, event, where: str) -> None:
+        """Cancel the listed (or every) ongoing reassignment: shrink back to the origin replicas."""
+        s = self.s
+        if event.partitions is None:
+            targets = sorted(s.reassignments)
+        else:
+            targets = [s.partition_row(t, p, where) for t, p in event.partitions]
+        for p in targets:
+            move = s.reassignments.pop(p, None)
+            if move is not None:
+                self._finish(p, move.origin, now)
+
+    def _finish(self, p: int, final: list[int], now: int) -> None:
+        """Completion (final = target) or cancellation (final = origin): shrink to ``final`` (KIP-455)."""
+        s = self.s
+        old_leader = int(s.rbi[p, s.lslot[p]]) if s.lslot[p] >= 0 else -1
+        self._relayout(p, final, now)
+        s.adding[p] = False
+        s.removing[p] = False
+        self.emit.assignment_changed(p, now)
+        if old_leader in final:
+            self._bump_epochs(p)
+            self.emit.leader_and_isr_changed(p, now)
+        else:
+            self.elect(p, now)
+        self.configs.assignment_changed()
+        self.emit.reassignment_completed(p, final, self.controller_id(), now)
+
+    def _relayout(self, p: int, brokers: list[int], now: int) -> None:
+        """Re-lay a partition's slots in ``brokers`` order; new brokers get empty replicas, dropped ones StopReplica."""
+        s = self.s
+        old = s.rbi[p].copy()
+        saved = {name: getattr(s, name)[p].copy() for name in FRESH_REPLICA}
+        old_leader = int(old[s.lslot[p]]) if s.lslot[p] >= 0 else -1
+        self.fetchers.stop_replicas(p, [slot for slot, b in enumerate(old) if b >= 0 and b not in brokers], now)
+        for name, fresh in FRESH_REPLICA.items():
+            getattr(s, name)[p] = fresh
+        for slot, b in enumerate(brokers):
+            was = np.nonzero(old == b)[0]
+            if len(was):
+                for name in FRESH_REPLICA:
+                    getattr(s, name)[p, slot] = saved[name][was[0]]
+            else:
+                s.rbi[p, slot] = b
+        s.lslot[p] = brokers.index(old_leader) if old_leader in brokers else -1
+        s.layout_changed()

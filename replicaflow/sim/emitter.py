@@ -1,0 +1,191 @@
+"""The only writer of the simulator's telemetry rows, truth samples and broker log records.
+
+The Kafka components change the ClusterState and announce what they changed, by name
+(``isr_committed``, ``leader_started``, ...); the Emitter turns each announcement into the rows of
+the telemetry contract (DESIGN.md §4) and the log records ``telemetry/logformat.py`` renders in
+Kafka's own format. It reads the state at the moment of the announcement, so rows carry exactly the
+values the change produced, and every change table shares the writer's one ``seq`` in announcement
+order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from replicaflow.sim.state import (
+    FETCH_ACTIONS,
+    FETCH_ADDED,
+    FETCH_REMOVED,
+    STATE_SHUTTING_DOWN,
+    STATE_UP,
+    ClusterState,
+)
+from replicaflow.telemetry.io import TelemetryWriter
+
+# broker state → the log record a broker writes when it enters that state
+_STATE_LOG = {STATE_UP: "broker_started", STATE_SHUTTING_DOWN: "broker_shutdown"}
+
+
+class Emitter:
+    """Announcements in, rows and log records out (``log_events`` None: no logs)."""
+
+    def __init__(self, state: ClusterState, writer: TelemetryWriter, log_events: list | None = None):
+        self.s = state
+        self.writer = writer
+        self.logs = log_events
+
+    def _log(self, kind: str, now: int, broker: int, **fields) -> None:
+        if self.logs is not None:
+            self.logs.append({"ts_ms": int(now), "broker": int(broker), "kind": kind, **fields})
+
+    # ------------------------------------------------------------------ the cluster at the start
+    def cluster_created(self, now: int) -> None:
+        """Every broker registers and starts."""
+        s = self.s
+        self.writer.changes("brokers", now, {"broker": s.broker_ids.tolist(), "state": [STATE_UP] * s.n_brokers})
+        for b in range(s.n_brokers):
+            self._log("broker_started", now, s.broker_ids[b])
+
+    def partitions_created(self, now: int) -> None:
+        """Every partition's assignment, leader and ISR (epoch 0, first replica leads, every replica in sync)."""
+        s, w = self.s, self.writer
+        topics = [s.topics[i] for i in s.topic_idx]
+        replicas = [s.replica_ids(p) for p in range(s.n_partitions)]
+        empty = [[] for _ in range(s.n_partitions)]
+        w.changes("assignments", now, {"topic": topics, "partition": s.pnum, "replicas": replicas,
+                                       "adding": empty, "removing": empty})
+        w.changes("leaders", now, {"topic": topics, "partition": s.pnum, "leader": s.broker_ids[s.rbi[:, 0]],
+                                   "leader_epoch": s.leader_epoch})
+        w.changes("isr", now, {"topic": topics, "partition": s.pnum, "isr": replicas, "leader_epoch": s.leader_epoch})
+        if self.logs is not None:
+            for p in range(s.n_partitions):
+                topic, partition = s.tp(p)
+                self._log("leader_start", now, s.broker_ids[s.rbi[p, 0]], topic=topic, partition=partition,
+                          leader_epoch=0, prev_leader_epoch=-1, prev_leader=-1, leo=int(s.log_leo[p, 0]),
+                          hw=int(s.hw[p]), isr=replicas[p], adding=[], removing=[], partition_epoch=0)
+
+    # ------------------------------------------------------------------ brokers and configs
+    def broker_state_changed(self, b: int, now: int) -> None:
+        state = self.s.state[b]
+        self.writer.change("brokers", now, broker=int(self.s.broker_ids[b]), state=state)
+        if state in _STATE_LOG:
+            self._log(_STATE_LOG[state], now, self.s.broker_ids[b])
+
+    def config_changed(self, entity_type: str, entity: str, name: str, value: str | None, now: int) -> None:
+        self.writer.change("configs", now, entity_type=entity_type, entity=entity, name=name, value=value)
+
+    # ------------------------------------------------------------------ controller decisions
+    def assignment_changed(self, p: int, now: int) -> None:
+        s = self.s
+        topic, partition = s.tp(p)
+        self.writer.change("assignments", now, topic=topic, partition=partition, replicas=s.replica_ids(p),
+                           adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]))
+
+    def leader_and_isr_changed(self, p: int, now: int) -> None:
+        """A controller decision: leaders row, then the ISR under the new epoch (so later same-epoch ISR rows
+        are the leader's own shrinks/expands, docs/metrics.md)."""
+        s = self.s
+        topic, partition = s.tp(p)
+        self.writer.change("leaders", now, topic=topic, partition=partition, leader=s.leader_id(p),
+                           leader_epoch=int(s.leader_epoch[p]))
+        self.writer.change("isr", now, topic=topic, partition=partition, isr=s.replica_ids(p, s.in_isr[p]),
+                           leader_epoch=int(s.leader_epoch[p]))
+
+    def leader_started(self, p: int, now: int, prev_leader: int, prev_epoch: int) -> None:
+        """The elected broker becomes leader (its log record; the rows came with ``leader_and_isr_changed``)."""
+        s = self.s
+        slot = s.lslot[p]
+        topic, partition = s.tp(p)
+        self._log("leader_start", now, s.broker_ids[s.rbi[p, slot]], topic=topic, partition=partition,
+                  leader_epoch=int(s.leader_epoch[p]), prev_leader_epoch=prev_epoch, prev_leader=prev_leader,
+                  leo=int(s.log_leo[p, slot]), hw=int(s.hw[p]), isr=s.replica_ids(p, s.in_isr[p]),
+                  adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]),
+                  partition_epoch=int(s.partition_epoch[p]))
+
+    def reassignment_started(self, p: int, replicas: list[int], controller: int, now: int) -> None:
+        s = self.s
+        topic, partition = s.tp(p)
+        self._log("reassignment_started", now, controller, topic=topic, partition=partition, replicas=replicas,
+                  adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]))
+
+    def reassignment_completed(self, p: int, final: list[int], controller: int, now: int) -> None:
+        topic, partition = self.s.tp(p)
+        self._log("reassignment_completed", now, controller, topic=topic, partition=partition,
+                  replicas=self.s.ids(final))
+
+    # ------------------------------------------------------------------ the leader's ISR changes
+    def isr_committed(self, p: int, old: np.ndarray, new: np.ndarray, now: int, under_min_isr: bool) -> None:
+        """An ISR shrink or expansion the leader committed (the ``isr`` row and its log records)."""
+        s = self.s
+        topic, partition = s.tp(p)
+        new_ids = s.replica_ids(p, new)
+        self.writer.change("isr", now, topic=topic, partition=partition, isr=new_ids,
+                           leader_epoch=int(s.leader_epoch[p]))
+        if self.logs is None:
+            return
+        slot = s.lslot[p]
+        broker = s.broker_ids[s.rbi[p, slot]]
+        old_ids = s.replica_ids(p, old)
+        gone = np.nonzero(old & ~new)[0]
+        if len(gone):
+            self._log("isr_shrink", now, broker, topic=topic, partition=partition, old_isr=old_ids, new_isr=new_ids,
+                      hw=int(s.hw[p]), leo=int(s.log_leo[p, slot]),
+                      out_of_sync=[{"broker": int(s.broker_ids[s.rbi[p, g]]), "leo": int(s.v_leo[p, g]),
+                                    "last_caught_up_ms": int(s.v_lcu[p, g])} for g in gone])
+        else:
+            self._log("isr_expand", now, broker, topic=topic, partition=partition, old_isr=old_ids, new_isr=new_ids)
+        self._log("isr_updated", now, broker, topic=topic, partition=partition, isr=new_ids,
+                  partition_epoch=int(s.partition_epoch[p]), under_min_isr=under_min_isr)
+
+    # ------------------------------------------------------------------ replica fetchers (§4)
+    def fetchers_changed(self, ps: np.ndarray, sl: np.ndarray, actions: np.ndarray, leaders: np.ndarray,
+                         now: int) -> None:
+        """``fetchers`` rows for the replicas (ps, sl): the action and the leader id it fetches from."""
+        s = self.s
+        self.writer.changes("fetchers", now, {
+            "broker": s.broker_ids[s.rbi[ps, sl]], "leader": leaders, "fetcher_id": s.fid[ps],
+            "topic": [s.topics[i] for i in s.topic_idx[ps]], "partition": s.pnum[ps],
+            "action": [FETCH_ACTIONS[int(a)] for a in actions]})
+        if self.logs is None:
+            return
+        for p, slot, action, leader in zip(ps, sl, actions, leaders, strict=True):
+            topic, partition = s.tp(int(p))
+            broker = s.broker_ids[s.rbi[p, slot]]
+            if action == FETCH_ADDED:
+                self._log("fetcher_added", now, broker, leader=int(leader), fetcher_id=int(s.fid[p]),
+                          partitions=[[topic, partition, int(s.log_leo[p, slot])]])
+            elif action == FETCH_REMOVED:
+                self._log("fetcher_removed", now, broker, partitions=[[topic, partition]])
+
+    def replicas_stopped(self, p: int, slots: Iterable[int], now: int) -> None:
+        """StopReplica: the follower replicas in ``slots`` leave their fetchers (before the row is re-laid)."""
+        s = self.s
+        topic, partition = s.tp(p)
+        for slot in slots:
+            broker = s.broker_ids[s.rbi[p, slot]]
+            self.writer.change("fetchers", now, broker=int(broker), leader=s.leader_id(p), fetcher_id=int(s.fid[p]),
+                               topic=topic, partition=partition, action=FETCH_ACTIONS[FETCH_REMOVED])
+            self._log("fetcher_removed", now, broker, partitions=[[topic, partition]])
+
+    def _fetch_error_fields(self, p: int, leader_bi: int) -> dict:
+        topic, partition = self.s.tp(p)
+        return {"leader": int(self.s.broker_ids[leader_bi]) if leader_bi >= 0 else -1,
+                "fetcher_id": int(self.s.fid[p]), "topic": topic, "partition": partition}
+
+    def partition_failed(self, p: int, slot: int, leader_bi: int, now: int) -> None:
+        """KIP-461: the follower's fetcher marked the partition failed."""
+        self._log("partition_failed", now, self.s.broker_ids[self.s.rbi[p, slot]], **self._fetch_error_fields(p, leader_bi))
+
+    def fetcher_thread_died(self, p: int, slot: int, leader_bi: int, now: int) -> None:
+        """≤ 2.2: the error in partition ``p`` killed the follower's fetcher thread."""
+        s = self.s
+        self._log("thread_died", now, s.broker_ids[s.rbi[p, slot]], offset=int(s.log_leo[p, slot]),
+                  **self._fetch_error_fields(p, leader_bi))
+
+    # ------------------------------------------------------------------ the scrape
+    def sampled(self, now: int, samples: Iterable[tuple[str, str, dict]]) -> None:
+        """Sampled tables of one scrape, ``(group, table, columns)`` in writing order."""
+        for group, table, columns in samples:
+            self.writer.samples(group, table, now, columns)

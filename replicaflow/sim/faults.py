@@ -1,0 +1,119 @@
+"""What happens to the cluster from outside: broker crashes, shutdowns and restarts, slow networks,
+stuck followers and fetch errors (the scenario's fault events).
+
+Each handler changes the broker or replica state it names and hands the cluster-wide reaction to
+the component Kafka gives it to: the controller (sessions, elections), the fetcher manager (failed
+partitions, dead threads) or the partition (truncation on restart).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.model.fetcher import RETRY_BACKOFF_MS, fetch_error_outcome
+from replicaflow.model.version import KafkaVersion
+from replicaflow.sim.clock import Clock
+from replicaflow.sim.controller import KafkaController
+from replicaflow.sim.emitter import Emitter
+from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
+from replicaflow.sim.partition import Partition
+from replicaflow.sim.quota_manager import ReplicationQuotaManager
+from replicaflow.sim.state import NEVER, STATE_DOWN, STATE_SHUTTING_DOWN, STATE_UP, ClusterState
+
+RESTORE_NETWORK = "restore_network"  # the clock's timer kind
+
+
+class Faults:
+    """Handlers of the fault events (``now, event, where``) and the end-of-slow-network timer."""
+
+    def __init__(self, state: ClusterState, version: KafkaVersion, start_ms: int, clock: Clock,
+                 controller: KafkaController, partition: Partition, fetchers: ReplicaFetcherManager,
+                 quotas: ReplicationQuotaManager, emit: Emitter):
+        self.s, self.version, self.start_ms, self.clock = state, version, start_ms, clock
+        self.controller, self.partition, self.fetchers, self.quotas, self.emit = (
+            controller, partition, fetchers, quotas, emit)
+
+    def _set_state(self, b: int, state: str, now: int) -> None:
+        self.s.state[b] = state
+        self.emit.broker_state_changed(b, now)
+
+    # ------------------------------------------------------------------ brokers
+    def broker_down(self, now: int, event, where: str) -> None:
+        """A crash (the session expires later) or a controlled shutdown (leadership moves away first)."""
+        s, b = self.s, self.s.broker_index(event.broker, where)
+        if not s.up[b]:
+            return
+        if event.controlled:
+            self._set_state(b, STATE_SHUTTING_DOWN, now)
+            self.controller.controlled_shutdown(b, now)
+            s.up[b] = False
+            self._set_state(b, STATE_DOWN, now)
+            return
+        s.up[b] = False
+        self._set_state(b, STATE_DOWN, now)
+        self.controller.broker_failed(b, now)
+
+    def broker_up(self, now: int, event, where: str) -> None:
+        """The broker restarts: fresh process state (meters, quotas, fetchers), its logs truncated to the leaders."""
+        s, b = self.s, self.s.broker_index(event.broker, where)
+        if s.up[b]:
+            return
+        self.controller.broker_registering(b, now)
+        s.up[b] = True
+        s.start_ms[b] = now
+        s.shrinks[b] = s.expands[b] = 0
+        s.traffic[:, b] = 0
+        s.traffic_total[:, b] = 0
+        self.quotas.reset_broker(b)
+        s.stall_until[s.rbi == b] = 0
+        self.fetchers.broker_restarted(b)
+        self._set_state(b, STATE_UP, now)
+        self.partition.make_followers(b)
+        self.controller.broker_started(b, now)
+
+    # ------------------------------------------------------------------ network
+    def slow_network(self, now: int, event, where: str) -> None:
+        """The broker's NIC runs at the given rates for ``for``."""
+        b = self.s.broker_index(event.broker, where)
+        if event.network_in_bps is not None:
+            self.s.net_in_bps[b] = event.network_in_bps
+        if event.network_out_bps is not None:
+            self.s.net_out_bps[b] = event.network_out_bps
+        self.clock.schedule(now + event.for_ms, RESTORE_NETWORK, b)
+
+    def restore_network(self, at: int, b: int) -> None:
+        """Timer: the slow-network window ended."""
+        self.s.net_in_bps[b] = self.s.base_net_in_bps[b]
+        self.s.net_out_bps[b] = self.s.base_net_out_bps[b]
+
+    # ------------------------------------------------------------------ followers
+    def stall_follower(self, now: int, event, where: str) -> None:
+        """The follower replicas on the broker (of a topic or one partition) stop fetching (§1.2)."""
+        s, b = self.s, self.s.broker_index(event.broker, where)
+        mask = s.rbi == b
+        if event.topic is not None:
+            rows = s.topic_idx == s.topic_index[event.topic]
+            if event.partition is not None:
+                rows &= s.pnum == event.partition
+            mask &= rows[:, None]
+        s.stall_until[mask] = NEVER if event.for_ms is None else now + event.for_ms
+
+    def fail_partition(self, now: int, event, where: str) -> None:
+        """The follower gets ``error`` fetching the partition: failed (2.3+), thread dead (≤ 2.2) or retried (§4)."""
+        s = self.s
+        b, p = s.broker_index(event.broker, where), s.partition_row(event.topic, event.partition, where)
+        slots = np.nonzero(s.rbi[p] == b)[0]
+        if len(slots) == 0 or s.lslot[p] == slots[0]:
+            raise ReplicaflowError(f"{where}: broker {event.broker} is not a follower of "
+                                   f"{event.topic}-{event.partition} at {now - self.start_ms}ms")
+        slot, leader = int(slots[0]), int(s.rbi[p, s.lslot[p]]) if s.lslot[p] >= 0 else -1
+        outcome = fetch_error_outcome(self.version, event.error)
+        if outcome == "failed":
+            self.fetchers.mark_failed(p, slot)
+            self.emit.partition_failed(p, slot, leader, now)
+        elif outcome == "thread_died":
+            self.fetchers.thread_died(b, leader, int(s.fid[p]))
+            self.emit.fetcher_thread_died(p, slot, leader, now)
+        else:
+            s.stall_until[p, slot] = max(int(s.stall_until[p, slot]), now + RETRY_BACKOFF_MS)

@@ -27,6 +27,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 err = Console(stderr=True)
+MAX_WORK_HELP = ("Raise the bound on a run's work, in replica-ticks (replicas × duration/tick); a scenario "
+                 "above the bound is refused with its estimate before anything runs.")
 
 
 def _version(value: bool) -> None:
@@ -47,12 +49,13 @@ def simulate(
     scenario: Path = typer.Argument(..., help="Scenario YAML (see docs/scenarios.md)."),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory: telemetry/ and truth/ are written here."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs in Kafka's own format for the version."),
+    max_work: int | None = typer.Option(None, "--max-work", min=1, help=MAX_WORK_HELP),
 ) -> None:
     """Run a scenario through the vectorized Kafka replication engine and write telemetry + ground truth."""
     from replicaflow.jobs.simulate import simulate as simulate_job
 
     try:
-        simulate_job(scenario, out, logs=logs, progress=True)
+        simulate_job(scenario, out, logs=logs, progress=True, max_work=max_work)
     except ReplicaflowError as exc:
         fail(exc)
 
@@ -95,12 +98,13 @@ def run(
     master: str = typer.Option("local[2]", "--master", help="Spark master URL."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs, read them back and show their events "
                               "in the report."),
+    max_work: int | None = typer.Option(None, "--max-work", min=1, help=MAX_WORK_HELP),
 ) -> None:
     """simulate + analyze + report in one go."""
     from replicaflow.jobs.run import run as run_job
 
     try:
-        path = run_job(scenario, out, master=master, logs=logs, progress=True)
+        path = run_job(scenario, out, master=master, logs=logs, progress=True, max_work=max_work)
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"report: {path}")

@@ -16,8 +16,20 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     into terminal control sequences: control characters are shown escaped and the rest is cut with
     a note of how much was left out.
     """
-    text = value if isinstance(value, str) else repr(value)
-    shown = text[:limit]
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
-    more = f"… ({len(text) - limit} more characters)" if len(text) > limit else ""
+    shown, more = _bounded(value if isinstance(value, str) else repr(value), limit)
     return f"'{shown}'{more}"
+
+
+def show(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """A found value in an error sentence: strings as :func:`quote` does, anything else bare
+    (``found -5``, ``found [1, 2, 2]``), bounded the same way."""
+    if isinstance(value, str):
+        return quote(value, limit)
+    shown, more = _bounded(repr(value), limit)
+    return shown + more
+
+
+def _bounded(text: str, limit: int) -> tuple[str, str]:
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    more = f"… ({len(text) - limit} more characters)" if len(text) > limit else ""
+    return shown, more

@@ -11,6 +11,8 @@ import math
 import re
 from datetime import UTC, datetime
 
+from replicaflow.errors import quote
+
 _NUM = r"(\d+(?:\.\d*)?|\.\d+)"
 _DURATION_PART = rf"{_NUM}\s*(ms|s|m|h|d)"
 _DURATION_RE = re.compile(rf"^\s*(?:{_DURATION_PART}\s*)+$")
@@ -20,50 +22,58 @@ _RATE_RE = re.compile(rf"^\s*{_NUM}\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?\s*/\s*s\s
 DURATION_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
          "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+INT64_MAX = 2**63 - 1
+
+
+def _bounded(value: float, text, what: str) -> float:
+    """Converted values are stored as int64 (ms, bytes, bytes/s): NaN, infinity or beyond int64 is refused."""
+    if not math.isfinite(value) or abs(value) > INT64_MAX:
+        raise ValueError(f"expected {what} that fits in 64 bits, found {quote(text)}")
+    return value
 
 
 def parse_duration_ms(text) -> int:
     """`100ms`, `30s`, `1.5s`, `5m`, `1h`, `2d`, `1h30m`, `3m30s` → milliseconds; a bare number only for 0."""
     if isinstance(text, bool):
-        raise ValueError(f"expected a duration like '30s', found '{text}'")
+        raise ValueError(f"expected a duration like '30s', found {quote(text)}")
     if isinstance(text, (int, float)):
         if text == 0:
             return 0
-        raise ValueError(f"expected a duration with a unit like '30s' or '100ms', found '{text}'")
+        raise ValueError(f"expected a duration with a unit like '30s' or '100ms', found {quote(text)}")
     if str(text).strip() == "0":
         return 0
     if not _DURATION_RE.match(str(text)):
-        raise ValueError(f"expected a duration like '30s' or '100ms', found '{text}'")
+        raise ValueError(f"expected a duration like '30s' or '100ms', found {quote(text)}")
     total = sum(float(num) * DURATION_MS[unit] for num, unit in _DURATION_PART_RE.findall(str(text)))
-    return int(round(total))
+    return int(round(_bounded(total, text, "a duration")))
 
 
 def parse_bytes(text) -> int:
     """`500B`, `1KB`, `1KiB`, `5MB`, `2GiB`, `1.5GB`; a bare integer is bytes."""
     if isinstance(text, bool):
-        raise ValueError(f"expected a size like '1MiB', found '{text}'")
+        raise ValueError(f"expected a size like '1MiB', found {quote(text)}")
     if isinstance(text, int):
         if text < 0:
-            raise ValueError(f"expected a non-negative size, found '{text}'")
-        return text
+            raise ValueError(f"expected a non-negative size, found {quote(text)}")
+        return int(_bounded(text, text, "a size"))
     m = _BYTES_RE.match(str(text))
     if not m:
-        raise ValueError(f"expected a size like '1MiB' or '500MB', found '{text}'")
-    return int(round(float(m.group(1)) * BYTES[m.group(2) or "B"]))
+        raise ValueError(f"expected a size like '1MiB' or '500MB', found {quote(text)}")
+    return int(round(_bounded(float(m.group(1)) * BYTES[m.group(2) or "B"], text, "a size")))
 
 
 def parse_rate_bps(text) -> float:
     """`5MB/s`, `100KiB/s`, `1GB/s`, `500B/s`; a bare number is bytes/s."""
     if isinstance(text, bool):
-        raise ValueError(f"expected a rate like '5MB/s', found '{text}'")
+        raise ValueError(f"expected a rate like '5MB/s', found {quote(text)}")
     if isinstance(text, (int, float)):
         if text < 0:
-            raise ValueError(f"expected a non-negative rate, found '{text}'")
-        return float(text)
+            raise ValueError(f"expected a non-negative rate, found {quote(text)}")
+        return _bounded(float(text), text, "a rate")
     m = _RATE_RE.match(str(text))
     if not m:
-        raise ValueError(f"expected a rate like '5MB/s', found '{text}'")
-    return float(m.group(1)) * BYTES[m.group(2) or "B"]
+        raise ValueError(f"expected a rate like '5MB/s', found {quote(text)}")
+    return _bounded(float(m.group(1)) * BYTES[m.group(2) or "B"], text, "a rate")
 
 
 def _short(value: float) -> str:

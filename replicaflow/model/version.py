@@ -10,6 +10,9 @@ from replicaflow.errors import ReplicaflowError
 _VERSION_RE = re.compile(r"^\s*(\d+)\.(\d+)(?:\.(\d+))?\s*$")
 _OLDEST = (0, 8, 0)
 _NEWEST_MAJOR = 4
+# The last minor of each finished release line (Apache Kafka's release history): 2.9 or 3.10 never
+# existed, so a file naming one is a typo (often YAML reading `3.10` as the number 3.1) — refused.
+_LAST_MINOR = {(0,): 11, (1,): 1, (2,): 8, (3,): 9}
 
 
 @dataclass(frozen=True, order=True)
@@ -33,6 +36,9 @@ class KafkaVersion:
         major, minor, patch = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
         if (major, minor, patch) < _OLDEST or major > _NEWEST_MAJOR:
             raise ReplicaflowError(f"kafka.version: supported releases are 0.8 to 4.x, found '{text}'")
+        last = _LAST_MINOR.get((major,))
+        if last is not None and minor > last:
+            raise ReplicaflowError(f"kafka.version: Kafka {major}.x ended with {major}.{last}, found '{text}'")
         return cls(major, minor, patch, kip542)
 
     @property

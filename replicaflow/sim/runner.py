@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from replicaflow.sim.engine import Engine
-from replicaflow.sim.scenario import Scenario, load_scenario
+from replicaflow.sim.scenario import DEFAULT_MAX_WORK, Scenario, load_scenario
 from replicaflow.telemetry.io import TelemetryWriter
 
 
@@ -31,9 +31,12 @@ def meta_for(scenario: Scenario, engine: Engine) -> dict:
     }
 
 
-def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, progress: bool = False) -> Path:
-    """Simulate a scenario file into ``out/telemetry``, ``out/truth`` (and ``out/logs``); returns ``out``."""
-    scenario = scenario_path if isinstance(scenario_path, Scenario) else load_scenario(Path(scenario_path))
+def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, progress: bool = False,
+             max_work: int | None = None) -> Path:
+    """Simulate a scenario file into ``out/telemetry``, ``out/truth`` (and ``out/logs``); returns ``out``.
+    A file asking for more than ``max_work`` replica-ticks is refused before the engine starts."""
+    scenario = (scenario_path if isinstance(scenario_path, Scenario)
+                else load_scenario(Path(scenario_path), max_work=max_work or DEFAULT_MAX_WORK))
     writer = TelemetryWriter(scenario.name)
     log_events: list | None = [] if logs else None
     if progress:

@@ -1,0 +1,178 @@
+"""Rules that span fields: references to brokers, topics and partitions, the time grid, and the
+bounds on work and on int64 arithmetic. Each rule adds every violation it finds to ``Problems``."""
+
+from __future__ import annotations
+
+from replicaflow.model.configs import DEFAULT_BROKER, REASSIGNMENT_RATES, THROTTLED_REPLICAS_LISTS
+from replicaflow.model.quota import parse_throttled_replicas
+from replicaflow.model.units import INT64_MAX, format_bytes
+from replicaflow.sim.scenario.fields import MAX_TS_MS
+from replicaflow.sim.scenario.limits import MAX_FETCHER_THREADS, MAX_REPLICAS, estimate
+from replicaflow.sim.scenario.models import (
+    BrokerDownEvent,
+    BrokerUpEvent,
+    CancelReassignmentEvent,
+    ConfigEvent,
+    FailPartitionEvent,
+    ProduceBurstEvent,
+    ReassignEvent,
+    Scenario,
+    SlowNetworkEvent,
+    StallFollowerEvent,
+    TopicSpec,
+)
+from replicaflow.sim.scenario.problems import Problems
+
+
+def check_grid_and_bounds(s: Scenario, problems: Problems, max_work: int) -> bool:
+    """The time grid and the size of the run; False when the run must not even be planned."""
+    if s.scrape_interval_ms % s.tick_ms:
+        problems.add(("scrape_interval",), f"expected a multiple of tick ({s.tick_ms}ms), found {s.scrape_interval_ms}ms")
+    if s.tick_ms > s.duration_ms:
+        problems.add(("tick",), f"expected at most duration ({s.duration_ms}ms), found {s.tick_ms}ms")
+    if s.start_ms + s.duration_ms > MAX_TS_MS:
+        problems.add(("duration",), "expected the run to end before the year 9999 (start + duration)")
+    replicas = sum(t.partitions * t.replication_factor for t in s.topics)
+    n = len(s.cluster.brokers)
+    threads = n * max(n - 1, 0) * s.kafka.num_replica_fetchers
+    ticks = s.duration_ms // s.tick_ms
+    fits = True
+    if replicas > MAX_REPLICAS:
+        problems.add(("topics",), f"expected at most {MAX_REPLICAS:,} replicas in all (partitions × "
+                                  f"replication_factor), found {replicas:,}")
+        fits = False
+    if threads > MAX_FETCHER_THREADS:
+        problems.add(("kafka", "num_replica_fetchers"), f"expected at most {MAX_FETCHER_THREADS:,} fetcher threads "
+                     f"(brokers × other brokers × num_replica_fetchers), found {threads:,}")
+        fits = False
+    if fits and replicas * ticks > max_work:
+        problems.add(("duration",), f"the run would take {estimate(replicas, ticks)}, above the bound of "
+                                    f"{max_work:.3g}; shorten duration, lengthen tick, or raise --max-work")
+        fits = False
+    for i, t in enumerate(s.topics):
+        burst = max((e.rate_bps for e in s.events if isinstance(e, ProduceBurstEvent) and e.topic == t.name),
+                    default=0.0)
+        written = t.initial_size_bytes + (t.produce_rate_bps + burst) * s.duration_ms / 1000
+        if written > INT64_MAX / 2:
+            problems.add(("topics", i), f"expected a log that fits Kafka's 64-bit offsets, found "
+                                        f"{format_bytes(written)} written to a partition over the run")
+    return fits
+
+
+class _References:
+    """What the scenario defines (broker ids, topics), and the checks of names that point at it."""
+
+    def __init__(self, s: Scenario, problems: Problems):
+        self.problems = problems
+        self.ids = s.cluster.broker_ids
+        self.brokers: set[int] = set()
+        for i, b in enumerate(self.ids):
+            if b in self.brokers:
+                problems.add(("cluster", "brokers", i, "id"), f"expected unique broker ids, found {b} twice")
+            self.brokers.add(b)
+        self.topics: dict[str, TopicSpec] = {}
+        for i, t in enumerate(s.topics):
+            if t.name in self.topics:
+                problems.add(("topics", i, "name"), f"expected unique topic names, found '{t.name}' twice")
+            self.topics.setdefault(t.name, t)
+
+    def broker(self, b: int, loc: tuple) -> None:
+        if b not in self.brokers:
+            self.problems.add(loc, f"expected a broker of the cluster ({self.ids}), found {b}")
+
+    def topic(self, name: str, loc: tuple, origin: str | None = None) -> bool:
+        if name in self.topics:
+            return True
+        shown = ", ".join(list(self.topics)[:10]) + (", …" if len(self.topics) > 10 else "")
+        self.problems.add(loc, f"expected a topic of the scenario ({shown}), found '{name}'", origin)
+        return False
+
+    def topic_partition(self, topic: str, partition: int | None, loc: tuple, origin: str | None = None) -> bool:
+        if not self.topic(topic, loc + ("topic",), origin):
+            return False
+        if partition is not None and partition >= self.topics[topic].partitions:
+            self.problems.add(loc + ("partition",), f"expected a partition of '{topic}' "
+                                                    f"(0..{self.topics[topic].partitions - 1}), found {partition}", origin)
+            return False
+        return True
+
+    def replica_list(self, replicas, loc: tuple, origin: str | None = None, exact: int | None = None) -> None:
+        if not replicas:
+            self.problems.add(loc, "expected at least one replica, found an empty list", origin)
+        elif exact is not None and len(replicas) != exact:
+            self.problems.add(loc, f"expected {exact} replicas (replication_factor), found {len(replicas)}", origin)
+        elif unknown := [b for b in replicas if b not in self.brokers]:
+            self.problems.add(loc, f"expected brokers of the cluster ({self.ids}), found unknown broker {unknown[0]}",
+                              origin)
+        elif len(set(replicas)) != len(replicas):
+            self.problems.add(loc, f"expected distinct replicas, found {list(replicas)}", origin)
+
+
+def check_references(s: Scenario, events: list[tuple[int, object, str | None]], problems: Problems) -> None:
+    """Brokers, topics and partitions that assignments, events and configs name must exist."""
+    refs = _References(s, problems)
+    for i, t in enumerate(s.topics):
+        if t.replication_factor > len(refs.ids):
+            problems.add(("topics", i, "replication_factor"),
+                         f"expected at most the {len(refs.ids)} brokers of the cluster, found {t.replication_factor}")
+        if t.assignment and len(t.assignment) != t.partitions:
+            problems.add(("topics", i, "assignment"),
+                         f"expected one replica list per partition ({t.partitions}), found {len(t.assignment)}")
+        elif t.assignment:
+            for p, replicas in enumerate(t.assignment):
+                refs.replica_list(replicas, ("topics", i, "assignment", p), exact=t.replication_factor)
+    for i, ev, plan in events:
+        _check_event(s, ("events", i), ev, plan, refs)
+
+
+def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _References) -> None:
+    problems = refs.problems
+    if ev.at_ms > s.duration_ms:
+        problems.add(loc + ("at",), f"expected a time within duration ({s.duration_ms}ms), found {ev.at_ms}ms")
+    body = loc + (ev.kind,)
+    if isinstance(ev, (BrokerDownEvent, BrokerUpEvent, SlowNetworkEvent, StallFollowerEvent, FailPartitionEvent)):
+        refs.broker(ev.broker, body + ("broker",))
+    if isinstance(ev, SlowNetworkEvent) and ev.network_in_bps is None and ev.network_out_bps is None:
+        problems.add(body, "expected network_in or network_out, found neither")
+    if isinstance(ev, FailPartitionEvent):
+        refs.topic_partition(ev.topic, ev.partition, body)
+    if isinstance(ev, StallFollowerEvent):
+        if ev.partition is not None and ev.topic is None:
+            problems.add(body + ("partition",), "expected a topic with the partition, found no topic")
+        elif ev.topic is not None:
+            refs.topic_partition(ev.topic, ev.partition, body)
+    if isinstance(ev, ProduceBurstEvent) and refs.topic_partition(ev.topic, None, body):
+        for p in ev.partitions or ():
+            refs.topic_partition(ev.topic, p, body)
+        if ev.partitions is not None and len(set(ev.partitions)) != len(ev.partitions):
+            problems.add(body + ("partitions",), f"expected distinct partitions, found {list(ev.partitions)}")
+    if isinstance(ev, CancelReassignmentEvent):
+        for j, (topic, partition) in enumerate(ev.partitions or ()):
+            refs.topic_partition(topic, partition, body + ("partitions", j))
+    if isinstance(ev, ReassignEvent):
+        where = ("partitions",) if plan else body + ("partitions",)
+        moved: set[tuple[str, int]] = set()
+        for j, move in enumerate(ev.partitions):
+            refs.topic_partition(move.topic, move.partition, where + (j,), plan)
+            if (move.topic, move.partition) in moved:
+                problems.add(where + (j,), f"expected each partition once, found {move.topic}-{move.partition} twice",
+                             plan)
+            moved.add((move.topic, move.partition))
+            refs.replica_list(move.replicas, where + (j, "replicas"), plan)
+    if isinstance(ev, ConfigEvent):
+        _check_config(s, ev, body, refs)
+
+
+def _check_config(s: Scenario, ev: ConfigEvent, body: tuple, refs: _References) -> None:
+    if ev.entity_type == "topic" and not refs.topic(ev.entity, body + ("topic",)):
+        return
+    if ev.entity_type == "broker" and ev.entity != DEFAULT_BROKER:
+        refs.broker(int(ev.entity), body + ("broker",))
+    for name, value in ev.configs:
+        if name in REASSIGNMENT_RATES and not s.kafka.kip542:
+            refs.problems.add(body + (name,), "expected a config of this broker, found a KIP-542 config "
+                                              "while kafka.kip542 is false")
+        if name in THROTTLED_REPLICAS_LISTS and value not in (None, "*"):
+            for partition, b in sorted(parse_throttled_replicas(value, name)):
+                refs.topic_partition(ev.entity, partition, body + (name,))
+                refs.broker(b, body + (name,))

@@ -1,0 +1,82 @@
+"""Scenario files in, validated ``Scenario`` out — or every problem at once, each naming its file,
+YAML line and field path (``scenario.yaml:14: events[2].slow_network.network_in: expected …``).
+
+The order: read (UTF-8, bounded YAML), normalize the shorthand, validate each part with pydantic,
+check the rules across fields and the bounds on work, then fill Kafka's default assignments and
+sort events by ``(at_ms, file order)``. Nothing expensive runs before the bounds are checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from replicaflow.model.assignment import assign_replicas
+from replicaflow.sim.scenario import yamldoc
+from replicaflow.sim.scenario.checks import check_grid_and_bounds, check_references
+from replicaflow.sim.scenario.limits import DEFAULT_MAX_WORK
+from replicaflow.sim.scenario.models import Event, Scenario
+from replicaflow.sim.scenario.normalize import expand_cluster, flatten_event
+from replicaflow.sim.scenario.problems import Problems
+
+_EVENT = TypeAdapter(Event)
+
+
+def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max_work: int = DEFAULT_MAX_WORK,
+                   lines: dict[tuple, int] | None = None) -> Scenario:
+    """Validate a scenario mapping (YAML already loaded); reassignment files are relative to ``base_dir``."""
+    problems = Problems(source, lines={None: lines or {}})
+    if not isinstance(data, dict):
+        problems.add((), f"expected a mapping of scenario fields, found {type(data).__name__}")
+        problems.raise_if_any()
+    raw = dict(data)
+    if "source" in raw:
+        problems.add(("source",), "unknown field")
+        del raw["source"]
+    if "name" not in raw and not source.startswith("<"):
+        raw["name"] = Path(source).stem
+    raw["cluster"] = expand_cluster(raw.get("cluster"), problems)
+    if raw["cluster"] is None and problems:
+        problems.raise_if_any()  # too many brokers to even list
+    events_raw = raw.pop("events", None) or []
+    if not isinstance(events_raw, list):
+        problems.add(("events",), f"expected a list of events, found {type(events_raw).__name__}")
+        events_raw = []
+    events: list[tuple[int, Any, str | None]] = []
+    for i, ev in enumerate(events_raw):
+        flat, plan = flatten_event(ev, i, Path(base_dir), problems)
+        if flat is None:
+            continue
+        try:
+            events.append((i, _EVENT.validate_python(flat), plan))
+        except ValidationError as exc:
+            problems.add_validation(exc, ("events", i))
+    try:
+        scenario = Scenario.model_validate(raw)
+    except ValidationError as exc:
+        problems.add_validation(exc)
+        problems.raise_if_any()
+    scenario = scenario.model_copy(update={"events": tuple(ev for _, ev, _ in events)})
+    if check_grid_and_bounds(scenario, problems, max_work):
+        check_references(scenario, events, problems)
+    problems.raise_if_any()
+    ids = scenario.cluster.broker_ids
+    topics = tuple(t if t.assignment else t.model_copy(update={"assignment": tuple(
+        tuple(r) for r in assign_replicas(ids, t.partitions, t.replication_factor, start_index=i))})
+        for i, t in enumerate(scenario.topics))
+    order = sorted(range(len(events)), key=lambda k: (events[k][1].at_ms, events[k][0]))
+    return scenario.model_copy(update={"topics": topics, "events": tuple(events[k][1] for k in order),
+                                       "source": source})
+
+
+def load_scenario(path: Path, *, max_work: int = DEFAULT_MAX_WORK) -> Scenario:
+    """Read and validate a scenario YAML file; every error names the file and, where it can, the line."""
+    path = Path(path)
+    doc = yamldoc.load(yamldoc.read_text(path, "scenario file"), str(path))
+    data = doc.data
+    version = doc.raw_numbers.get(("kafka", "version"))
+    if version is not None and isinstance(data, dict) and isinstance(data.get("kafka"), dict):
+        data = {**data, "kafka": {**data["kafka"], "version": version}}  # `version: 3.10` is 3.10, not 3.1
+    return parse_scenario(data, path.parent, str(path), max_work=max_work, lines=doc.lines)

@@ -1,0 +1,263 @@
+"""The scenario as validated, frozen models: the Kafka release, the cluster, the topics and the
+timeline of events (a discriminated union on ``kind``), all in normalized units (DESIGN §3)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, field_validator, model_validator
+
+from replicaflow.errors import ReplicaflowError, show
+from replicaflow.model.fetcher import FETCH_ERRORS
+from replicaflow.model.version import KafkaVersion
+from replicaflow.sim.scenario.fields import (
+    DEFAULT_START_MS,
+    BrokerId,
+    Count,
+    DurationMs,
+    FrozenModel,
+    Name,
+    OptRateBps,
+    PartitionId,
+    PositiveMs,
+    RateBps,
+    SizeBytes,
+    StartMs,
+    TopicName,
+    optional,
+    positive_duration,
+)
+
+# Short names accepted for fetch errors, mapped to the kinds of replicaflow.model.fetcher.
+ERROR_ALIASES = {"fenced_epoch": "fenced_leader_epoch", "corrupt": "corrupt_records"}
+
+
+# ---------------------------------------------------------------------------------------- kafka
+class KafkaSpec(FrozenModel):
+    """Broker behaviour: the release (SEMANTICS per section) and the configs the simulator honours."""
+
+    version: str
+    kip542: bool = False
+    replica_lag_time_max_ms: PositiveMs = Field(alias="replica_lag_time_max")
+    replica_lag_max_messages: int = Field(4000, ge=1, strict=True)
+    num_replica_fetchers: int = Field(1, ge=1, le=1024, strict=True)
+    session_timeout_ms: PositiveMs = Field(18_000, alias="session_timeout")
+    fetch_rtt_ms: PositiveMs = Field(50, alias="fetch_rtt")
+    isr_commit_delay_ms: DurationMs = Field(0, alias="isr_commit_delay")
+    quota_window_samples: int = Field(11, ge=1, le=10_000, strict=True)
+    quota_window_ms: PositiveMs = Field(1000, alias="quota_window")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lag_default(cls, data):
+        """``replica.lag.time.max.ms`` defaults per release: 10 s up to 2.4, 30 s from 2.5 (KIP-537)."""
+        if isinstance(data, dict) and "replica_lag_time_max" not in data:
+            try:
+                version = KafkaVersion.parse(str(data.get("version")))
+            except ReplicaflowError:  # reported by the version field itself; no second problem here
+                return {**data, "replica_lag_time_max": "30s"}
+            data = {**data, "replica_lag_time_max": f"{version.default_replica_lag_time_max_ms}ms"}
+        return data
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version(cls, value):
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ValueError(f"expected a Kafka release like '3.7', found {show(value)}")
+        try:
+            return str(KafkaVersion.parse(str(value)))
+        except ReplicaflowError as exc:
+            raise ValueError(str(exc).split(": ", 1)[1]) from None
+
+    @property
+    def kafka_version(self) -> KafkaVersion:
+        return KafkaVersion.parse(self.version, self.kip542)
+
+
+# ---------------------------------------------------------------------------------------- cluster
+class BrokerSpec(FrozenModel):
+    id: BrokerId
+    rack: Name | None = None
+    network_in_bps: RateBps = Field(alias="network_in")
+    network_out_bps: RateBps = Field(alias="network_out")
+
+
+class ClusterSpec(FrozenModel):
+    """Brokers (``brokers: 6`` → ids 1..6, or a list) and their defaults."""
+
+    network_in_bps: RateBps = Field(125e6, alias="network_in")
+    network_out_bps: RateBps = Field(125e6, alias="network_out")
+    brokers: tuple[BrokerSpec, ...] = Field(min_length=1)
+    min_insync_replicas: int = Field(1, ge=1, strict=True)
+
+    @property
+    def broker_ids(self) -> list[int]:
+        return [b.id for b in self.brokers]
+
+
+# ---------------------------------------------------------------------------------------- topics
+class TopicSpec(FrozenModel):
+    """A topic; ``produce_rate_bps`` is the whole topic's, ``initial_size_bytes`` each partition's."""
+
+    name: TopicName
+    partitions: Count
+    replication_factor: int = Field(ge=1, le=2**15 - 1, strict=True)  # Kafka's replicationFactor is an int16
+    min_insync_replicas: int | None = Field(None, ge=1, strict=True)
+    produce_rate_bps: RateBps = Field(0.0, alias="produce_rate")
+    message_size_bytes: SizeBytes = Field(1024, alias="message_size")
+    initial_size_bytes: SizeBytes = Field(0, alias="initial_size")
+    assignment: tuple[tuple[BrokerId, ...], ...] = ()
+
+    @field_validator("message_size_bytes")
+    @classmethod
+    def _message_size(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"expected a message size of at least 1 byte, found {value}")
+        return value
+
+    @property
+    def initial_messages(self) -> int:
+        return self.initial_size_bytes // self.message_size_bytes
+
+    @property
+    def partition_rate_bps(self) -> float:
+        return self.produce_rate_bps / self.partitions
+
+
+# ---------------------------------------------------------------------------------------- events
+class _Event(FrozenModel):
+    at_ms: DurationMs = Field(alias="at")
+
+
+class ReassignPartition(FrozenModel):
+    topic: TopicName
+    partition: PartitionId
+    replicas: tuple[BrokerId, ...]
+
+
+class ReassignEvent(_Event):
+    """``kafka-reassign-partitions --execute`` with the Kafka reassignment JSON (KIP-455), ``--throttle``."""
+
+    kind: Literal["reassign"]
+    partitions: tuple[ReassignPartition, ...] = Field(min_length=1)
+    throttle_bps: OptRateBps = Field(None, alias="throttle")
+
+
+class BrokerDownEvent(_Event):
+    """The broker stops: a crash (session expires after ``session_timeout``) or ``controlled`` shutdown."""
+
+    kind: Literal["broker_down"]
+    broker: BrokerId
+    controlled: bool = False
+
+
+class BrokerUpEvent(_Event):
+    kind: Literal["broker_up"]
+    broker: BrokerId
+
+
+class SlowNetworkEvent(_Event):
+    kind: Literal["slow_network"]
+    broker: BrokerId
+    network_in_bps: OptRateBps = Field(None, alias="network_in")
+    network_out_bps: OptRateBps = Field(None, alias="network_out")
+    for_ms: PositiveMs = Field(alias="for")
+
+
+class FailPartitionEvent(_Event):
+    """The follower on ``broker`` gets ``error`` fetching the partition (SEMANTICS §4, KIP-461)."""
+
+    kind: Literal["fail_partition"]
+    topic: TopicName
+    partition: PartitionId
+    broker: BrokerId
+    error: str
+
+    @field_validator("error", mode="before")
+    @classmethod
+    def _error(cls, value):
+        value = ERROR_ALIASES.get(value, value) if isinstance(value, str) else value
+        if value not in FETCH_ERRORS:
+            raise ValueError(f"expected one of {', '.join(sorted(FETCH_ERRORS))}, found {show(value)}")
+        return value
+
+
+class ProduceBurstEvent(_Event):
+    kind: Literal["produce_burst"]
+    topic: TopicName
+    rate_bps: RateBps = Field(alias="rate")
+    for_ms: PositiveMs = Field(alias="for")
+    partitions: tuple[PartitionId, ...] | None = None
+
+
+class StallFollowerEvent(_Event):
+    """The follower replicas on ``broker`` stop fetching while the broker stays up (SEMANTICS §1.2)."""
+
+    kind: Literal["stall_follower"]
+    broker: BrokerId
+    topic: TopicName | None = None
+    partition: PartitionId | None = None
+    for_ms: Annotated[int | None, BeforeValidator(optional(positive_duration))] = Field(None, alias="for")
+
+
+class VerifyEvent(_Event):
+    """``kafka-reassign-partitions --verify``: removes the tool's throttles once nothing is reassigning."""
+
+    kind: Literal["verify"]
+
+
+class ConfigEvent(_Event):
+    """``kafka-configs --alter``: values as Kafka stores them (strings), ``None`` deletes the config."""
+
+    kind: Literal["config"]
+    entity_type: Literal["broker", "topic"]
+    entity: str
+    configs: tuple[tuple[str, str | None], ...] = Field(min_length=1)
+
+
+class CancelReassignmentEvent(_Event):
+    kind: Literal["cancel_reassignment"]
+    partitions: tuple[tuple[TopicName, PartitionId], ...] | None = None
+
+
+class ElectLeadersEvent(_Event):
+    """Preferred leader election (``kafka-leader-election --election-type preferred``)."""
+
+    kind: Literal["elect_leaders"]
+
+
+Event = Annotated[
+    ReassignEvent | BrokerDownEvent | BrokerUpEvent | SlowNetworkEvent | FailPartitionEvent | ProduceBurstEvent
+    | StallFollowerEvent | VerifyEvent | ConfigEvent | CancelReassignmentEvent | ElectLeadersEvent,
+    Field(discriminator="kind"),
+]
+EVENT_KINDS = ("reassign", "broker_down", "broker_up", "slow_network", "fail_partition", "produce_burst",
+               "stall_follower", "verify", "config", "cancel_reassignment", "elect_leaders")
+
+
+# ---------------------------------------------------------------------------------------- scenario
+class Scenario(FrozenModel):
+    """A validated scenario; build it with ``load_scenario`` / ``parse_scenario``, which also fill
+    Kafka's default assignments, check references and sort events by ``(at_ms, file order)``."""
+
+    name: Name
+    seed: int = Field(0, strict=True, ge=0, le=2**63 - 1)
+    duration_ms: PositiveMs = Field(alias="duration")
+    tick_ms: PositiveMs = Field(100, alias="tick")
+    scrape_interval_ms: PositiveMs = Field(10_000, alias="scrape_interval")
+    start_ms: StartMs = Field(DEFAULT_START_MS, alias="start")
+    kafka: KafkaSpec
+    cluster: ClusterSpec
+    topics: tuple[TopicSpec, ...] = Field(min_length=1)
+    events: tuple[Event, ...] = ()
+    source: str = "<scenario>"
+
+    @property
+    def version(self) -> KafkaVersion:
+        return self.kafka.kafka_version
+
+    def topic(self, name: str) -> TopicSpec:
+        for t in self.topics:
+            if t.name == name:
+                return t
+        raise KeyError(name)

@@ -1,0 +1,121 @@
+"""Scenario and plan files read defensively: UTF-8 only, bounded YAML, and a line for every field.
+
+PyYAML builds Python objects without saying where they came from, accepts duplicate keys (the
+last one wins, silently), expands aliases without bound (a "billion laughs" file takes minutes
+and gigabytes) and recurses once per nesting level. Here the node graph is composed first and
+walked without recursion: the walk records the line of each field path, refuses duplicate keys,
+and counts nodes as if aliases were expanded, so a hostile file is refused in milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from replicaflow.errors import ReplicaflowError, quote
+
+MAX_DEPTH = 64  # nesting levels; a scenario needs about 6
+MAX_NODES = 2_000_000  # values after alias expansion; a 100,000-move inline plan is about 500,000
+MAX_BYTES = 256 * 2**20  # the largest scenario or plan file read at all
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded YAML (or JSON) document: the data, the line of each field path, and the source text of
+    scalars that YAML would have turned into numbers (``version: 3.10`` is the release 3.10, not 3.1)."""
+
+    data: Any
+    lines: dict[tuple, int]
+    raw_numbers: dict[tuple, str]
+
+
+def read_text(path: Path, what: str) -> str:
+    """The file as text; a missing, unreadable, oversized or non-UTF-8 file is one sentence."""
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise ReplicaflowError(f"{path}: the {what} is larger than {MAX_BYTES // 2**20} MiB")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ReplicaflowError(f"{path}: {what} does not exist") from None
+    except IsADirectoryError:
+        raise ReplicaflowError(f"{path}: expected a {what}, found a directory") from None
+    except OSError as exc:
+        raise ReplicaflowError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ReplicaflowError(f"{path}: the {what} is UTF-16; save it as UTF-8")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ReplicaflowError(f"{path}:{line}: the {what} is not UTF-8 text "
+                               f"(byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
+def load(text: str, where: str) -> Document:
+    """Compose, check and construct one YAML document; ``where`` names the file in error sentences."""
+    loader = None
+    try:
+        loader = yaml.SafeLoader(text)  # the reader refuses control characters here
+        node = loader.get_single_node()
+        if node is None:
+            return Document(None, {}, {})
+        lines, raw_numbers = _walk(node, where)
+        return Document(loader.construct_document(node), lines, raw_numbers)
+    except yaml.reader.ReaderError as exc:
+        line = text[: exc.position].count("\n") + 1
+        raise ReplicaflowError(f"{where}:{line}: invalid YAML (control character #x{exc.character:02x} "
+                               "is not allowed)") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise ReplicaflowError(f"{where}{line}: invalid YAML ({problem})") from None
+    except RecursionError:
+        raise ReplicaflowError(f"{where}: YAML nested deeper than {MAX_DEPTH} levels") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+_NUMBER_TAGS = ("tag:yaml.org,2002:float", "tag:yaml.org,2002:int")
+
+
+def _walk(root: yaml.Node, where: str) -> tuple[dict[tuple, int], dict[tuple, str]]:
+    """Depth-first over the node graph with an explicit stack; aliases are visited each time they
+    occur, so ``MAX_NODES`` bounds the expanded size."""
+    lines: dict[tuple, int] = {(): root.start_mark.line + 1}
+    raw_numbers: dict[tuple, str] = {}
+    stack: list[tuple[yaml.Node, tuple]] = [(root, ())]
+    visited = 0
+    while stack:
+        node, path = stack.pop()
+        visited += 1
+        if visited > MAX_NODES:
+            raise ReplicaflowError(f"{where}: the YAML expands to more than {MAX_NODES:,} values "
+                                   "(aliases repeated too often?)")
+        if len(path) > MAX_DEPTH:
+            raise ReplicaflowError(f"{where}:{node.start_mark.line + 1}: YAML nested deeper than {MAX_DEPTH} levels")
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag in _NUMBER_TAGS and not node.style:
+                raw_numbers[path] = node.value
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                lines.setdefault(path + (i,), item.start_mark.line + 1)
+                stack.append((item, path + (i,)))
+        elif isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode):
+                    stack.append((value, path))
+                    continue
+                line = key.start_mark.line + 1
+                if key.value in seen and key.value != "<<":
+                    raise ReplicaflowError(f"{where}:{line}: duplicate key {quote(key.value)} "
+                                           f"(first at line {seen[key.value]})")
+                seen[key.value] = line
+                lines.setdefault(path + (key.value,), line)
+                stack.append((value, path + (key.value,)))
+    return lines, raw_numbers

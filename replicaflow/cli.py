@@ -6,7 +6,9 @@ imported inside the commands, so `--help` answers without loading Spark or the s
 
 from __future__ import annotations
 
+import os
 import sys
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -25,6 +27,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain help: flags without a `<bool>` metavar, fits 80 columns
 )
 err = Console(stderr=True)
 MAX_WORK_HELP = ("Raise the bound on a run's work, in replica-ticks (replicas × duration/tick); a scenario "
@@ -37,55 +40,91 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+class Naming(StrEnum):
+    strimzi = "strimzi"
+    confluent = "confluent"
+
+
+# -q / -v of the root command, read by every command
+_VERBOSITY = {"quiet": False}
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", help="Print the version and exit.", callback=_version,
                                  is_eager=True),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors and the paths written, nothing else."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also show Spark's JVM output on the terminal."),
 ) -> None:
     """replicaflow: Kafka replication health, simulated and analyzed."""
+    _VERBOSITY["quiet"] = quiet
+    if verbose:
+        os.environ["REPLICAFLOW_SPARK_LOG"] = "-"
+
+
+def _progress() -> bool:
+    return not _VERBOSITY["quiet"]
+
+
+def _said(text: str) -> None:
+    """A line about what was written and what to run next (not with ``-q``)."""
+    if not _VERBOSITY["quiet"]:
+        err.print(text, highlight=False, markup=False, soft_wrap=True)
 
 @app.command()
 def simulate(
-    scenario: Path = typer.Argument(..., help="Scenario YAML (see docs/scenarios.md)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory: telemetry/ and truth/ are written here."),
+    scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario YAML (see docs/scenarios.md)."),
+    out: Path = typer.Option(..., "--out", "-o", metavar="DIR",
+                             help="Output directory: telemetry/ and truth/ are written here."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs in Kafka's own format for the version."),
-    max_work: int | None = typer.Option(None, "--max-work", min=1, help=MAX_WORK_HELP),
+    max_work: int | None = typer.Option(None, "--max-work", min=1, metavar="N", help=MAX_WORK_HELP),
 ) -> None:
     """Run a scenario through the vectorized Kafka replication engine and write telemetry + ground truth."""
     from replicaflow.jobs.simulate import simulate as simulate_job
 
     try:
-        simulate_job(scenario, out, logs=logs, progress=True, max_work=max_work)
+        simulate_job(scenario, out, logs=logs, progress=_progress(), max_work=max_work)
     except ReplicaflowError as exc:
         fail(exc)
+    wrote = ", ".join(f"{out / d}/" for d in ("telemetry", "truth", *(("logs",) if logs else ())))
+    typer.echo(f"wrote {wrote}")
+    _said(f"next: replicaflow analyze {out} --out {out}")
 
 
 @app.command()
 def analyze(
-    telemetry_dir: Path = typer.Argument(..., help="A directory holding telemetry/ (the output of `simulate`)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory: analysis/ is written here, atomically."),
-    master: str = typer.Option("local[2]", "--master", help="Spark master URL, e.g. local[4] or spark://host:7077."),
-    logs: list[str] = typer.Option(None, "--logs", help="Broker logs of the same cluster (file, directory or glob; "
+    telemetry_dir: Path = typer.Argument(..., metavar="DIR",
+                                         help="A directory holding telemetry/ (the output of `simulate`)."),
+    out: Path = typer.Option(..., "--out", "-o", metavar="OUT",
+                             help="Output directory: analysis/ is written here, atomically."),
+    master: str = typer.Option("local[2]", "--master", metavar="URL",
+                               help="Spark master URL, e.g. local[4] or spark://host:7077."),
+    logs: list[str] = typer.Option(None, "--logs", metavar="GLOB", help="Broker logs of the same cluster (file, directory or glob; "
                                    "repeatable): adds log_events and rejects (docs/logs.md)."),
 ) -> None:
     """Reconstruct every partition's state with Spark and compute the KIP metrics, incidents and reassignments."""
     from replicaflow.jobs.analyze import analyze as analyze_job
 
     try:
-        analyze_job(telemetry_dir, out, master=master, progress=True, logs=logs or None)
+        analyze_job(telemetry_dir, out, master=master, progress=_progress(), logs=logs or None)
     except ReplicaflowError as exc:
         fail(exc)
+    typer.echo(f"wrote {out / 'analysis'}/")
+    _said(f"next: replicaflow report {out}")
 
 
 @app.command()
 def report(
-    directory: Path = typer.Argument(..., help="A directory holding analysis/ (and telemetry/)."),
+    directory: Path = typer.Argument(..., metavar="DIR", help="A directory holding analysis/ (and telemetry/)."),
+    naming: Naming = typer.Option(Naming.strimzi, "--naming", case_sensitive=False,
+                                  help="Prometheus names in metrics.om: Strimzi's JMX exporter profile or "
+                                       "Confluent's (jmx-monitoring-stacks)."),
 ) -> None:
     """Write report.html (self-contained, offline), metrics.om (OpenMetrics) and summary.json."""
     from replicaflow.jobs.report import report as report_job
 
     try:
-        path = report_job(directory)
+        path = report_job(directory, naming=naming.value)
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"report: {path}")
@@ -93,18 +132,18 @@ def report(
 
 @app.command()
 def run(
-    scenario: Path = typer.Argument(..., help="Scenario YAML."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
-    master: str = typer.Option("local[2]", "--master", help="Spark master URL."),
+    scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario YAML."),
+    out: Path = typer.Option(..., "--out", "-o", metavar="DIR", help="Output directory."),
+    master: str = typer.Option("local[2]", "--master", metavar="URL", help="Spark master URL."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs, read them back and show their events "
                               "in the report."),
-    max_work: int | None = typer.Option(None, "--max-work", min=1, help=MAX_WORK_HELP),
+    max_work: int | None = typer.Option(None, "--max-work", min=1, metavar="N", help=MAX_WORK_HELP),
 ) -> None:
     """simulate + analyze + report in one go."""
     from replicaflow.jobs.run import run as run_job
 
     try:
-        path = run_job(scenario, out, master=master, logs=logs, progress=True, max_work=max_work)
+        path = run_job(scenario, out, master=master, logs=logs, progress=_progress(), max_work=max_work)
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"report: {path}")
@@ -112,13 +151,13 @@ def run(
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("out/demo"), "--out", "-o", help="Where the demo writes its outputs."),
+    out: Path = typer.Option(Path("out/demo"), "--out", "-o", metavar="DIR", help="Where the demo writes its outputs."),
 ) -> None:
     """Run the five KIP before/after stories and write one side-by-side report."""
     from replicaflow.jobs.demo import run_demo
 
     try:
-        path = run_demo(out)
+        path = run_demo(out, progress=_progress())
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"demo report: {path}")

@@ -18,7 +18,7 @@ from replicaflow.ingest.logs import read_logs
 from replicaflow.pipeline.load import read_meta
 from replicaflow.pipeline.runner import analyze as run_analysis
 from replicaflow.pipeline.session import get_spark
-from replicaflow.report.console import analyze_table
+from replicaflow.report.console import print_analyze
 
 LogPaths = str | Path | Sequence[str | Path]
 
@@ -44,5 +44,5 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
     summary = run_analysis(telemetry_dirs, out, master=master, progress=progress, spark=session,
                            extra_tables=extra)
     if progress:
-        Console(stderr=True).print(analyze_table(summary))
+        print_analyze(Console(stderr=True), summary)
     return summary

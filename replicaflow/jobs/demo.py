@@ -18,7 +18,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from replicaflow.errors import ReplicaflowError
 from replicaflow.pipeline.runner import analyze
 from replicaflow.report.build import build_demo_report
-from replicaflow.report.console import demo_table
+from replicaflow.report.console import print_demo
 from replicaflow.report.stories import STORIES
 from replicaflow.sim.runner import simulate
 from replicaflow.telemetry.io import read_meta
@@ -66,8 +66,5 @@ def run_demo(out: Path, master: str = "local[2]", progress: bool = True, scenari
     timings["total"] = time.perf_counter() - start
     timings["report"] = timings["total"] - timings["simulate"] - timings["analyze"]
     if progress:
-        table, sentences = demo_table(STORIES, summary, timings)
-        console.print(table)
-        for line in sentences:
-            console.print(line, highlight=False)
+        print_demo(console, STORIES, summary, timings)
     return path

@@ -25,6 +25,10 @@ class BrokerMetric:
     kind: str  # 'gauge' | 'meter'
     since: str  # first Kafka release that has it (read through `available`)
     help: str
+    # how brokers' values make a cluster figure: counts add up, maxima do not ("max" of the brokers')
+    aggregate: str = "sum"
+    # False for replicaflow's own gauges that Apache Kafka never shipped (shown marked as hypothetical)
+    shipped: bool = True
 
     @property
     def short(self) -> str:
@@ -41,7 +45,8 @@ BROKER_METRICS: tuple[BrokerMetric, ...] = (
     BrokerMetric(RM + "ReassigningPartitions", "kafka_server_replicamanager_reassigningpartitions",
                  "gauge", "2.5", "Partitions this broker leads with adding or removing replicas (KIP-352)."),
     BrokerMetric(RM + "ReassignmentMaxLag", "kafka_server_replicamanager_reassignmentmaxlag",
-                 "gauge", "2.5", "Max over led reassigning partitions of HW minus an adding replica's LEO (§3.1)."),
+                 "gauge", "2.5", "Max over led reassigning partitions of HW minus an adding replica's LEO (§3.1).",
+                 aggregate="max", shipped=False),
     BrokerMetric(RM + "LeaderCount", "kafka_server_replicamanager_leadercount",
                  "gauge", "0.8", "Partitions this broker leads."),
     BrokerMetric(RM + "PartitionCount", "kafka_server_replicamanager_partitioncount",
@@ -65,7 +70,8 @@ BROKER_METRICS: tuple[BrokerMetric, ...] = (
     BrokerMetric(RFM + "FailedPartitionsCount,clientId=Replica", "kafka_server_replicafetchermanager_failedpartitionscount",
                  "gauge", "2.3", "Partitions this broker's replica fetchers marked failed (KIP-461)."),
     BrokerMetric(RFM + "MaxLag,clientId=Replica", "kafka_server_replicafetchermanager_maxlag",
-                 "gauge", "0.8", "Max over partitions this broker actively fetches of leader HW minus its LEO."),
+                 "gauge", "0.8", "Max over partitions this broker actively fetches of leader HW minus its LEO.",
+                 aggregate="max"),
     BrokerMetric(CTRL + "OfflinePartitionsCount", "kafka_controller_kafkacontroller_offlinepartitionscount",
                  "gauge", "0.8", "Partitions without a live leader; reported by the active controller, 0 elsewhere."),
 )

@@ -2,29 +2,16 @@
 
 The arguments are counts (|replicas|, |adding|, |ISR|, min.insync.replicas); the functions use only
 comparison, arithmetic and boolean operators, which NumPy arrays and ``pyspark.sql.Column`` both
-overload. The one exception, ``min``, goes through :func:`_minimum`, which picks ``F.least`` for
-Columns. Counting "only on the current leader" is the caller's grouping (by leader), not a predicate.
+overload. The one exception, ``min``, goes through ``model.columns.minimum``, which picks ``F.least``
+for Columns. Counting "only on the current leader" is the caller's grouping (by leader), not a predicate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
+from replicaflow.model.columns import minimum as _minimum
 from replicaflow.model.version import KafkaVersion
-
-
-def _is_column(x) -> bool:
-    return type(x).__name__ == "Column" and type(x).__module__.startswith("pyspark")
-
-
-def _minimum(a, b):
-    if _is_column(a) or _is_column(b):
-        from pyspark.sql import functions as F
-
-        return F.least(a if _is_column(a) else F.lit(a), b if _is_column(b) else F.lit(b))
-    return np.minimum(a, b)
 
 
 def urp_legacy(n_replicas, n_isr):

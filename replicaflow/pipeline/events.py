@@ -9,15 +9,17 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from replicaflow.model import progress as P
 from replicaflow.pipeline.metrics import scrape_at_or_after
 from replicaflow.pipeline.state import PKEY
+from replicaflow.pipeline.throttles import throttled
 
-STALL_WINDOW_MS = 60_000
+STALL_WINDOW_MS = P.STALL_WINDOW_MS
 INCIDENT_KINDS = ("urp", "under_min_isr", "offline")
 LONG_MAX = (1 << 63) - 1
 # the per-scrape measures of reassignment_progress (besides its key, outcome)
-PROGRESS_MEASURES = ("ts_ms", "bytes_moved", "messages_moved", "bytes_remaining", "messages_remaining", "rate_bps",
-                     "window_messages", "window_ms")
+PROGRESS_MEASURES = ("ts_ms", "leader", "bytes_moved", "messages_moved", "bytes_remaining", "messages_remaining",
+                     "rate_bps", "leader_growth_bps", "window_messages", "window_ms")
 
 
 def _islands(df: DataFrame, keys: list[str]) -> DataFrame:
@@ -82,7 +84,8 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
     """Per scrape of an episode: the adding replica's copy progress against the leader's log.
 
     bytes moved = the replica's size now − at the episode's first scrape; remaining = leader's
-    size − replica's size; rate = bytes moved over the last ``window_ms`` (or since the start).
+    size − replica's size (null while no leader reports); rate = bytes moved over the last
+    ``window_ms`` (or since the start), and the leader log's growth over the same window.
     """
     m = F.broadcast(meta.select("cluster", "start_ms", "scrape_interval_ms"))
     ep = (episodes.withColumnRenamed("start_ms", "ep_start").withColumnRenamed("end_ms", "ep_end").join(m, "cluster")
@@ -97,6 +100,7 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
                   .agg(F.max(F.when(mine, F.col("size_bytes"))).alias("size"),
                        F.max(F.when(mine, F.col("log_end_offset"))).alias("leo"),
                        F.max(F.when(leader, F.col("size_bytes"))).alias("leader_size"),
+                       F.max(F.when(leader, F.col("broker"))).alias("leader"),
                        F.max(F.when(leader, F.col("log_end_offset"))).alias("leader_leo"))
                   .filter(F.col("size").isNotNull()))
     key = [*PKEY, "replica", "ep_start"]
@@ -107,37 +111,49 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
             .withColumn("size0", F.first("size").over(first)).withColumn("leo0", F.first("leo").over(first))
             .withColumn("w_ts", F.first("ts_ms").over(recent)).withColumn("w_size", F.first("size").over(recent))
             .withColumn("w_leo", F.first("leo").over(recent))
-            .select(*key, "outcome", "ts_ms",
+            .withColumn("w_leader_size", F.first("leader_size", ignorenulls=True).over(recent))
+            .withColumn("w_leader_ts", F.first(F.when(F.col("leader_size").isNotNull(), F.col("ts_ms")),
+                                               ignorenulls=True).over(recent))
+            .select(*key, "outcome", "ts_ms", "leader",
                     (F.col("size") - F.col("size0")).alias("bytes_moved"),
                     (F.col("leo") - F.col("leo0")).alias("messages_moved"),
-                    F.greatest(F.col("leader_size") - F.col("size"), F.lit(0)).alias("bytes_remaining"),
-                    F.greatest(F.col("leader_leo") - F.col("leo"), F.lit(0)).alias("messages_remaining"),
+                    F.when(F.col("leader_size").isNotNull(),
+                           F.greatest(F.col("leader_size") - F.col("size"), F.lit(0))).alias("bytes_remaining"),
+                    F.when(F.col("leader_leo").isNotNull(),
+                           F.greatest(F.col("leader_leo") - F.col("leo"), F.lit(0))).alias("messages_remaining"),
                     F.when(seconds > 0, (F.col("size") - F.col("w_size")) / seconds).alias("rate_bps"),
+                    F.when(F.col("ts_ms") > F.col("w_leader_ts"),
+                           (F.col("leader_size") - F.col("w_leader_size"))
+                           / ((F.col("ts_ms") - F.col("w_leader_ts")) / 1000.0)).alias("leader_growth_bps"),
                     (F.col("leo") - F.col("w_leo")).alias("window_messages"),
                     (F.col("ts_ms") - F.col("w_ts")).alias("window_ms")))
 
 
-def reassignments(episodes: DataFrame, progress: DataFrame, window_ms: int = STALL_WINDOW_MS) -> DataFrame:
-    """analysis/reassignments: one row per adding replica, its totals at its last scrape and a status.
-
-    status: 'completed' / 'cancelled' once it left ``adding``; else 'stalled' when it still has
-    messages to copy and copied none over the last ``window_ms``, otherwise 'progressing'.
-    """
+def reassignments(episodes: DataFrame, progress: DataFrame, configs: DataFrame,
+                  window_ms: int = STALL_WINDOW_MS) -> DataFrame:
+    """analysis/reassignments: one row per adding replica, its totals at its last scrape, a status and
+    an ETA from the net rate (``model.progress``): 'completed' / 'cancelled' once it left ``adding``,
+    else progressing, starved, never at this rate or stalled over the last ``window_ms``."""
     key = [*PKEY, "replica", "ep_start"]
     last = Window.partitionBy(*key).orderBy(F.col("ts_ms").desc())
-    latest = (progress.withColumn("rn", F.row_number().over(last)).filter("rn = 1")
-              .select(*PKEY, "replica", F.col("ep_start").alias("start_ms"), *PROGRESS_MEASURES))
-    stalled = ((F.col("messages_remaining") > 0) & (F.col("window_ms") >= window_ms)
-               & (F.col("window_messages") <= 0))
-    status = F.coalesce(F.col("outcome"), F.when(stalled, F.lit("stalled")).otherwise(F.lit("progressing")))
-    eta = F.when((status == "progressing") & (F.col("rate_bps") > 0),
-                 F.ceil(F.col("bytes_remaining") * 1000.0 / F.col("rate_bps")).cast("long"))
+    latest = throttled(progress.withColumn("rn", F.row_number().over(last)).filter("rn = 1"), configs, key)
+    latest = latest.select(*PKEY, "replica", F.col("ep_start").alias("start_ms"), "throttled", *PROGRESS_MEASURES)
+    copy = F.coalesce(F.col("rate_bps"), F.lit(0.0))
+    growth = F.coalesce(F.col("leader_growth_bps"), F.lit(0.0))
+    window_full = F.coalesce(F.col("window_ms") >= window_ms, F.lit(False))
+    caught_up = F.coalesce(F.col("bytes_remaining") <= 0, F.lit(False))
+    status = F.coalesce(F.col("outcome"), P.open_move_status(caught_up, copy, growth, window_full, F.col("throttled")))
+    eta = F.when(caught_up, F.lit(0)).when(
+        (status == P.PROGRESSING) & F.col("bytes_remaining").isNotNull() & (copy - growth > 0),
+        F.ceil(P.eta_ms(F.col("bytes_remaining"), copy, growth)).cast("long"))
     return (episodes.join(latest, [*PKEY, "replica", "start_ms"], "left")
             .select(*PKEY, "replica", "start_ms", "end_ms",
                     (F.col("bytes_moved") + F.col("bytes_remaining")).alias("bytes_to_move"),
                     (F.col("messages_moved") + F.col("messages_remaining")).alias("messages_to_move"),
                     "bytes_moved", "messages_moved", F.col("rate_bps").cast("double"),
-                    F.when(F.col("outcome").isNull(), eta).alias("eta_ms"), status.alias("status")))
+                    F.col("leader_growth_bps").cast("double"),
+                    F.when(F.col("outcome").isNull(), eta).alias("eta_ms"), status.alias("status"),
+                    F.coalesce(F.col("throttled"), F.lit(False)).alias("throttled")))
 
 
 def progress_table(progress: DataFrame) -> DataFrame:

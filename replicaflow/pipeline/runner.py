@@ -48,7 +48,7 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
         "topic_metrics": topics,
         "cluster_metrics": M.cluster_metrics(topics),
         "incidents": E.incidents(state, t.meta),
-        "reassignments": E.reassignments(episodes, progress),
+        "reassignments": E.reassignments(episodes, progress, t.tables["configs"]),
         "reassignment_progress": E.progress_table(progress),
     }
     return {name: conform(df, name) for name, df in out.items()}
@@ -73,7 +73,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
     for name in extra:
         if name not in ANALYSIS or name in OUTPUTS:
             raise ValueError(f"extra analysis table '{name}' is not an input-derived table of the contract")
-    console = Console(stderr=True)
+    console = Console(stderr=True, log_path=False)
     session = spark or get_spark(master)
     status = console.status("reading telemetry") if progress else contextlib.nullcontext()
     with status as st:

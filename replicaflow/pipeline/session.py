@@ -1,10 +1,27 @@
-"""The one place a SparkSession is built, with settings sized for replicaflow's jobs."""
+"""The one place a SparkSession is built, with settings sized for replicaflow's jobs.
+
+An operator sees replicaflow's output, not the JVM's: Spark starts with replicaflow's log4j2
+configuration (errors only) and its JVM writes to a log file instead of the terminal — the JVM's
+own warnings (incubator modules, the loopback hostname, native libraries) cannot be configured
+away. ``REPLICAFLOW_SPARK_LOG`` names that file, or ``-`` to keep the JVM on the terminal (``-v``).
+"""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import tempfile
+from pathlib import Path
 
+from pyspark import SparkConf, SparkContext
+from pyspark.errors import PySparkRuntimeError
+from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
+
+from replicaflow.errors import ReplicaflowError
+
+LOG4J2 = Path(__file__).with_name("log4j2.properties")
 
 
 def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkSession:
@@ -16,18 +33,41 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     off because the CLI shows its own (rich) progress.
     """
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
-    builder = (
-        SparkSession.builder.master(master)
-        .appName(app_name)
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.adaptive.enabled", "true")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        .config("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
-    )
-    session = builder.getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    conf = (SparkConf().setMaster(master).setAppName(app_name)
+            .set("spark.sql.session.timeZone", "UTC")
+            .set("spark.sql.adaptive.enabled", "true")
+            .set("spark.ui.enabled", "false")
+            .set("spark.ui.showConsoleProgress", "false")
+            .set("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
+            .set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2.as_uri()}")
+            .set("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2.as_uri()}"))
+    if SparkContext._gateway is None:
+        SparkContext._ensure_initialized(gateway=_quiet_gateway(conf), conf=conf)
+    session = SparkSession(SparkContext.getOrCreate(conf))
     partitions = os.environ.get("REPLICAFLOW_SHUFFLE_PARTITIONS") or str(2 * session.sparkContext.defaultParallelism)
     session.conf.set("spark.sql.shuffle.partitions", partitions)
     return session
+
+
+def _quiet_gateway(conf: SparkConf):
+    """Start the JVM with its stdout and stderr in the Spark log file (see the module docstring)."""
+    target = os.environ.get("REPLICAFLOW_SPARK_LOG")
+    if target == "-":
+        return None  # SparkContext starts it on the terminal
+    log = Path(target) if target else Path(tempfile.gettempdir()) / f"replicaflow-spark-{os.getpid()}.log"
+    if not target:
+        atexit.register(lambda: log.unlink(missing_ok=True))
+    with open(log, "ab") as sink:
+        try:
+            return launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+        except (PySparkRuntimeError, OSError) as exc:
+            tail = ""
+            with contextlib.suppress(OSError):
+                lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+                tail = f": {lines[-1][:200]}" if lines else ""
+            raise ReplicaflowError(f"Spark could not start its JVM ({type(exc).__name__}){tail} — the JVM's "
+                                   f"output is in {log}") from None

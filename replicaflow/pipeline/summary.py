@@ -13,11 +13,12 @@ from collections.abc import Mapping, Sequence
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from replicaflow.model import progress as P
 from replicaflow.model.metrics import jmx
 from replicaflow.model.units import format_ts_ms
 from replicaflow.pipeline.events import INCIDENT_KINDS
 
-STATUSES = ("progressing", "stalled", "completed", "cancelled")
+STATUSES = P.STATUSES
 # cluster_metrics column → headline key: the peak over the run's scrapes
 PEAKS = {"urp": "peak_urp", "urp_legacy": "peak_urp_legacy", "urp_kip352": "peak_urp_kip352",
          "reassignment_induced_urp": "peak_reassignment_induced_urp", "under_min_isr": "peak_under_min_isr",
@@ -52,6 +53,34 @@ def _summed_gauge_peaks(broker_metrics: DataFrame) -> dict[tuple[str, str], floa
     return {(r["cluster"], names[r["name"]]): float(r["peak"] or 0) for r in rows}
 
 
+def _overall_progress(reassignments: DataFrame) -> dict[str, dict]:
+    """{cluster: the moves still open at the end, as one}: bytes moved and left, the ETA of the last
+    one to finish (null when any cannot finish at its rate) and the bottleneck — the destination
+    broker with the most bytes left among the moves that cannot finish, else the one finishing last.
+    """
+    open_moves = reassignments.filter(F.col("end_ms").isNull())
+    blocked = F.col("status") != P.PROGRESSING
+    with_left = open_moves.withColumn("left", F.col("bytes_to_move") - F.col("bytes_moved"))
+    brokers = (with_left.groupBy("cluster", F.col("replica").alias("broker"))
+               .agg(F.sum("left").alias("left"), F.max("eta_ms").alias("eta"),
+                    F.sum(blocked.cast("int")).alias("blocked"), F.count(F.lit(1)).alias("moves")))
+    rank = Window.partitionBy("cluster").orderBy(
+        F.col("blocked").desc(), F.when(F.col("blocked") > 0, F.col("left")).desc_nulls_last(),
+        F.col("eta").desc_nulls_last(), "broker")
+    worst = {r["cluster"]: r for r in brokers.withColumn("rn", F.row_number().over(rank)).filter("rn = 1").collect()}
+    totals = {r["cluster"]: r for r in with_left.groupBy("cluster").agg(
+        F.count(F.lit(1)).alias("open"), F.sum("bytes_moved").alias("moved"), F.sum("left").alias("left"),
+        F.max("eta_ms").alias("eta"), F.sum(blocked.cast("int")).alias("blocked")).collect()}
+    out = {}
+    for c, t in totals.items():
+        w = worst.get(c)
+        out[c] = {"open_moves": int(t["open"]), "bytes_moved": int(t["moved"] or 0), "bytes_left": int(t["left"] or 0),
+                  "eta_ms": None if t["blocked"] else (int(t["eta"]) if t["eta"] is not None else None),
+                  "moves_that_cannot_finish": int(t["blocked"]),
+                  "bottleneck_broker": int(w["broker"]) if w is not None else None}
+    return out
+
+
 def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict:
     """{cluster: headline numbers} of the written analysis ``tables`` (see :data:`TABLES`), one per meta."""
     peaks = {r["cluster"]: r for r in tables["cluster_metrics"].groupBy("cluster").agg(
@@ -62,6 +91,7 @@ def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict
         "cluster", "status").agg(F.count(F.lit(1)).alias("n")).collect()}
     meters = _meter_totals(tables["broker_metrics"])
     gauges = _summed_gauge_peaks(tables["broker_metrics"])
+    overall = _overall_progress(tables["reassignments"])
     out: dict = {}
     for meta in metas:
         c = str(meta["cluster"])
@@ -78,5 +108,6 @@ def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict
             "reassignments": {s: by_status.get((c, s), 0) for s in STATUSES},
             **{key: int(meters.get((c, short), 0.0)) for short, key in METER_TOTALS.items()},
             **{key: int(gauges.get((c, short), 0.0)) for short, key in SUMMED_GAUGE_PEAKS.items()},
+            "reassignment_progress": overall.get(c),
         }
     return out

@@ -83,11 +83,12 @@ def _rejects(analysis: Analysis) -> list[dict] | None:
     return [{"where": f"{r.source}:{r.line_number}", "reason": r.reason, "raw": r.raw_line} for r in rj.itertuples()]
 
 
-def write_outputs(directory: Path, analysis: Analysis, html: str) -> Path:
-    """report.html, metrics.om and summary.json (the pipeline's headline numbers of every cluster shown) into
-    ``directory``, each atomically."""
+def write_outputs(directory: Path, analysis: Analysis, html: str, naming: str = "strimzi") -> Path:
+    """report.html, metrics.om (in the ``naming`` profile) and summary.json (the pipeline's headline numbers of
+    every cluster shown) into ``directory``, each atomically."""
     grid = {c: analysis.grid(c) for c in analysis.clusters}
-    om = to_openmetrics(analysis.tables["broker_metrics"], analysis.tables["partition_state"], analysis.meta, grid)
+    om = to_openmetrics(analysis.tables["broker_metrics"], analysis.tables["partition_state"], analysis.meta, grid,
+                        naming=naming)
     summary = {c: analysis.headline(c) for c in analysis.clusters}
     write_atomic(directory / "metrics.om", om)
     write_atomic(directory / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
@@ -95,7 +96,7 @@ def write_outputs(directory: Path, analysis: Analysis, html: str) -> Path:
     return directory / "report.html"
 
 
-def build_report(directory: Path, metas: list[dict] | None = None) -> Path:
+def build_report(directory: Path, metas: list[dict] | None = None, naming: str = "strimzi") -> Path:
     """Read ``directory/analysis`` (+ ``telemetry/_meta.json``) and write the three outputs into ``directory``."""
     directory = Path(directory)
     if not directory.is_dir():
@@ -107,7 +108,7 @@ def build_report(directory: Path, metas: list[dict] | None = None) -> Path:
     names = ", ".join(analysis.clusters)
     html = render(f"replicaflow report: {names}", f"{len(sections)} cluster(s) · {directory.resolve()}", sections,
                   rejects=_rejects(analysis))
-    return write_outputs(directory, analysis, html)
+    return write_outputs(directory, analysis, html, naming)
 
 
 def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[dict] | None = None) -> Path:

@@ -1,58 +1,97 @@
-"""The headline numbers as the terminal shows them after `analyze`, `run` and `demo` (rich tables).
+"""The headline numbers as the terminal shows them after `analyze`, `run` and `demo`.
 
 Rendered from the pipeline's summary (``analysis/_summary.json``) as it is; minutes are
-partition-minutes (the sum of incident durations).
+partition-minutes (the sum of incident durations). Tables are narrow enough for an 80-column
+terminal (measures as rows, not columns), and plain ``label: value`` lines when the output is
+not a terminal (piped into a file or another tool).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from rich import box
+from rich.console import Console
 from rich.table import Table
 
+from replicaflow.model import progress
+from replicaflow.model.units import format_bytes, format_duration
 from replicaflow.report.stories import StoryPair, what_changed
 
-
-def analyze_table(summary: Mapping[str, dict]) -> Table:
-    """One row per cluster."""
-    table = Table(title="replicaflow analyze", show_lines=False)
-    for col in ("cluster", "peak URP", "peak under-min-ISR", "under-min-ISR min", "offline min", "incidents",
-                "reassignments"):
-        table.add_column(col, justify="left" if col in ("cluster", "incidents", "reassignments") else "right")
-    for cluster, s in summary.items():
-        incidents = ", ".join(f"{k} {v}" for k, v in s["incidents"].items() if v) or "none"
-        moves = ", ".join(f"{k} {v}" for k, v in s["reassignments"].items() if v) or "none"
-        table.add_row(cluster, str(s["peak_urp"]), str(s["peak_under_min_isr"]),
-                      f"{s['under_min_isr_minutes']:.1f}", f"{s['offline_minutes']:.1f}", incidents, moves)
-    return table
+Rows = list[tuple[str, str]]
 
 
-def _incidents(h: dict) -> int:
-    return sum(h["incidents"].values())
+def cluster_rows(s: Mapping) -> Rows:
+    """The measures of one cluster, label → value."""
+    moves = ", ".join(f"{k} {v}" for k, v in s["reassignments"].items() if v) or "none"
+    rows = [("Kafka", f"{s.get('kafka_version') or '?'}" + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
+            ("peak URP", f"{s['peak_urp']} ({s['peak_reassignment_induced_urp']} reassignment-induced)"),
+            ("under min ISR", f"peak {s['peak_under_min_isr']}, {s['under_min_isr_minutes']:.1f} partition-min"),
+            ("offline", f"{s['offline_minutes']:.1f} partition-min"),
+            ("incidents", ", ".join(f"{k} {v}" for k, v in s["incidents"].items() if v) or "none"),
+            ("ISR shrinks / expands", f"{s['isr_shrinks']} / {s['isr_expands']}"),
+            ("reassignments", moves)]
+    p = s.get("reassignment_progress")
+    if p:
+        if p["moves_that_cannot_finish"]:
+            eta = f"{p['moves_that_cannot_finish']} move(s) cannot finish at their rate"
+        else:
+            eta = f"ETA {format_duration(p['eta_ms'])}" if p["eta_ms"] is not None else "ETA unknown"
+        rows.append(("open moves", f"{p['open_moves']}: {format_bytes(p['bytes_moved'])} moved, "
+                                   f"{format_bytes(p['bytes_left'])} left; {eta}"))
+        if p["bottleneck_broker"] is not None:
+            rows.append(("bottleneck", f"broker {p['bottleneck_broker']} (the destination with the most left)"))
+    return rows
+
+
+def print_rows(console: Console, title: str, sections: Sequence[tuple[str, Rows]]) -> None:
+    """One two-column table per section on a terminal; ``section: label: value`` lines otherwise."""
+    if not console.is_terminal:
+        for name, rows in sections:
+            for label, value in rows:
+                console.print(f"{name}: {label}: {value}", highlight=False, markup=False, soft_wrap=True)
+        return
+    for name, rows in sections:
+        table = Table(title=f"{title}: {name}" if name else title, box=box.SIMPLE_HEAD, show_header=False,
+                      title_justify="left", expand=False)
+        table.add_column("measure", style="bold", no_wrap=True)
+        table.add_column("value", overflow="fold")
+        for label, value in rows:
+            table.add_row(label, value)
+        console.print(table)
+
+
+def print_analyze(console: Console, summary: Mapping[str, dict]) -> None:
+    print_rows(console, "replicaflow analyze", [(c, cluster_rows(s)) for c, s in summary.items()])
 
 
 def _moves(h: dict) -> str:
     """Completed of all adding replicas ('-' without a reassignment)."""
     total = sum(h["reassignments"].values())
-    return f"{h['reassignments']['completed']}/{total}" if total else "-"
+    return f"{h['reassignments'][progress.COMPLETED]}/{total}" if total else "-"
 
 
-def demo_table(stories: Sequence[StoryPair], summary: Mapping[str, dict],
-               timings: Mapping[str, float]) -> tuple[Table, list[str]]:
-    """The before → after numbers of each story, and the sentences (rich markup) that say what changed."""
-    table = Table(title=f"replicaflow demo ({timings['total']:.1f}s: simulate {timings['simulate']:.1f}s, "
-                        f"analyze {timings['analyze']:.1f}s, report {timings['report']:.1f}s)")
-    for col in ("story", "Kafka", "peak URP", "URP min", "under-min-ISR min", "incidents", "moves done",
-                "ISR shrinks", "failed partitions"):
-        table.add_column(col, justify="left" if col in ("story", "Kafka") else "right")
-    sentences = []
+def story_rows(b: dict, a: dict) -> Rows:
+    """before → after of one story's headline numbers."""
+    def arrow(key: str, fmt: str = "{}") -> str:
+        return f"{fmt.format(b[key])} → {fmt.format(a[key])}"
+
+    return [("Kafka", f"{b['kafka_version']} → {a['kafka_version']}"), ("peak URP", arrow("peak_urp")),
+            ("URP partition-min", arrow("urp_minutes", "{:.1f}")),
+            ("under-min-ISR partition-min", arrow("under_min_isr_minutes", "{:.1f}")),
+            ("incidents", f"{sum(b['incidents'].values())} → {sum(a['incidents'].values())}"),
+            ("moves done", f"{_moves(b)} → {_moves(a)}"), ("ISR shrinks", arrow("isr_shrinks")),
+            ("failed partitions", arrow("peak_failed_partitions"))]
+
+
+def print_demo(console: Console, stories: Sequence[StoryPair], summary: Mapping[str, dict],
+               timings: Mapping[str, float]) -> None:
+    """Each story's before → after numbers and the sentence that says what changed."""
+    title = (f"replicaflow demo ({timings['total']:.0f}s: simulate {timings['simulate']:.0f}s, "
+             f"analyze {timings['analyze']:.0f}s, report {timings['report']:.0f}s)")
+    console.print(title, highlight=False, markup=False)
     for s in stories:
         b, a = summary[s.before], summary[s.after]
-        table.add_row(s.key.upper(), f"{b['kafka_version']} → {a['kafka_version']}", f"{b['peak_urp']} → {a['peak_urp']}",
-                      f"{b['urp_minutes']:.1f} → {a['urp_minutes']:.1f}",
-                      f"{b['under_min_isr_minutes']:.1f} → {a['under_min_isr_minutes']:.1f}",
-                      f"{_incidents(b)} → {_incidents(a)}", f"{_moves(b)} → {_moves(a)}",
-                      f"{b['isr_shrinks']} → {a['isr_shrinks']}",
-                      f"{b['peak_failed_partitions']} → {a['peak_failed_partitions']}")
-        sentences.append(f"[bold]{s.key.upper()}[/]: " + what_changed(s.key, b, a))
-    return table, sentences
+        print_rows(console, s.key.upper(), [("", story_rows(b, a))])
+        console.print(f"{s.key.upper()}: {what_changed(s.key, b, a)}", highlight=False, markup=False,
+                      soft_wrap=not console.is_terminal)

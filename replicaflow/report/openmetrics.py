@@ -1,12 +1,16 @@
-"""OpenMetrics export (``metrics.om``) with the JMX exporter names of SEMANTICS.md §3.
+"""OpenMetrics export (``metrics.om``) with the JMX exporter names of one of two profiles in wide use.
 
-Prometheus rules and Grafana dashboards written for Strimzi's JMX exporter read the file unchanged:
-broker gauges carry the labels ``cluster`` and ``broker`` (plus ``clientId="Replica"`` for the
-ReplicaFetcherManager metrics, as the JMX name has it), meters are counters (family without
-``_total``, samples ``<family>_total``), and ``kafka_cluster_partition_underminisr`` carries
-``topic``/``partition``. Samples keep their scrape timestamps (seconds). The text is ordered by
-family, then series, then time, and ends with ``# EOF`` -- what the OpenMetrics spec and
-``promtool tsdb create-blocks-from openmetrics`` require.
+``strimzi`` (the default; Strimzi's ``kafka-metrics.yaml``): lower-cased names, label names keep
+their case (``clientId="Replica"`` on the ReplicaFetcherManager metrics, as the JMX name has it),
+meters are counters (family without ``_total``, samples ``<family>_total``). ``confluent``
+(Confluent's ``jmx-monitoring-stacks``): names and label names lower-cased (``clientid``), a meter
+keeps ``persec`` and has no ``_total`` (``kafka_server_replicamanager_isrshrinkspersec``), typed
+``unknown`` as the exporter leaves it. Both carry ``cluster`` and ``broker`` labels,
+``kafka_cluster_partition_underminisr`` with ``topic``/``partition``, and ``up{cluster,broker}`` —
+0 at the scrapes a broker missed, so an alert can say a broker is down where its gauges just
+stop. Metrics Kafka never shipped say so in their HELP. Samples keep their scrape timestamps
+(seconds); the text is ordered by family, then series, then time, and ends with ``# EOF`` — what
+the OpenMetrics spec and ``promtool tsdb create-blocks-from openmetrics`` require.
 """
 
 from __future__ import annotations
@@ -22,11 +26,24 @@ from replicaflow.model.metrics import BROKER_METRICS, BY_JMX, RFM, BrokerMetric,
 from replicaflow.model.version import KafkaVersion
 
 UNDER_MIN_ISR_FAMILY = "kafka_cluster_partition_underminisr"
+NAMINGS = ("strimzi", "confluent")
+HYPOTHETICAL = " Hypothetical: replicaflow's own, never shipped in Apache Kafka."
 
 
-def family_name(metric: BrokerMetric) -> str:
-    """OpenMetrics family: counters drop the ``_total`` suffix that their samples carry."""
+def family_name(metric: BrokerMetric, naming: str = "strimzi") -> str:
+    """The OpenMetrics family of ``metric`` in ``naming``; Strimzi's counters drop the ``_total`` their
+    samples carry, Confluent's names are the lower-cased JMX domain, type and name."""
+    if naming == "confluent":
+        domain, keys = metric.jmx.split(":", 1)
+        parts = dict(kv.split("=", 1) for kv in keys.split(","))
+        return f"{domain.replace('.', '_')}_{parts['type']}_{parts['name']}".lower()
     return metric.prometheus.removesuffix("_total") if metric.kind == "meter" else metric.prometheus
+
+
+def _family_type(metric: BrokerMetric, naming: str) -> str:
+    if metric.kind == "meter":
+        return "counter" if naming == "strimzi" else "unknown"
+    return "gauge"
 
 
 def _escape(value: str) -> str:
@@ -88,13 +105,28 @@ def under_min_isr_samples(partition_state: pd.DataFrame, grid: Mapping[str, list
     return pd.DataFrame(rows, columns=cols)
 
 
+def up_samples(bm: pd.DataFrame, meta: Mapping[str, Mapping], grid: Mapping[str, list[int]]) -> pd.DataFrame:
+    """``up`` per (cluster, broker, scrape): 1 when the broker reported metrics at the scrape, else 0."""
+    rows = []
+    for cluster in sorted(set(bm["cluster"].unique()) | set(grid)):
+        times = grid.get(cluster) or sorted(bm.loc[bm["cluster"] == cluster, "ts_ms"].unique())
+        mine = bm[bm["cluster"] == cluster]
+        brokers = sorted(set(int(b) for b in meta.get(cluster, {}).get("brokers", [])) | set(map(int, mine["broker"])))
+        seen = set(zip(mine["ts_ms"].astype(int), mine["broker"].astype(int), strict=True))
+        rows += [(cluster, b, int(t), 1.0 if (int(t), b) in seen else 0.0) for b in brokers for t in times]
+    return pd.DataFrame(rows, columns=["cluster", "broker", "ts_ms", "value"])
+
+
 def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapping] | None = None,
-                   grid: Mapping[str, list[int]] | None = None) -> str:
-    """The OpenMetrics text of ``analysis/broker_metrics`` (+ the partition under-min-ISR gauge).
+                   grid: Mapping[str, list[int]] | None = None, naming: str = "strimzi") -> str:
+    """The OpenMetrics text of ``analysis/broker_metrics`` (+ ``up`` and the partition under-min-ISR gauge).
 
     ``meta`` maps cluster → ``_meta.json`` (for the Kafka version: only a release that has the
-    partition gauge exports it, KIP-164); ``grid`` maps cluster → scrape times for the partition gauge.
+    partition gauge exports it, KIP-164; and the broker ids for ``up``); ``grid`` maps cluster →
+    scrape times; ``naming`` is ``strimzi`` or ``confluent`` (see the module docstring).
     """
+    if naming not in NAMINGS:
+        raise ValueError(f"naming: expected one of {', '.join(NAMINGS)}, found {naming!r}")
     bm = _frame(broker_metrics)
     meta = meta or {}
     out: list[str] = []
@@ -103,15 +135,26 @@ def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapp
         rows = bm[bm["name"] == metric.jmx]
         if rows.empty:
             continue
-        fam = family_name(metric)
-        out.append(f"# TYPE {fam} {'counter' if metric.kind == 'meter' else 'gauge'}")
-        out.append(f"# HELP {fam} {_escape(metric.help)}")
-        sample = fam + "_total" if metric.kind == "meter" else fam
-        extra = (("clientId", "Replica"),) if metric.jmx.startswith(RFM) else ()
+        fam = family_name(metric, naming)
+        out.append(f"# TYPE {fam} {_family_type(metric, naming)}")
+        out.append(f"# HELP {fam} {_escape(metric.help + ('' if metric.shipped else HYPOTHETICAL))}")
+        sample = fam + "_total" if _family_type(metric, naming) == "counter" else fam
+        client_id = "clientId" if naming == "strimzi" else "clientid"
+        extra = ((client_id, "Replica"),) if metric.jmx.startswith(RFM) else ()
         rows = rows.sort_values(["cluster", "broker", "ts_ms"])
         for (cluster, broker), g in rows.groupby(["cluster", "broker"], sort=True):
             labels = _labels((("cluster", cluster), ("broker", int(broker)), *extra))
             out.extend(f"{sample}{labels} {_number(v)} {_ts(t)}"
+                       for t, v in zip(g["ts_ms"].to_numpy(), g["value"].to_numpy(), strict=True))
+    up = up_samples(bm, meta, grid or {})
+    if not up.empty:
+        out.append("# TYPE up gauge")
+        out.append("# HELP up 1 when the broker answered the scrape, 0 when it was down (replicaflow's scrape "
+                   "outcome per broker).")
+        for (cluster, broker), g in up.sort_values(["cluster", "broker", "ts_ms"]).groupby(["cluster", "broker"],
+                                                                                            sort=True):
+            labels = _labels((("cluster", cluster), ("broker", int(broker))))
+            out.extend(f"up{labels} {_number(v)} {_ts(t)}"
                        for t, v in zip(g["ts_ms"].to_numpy(), g["value"].to_numpy(), strict=True))
     ps = _frame(partition_state) if partition_state is not None else None
     if ps is not None and not ps.empty and grid:

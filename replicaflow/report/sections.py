@@ -11,9 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from replicaflow.model.metrics import BROKER_METRICS
+from replicaflow.model import progress
+from replicaflow.model.metrics import BROKER_METRICS, BY_SHORT
 from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms
+from replicaflow.report import alerts
 from replicaflow.report.data import Analysis, broker_wide, meter_deltas
+from replicaflow.report.openmetrics import up_samples
 
 GAUGES = [m for m in BROKER_METRICS if m.kind == "gauge"]
 LOG_ROWS_SHOWN = 500
@@ -39,9 +42,14 @@ def gauge_charts(analysis: Analysis, cluster: str, prefix: str) -> list[dict]:
 
 
 def _total_and_brokers(wide: pd.DataFrame, short: str, grid: list[int]) -> list[dict]:
-    """A gauge's cluster total (thick) and one line per broker on the scrape grid (a down broker leaves a gap)."""
+    """A gauge's cluster figure (thick: the total of counts, the max of maxima) and one line per broker on the
+    scrape grid (a down broker leaves a gap)."""
     per = wide.pivot_table(index="ts_ms", columns="broker", values=short, aggfunc="last").reindex(grid)
-    return ([_line("cluster total", per.index, per.sum(axis=1, min_count=1), width=3)]
+    if BY_SHORT[short].aggregate == "max":
+        cluster = _line("cluster max", per.index, per.max(axis=1), width=3)
+    else:
+        cluster = _line("cluster total", per.index, per.sum(axis=1, min_count=1), width=3)
+    return ([cluster]
             + [_line(f"broker {b}", per.index, per[b]) for b in per.columns])
 
 
@@ -115,13 +123,18 @@ def reassignment_rows(analysis: Analysis, cluster: str) -> list[dict]:
     moves = analysis.of("reassignments", cluster).sort_values(["topic", "partition", "replica"])
     rows = []
     for r in moves.itertuples():
-        pct = 100.0 * r.bytes_moved / r.bytes_to_move if r.bytes_to_move else 100.0
+        known = pd.notna(r.bytes_to_move)
+        pct = 100.0 * r.bytes_moved / r.bytes_to_move if known and r.bytes_to_move else 100.0
+        moved = (f"{format_bytes(r.bytes_moved)} / {format_bytes(r.bytes_to_move)} ({pct:.0f}%)" if known
+                 else f"{format_bytes(r.bytes_moved)} / ? (no leader)")
         rows.append({"partition": f"{r.topic}-{r.partition}", "replica": int(r.replica), "status": r.status,
                      "start": format_ts_ms(r.start_ms), "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
-                     "moved": f"{format_bytes(r.bytes_moved)} / {format_bytes(r.bytes_to_move)} ({pct:.0f}%)",
-                     "rate": format_rate(r.rate_bps) if pd.notna(r.rate_bps) else "–",
+                     "moved": moved, "rate": format_rate(r.rate_bps) if pd.notna(r.rate_bps) else "–",
                      "eta": format_duration(r.eta_ms) if pd.notna(r.eta_ms) else "–",
-                     "stalled": r.status == "stalled"})
+                     "why": progress.describe(r.status, None if pd.isna(r.rate_bps) else r.rate_bps,
+                                              None if pd.isna(r.leader_growth_bps) else r.leader_growth_bps,
+                                              bool(r.throttled)),
+                     "stalled": r.status not in (progress.PROGRESSING, progress.COMPLETED, progress.CANCELLED)})
     return rows
 
 
@@ -130,7 +143,13 @@ def incident_rows(analysis: Analysis, cluster: str) -> list[dict]:
     return [{"kind": r.kind, "partition": f"{r.topic}-{r.partition}", "start": format_ts_ms(r.start_ms),
              "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
              "duration": format_duration(r.duration_ms) if pd.notna(r.duration_ms) else "open",
-             "worst": "–" if pd.isna(r.worst_value) else f"{r.worst_value:g}"} for r in inc.itertuples()]
+             "worst": "–" if pd.isna(r.worst_value) else WORST[r.kind].format(n=f"{r.worst_value:g}")}
+            for r in inc.itertuples()]
+
+
+# what incidents.worst_value counts, per kind (pipeline/events.incidents)
+WORST = {"urp": "{n} replica(s) out of the ISR", "under_min_isr": "ISR {n} below min ISR",
+         "offline": "{n} replica(s) without a leader"}
 
 
 def log_rows(analysis: Analysis, cluster: str) -> tuple[list[dict], int]:
@@ -141,6 +160,19 @@ def log_rows(analysis: Analysis, cluster: str) -> tuple[list[dict], int]:
              "isr": "" if r.isr is None else ",".join(str(int(i)) for i in np.asarray(r.isr)),
              "where": f"{r.source}:{r.line_number}", "message": r.message or ""} for r in shown.itertuples()]
     return rows, len(ev)
+
+
+def alert_rows(analysis: Analysis, cluster: str) -> list[dict]:
+    """The alerts of alerts/replicaflow.rules.yaml that would have fired on this cluster, as episodes."""
+    bm = analysis.of("broker_metrics", cluster)
+    times = analysis.grid(cluster)
+    if bm.empty or not times:
+        return []
+    grid = alerts.grid_of(bm, up_samples(bm, analysis.meta, {cluster: times}), cluster, times)
+    rule_of = alerts.BY_NAME
+    return [{"alert": e["alert"], "broker": e["labels"].get("broker", "all"), "start": format_ts_ms(e["from_ms"]),
+             "last": format_ts_ms(e["to_ms"]), "peak": alerts.value_text(e["peak"]),
+             "summary": rule_of[e["alert"]].summary} for e in alerts.episodes(alerts.evaluate(grid))]
 
 
 def cluster_section(analysis: Analysis, cluster: str, prefix: str) -> dict:
@@ -157,6 +189,7 @@ def cluster_section(analysis: Analysis, cluster: str, prefix: str) -> dict:
     }
     return {"cluster": cluster, "anchor": prefix, "meta": meta, "summary": analysis.headline(cluster),
             "incidents": incident_rows(analysis, cluster), "reassignments": reassignment_rows(analysis, cluster),
+            "alerts": alert_rows(analysis, cluster),
             "logs": logs, "n_logs": n_logs, "charts": charts,
             "scrape": format_duration(analysis.scrape_interval_ms(cluster))}
 

@@ -37,6 +37,11 @@ def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, prog
     A file asking for more than ``max_work`` replica-ticks is refused before the engine starts."""
     scenario = (scenario_path if isinstance(scenario_path, Scenario)
                 else load_scenario(Path(scenario_path), max_work=max_work or DEFAULT_MAX_WORK))
+    if progress:
+        from rich.console import Console
+
+        for warning in scenario.warnings:
+            Console(stderr=True).print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     writer = TelemetryWriter(scenario.name)
     log_events: list | None = [] if logs else None
     if progress:

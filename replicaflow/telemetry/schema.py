@@ -71,7 +71,8 @@ ANALYSIS: dict[str, pa.Schema] = {
     "reassignments": pa.schema([
         ("cluster", _STR), ("topic", _STR), ("partition", _I32), ("replica", _I32), ("start_ms", _I64),
         ("end_ms", _I64), ("bytes_to_move", _I64), ("messages_to_move", _I64), ("bytes_moved", _I64),
-        ("messages_moved", _I64), ("rate_bps", pa.float64()), ("eta_ms", _I64), ("status", _STR),
+        ("messages_moved", _I64), ("rate_bps", pa.float64()), ("leader_growth_bps", pa.float64()),
+        ("eta_ms", _I64), ("status", _STR), ("throttled", pa.bool_()),
     ]),
     "reassignment_progress": pa.schema([
         ("cluster", _STR), ("ts_ms", _I64), ("topic", _STR), ("partition", _I32), ("replica", _I32),

@@ -174,11 +174,14 @@ def test_reassignment_statuses(out):
     assert moves[(2, 5)]["status"] == "completed" and moves[(2, 5)]["end_ms"] == 40_000
     assert moves[(3, 6)]["status"] == "stalled" and moves[(3, 6)]["eta_ms"] is None
     p0 = moves[(0, 6)]
-    assert p0["status"] == "progressing" and p0["end_ms"] is None
-    # replica 6 grows 500 B per scrape from 0; the leader is at 2200 messages / 22 000 B at 120 s
+    # replica 6 grows 500 B per scrape from 0 while the leader's log grows 1000 B: the gap widens
+    assert p0["status"] == "never at this rate" and p0["end_ms"] is None and p0["eta_ms"] is None
+    # the leader is at 2200 messages / 22 000 B at 120 s
     assert p0["bytes_moved"] == 6000 and p0["messages_moved"] == 600
     assert p0["bytes_to_move"] == 22_000 and p0["messages_to_move"] == 2200
-    assert p0["rate_bps"] == pytest.approx(50.0) and p0["eta_ms"] == 320_000
+    assert p0["rate_bps"] == pytest.approx(50.0) and p0["leader_growth_bps"] == pytest.approx(100.0)
+    # replicas 4 and 5 hold the leader's whole log: caught up, waiting to join the ISR
+    assert [(moves[(0, r)]["status"], moves[(0, r)]["eta_ms"]) for r in (4, 5)] == [("progressing", 0)] * 2
     progress = rows(out, "reassignment_progress", cluster="v25", partition=0, replica=6)
     assert [p["bytes_moved"] for p in sorted(progress, key=lambda p: p["ts_ms"])][:3] == [0, 500, 1000]
 
@@ -216,7 +219,12 @@ def test_summary_written(out):
 
     summary = json.loads((out / "_summary.json").read_text())
     assert set(summary) == {"ties", "v24", "v25", "v36", "v37"}
-    assert summary["v25"]["reassignments"] == {"progressing": 3, "stalled": 1, "completed": 1, "cancelled": 1}
+    assert summary["v25"]["reassignments"] == {"progressing": 2, "starved": 0, "never at this rate": 1, "stalled": 1,
+                                               "completed": 1, "cancelled": 1}
+    assert summary["v25"]["reassignment_progress"] == {
+        # replicas 4 and 5 copied 12 000 B each and are caught up; 6 copied 6000 B of partition 0, none of 3
+        "open_moves": 4, "bytes_moved": 2 * 12_000 + 6000, "bytes_left": 16_000 + 20_000, "eta_ms": None,
+        "moves_that_cannot_finish": 2, "bottleneck_broker": 6}
     assert summary["v37"]["under_min_isr_minutes"] == pytest.approx(20_000 / 60_000, abs=1e-3)
     assert summary["ties"]["peak_urp"] >= 1 and summary["ties"]["incidents"]["offline"] == 1
 

@@ -81,20 +81,28 @@ def test_demo_report_renders_in_chromium(demo, tmp_path):
     assert not [line for line in stderr.splitlines() if "CONSOLE" in line and "rror" in line]
 
 
-def test_printed_table_has_the_headline_columns(demo):
+def test_printed_tables_fit_80_columns_and_degrade_to_plain_text(demo):
     from rich.console import Console
 
-    from replicaflow.report.console import demo_table
+    from replicaflow.report.console import print_analyze, print_demo
 
     out, _ = demo
     s = json.loads((out / "analysis" / "_summary.json").read_text())
-    table, sentences = demo_table(STORIES, s, {"total": 1.0, "simulate": 0.2, "analyze": 0.7, "report": 0.1})
-    console = Console(width=200, record=True)
-    console.print(table)
-    text = console.export_text()
-    for col in ("peak URP", "under-min-ISR min", "incidents", "moves done", "ISR shrinks"):
-        assert col in text
+    timings = {"total": 1.0, "simulate": 0.2, "analyze": 0.7, "report": 0.1}
+    terminal = Console(width=80, record=True, force_terminal=True)
+    print_demo(terminal, STORIES, s, timings)
+    print_analyze(terminal, s)
+    text = terminal.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80 and "…" not in text
+    for label in ("peak URP", "under-min-ISR partition-min", "incidents", "moves done", "ISR shrinks"):
+        assert label in text
     assert json.loads((out / "summary.json").read_text()) == s          # the report renders the pipeline's numbers
     moved = s["kip352-after"]["reassignments"]
     assert f"{moved['completed']}/{sum(moved.values())}" in text and moved["completed"] > 0
-    assert len(sentences) == len(STORIES)
+    assert sum(line.startswith(f"{story.key.upper()}: ") for story in STORIES for line in text.splitlines()) \
+        == len(STORIES)
+    piped = Console(width=80, record=True, force_terminal=False)
+    print_analyze(piped, s)
+    plain = piped.export_text().splitlines()
+    assert plain and all(line.count(": ") >= 2 for line in plain) and not any("─" in line for line in plain)
+    assert "kip542-after: Kafka: 3.7 + KIP-542 (hypothetical)" in plain

@@ -37,7 +37,7 @@ def test_labels_as_the_jmx_exporter_writes_them(built):
     assert sorted((dict(lab)["cluster"], dict(lab)["broker"]) for lab in urp) == [
         ("alpha", "1"), ("alpha", "2"), ("alpha", "3"), ("alpha", "4"), ("beta", "1"), ("beta", "2")]
     assert {m.prometheus.removesuffix("_total") for m in BROKER_METRICS} >= {
-        s.removesuffix("_total") for s, _ in series if s != "kafka_cluster_partition_underminisr"}
+        s.removesuffix("_total") for s, _ in series if s not in ("kafka_cluster_partition_underminisr", "up")}
 
 
 def test_gauge_values_follow_the_partition_intervals(built):
@@ -71,4 +71,36 @@ def test_counters_and_escaping_from_a_frame():
         "# HELP kafka_server_replicamanager_isrshrinks ISR shrinks committed by this broker as leader.",
         'kafka_server_replicamanager_isrshrinks_total{cluster="we\\"ird\\\\c",broker="1"} 0 1.500',
         'kafka_server_replicamanager_isrshrinks_total{cluster="we\\"ird\\\\c",broker="1"} 2 2.500',
+        "# TYPE up gauge",
+        "# HELP up 1 when the broker answered the scrape, 0 when it was down (replicaflow's scrape outcome per "
+        "broker).",
+        'up{cluster="we\\"ird\\\\c",broker="1"} 1 1.500',
+        'up{cluster="we\\"ird\\\\c",broker="1"} 1 2.500',
         "# EOF"]
+
+
+def test_up_is_zero_while_a_broker_is_down(built):
+    _, series = parse((built[0] / "metrics.om").read_text())
+    b4 = dict(series[("up", (("cluster", "alpha"), ("broker", "4")))])
+    assert {t - T0: v for t, v in b4.items() if v == 0.0} == {250_000: 0.0, 260_000: 0.0}
+    assert b4[T0 + 240_000] == 1.0 and b4[T0 + 270_000] == 1.0
+
+
+def test_confluent_naming_and_hypothetical_help(built):
+    from replicaflow.report.data import load_analysis
+
+    a = load_analysis(built[0])
+    text = to_openmetrics(a.tables["broker_metrics"], a.tables["partition_state"], a.meta,
+                          {c: a.grid(c) for c in a.clusters}, naming="confluent")
+    families, series = parse(text)
+    kinds = dict(families)
+    assert kinds["kafka_server_replicamanager_isrshrinkspersec"] == "unknown"          # keeps persec, no _total
+    assert kinds["kafka_server_replicamanager_underreplicatedpartitions"] == "gauge"
+    failed = [lab for s, lab in series if s == "kafka_server_replicafetchermanager_failedpartitionscount"]
+    assert failed and all(dict(lab)["clientid"] == "Replica" for lab in failed)        # label names lower-cased
+    assert not any(s.endswith("_total") for s, _ in series)
+    lag = pd.DataFrame({"cluster": ["c"], "ts_ms": [0], "broker": [1], "name": [jmx("ReassignmentMaxLag")],
+                        "value": [5.0]})
+    assert ("# HELP kafka_server_replicamanager_reassignmentmaxlag Max over led reassigning partitions of HW minus "
+            "an adding replica's LEO (§3.1). Hypothetical: replicaflow's own, never shipped in Apache Kafka."
+            in to_openmetrics(lag).splitlines())

@@ -21,7 +21,7 @@ def _run(*args, cwd=None) -> subprocess.CompletedProcess:
 def test_rules_file_is_valid():
     res = _run("check", "rules", str(RULES_FILE))
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "SUCCESS: 3 rules found" in res.stdout
+    assert "SUCCESS: 8 rules found" in res.stdout
 
 
 def test_openmetrics_loads_into_tsdb_blocks(built, tmp_path):
@@ -44,9 +44,10 @@ def test_strimzi_alerts_fire_when_the_scenario_says(built_alpha, tmp_path):
     alerts = tuple(RULES)
     grid, expected = expected_for(load_analysis(root), "alpha", alerts)
     fired = {a for fs in expected.values() for f in fs for a in [f["alert"]]}
-    assert fired == set(alerts)                                # the scenario exercises all three
+    assert fired == set(alerts)                                # the scenario exercises all four
     first = {a: min(t for t, fs in expected.items() if any(f["alert"] == a for f in fs)) - T0 for a in alerts}
     assert first == {"UnderReplicatedPartitions": 70_000, "UnderMinIsrPartitionCount": 110_000,
+                     "AtMinIsrPartitionCount": 70_000,
                      "OfflinePartitions": 210_000}             # first scrape with the gauge > 0, plus `for: 10s`
     shutil.copy(RULES_FILE, tmp_path / "rules.yaml")
     om_text = (root / "metrics.om").read_text()

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from replicaflow.model.metrics import jmx
+from replicaflow.model.progress import STATUSES
 from replicaflow.telemetry.schema import ANALYSIS
 
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
@@ -50,19 +51,20 @@ BETA = [
 # events-0 adds replica 4 [30 s, 140 s): legacy URP only, one completed move; 3 shrinks, 2 expands;
 # broker 2's fetcher has one failed partition. beta's logs-0 is under-replicated [80 s, 150 s).
 _RUN = {"kafka_version": "3.7", "kip542": False, "start": "2026-01-01 00:00:00", "end": "2026-01-01 00:05:00"}
-_NO_MOVES = {"progressing": 0, "stalled": 0, "completed": 0, "cancelled": 0}
+_NO_MOVES = {s: 0 for s in STATUSES}
 HEADLINES = {
     "alpha": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 2, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 1,
               "peak_under_min_isr": 1, "peak_offline": 1, "peak_reassigning": 1, "urp_minutes": 1.5,
               "under_min_isr_minutes": 0.833, "offline_minutes": 0.667,
               "incidents": {"urp": 2, "under_min_isr": 1, "offline": 1},
               "reassignments": {**_NO_MOVES, "completed": 1}, "isr_shrinks": 3, "isr_expands": 2,
-              "peak_failed_partitions": 1},
+              "peak_failed_partitions": 1, "reassignment_progress": None},
     "beta": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 1, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 0,
              "peak_under_min_isr": 0, "peak_offline": 0, "peak_reassigning": 0, "urp_minutes": 1.167,
              "under_min_isr_minutes": 0.0, "offline_minutes": 0.0,
              "incidents": {"urp": 1, "under_min_isr": 0, "offline": 0},
-             "reassignments": _NO_MOVES, "isr_shrinks": 1, "isr_expands": 1, "peak_failed_partitions": 0},
+             "reassignments": _NO_MOVES, "isr_shrinks": 1, "isr_expands": 1, "peak_failed_partitions": 0,
+             "reassignment_progress": None},
 }
 
 
@@ -154,7 +156,7 @@ def reassignment_rows(name: str) -> tuple[list[dict], list[dict]]:
     start, end = T0 + 30_000, T0 + 140_000
     moves = [dict(cluster=name, topic="events", partition=0, replica=4, start_ms=start, end_ms=end,
                   bytes_to_move=55_000_000, messages_to_move=55_000, bytes_moved=55_000_000, messages_moved=55_000,
-                  rate_bps=500_000.0, eta_ms=0, status="completed")]
+                  rate_bps=500_000.0, leader_growth_bps=0.0, eta_ms=0, status="completed", throttled=False)]
     progress = [dict(cluster=name, ts_ms=t, topic="events", partition=0, replica=4,
                      bytes_moved=(t - start) // STEP * 5_000_000,
                      bytes_remaining=55_000_000 - (t - start) // STEP * 5_000_000, rate_bps=500_000.0)

@@ -101,7 +101,7 @@ def test_unquoted_version_keeps_its_digits(tmp_path):
     (GOOD + "duration: 5m\n", ":17: duplicate key 'duration' (first at line 2)"),
     ("a: &a [1,1,1,1,1,1,1,1,1,1]\n" + "".join(
         f"{c}: &{c} [{','.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
-     "expands to more than 2,000,000 values"),
+     "expands to more than 1,000,000 values"),
     ("x: " + "[" * 5000 + "]" * 5000 + "\n", "nested deeper than 64 levels"),
     ("x: " + "[" * 80 + "]" * 80 + "\n", "nested deeper than 64 levels"),
     ("name: [unclosed\n", ":2: invalid YAML (expected ',' or ']'"),
@@ -168,3 +168,15 @@ def test_fuzz_arbitrary_yaml_only_raises_our_error(tmp_path, doc):
 def test_fuzz_arbitrary_bytes_only_raise_our_error(tmp_path, data):
     with contextlib.suppress(ReplicaflowError):
         _load(tmp_path, data)
+
+
+@pytest.mark.parametrize(("version", "effect"), [("3.6", "acks=all writes are refused"), ("3.7", "caps it")])
+def test_min_isr_above_replication_factor_is_a_warning(tmp_path, version, effect):
+    text = GOOD.replace('"3.7"', f'"{version}"').replace("replication_factor: 3", "replication_factor: 3\n"
+                                                          "    min_insync_replicas: 4")
+    path, s = _load(tmp_path, text)
+    assert s.warnings == (f"{path}:11: topics[0].min_insync_replicas: min ISR 4 is above topic 'orders's "
+                          f"replication factor 3: " + s.warnings[0].split("replication factor 3: ")[1],)
+    assert effect in s.warnings[0]
+    _, fine = _load(tmp_path, GOOD)
+    assert fine.warnings == ()

@@ -21,7 +21,7 @@ from replicaflow.sim.scenario.models import (
     StallFollowerEvent,
     TopicSpec,
 )
-from replicaflow.sim.scenario.problems import Problems
+from replicaflow.sim.scenario.problems import Problem, Problems
 
 
 def check_grid_and_bounds(s: Scenario, problems: Problems, max_work: int) -> bool:
@@ -176,3 +176,18 @@ def _check_config(s: Scenario, ev: ConfigEvent, body: tuple, refs: _References) 
             for partition, b in sorted(parse_throttled_replicas(value, name)):
                 refs.topic_partition(ev.entity, partition, body + (name,))
                 refs.broker(b, body + (name,))
+
+
+def warnings(s: Scenario, problems: Problems) -> list[str]:
+    """Valid but likely unintended: a min ISR above the replication factor (every ``acks=all`` write
+    is refused from the start; 3.7 caps the effective min ISR at the replica count, KIP-966's prelude)."""
+    out = []
+    for i, t in enumerate(s.topics):
+        min_isr = t.min_insync_replicas or s.cluster.min_insync_replicas
+        if min_isr > t.replication_factor:
+            where = ("topics", i, "min_insync_replicas") if t.min_insync_replicas else ("cluster", "min_insync_replicas")
+            effect = ("Kafka 3.7+ caps it at the replica count" if s.version.at_least("3.7")
+                      else "every partition is under min ISR and acks=all writes are refused from the start")
+            out.append(problems.sentence(Problem(where, f"min ISR {min_isr} is above topic '{t.name}'s "
+                                                        f"replication factor {t.replication_factor}: {effect}")))
+    return out

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from replicaflow.model.assignment import assign_replicas
 from replicaflow.sim.scenario import yamldoc
-from replicaflow.sim.scenario.checks import check_grid_and_bounds, check_references
+from replicaflow.sim.scenario.checks import check_grid_and_bounds, check_references, warnings
 from replicaflow.sim.scenario.limits import DEFAULT_MAX_WORK
 from replicaflow.sim.scenario.models import Event, Scenario
 from replicaflow.sim.scenario.normalize import expand_cluster, flatten_event
@@ -32,9 +32,10 @@ def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max
         problems.add((), f"expected a mapping of scenario fields, found {type(data).__name__}")
         problems.raise_if_any()
     raw = dict(data)
-    if "source" in raw:
-        problems.add(("source",), "unknown field")
-        del raw["source"]
+    for internal in ("source", "warnings"):
+        if internal in raw:
+            problems.add((internal,), "unknown field")
+            del raw[internal]
     if "name" not in raw and not source.startswith("<"):
         raw["name"] = Path(source).stem
     raw["cluster"] = expand_cluster(raw.get("cluster"), problems)
@@ -68,7 +69,7 @@ def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max
         for i, t in enumerate(scenario.topics))
     order = sorted(range(len(events)), key=lambda k: (events[k][1].at_ms, events[k][0]))
     return scenario.model_copy(update={"topics": topics, "events": tuple(events[k][1] for k in order),
-                                       "source": source})
+                                       "source": source, "warnings": tuple(warnings(scenario, problems))})
 
 
 def load_scenario(path: Path, *, max_work: int = DEFAULT_MAX_WORK) -> Scenario:

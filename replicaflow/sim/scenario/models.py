@@ -251,6 +251,7 @@ class Scenario(FrozenModel):
     topics: tuple[TopicSpec, ...] = Field(min_length=1)
     events: tuple[Event, ...] = ()
     source: str = "<scenario>"
+    warnings: tuple[str, ...] = ()  # sentences about a valid but likely unintended file (loader.py)
 
     @property
     def version(self) -> KafkaVersion:

@@ -18,7 +18,7 @@ import yaml
 from replicaflow.errors import ReplicaflowError, quote
 
 MAX_DEPTH = 64  # nesting levels; a scenario needs about 6
-MAX_NODES = 2_000_000  # values after alias expansion; a 100,000-move inline plan is about 500,000
+MAX_NODES = 1_000_000  # values after alias expansion; a 50,000-move inline plan is about 250,000
 MAX_BYTES = 256 * 2**20  # the largest scenario or plan file read at all
 
 

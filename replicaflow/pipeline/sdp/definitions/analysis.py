@@ -79,5 +79,5 @@ def reassignment_progress() -> DataFrame:
 
 @dp.materialized_view(name="reassignments")
 def reassignments() -> DataFrame:
-    return conform(E.reassignments(_read("reassignment_episodes"), _read("reassignment_progress_detail")),
-                   "reassignments")
+    return conform(E.reassignments(_read("reassignment_episodes"), _read("reassignment_progress_detail"),
+                                   T.tables["configs"]), "reassignments")

@@ -45,11 +45,14 @@ def cluster_rows(s: Mapping) -> Rows:
 
 
 def print_rows(console: Console, title: str, sections: Sequence[tuple[str, Rows]]) -> None:
-    """One two-column table per section on a terminal; ``section: label: value`` lines otherwise."""
+    """One two-column table per section on a terminal; plain ``label: value`` lines under the section's
+    name otherwise (wrapped at the console width)."""
     if not console.is_terminal:
         for name, rows in sections:
+            if name:
+                console.print(f"{title}: {name}", highlight=False, markup=False)
             for label, value in rows:
-                console.print(f"{name}: {label}: {value}", highlight=False, markup=False, soft_wrap=True)
+                console.print(f"  {label}: {value}", highlight=False, markup=False)
         return
     for name, rows in sections:
         table = Table(title=f"{title}: {name}" if name else title, box=box.SIMPLE_HEAD, show_header=False,

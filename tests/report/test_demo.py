@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,11 +24,30 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def demo(spark, tmp_path_factory):
-    from replicaflow.jobs.demo import run_demo
-
+def demo_run(tmp_path_factory):
+    """`replicaflow demo` as an operator runs it, in an 80-column terminal (rich told it is one)."""
     out = tmp_path_factory.mktemp("demo")
-    return out, run_demo(out, spark=spark, progress=False)
+    env = {**os.environ, "COLUMNS": "80", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "0"}
+    done = subprocess.run([str(Path(sys.executable).parent / "replicaflow"), "demo", "--out", str(out)], env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return out, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def demo(demo_run):
+    out, _ = demo_run
+    return out, out / "report.html"
+
+
+def test_demo_terminal_output_is_clean_at_80_columns(demo_run):
+    _, text = demo_run
+    lines = [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", line) for line in text.splitlines()]
+    assert max(len(line) for line in lines) <= 80, "\n".join(line for line in lines if len(line) > 80)
+    noise = [line for line in lines if re.search(r"WARN|WARNING|log4j|\.py:\d|Traceback|SparkR|setLogLevel", line)]
+    assert not noise, noise
+    assert any(line.startswith("demo report: ") for line in lines)
+    assert sum(line.startswith(f"{s.key.upper()}: ") for s in STORIES for line in lines) == len(STORIES)
 
 
 def test_one_report_with_five_pairs_side_by_side(demo):
@@ -104,5 +126,5 @@ def test_printed_tables_fit_80_columns_and_degrade_to_plain_text(demo):
     piped = Console(width=80, record=True, force_terminal=False)
     print_analyze(piped, s)
     plain = piped.export_text().splitlines()
-    assert plain and all(line.count(": ") >= 2 for line in plain) and not any("─" in line for line in plain)
-    assert "kip542-after: Kafka: 3.7 + KIP-542 (hypothetical)" in plain
+    assert plain and max(len(line) for line in plain) <= 80 and not any("─" in line for line in plain)
+    assert plain[plain.index("replicaflow analyze: kip542-after") + 1] == "  Kafka: 3.7 + KIP-542 (hypothetical)"

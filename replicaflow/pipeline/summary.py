@@ -100,6 +100,8 @@ def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict
         out[c] = {
             "kafka_version": meta.get("kafka_version"),
             "kip542": meta.get("kip542"),
+            "time_zone": "UTC",
+            "inputs": {k: meta[k] for k in ("source", "brokers", "topics", "events", "scrape_interval_ms") if k in meta},
             "start": format_ts_ms(meta["start_ms"]) if "start_ms" in meta else None,
             "end": format_ts_ms(meta["end_ms"]) if "end_ms" in meta else None,
             **{key: int(p[key] or 0) if p else 0 for key in PEAKS.values()},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from replicaflow.model.units import format_duration, format_rate
 from replicaflow.sim.engine import Engine
 from replicaflow.sim.scenario import DEFAULT_MAX_WORK, Scenario, load_scenario
 from replicaflow.telemetry.io import TelemetryWriter
@@ -18,6 +19,37 @@ def run_engine(scenario: Scenario, writer: TelemetryWriter, log_events: list | N
     return engine
 
 
+def event_text(event) -> str:
+    """One operator-readable line per scenario event, for the report's markers and inputs panel."""
+    k = event.kind
+    if k == "reassign":
+        throttle = f", --throttle {format_rate(event.throttle_bps)}" if event.throttle_bps else ""
+        return f"reassign {len(event.partitions)} partition(s){throttle}"
+    if k in ("broker_down", "broker_up"):
+        how = " (controlled shutdown)" if getattr(event, "controlled", False) else ""
+        return f"broker {event.broker} {k.split('_')[1]}{how}"
+    if k == "slow_network":
+        caps = ", ".join(f"{side} {format_rate(v)}" for side, v in (("in", event.network_in_bps),
+                                                                     ("out", event.network_out_bps)) if v is not None)
+        return f"broker {event.broker} network {caps} for {format_duration(event.for_ms)}"
+    if k == "fail_partition":
+        return f"{event.topic}-{event.partition} fails on broker {event.broker} ({event.error})"
+    if k == "produce_burst":
+        return f"produce burst {event.topic} {format_rate(event.rate_bps)} for {format_duration(event.for_ms)}"
+    if k == "stall_follower":
+        what = f" {event.topic}" + (f"-{event.partition}" if event.partition is not None else "") if event.topic else ""
+        return f"followers on broker {event.broker} stall{what}"
+    if k == "config":
+        def shown(name: str, value: str | None) -> str:
+            if value is None:
+                return "(deleted)"
+            return format_rate(float(value)) if name.endswith(".rate") else value
+
+        return f"config {event.entity_type} {event.entity}: " + ", ".join(f"{n}={shown(n, v)}" for n, v in event.configs)
+    return {"verify": "kafka-reassign-partitions --verify", "cancel_reassignment": "cancel reassignment",
+            "elect_leaders": "preferred leader election"}.get(k, k)
+
+
 def meta_for(scenario: Scenario, engine: Engine) -> dict:
     return {
         "cluster": scenario.name, "scenario": scenario.name, "seed": scenario.seed,
@@ -26,8 +58,12 @@ def meta_for(scenario: Scenario, engine: Engine) -> dict:
         "scrape_interval_ms": scenario.scrape_interval_ms, "tick_ms": scenario.tick_ms,
         "replica_lag_time_max_ms": scenario.kafka.replica_lag_time_max_ms, "source": "simulator",
         "brokers": [int(b) for b in engine.s.broker_ids],
-        "topics": [{"name": t.name, "partitions": t.partitions, "replication_factor": t.replication_factor}
+        "topics": [{"name": t.name, "partitions": t.partitions, "replication_factor": t.replication_factor,
+                    "min_insync_replicas": t.min_insync_replicas or scenario.cluster.min_insync_replicas,
+                    "produce_rate_bps": t.produce_rate_bps, "initial_size_bytes": t.initial_size_bytes}
                    for t in scenario.topics],
+        "events": [{"ts_ms": scenario.start_ms + e.at_ms, "kind": e.kind, "text": event_text(e)}
+                   for e in scenario.events],
     }
 
 

@@ -50,7 +50,8 @@ BETA = [
 # (1.5 partition-minutes, two incidents), under min ISR [100 s, 150 s); orders-1 offline [200 s, 240 s);
 # events-0 adds replica 4 [30 s, 140 s): legacy URP only, one completed move; 3 shrinks, 2 expands;
 # broker 2's fetcher has one failed partition. beta's logs-0 is under-replicated [80 s, 150 s).
-_RUN = {"kafka_version": "3.7", "kip542": False, "start": "2026-01-01 00:00:00", "end": "2026-01-01 00:05:00"}
+_RUN = {"kafka_version": "3.7", "kip542": False, "start": "2026-01-01 00:00:00", "end": "2026-01-01 00:05:00",
+        "time_zone": "UTC", "inputs": {"source": "test", "scrape_interval_ms": STEP}}
 _NO_MOVES = {s: 0 for s in STATUSES}
 HEADLINES = {
     "alpha": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 2, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 1,

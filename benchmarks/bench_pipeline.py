@@ -1,4 +1,4 @@
-"""Pipeline benchmark (DESIGN.md §8): `analyze` on local[2] against a floor job, and at twice the input.
+"""Pipeline benchmark (README, Performance): `analyze` on local[2] against a floor job, and at twice the input.
 
 Writes a 50-broker, 50,000-partition (RF 3) scenario of 1 hour (and the same of 2 hours) into a
 temporary directory, simulates both, then times on one local[2] SparkSession:

@@ -1,4 +1,4 @@
-"""Simulator throughput: the vectorized tick and whole `simulate` runs (DESIGN.md §8).
+"""Simulator throughput: the vectorized tick and whole `simulate` runs (README, Performance).
 
 Measures, with this tree's replicaflow:
 - the tick alone (no events, throttles, faults or scrapes) on a 50-broker, 50,000-partition, RF-3

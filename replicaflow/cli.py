@@ -1,4 +1,4 @@
-"""The `replicaflow` command: a thin shell over jobs/, one job per command (DESIGN.md §2).
+"""The `replicaflow` command: a thin shell over jobs/, one job per command (docs/architecture.md).
 
 Every command turns a ReplicaflowError into one sentence on stderr and exit status 2. Jobs are
 imported inside the commands, so `--help` answers without loading Spark or the simulator.

@@ -1,4 +1,4 @@
-"""The layer rule of DESIGN.md §2 as import-linter contracts (pyproject.toml): kept by the package, and
+"""The layer rule of docs/architecture.md as import-linter contracts (pyproject.toml): kept by the package, and
 broken -- naming the contract and the import -- as soon as a forbidden import is added to a copy of it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Read Kafka broker logs (every release family of SEMANTICS §7) into replication events, with Spark.
+"""Read Kafka broker logs (every release family of docs/semantics.md §7) into replication events, with Spark.
 
 Each file is read whole (``wholetext``) and split into numbered lines with ``posexplode``, so line
 numbers are exact and native. A line is unwrapped from its container envelope (CRI

@@ -1,7 +1,7 @@
 """`replicaflow analyze`: telemetry (and a cluster's broker logs) → ``analysis/``, then the headline table.
 
 With ``--logs`` the broker logs are read by ingest/ into ``log_events`` and ``rejects`` and handed
-to the pipeline as extra tables, so the pipeline never depends on ingest/ (DESIGN.md §2). The
+to the pipeline as extra tables, so the pipeline never depends on ingest/ (docs/architecture.md). The
 cluster the logs belong to is checked and named before Spark starts.
 """
 

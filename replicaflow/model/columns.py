@@ -1,4 +1,4 @@
-"""Rules written once for NumPy arrays and Spark Columns (DESIGN §2): the two operations that the
+"""Rules written once for NumPy arrays and Spark Columns (docs/architecture.md): the two operations that the
 operators of both cannot express alike. The one place in model/ that imports pyspark, lazily, so
 model stays importable without Spark."""
 

@@ -12,7 +12,7 @@ DEFAULT_BROKER = "<default>"
 MIN_ISR = "min.insync.replicas"
 REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms"
 
-# KIP-73 replication throttles (SEMANTICS §5.1): broker rates and topic replica lists.
+# KIP-73 replication throttles (docs/semantics.md §5.1): broker rates and topic replica lists.
 LEADER_REPLICATION_RATE = "leader.replication.throttled.rate"
 FOLLOWER_REPLICATION_RATE = "follower.replication.throttled.rate"
 LEADER_THROTTLED_REPLICAS = "leader.replication.throttled.replicas"

@@ -1,4 +1,4 @@
-"""Replica fetcher threads and partition failure (SEMANTICS.md §4, KIP-461)."""
+"""Replica fetcher threads and partition failure (docs/semantics.md §4, KIP-461)."""
 
 from __future__ import annotations
 

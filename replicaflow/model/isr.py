@@ -1,4 +1,4 @@
-"""ISR membership rules (SEMANTICS.md §1, KIP-16) as pure elementwise functions over NumPy arrays.
+"""ISR membership rules (docs/semantics.md §1, KIP-16) as pure elementwise functions over NumPy arrays.
 
 Every argument may be a scalar or an array; arrays broadcast. The simulator calls these once per
 tick on whole replica arrays and keeps the results only for the replicas that fetched.

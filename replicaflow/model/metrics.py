@@ -1,4 +1,4 @@
-"""Kafka metric names (SEMANTICS.md §3) and which of them a release has -- the one home of both.
+"""Kafka metric names (docs/semantics.md §3) and which of them a release has -- the one home of both.
 
 Every broker-level metric replicaflow reports, with its exact JMX name, its Prometheus name in
 the JMX-exporter convention Strimzi's alert rules use, and whether it is a gauge (value at the
@@ -83,7 +83,7 @@ BY_JMX = {m.jmx: m for m in BROKER_METRICS}
 TRAFFIC_METRICS = ("ReplicationBytesInPerSec", "ReplicationBytesOutPerSec",
                    "ReassignmentBytesInPerSec", "ReassignmentBytesOutPerSec")
 
-# Broker gauges that count the partitions a broker leads with a SEMANTICS §2 predicate true:
+# Broker gauges that count the partitions a broker leads with a docs/semantics.md §2 predicate true:
 # (short gauge name, predicate flag). The simulator's scrape and the pipeline both count from this map.
 LEADER_FLAG_GAUGES = (("UnderReplicatedPartitions", "urp"), ("UnderMinIsrPartitionCount", "under_min_isr"),
                       ("AtMinIsrPartitionCount", "at_min_isr"), ("ReassigningPartitions", "reassigning"))

@@ -1,4 +1,4 @@
-"""Partition health predicates (SEMANTICS.md §2), written once for NumPy arrays and Spark Columns.
+"""Partition health predicates (docs/semantics.md §2), written once for NumPy arrays and Spark Columns.
 
 The arguments are counts (|replicas|, |adding|, |ISR|, min.insync.replicas); the functions use only
 comparison, arithmetic and boolean operators, which NumPy arrays and ``pyspark.sql.Column`` both

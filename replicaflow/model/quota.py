@@ -1,4 +1,4 @@
-"""Replication throttles: KIP-73 quotas and lists, and the KIP-542 proposal (SEMANTICS.md §5).
+"""Replication throttles: KIP-73 quotas and lists, and the KIP-542 proposal (docs/semantics.md §5).
 
 The quota rate is Kafka's sampled ``Rate``: bytes in the retained 1 s windows divided by the time
 since the oldest retained window started (at least one window). "Exceeded" is strictly above.

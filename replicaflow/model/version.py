@@ -1,4 +1,4 @@
-"""Kafka versions and the behaviour switches that differ between them (SEMANTICS.md, per section)."""
+"""Kafka versions and the behaviour switches that differ between them (docs/semantics.md, per section)."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ class KafkaVersion:
     # --- logs (section 7) ---
     @property
     def log_family(self) -> str:
-        """Which family of broker log lines this release writes (SEMANTICS §7)."""
+        """Which family of broker log lines this release writes (docs/semantics.md §7)."""
         if not self.at_least("1.0"):
             return "0.10"
         if not self.at_least("2.2"):

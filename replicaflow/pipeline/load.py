@@ -1,4 +1,4 @@
-"""Reading the telemetry contract (DESIGN.md §4) into Spark, with the input checks of issue 4.
+"""Reading the telemetry contract (docs/design.md, telemetry) into Spark, with the input checks of issue 4.
 
 Several telemetry directories are read into one DataFrame per table (every key carries
 ``cluster``), and a small per-cluster meta DataFrame carries what differs between Kafka versions

@@ -30,7 +30,7 @@ OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metric
 
 
 def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df) -> dict[str, DataFrame]:
-    """Every analysis table of DESIGN.md §5 as a lazy DataFrame, in the contract's column order.
+    """Every analysis table of docs/design.md, analysis as a lazy DataFrame, in the contract's column order.
 
     ``shared`` wraps the intermediate results that feed several tables or steps (partition events and
     state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there so each is

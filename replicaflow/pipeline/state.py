@@ -1,7 +1,7 @@
 """State reconstruction: per partition, the change logs forward-filled into intervals with flags.
 
 Every telemetry change log is a stream of rows ordered by ``(ts_ms, seq)``; a scrape at T sees
-the state after the last row with ``ts_ms <= T`` (DESIGN.md §4). The partition's state is the
+the state after the last row with ``ts_ms <= T`` (docs/design.md, telemetry). The partition's state is the
 union of its assignments, leaders and isr rows and of its topic's effective
 ``min.insync.replicas`` (topic config, else the broker default, else 1), forward-filled with
 ``last(..., ignorenulls)`` and collapsed to one interval ``[from_ms, to_ms)`` per distinct
@@ -94,7 +94,7 @@ def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
 
 
 def with_flags(df: DataFrame) -> DataFrame:
-    """Flags of SEMANTICS §2 per row, in the cluster's version semantics and both URP semantics.
+    """Flags of docs/semantics.md §2 per row, in the cluster's version semantics and both URP semantics.
 
     ``df`` must carry the per-cluster meta columns ``kip352`` and ``min_isr_capped``. Partition
     predicates are true only on a current leader (§2): with no leader every flag but ``offline``

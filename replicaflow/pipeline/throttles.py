@@ -1,4 +1,4 @@
-"""Which replication throttle covers a replica's fetches at a given instant (SEMANTICS §5).
+"""Which replication throttle covers a replica's fetches at a given instant (docs/semantics.md §5).
 
 KIP-73: a follower's fetch is throttled on its own broker when the topic's
 ``follower.replication.throttled.replicas`` lists ``partition:follower`` (or ``*``) and the broker

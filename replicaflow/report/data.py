@@ -1,6 +1,6 @@
 """The report's inputs: ``DIR/analysis/*`` (pyarrow → pandas) and the scrape grid of each cluster.
 
-No Spark here (DESIGN.md §2): the analysis tables are small rollups, the report only reads them.
+No Spark here (docs/architecture.md): the analysis tables are small rollups, the report only reads them.
 Optional tables (log_events, rejects exist only when logs were ingested) come back empty with the
 contract's columns, so every section can say "none" instead of failing.
 """
@@ -54,7 +54,7 @@ class Analysis:
         return df[df["cluster"] == cluster]
 
     def grid(self, cluster: str) -> list[int]:
-        """Scrape times of a cluster: the meta's grid (DESIGN.md §4) or, without meta, the times scraped."""
+        """Scrape times of a cluster: the meta's grid (docs/design.md, telemetry) or, without meta, the times scraped."""
         m = self.meta.get(cluster)
         if m and {"start_ms", "end_ms", "scrape_interval_ms"} <= set(m):
             step = int(m["scrape_interval_ms"])

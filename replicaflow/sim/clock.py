@@ -1,7 +1,7 @@
 """The simulator's one clock: a heap of scenario events and timers, dispatched by kind.
 
 The engine advances in ticks of ``tick_ms``; something due at ``t`` runs at the first tick boundary
-``≥ t``. At one boundary the order is (DESIGN.md §3, docs/simulator.md):
+``≥ t``. At one boundary the order is (docs/scenarios.md, docs/simulator.md):
 1. timers due by then, by (time, order scheduled) — a handler gets the timer's own time, so a
    session that expires between two ticks writes its rows at the instant it expired;
 2. scenario events due by then, by (``at``, file order) — a handler gets the boundary's time;

@@ -2,7 +2,7 @@
 
 The Kafka components change the ClusterState and announce what they changed, by name
 (``isr_committed``, ``leader_started``, ...); the Emitter turns each announcement into the rows of
-the telemetry contract (DESIGN.md §4) and the log records ``telemetry/logformat.py`` renders in
+the telemetry contract (docs/design.md, telemetry) and the log records ``telemetry/logformat.py`` renders in
 Kafka's own format. It reads the state at the moment of the announcement, so rows carry exactly the
 values the change produced, and every change table shares the writer's one ``seq`` in announcement
 order.

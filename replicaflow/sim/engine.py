@@ -1,6 +1,6 @@
 """The replication engine: wires the Kafka components over one ClusterState and orders the tick.
 
-A tick at ``now`` covers ``(now - tick, now]`` (SEMANTICS §1, §4, §5, docs/simulator.md):
+A tick at ``now`` covers ``(now - tick, now]`` (docs/semantics.md §1, §4, §5, docs/simulator.md):
 1. the clock dispatches due timers and scenario events (``clock.py``);
 2. AlterPartition proposals whose delay has passed are committed (``partition.py``);
 3. produce: the live leaders append (``replica_manager.py``);

@@ -1,6 +1,6 @@
 """Kafka's Partition, for every partition at once: follower fetch state, ISR expand/shrink, AlterPartition, HW.
 
-The leader's side of replication (SEMANTICS §1): it records each follower fetch (§1.1), adds a
+The leader's side of replication (docs/semantics.md §1): it records each follower fetch (§1.1), adds a
 caught-up follower to the ISR (§1.4), removes out-of-sync followers when its broker's ISR-expiration
 task runs (§1.2, §1.3; the message rule of §1.6 up to 0.8.2), and advances the high watermark
 (§1.5). From 2.7 an ISR change is an AlterPartition proposal the controller commits after
@@ -49,7 +49,7 @@ class Partition:
 
     # ------------------------------------------------------------------ §2 health of each partition
     def flags(self) -> dict[str, np.ndarray]:
-        """[P] counts and the SEMANTICS §2 predicates in this release's semantics (offline: no leader)."""
+        """[P] counts and the docs/semantics.md §2 predicates in this release's semantics (offline: no leader)."""
         s = self.s
         n_rep = row_sum(s.rbi >= 0)
         n_add, n_rem, n_isr = row_sum(s.adding), row_sum(s.removing), row_sum(s.in_isr)

@@ -1,7 +1,7 @@
 """The JMX scrape: what every live broker reports at a scrape instant (docs/metrics.md).
 
 One scrape samples the replicas' offsets and the interval's traffic (telemetry), every live broker's
-metrics of SEMANTICS §3 that the release has (``truth/broker_metrics``), and the per-partition gauges
+metrics of docs/semantics.md §3 that the release has (``truth/broker_metrics``), and the per-partition gauges
 of each leader as change points (``truth/partition_metrics``). It returns the columns; the Emitter
 writes them.
 """
@@ -66,7 +66,7 @@ class JmxScrape:
         return out
 
     def broker_values(self, flags: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Every broker metric's value per broker index, by short name (SEMANTICS §3)."""
+        """Every broker metric's value per broker index, by short name (docs/semantics.md §3)."""
         s = self.s
         n_b = s.n_brokers
         leader_bi = s.leader_bi()

@@ -4,7 +4,7 @@ A partition's replicas occupy the first slots of its row in assignment order; a 
 add slots (up to ``slots`` = the largest |origin ∪ target| the scenario can produce). Broker ids
 are mapped to indices 0..B-1 so per-broker sums are ``np.bincount`` calls. Two views of a follower
 are kept apart, as in Kafka: ``log_leo`` is the replica's own log end offset, ``v_*`` is what the
-leader remembers about it (SEMANTICS §1.1).
+leader remembers about it (docs/semantics.md §1.1).
 
 Every module of ``replicaflow.sim`` works on this one state; what a module keeps for itself (quota
 windows, cached views, timers) lives in that module.

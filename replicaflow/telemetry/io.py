@@ -1,4 +1,4 @@
-"""Parquet I/O of the telemetry contract (DESIGN.md §4): a column-chunk writer, atomic directories, readers.
+"""Parquet I/O of the telemetry contract (docs/design.md, telemetry): a column-chunk writer, atomic directories, readers.
 
 The simulator appends whole NumPy arrays per scrape; rows are only materialised once, when the
 tables are built, so writing costs no Python work per row. Output is deterministic: the same rows
@@ -37,7 +37,7 @@ def write_parquet(table: pa.Table, path: Path) -> None:
 def atomic_dir(final: Path) -> Iterator[Path]:
     """Yield a fresh temporary sibling of ``final``; on success it replaces ``final``, on error it is removed.
 
-    A failed or killed run therefore leaves the previous ``final`` intact (DESIGN.md §5).
+    A failed or killed run therefore leaves the previous ``final`` intact (docs/design.md, analysis).
     """
     final = Path(final)
     final.parent.mkdir(parents=True, exist_ok=True)

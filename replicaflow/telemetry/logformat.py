@@ -1,10 +1,10 @@
-"""Kafka broker log lines per release (SEMANTICS §7), rendered from the simulator's structured events.
+"""Kafka broker log lines per release (docs/semantics.md §7), rendered from the simulator's structured events.
 
 The simulator records what a broker would log as plain dicts (``ts_ms``, ``broker``, ``kind`` and
 kind-specific keys); this module turns them into the lines Kafka itself writes, in the log4j layout
 ``[yyyy-MM-dd HH:mm:ss,SSS] LEVEL message (logger)`` (UTC), one file per broker and appender:
 ``broker-N/server.log``, ``broker-N/state-change.log``, ``broker-N/controller.log``. The wording of
-each message follows the release family (``KafkaVersion.log_family``); where SEMANTICS §7 is silent
+each message follows the release family (``KafkaVersion.log_family``); where docs/semantics.md §7 is silent
 the choice is written down in ``docs/logs.md`` (controller lines are KRaft's from 3.3).
 """
 

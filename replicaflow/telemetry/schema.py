@@ -1,4 +1,4 @@
-"""The data contract (DESIGN.md §4, §5): Arrow schemas of every table replicaflow writes or reads.
+"""The data contract (docs/design.md, telemetry, §5): Arrow schemas of every table replicaflow writes or reads.
 
 Telemetry tables are change logs except `replica_offsets` and `traffic`, which are sampled on the
 scrape grid. A scrape at T sees every change with ``ts_ms <= T``. Rows that share a ``ts_ms`` are

@@ -1,4 +1,4 @@
-"""Broker log ingest: every release family of SEMANTICS §7, container envelopes, JSON layouts, garbage.
+"""Broker log ingest: every release family of docs/semantics.md §7, container envelopes, JSON layouts, garbage.
 
 The fixture logs are read once per module and collected; the tests assert on plain Python rows.
 """

@@ -1,4 +1,4 @@
-"""SEMANTICS.md §8 scenarios A1–A15, each with its numbers, through replicaflow.model."""
+"""docs/semantics.md §8 scenarios A1–A15, each with its numbers, through replicaflow.model."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""KafkaVersion behaviour switches and the version boundaries named in SEMANTICS.md."""
+"""KafkaVersion behaviour switches and the version boundaries named in docs/semantics.md."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Tiny hand-made telemetry directories for the pipeline tests (the contract of DESIGN.md §4).
+"""Tiny hand-made telemetry directories for the pipeline tests (the contract of docs/design.md, telemetry).
 
 Change rows get ``seq`` in the order they are given, across all tables, as the simulator does.
 """

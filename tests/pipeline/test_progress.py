@@ -4,7 +4,7 @@ One tiny cluster with four moves to broker 6 whose leader logs grow 100 B/s: one
 (progressing, with the ETA the net rate gives), one copies slower than producers append (never at
 this rate), one the same but covered by a KIP-73 follower throttle (starved), one copies nothing
 (stalled). Kafka's rules for which fetch a throttle covers: ReplicationQuotaManager.isThrottled and
-the throttled-replicas lists of kafka.server.DynamicConfig / ConfigHandler (SEMANTICS §5.1).
+the throttled-replicas lists of kafka.server.DynamicConfig / ConfigHandler (docs/semantics.md §5.1).
 """
 
 from __future__ import annotations

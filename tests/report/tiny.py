@@ -1,7 +1,7 @@
 """A tiny but realistic ``analysis/`` written with pyarrow: the report's input without Spark.
 
 Partition histories are written by hand as intervals; every other table (broker_metrics,
-cluster_metrics, incidents, ...) is derived from them by the SEMANTICS.md rules (3.7 predicates),
+cluster_metrics, incidents, ...) is derived from them by the docs/semantics.md rules (3.7 predicates),
 so the numbers agree with each other the way the pipeline's do. ``_summary.json`` holds
 :data:`HEADLINES`, worked out by hand from those rows; tests/pipeline/test_summary.py checks that
 the pipeline's summary of these tables is exactly that.

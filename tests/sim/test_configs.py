@@ -2,7 +2,7 @@
 
 Kafka: DynamicConfigManager's broker/topic handlers (quota rates and throttled-replica lists into
 ReplicationQuotaManager, min.insync.replicas per topic with the broker default), and
-ReassignPartitionsCommand --execute --throttle / --verify (SEMANTICS §5.1; KIP-542 §5.2).
+ReassignPartitionsCommand --execute --throttle / --verify (docs/semantics.md §5.1; KIP-542 §5.2).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Kafka (ZooKeeper era): KafkaController.onBrokerFailure / onBrokerStartup, PartitionStateMachine's
 OfflinePartitionLeaderElectionStrategy (first live ISR member in assignment order), the controlled
-shutdown, and KIP-455 reassignments (KafkaController.onPartitionReassignment; SEMANTICS §6).
+shutdown, and KIP-455 reassignments (KafkaController.onPartitionReassignment; docs/semantics.md §6).
 """
 
 from __future__ import annotations

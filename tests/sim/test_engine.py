@@ -80,7 +80,7 @@ def test_reassignment_completes_and_removed_replicas_disappear():
 
 
 def test_a16_throttled_moves_take_about_ten_seconds():
-    """SEMANTICS A16 / Kafka's ReplicationQuotasTest: 6 x 10 MB moved, leader 1 MB/s, follower 3 MB/s."""
+    """docs/semantics.md §8 (A16) / Kafka's ReplicationQuotasTest: 6 x 10 MB moved, leader 1 MB/s, follower 3 MB/s."""
     leader_list = ",".join(f"{p}:{p + 1}" for p in range(6))
     follower_list = ",".join(f"{p}:{7 if p < 3 else 8}" for p in range(6))
     moves = [{"topic": "t", "partition": p, "replicas": [7 if p < 3 else 8]} for p in range(6)]

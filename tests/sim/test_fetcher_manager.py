@@ -2,7 +2,7 @@
 
 Kafka: kafka.server.ReplicaFetcherManager / AbstractFetcherManager (threads keyed by leader and
 fetcher id), ReplicaFetcherThread (replica.fetch.max.bytes, replica.fetch.response.max.bytes) and
-the KIP-461 failed partitions of AbstractFetcherThread (SEMANTICS §4).
+the KIP-461 failed partitions of AbstractFetcherThread (docs/semantics.md §4).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Kafka: kafka.cluster.Partition (updateFollowerFetchState, maybeExpandIsr, maybeShrinkIsr,
 maybeIncrementLeaderHW, makeLeader) and ReplicaManager's isr-expiration task every lag/2
-(SEMANTICS §1.1–§1.6). The rules are model.isr's; these tests check the grid application.
+(docs/semantics.md §1.1–§1.6). The rules are model.isr's; these tests check the grid application.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scenario files (DESIGN.md §3): normalized values, Kafka's replica assignment, one-sentence errors."""
+"""Scenario files (docs/scenarios.md): normalized values, Kafka's replica assignment, one-sentence errors."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ tick: 100ms               # simulation step
 scrape_interval: 10s      # metric samples and ground truth are taken on this grid
 start: 2026-01-01T00:00:00Z
 kafka:
-  version: "3.7"          # behaviour per SEMANTICS.md; any X.Y from 0.8 to 4.x
+  version: "3.7"          # behaviour per docs/semantics.md; any X.Y from 0.8 to 4.x
   kip542: false           # reassignment throttles (section 5.2)
   replica_lag_time_max: 30s   # optional overrides of version defaults
   num_replica_fetchers: 1

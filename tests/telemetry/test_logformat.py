@@ -1,4 +1,4 @@
-"""Golden broker log lines per release family, against the exact strings of SEMANTICS §7."""
+"""Golden broker log lines per release family, against the exact strings of docs/semantics.md §7."""
 
 from __future__ import annotations
 

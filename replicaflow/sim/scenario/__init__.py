@@ -1,4 +1,4 @@
-"""The scenario file (DESIGN §3): YAML in human units, validated into frozen, normalized models.
+"""The scenario file (docs/scenarios.md): YAML in human units, validated into frozen, normalized models.
 
 ``fields`` (unit-typed fields) → ``models`` (pydantic models; events a discriminated union) ←
 ``yamldoc`` (bounded YAML with lines) → ``normalize`` (shorthand) / ``plan`` (reassignment JSON) →

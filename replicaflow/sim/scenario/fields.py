@@ -1,4 +1,4 @@
-"""Field types of the scenario models: human units in, normalized values out (DESIGN §3).
+"""Field types of the scenario models: human units in, normalized values out (docs/scenarios.md).
 
 ``*_ms`` ints, ``*_bps`` floats and ``*_bytes`` ints, each converted by the one parser of
 ``model/units.py``; topic names pass Kafka's own rule (``model/topic.py``). A converter raises

@@ -1,5 +1,5 @@
 """The scenario as validated, frozen models: the Kafka release, the cluster, the topics and the
-timeline of events (a discriminated union on ``kind``), all in normalized units (DESIGN §3)."""
+timeline of events (a discriminated union on ``kind``), all in normalized units (docs/scenarios.md)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ ERROR_ALIASES = {"fenced_epoch": "fenced_leader_epoch", "corrupt": "corrupt_reco
 
 # ---------------------------------------------------------------------------------------- kafka
 class KafkaSpec(FrozenModel):
-    """Broker behaviour: the release (SEMANTICS per section) and the configs the simulator honours."""
+    """Broker behaviour: the release (docs/semantics.md, per section) and the configs the simulator honours."""
 
     version: str
     kip542: bool = False
@@ -165,7 +165,7 @@ class SlowNetworkEvent(_Event):
 
 
 class FailPartitionEvent(_Event):
-    """The follower on ``broker`` gets ``error`` fetching the partition (SEMANTICS §4, KIP-461)."""
+    """The follower on ``broker`` gets ``error`` fetching the partition (docs/semantics.md §4, KIP-461)."""
 
     kind: Literal["fail_partition"]
     topic: TopicName
@@ -191,7 +191,7 @@ class ProduceBurstEvent(_Event):
 
 
 class StallFollowerEvent(_Event):
-    """The follower replicas on ``broker`` stop fetching while the broker stays up (SEMANTICS §1.2)."""
+    """The follower replicas on ``broker`` stop fetching while the broker stays up (docs/semantics.md §1.2)."""
 
     kind: Literal["stall_follower"]
     broker: BrokerId

@@ -428,6 +428,18 @@ def _changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
 
 
+REJECT_SHOWN_CHARS = 1000  # a 10 MB line stays a line in rejects, not 10 MB of report
+
+
+def shown_raw(raw: Column) -> Column:
+    """A rejected line as kept: control characters (NUL and the like from binary input) replaced by U+FFFD,
+    at most REJECT_SHOWN_CHARS characters and a note of how many more there were."""
+    clean = F.regexp_replace(raw, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]", "\ufffd")
+    more = F.length(clean) - REJECT_SHOWN_CHARS
+    return F.when(more > 0, F.concat(F.substring(clean, 1, REJECT_SHOWN_CHARS),
+                                     F.lit("… ("), more.cast("string"), F.lit(" more characters)"))).otherwise(clean)
+
+
 def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str) -> dict[str, DataFrame]:
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
     schemas) and ``line_counts`` (source, category, lines: how every line was accounted for).
@@ -447,7 +459,7 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     ).persist()
     events = _events(lines, cluster)
     rejects = conform(lines.where(F.col("category") == "reject")
-                       .select("source", "line_number", F.col("raw").alias("raw_line"), "reason"),
+                       .select("source", "line_number", shown_raw(F.col("raw")).alias("raw_line"), "reason"),
                        ANALYSIS["rejects"])
     counts = lines.groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
     isr, leaders = _changes(events)

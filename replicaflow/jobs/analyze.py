@@ -1,8 +1,8 @@
 """`replicaflow analyze`: telemetry (and a cluster's broker logs) → ``analysis/``, then the headline table.
 
-With ``--logs`` the broker logs are read by ingest/ into ``log_events`` and ``rejects`` and handed
-to the pipeline as extra tables, so the pipeline never depends on ingest/ (docs/architecture.md). The
-cluster the logs belong to is checked and named before Spark starts.
+Every input check runs before Spark starts (telemetry/checks.py, and the output folder). With
+``--logs`` the broker logs are read by ingest/ into ``log_events`` and ``rejects`` and handed to
+the pipeline as extra tables, so the pipeline never depends on ingest/ (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from rich.console import Console
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.logs import read_logs
-from replicaflow.pipeline.load import read_meta
+from replicaflow.pipeline.load import check_inputs
 from replicaflow.pipeline.runner import analyze as run_analysis
-from replicaflow.pipeline.session import get_spark
+from replicaflow.pipeline.session import check_master, get_spark
 from replicaflow.report.console import print_analyze
+from replicaflow.telemetry.checks import Checked
+from replicaflow.telemetry.outputs import ANALYSIS, REPORT, Commit
 
 LogPaths = str | Path | Sequence[str | Path]
 
@@ -27,22 +29,32 @@ def _as_list(items) -> list:
     return [items] if isinstance(items, (str, Path)) else list(items)
 
 
+def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: bool,
+                 spark: SparkSession | None, logs: LogPaths | None) -> dict:
+    """The pipeline over checked telemetry, writing ``dest/analysis`` (no commit of its own)."""
+    extra = None
+    session = spark or get_spark(master)
+    if logs is not None:
+        if len(checked) != 1:
+            raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
+        parsed = read_logs(session, [str(p) for p in _as_list(logs)], str(checked[0].meta["cluster"]))
+        extra = {name: parsed[name] for name in ("log_events", "rejects")}
+    return run_analysis([c.root for c in checked], dest, master=master, progress=progress, spark=session,
+                        extra_tables=extra, checked=checked)
+
+
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
-            spark: SparkSession | None = None, logs: LogPaths | None = None) -> dict:
+            spark: SparkSession | None = None, logs: LogPaths | None = None, allow_empty: bool = False) -> dict:
     """Analyze ``telemetry_dirs`` into ``out/analysis``; ``logs`` (files, directories or globs of one
     cluster's broker logs) add ``log_events`` and ``rejects`` (docs/logs.md). Returns the summary."""
-    extra = None
-    session = spark
-    if logs is not None:
-        dirs = _as_list(telemetry_dirs)
-        if len(dirs) != 1:
-            raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
-        cluster = str(read_meta(Path(dirs[0]))["cluster"])
-        session = session or get_spark(master)
-        parsed = read_logs(session, [str(p) for p in _as_list(logs)], cluster)
-        extra = {name: parsed[name] for name in ("log_events", "rejects")}
-    summary = run_analysis(telemetry_dirs, out, master=master, progress=progress, spark=session,
-                           extra_tables=extra)
+    checked = check_inputs(telemetry_dirs, allow_empty=allow_empty)
+    if logs is not None and len(checked) != 1:
+        raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
+    commit = Commit(out, writes=ANALYSIS, drops=REPORT)
+    if spark is None:
+        check_master(master)
+    with commit.staged() as stage:
+        summary = analyze_into(checked, stage, master, progress, spark, logs)
     if progress:
         print_analyze(Console(stderr=True), summary)
     return summary

@@ -1,19 +1,33 @@
-"""`replicaflow run`: simulate → analyze → report into one directory."""
+"""`replicaflow run`: simulate → analyze → report into one folder, committed once."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from replicaflow.jobs.analyze import analyze
-from replicaflow.jobs.report import report
-from replicaflow.jobs.simulate import simulate
+from replicaflow.jobs.analyze import analyze_into
+from replicaflow.pipeline.load import check_inputs
+from replicaflow.pipeline.session import check_master
+from replicaflow.report.build import build_report
+from replicaflow.report.console import print_analyze
+from replicaflow.sim.runner import simulate as run_simulation
+from replicaflow.sim.scenario import DEFAULT_MAX_WORK, load_scenario
+from replicaflow.telemetry.outputs import ANALYSIS, REPORT, SIMULATION, Commit
 
 
 def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False, progress: bool = True,
         max_work: int | None = None) -> Path:
-    """The three commands in a row; with ``logs`` the simulated broker logs are read back as a real
-    cluster's would be, so the report shows their events. Returns the path of report.html."""
-    out = Path(out)
-    simulate(scenario, out, logs=logs, progress=progress, max_work=max_work)
-    analyze(out, out, master=master, progress=progress, logs=[str(out / "logs")] if logs else None)
-    return report(out)
+    """The three commands in a row, whose outputs appear together; with ``logs`` the simulated broker logs
+    are read back as a real cluster's would be, so the report shows their events. Returns report.html."""
+    loaded = load_scenario(Path(scenario), max_work=max_work or DEFAULT_MAX_WORK)
+    commit = Commit(out, writes=SIMULATION + ANALYSIS + REPORT)
+    check_master(master)
+    with commit.staged() as stage:
+        run_simulation(loaded, stage, logs=logs, progress=progress)
+        summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, None,
+                               [str(stage / "logs")] if logs else None)
+        build_report(stage)
+    if progress:
+        from rich.console import Console
+
+        print_analyze(Console(stderr=True), summary)
+    return Path(out) / REPORT[0]

@@ -19,8 +19,9 @@ from replicaflow.pipeline import events as E
 from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
-from replicaflow.pipeline.load import Telemetry, read_telemetry
+from replicaflow.pipeline.load import Telemetry, read_telemetry, spark_path
 from replicaflow.pipeline.session import get_spark
+from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform as to_schema
@@ -60,7 +61,8 @@ def conform(df: DataFrame, name: str) -> DataFrame:
 
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
-            spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None) -> dict:
+            spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None,
+            checked: Sequence[Checked] | None = None) -> dict:
     """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the headline summary.
 
     ``extra_tables`` are analysis tables of other sources written beside the computed ones, e.g.
@@ -82,7 +84,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                 st.update(text)
                 console.log(text)
 
-        t = read_telemetry(session, telemetry_dirs)
+        t = read_telemetry(session, telemetry_dirs, checked)
         cached: list[DataFrame] = []
 
         def shared(df: DataFrame) -> DataFrame:
@@ -97,7 +99,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                     step(f"analyze: writing {name}")
                     tables[name].write.parquet(str(tmp / name))
                 step("analyze: summary")
-                written = {n: session.read.parquet(str(tmp / n)) for n in summary_step.TABLES}
+                written = {n: session.read.parquet(spark_path(tmp / n)) for n in summary_step.TABLES}
                 summary = summary_step.summarize(t.metas, written)
                 (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
         except ReplicaflowError:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
+import shutil
+import socket
 import tempfile
 from pathlib import Path
 
@@ -19,9 +22,29 @@ from pyspark.errors import PySparkRuntimeError
 from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
-from replicaflow.errors import ReplicaflowError
+from replicaflow.errors import ReplicaflowError, quote
 
 LOG4J2 = Path(__file__).with_name("log4j2.properties")
+_LOCAL = re.compile(r"^local(\[(\d+|\*)(,\d+)?\])?$")
+_STANDALONE = re.compile(r"^spark://([^:/,]+):(\d+)(,[^:/,]+:\d+)*$")
+MASTER_CONNECT_TIMEOUT_S = 3.0
+
+
+def check_master(master: str) -> str:
+    """``--master`` checked in seconds, before any work: a URL Spark understands, and for a standalone
+    master one that answers (Spark itself would retry for over a minute before failing)."""
+    if _LOCAL.match(master) or master.startswith(("yarn", "k8s://", "mesos://")):
+        return master
+    m = _STANDALONE.match(master)
+    if not m:
+        raise ReplicaflowError(f"--master: expected local[N], local[*] or spark://host:port, found {quote(master)}")
+    host, port = m.group(1), int(m.group(2))
+    try:
+        socket.create_connection((host, port), timeout=MASTER_CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ReplicaflowError(f"--master {master}: no Spark master answers at {host}:{port} ({reason})") from None
+    return master
 
 
 def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkSession:
@@ -33,6 +56,7 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     off because the CLI shows its own (rich) progress.
     """
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+    check_master(master)
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
@@ -55,15 +79,20 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
 
 def _quiet_gateway(conf: SparkConf):
     """Start the JVM with its stdout and stderr in the Spark log file (see the module docstring)."""
+    java_home = os.environ.get("JAVA_HOME")
+    if not (java_home and Path(java_home, "bin", "java").exists()) and shutil.which("java") is None:
+        raise ReplicaflowError("Spark needs Java 17+ and none was found (JAVA_HOME unset and no `java` on PATH): "
+                               "install it, e.g. `apt-get install openjdk-17-jre-headless`")
     target = os.environ.get("REPLICAFLOW_SPARK_LOG")
     if target == "-":
         return None  # SparkContext starts it on the terminal
     log = Path(target) if target else Path(tempfile.gettempdir()) / f"replicaflow-spark-{os.getpid()}.log"
-    if not target:
-        atexit.register(lambda: log.unlink(missing_ok=True))
     with open(log, "ab") as sink:
         try:
-            return launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+            if not target:  # kept when the JVM did not start, so the sentence can point at it
+                atexit.register(lambda: log.unlink(missing_ok=True))
+            return gateway
         except (PySparkRuntimeError, OSError) as exc:
             tail = ""
             with contextlib.suppress(OSError):

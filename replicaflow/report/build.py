@@ -24,6 +24,7 @@ from replicaflow.report.data import Analysis, load_analysis
 from replicaflow.report.openmetrics import to_openmetrics
 from replicaflow.report.sections import all_charts, cluster_section
 from replicaflow.report.stories import StoryPair, what_changed
+from replicaflow.telemetry.outputs import REPORT
 
 _SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -90,14 +91,17 @@ def write_outputs(directory: Path, analysis: Analysis, html: str, naming: str = 
     om = to_openmetrics(analysis.tables["broker_metrics"], analysis.tables["partition_state"], analysis.meta, grid,
                         naming=naming)
     summary = {c: analysis.headline(c) for c in analysis.clusters}
-    write_atomic(directory / "metrics.om", om)
-    write_atomic(directory / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    write_atomic(directory / "report.html", html)
-    return directory / "report.html"
+    html_name, om_name, summary_name = REPORT
+    write_atomic(directory / om_name, om)
+    write_atomic(directory / summary_name, json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_atomic(directory / html_name, html)
+    return directory / html_name
 
 
-def build_report(directory: Path, metas: list[dict] | None = None, naming: str = "strimzi") -> Path:
-    """Read ``directory/analysis`` (+ ``telemetry/_meta.json``) and write the three outputs into ``directory``."""
+def build_report(directory: Path, metas: list[dict] | None = None, naming: str = "strimzi",
+                 dest: Path | None = None) -> Path:
+    """Read ``directory/analysis`` (+ ``telemetry/_meta.json``) and write the three outputs into ``dest``
+    (default ``directory``)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise ReplicaflowError(f"report directory '{directory}' is not a directory")
@@ -108,7 +112,7 @@ def build_report(directory: Path, metas: list[dict] | None = None, naming: str =
     names = ", ".join(analysis.clusters)
     html = render(f"replicaflow report: {names}", f"{len(sections)} cluster(s) · {directory.resolve()}", sections,
                   rejects=_rejects(analysis))
-    return write_outputs(directory, analysis, html, naming)
+    return write_outputs(Path(dest or directory), analysis, html, naming)
 
 
 def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[dict] | None = None) -> Path:

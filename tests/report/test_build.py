@@ -151,3 +151,11 @@ def test_every_chart_in_the_data_has_its_element(built):
     data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S).group(1))
     ids = [c["id"] for c in data["charts"]]
     assert len(ids) == len(set(ids)) and sorted(ids) == sorted(re.findall(r'<div class="chart" id="([^"]+)"', html))
+
+
+def test_names_from_data_are_plain_text_for_plotly():
+    """A topic named like markup stays text in a legend (plotly reads <a href>, <b>, <br> in names)."""
+    from replicaflow.report.sections import _line
+
+    trace = _line('<a href="https://x">orders</a>-0 → 4', [0], [1.0])
+    assert trace["name"] == '&lt;a href="https://x"&gt;orders&lt;/a&gt;-0 → 4'

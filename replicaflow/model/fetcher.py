@@ -45,9 +45,13 @@ def fetcher_thread_name(fetcher_id_: int, leader_id: int) -> str:
 
 
 def fetch_error_outcome(version: KafkaVersion, error: str) -> str:
-    """'failed' (KIP-461, 2.3+), 'thread_died' (≤ 2.2) or 'retried' (backoff 1000 ms) for an error kind."""
+    """'failed' (KIP-461, 2.3+), 'thread_died' (≤ 2.2) or 'retried' (backoff 1000 ms) for an error kind.
+
+    1.0 – 2.2 retry a storage error (``AbstractFetcherThread.processFetchRequest`` catches
+    ``KafkaStorageException`` apart from the other errors that kill the thread).
+    """
     if error not in FETCH_ERRORS:
         raise ReplicaflowError(f"error: unknown fetch error '{error}', expected one of {', '.join(sorted(FETCH_ERRORS))}")
-    if error in RETRIED_ERRORS:
+    if error in RETRIED_ERRORS or (error == "storage" and version.storage_error_retried):
         return "retried"
     return "failed" if version.fetcher_failure_isolated else "thread_died"

@@ -34,16 +34,26 @@ def update_fetch_state(fetch_offset, leader_leo, now_ms, last_fetch_leader_leo, 
 
 
 def last_caught_up_after_fetch(fetch_offset, leader_leo, now_ms, last_fetch_leader_leo, last_fetch_time_ms,
-                               last_caught_up_ms, fetched=True):
+                               last_caught_up_ms, fetched=True, kafka_4485: bool = True, read_end_offset=None):
     """§1.1 lastCaughtUpTimeMs after a fetch at ``fetch_offset``; it never moves back.
 
     Caught up to the current leader LEO → now; else caught up to what the leader had at the previous
     fetch → the previous fetch time; else unchanged. Written as "pick the candidate time, then take
     the max with the old value" (the old value is its own candidate when not caught up, and for the
     replicas that did not fetch: ``fetched`` False).
+
+    Before 0.10.2 (``kafka_4485`` False, ``Replica.updateLogReadResult`` of 0.9 – 0.10.1) only a fetch
+    whose read reached the leader's log end (``read_end_offset``: the fetch offset plus what it got)
+    counts: it sets now; any other leaves the value as it was.
     """
     fetch_offset = np.asarray(fetch_offset)
-    candidate = np.where((fetch_offset >= last_fetch_leader_leo) & fetched, last_fetch_time_ms, last_caught_up_ms)
+    if kafka_4485:
+        candidate = np.where((fetch_offset >= last_fetch_leader_leo) & fetched, last_fetch_time_ms, last_caught_up_ms)
+    else:
+        candidate = np.array(np.broadcast_to(last_caught_up_ms, np.broadcast_shapes(
+            np.shape(last_caught_up_ms), np.shape(fetch_offset))), dtype=np.int64)
+        if read_end_offset is not None:
+            fetch_offset = np.asarray(read_end_offset)
     np.putmask(candidate, (fetch_offset >= leader_leo) & fetched, now_ms)
     return np.maximum(last_caught_up_ms, candidate, out=candidate)
 
@@ -54,11 +64,13 @@ def fetch_leader_leo_after_fetch(leader_leo, last_fetch_leader_leo, leo_is_max: 
 
 
 def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, last_fetch_leader_leo,
-                              last_fetch_time_ms, last_caught_up_ms):
+                              last_fetch_time_ms, last_caught_up_ms, legacy: bool = False):
     """Follower state when a broker becomes leader with a new epoch (§1.1, last paragraph).
 
     lastCaughtUp = now for ISR members, else 0. A new leader forgets follower LEOs (-1) and fetch
     times (0); a leader that only bumped its epoch keeps LEOs and restarts the fetch bookkeeping.
+    ≤ 0.8.2 (``legacy``, ``Partition.makeLeader`` setting each follower's LEO to unknown, which stamps
+    its update time): every follower's stuck clock restarts at ``now``.
     """
     in_new_isr = np.asarray(in_new_isr, dtype=bool)
     was_leader = np.asarray(was_leader, dtype=bool)
@@ -67,27 +79,34 @@ def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, l
     new_leo = np.broadcast_to(np.where(was_leader, leo, UNKNOWN_OFFSET), shape).astype(np.int64)
     new_fetch_leader_leo = np.broadcast_to(np.where(was_leader, leader_leo, last_fetch_leader_leo),
                                            shape).astype(np.int64)
-    new_fetch_time = np.broadcast_to(np.where(was_leader & in_new_isr, now_ms, 0), shape).astype(np.int64)
+    restarted = (was_leader & in_new_isr) | legacy
+    new_fetch_time = np.broadcast_to(np.where(restarted, now_ms, 0), shape).astype(np.int64)
     return new_leo, new_fetch_leader_leo, new_fetch_time, caught_up
 
 
-def is_out_of_sync(follower_leo, leader_leo, last_caught_up_ms, now_ms, lag_ms):
-    """§1.2: LEO differs from the leader's **and** not caught up for strictly more than ``lag_ms``."""
-    return (np.asarray(follower_leo) != leader_leo) & ((np.asarray(now_ms) - last_caught_up_ms) > lag_ms)
+def is_out_of_sync(follower_leo, leader_leo, last_caught_up_ms, now_ms, lag_ms, equal_leo_in_sync: bool = True):
+    """§1.2: not caught up for strictly more than ``lag_ms`` — and, from 2.1 (``equal_leo_in_sync``,
+    ``Partition.getOutOfSyncReplicas``), a LEO that differs from the leader's."""
+    stale = (np.asarray(now_ms) - last_caught_up_ms) > lag_ms
+    return (np.asarray(follower_leo) != leader_leo) & stale if equal_leo_in_sync else stale
 
 
 def is_out_of_sync_legacy(follower_leo, leader_leo, last_fetch_time_ms, now_ms, lag_ms, lag_max_messages):
-    """§1.6 (≤ 0.8.2): stuck (no fetch for more than ``lag_ms``) or more than ``lag_max_messages`` behind."""
+    """§1.6 (≤ 0.8.2, ``Partition.getOutOfSyncReplicas``): stuck (no LEO update for more than ``lag_ms``) or, with
+    a known LEO, more than ``lag_max_messages`` behind — a follower whose LEO a new leader forgot is not slow."""
     stuck = (np.asarray(now_ms) - last_fetch_time_ms) > lag_ms
-    slow = (np.asarray(leader_leo) - follower_leo) > lag_max_messages
+    follower_leo = np.asarray(follower_leo)
+    slow = (follower_leo >= 0) & ((np.asarray(leader_leo) - follower_leo) > lag_max_messages)
     return stuck | slow
 
 
-def expansion_eligible(follower_leo, leader_hw, leader_epoch_start_offset, follower_alive):
-    """§1.4: a fetching non-ISR follower joins when LEO ≥ HW and ≥ the leader epoch's start offset."""
+def expansion_eligible(follower_leo, leader_hw, leader_epoch_start_offset, follower_alive,
+                       needs_epoch_start: bool = True):
+    """§1.4: a fetching non-ISR follower joins when LEO ≥ HW and, from 2.1 (``needs_epoch_start``, KAFKA-7128),
+    ≥ the leader epoch's start offset."""
     follower_leo = np.asarray(follower_leo)
-    return (follower_leo >= leader_hw) & (follower_leo >= leader_epoch_start_offset) & np.asarray(follower_alive,
-                                                                                                     dtype=bool)
+    ok = (follower_leo >= leader_hw) & np.asarray(follower_alive, dtype=bool)
+    return ok & (follower_leo >= leader_epoch_start_offset) if needs_epoch_start else ok
 
 
 def high_watermark(prev_hw, leo_matrix, member_mask, freeze):
@@ -104,11 +123,13 @@ def high_watermark(prev_hw, leo_matrix, member_mask, freeze):
     return np.where(keep, prev_hw, hw) if keep.any() else hw
 
 
-def isr_check_due(now_ms, broker_start_ms, lag_ms, tick_ms):
-    """§1.3: the ISR-expiration task runs every ``lag/2`` ms from broker start (first run at start).
+def isr_check_due(now_ms, broker_start_ms, lag_ms, tick_ms, divisor: int = 2):
+    """§1.3: the ISR-expiration task runs every ``lag/divisor`` ms from broker start (first run at start):
+    ``lag/2`` from 0.10.2 (KAFKA-4485), ``lag`` before (``ReplicaManager.startup`` schedules
+    ``maybeShrinkIsr``).
 
-    True on the tick ``(now - tick, now]`` that contains a run instant ``start + k·lag/2`` (k ≥ 0).
+    True on the tick ``(now - tick, now]`` that contains a run instant ``start + k·period`` (k ≥ 0).
     """
-    period = np.maximum(np.asarray(lag_ms) // 2, 1)
+    period = np.maximum(np.asarray(lag_ms) // divisor, 1)
     elapsed = np.asarray(now_ms) - broker_start_ms
     return (elapsed >= 0) & (np.floor_divide(elapsed, period) > np.floor_divide(elapsed - tick_ms, period))

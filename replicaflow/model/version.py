@@ -64,6 +64,28 @@ class KafkaVersion:
         return 30_000 if self.at_least("2.5") else 10_000
 
     @property
+    def kafka_4485(self) -> bool:
+        """0.10.2 (KAFKA-4485): the ISR check runs every lag/2 (every lag before), a fetch that reaches the
+        leader LEO of the previous fetch counts as caught up, and caught-up non-ISR followers hold the HW
+        (§1.1, §1.3, §1.5)."""
+        return self.at_least("0.10.2")
+
+    @property
+    def isr_check_period_divisor(self) -> int:
+        """The ISR-expiration task runs every ``lag / divisor`` ms (§1.3): 2 from 0.10.2, 1 before."""
+        return 2 if self.kafka_4485 else 1
+
+    @property
+    def equal_leo_in_sync(self) -> bool:
+        """From 2.1 a follower whose LEO equals the leader's is never out of sync (§1.2)."""
+        return self.at_least("2.1")
+
+    @property
+    def expansion_needs_epoch_start(self) -> bool:
+        """From 2.1 (KAFKA-7128) a joining follower must also reach the leader epoch's start offset (§1.4)."""
+        return self.at_least("2.1")
+
+    @property
     def fetch_leader_leo_is_max(self) -> bool:
         """lastFetchLeaderLogEndOffset = max(leo, previous) from 3.3; plain overwrite before (§1.1)."""
         return self.at_least("3.3")
@@ -94,6 +116,11 @@ class KafkaVersion:
     def fetcher_failure_isolated(self) -> bool:
         """KIP-461 (2.3+): a failing partition is isolated; before, the whole fetcher thread dies."""
         return self.at_least("2.3")
+
+    @property
+    def storage_error_retried(self) -> bool:
+        """1.0 – 2.2 (JBOD, KIP-112): a storage error is retried and the thread lives (§4)."""
+        return self.at_least("1.0") and not self.fetcher_failure_isolated
 
     # --- logs (section 7) ---
     @property

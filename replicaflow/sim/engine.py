@@ -127,7 +127,7 @@ class Engine:
         topo = self.fetchers.topology()
         leader_leo, produce_in = self.replica_manager.produce(now, topo)
         fetch = self.fetchers.fetch(now, topo, leader_leo, produce_in)
-        partition.record_fetches(fetch.fetched, fetch.leader_leo_grid, now)
+        partition.record_fetches(fetch.fetched, fetch.leader_leo_grid, now, fetch.msgs)
         self.fetchers.append(fetch, topo, now)
         partition.expand(fetch.fetched, topo, now)
         partition.shrink(now, topo, leader_leo)

@@ -42,7 +42,12 @@ class Partition:
         self.version = scenario.version
         self.kafka = scenario.kafka
         self.tick_ms = scenario.tick_ms
-        self._leo_is_max = self.version.fetch_leader_leo_is_max  # (a version property parses a string)
+        # release switches, read once (a version property parses a string)
+        self._leo_is_max = self.version.fetch_leader_leo_is_max
+        self._kafka_4485 = self.version.kafka_4485
+        self._check_divisor = self.version.isr_check_period_divisor
+        self._equal_leo_in_sync = self.version.equal_leo_in_sync
+        self._needs_epoch_start = self.version.expansion_needs_epoch_start
         self._view: IsrView | None = None
         self._view_topo: Topology | None = None
         self.proposals = False  # AlterPartition proposals may be in flight (pending_at >= 0)
@@ -82,11 +87,14 @@ class Partition:
         return self._view
 
     # ------------------------------------------------------------------ fetches (§1.1)
-    def record_fetches(self, fetched: np.ndarray, leader_leo_grid: np.ndarray, now: int) -> None:
-        """updateFollowerFetchState for every ``fetched`` replica, at its pre-append offset, in place."""
+    def record_fetches(self, fetched: np.ndarray, leader_leo_grid: np.ndarray, now: int,
+                       msgs: np.ndarray | None = None) -> None:
+        """updateFollowerFetchState for every ``fetched`` replica, at its pre-append offset, in place; before
+        0.10.2 the read's end (pre-append offset + ``msgs`` it got) decides whether it caught up."""
         s = self.s
+        read_end = None if self._kafka_4485 or msgs is None else s.log_leo + msgs
         s.v_lcu = isr_rules.last_caught_up_after_fetch(s.log_leo, leader_leo_grid, now, s.v_lfl, s.v_lft, s.v_lcu,
-                                                       fetched)
+                                                       fetched, self._kafka_4485, read_end)
         lfl = isr_rules.fetch_leader_leo_after_fetch(leader_leo_grid, s.v_lfl, self._leo_is_max)
         np.putmask(s.v_lfl, fetched, lfl)
         np.putmask(s.v_lft, fetched, now)
@@ -102,7 +110,8 @@ class Partition:
         if not outside.any():
             return
         cand = (outside & ~topo.leader_mask
-                & isr_rules.expansion_eligible(s.v_leo, s.hw[:, None], s.epoch_start[:, None], True))
+                & isr_rules.expansion_eligible(s.v_leo, s.hw[:, None], s.epoch_start[:, None], True,
+                                               self._needs_epoch_start))
         cand &= (s.pending_at < 0)[:, None]
         rows = np.nonzero(row_any(cand))[0]
         if len(rows) == 0:
@@ -116,7 +125,7 @@ class Partition:
         """Leaders whose broker's ISR-expiration task runs in this tick drop their out-of-sync followers."""
         s = self.s
         lag_ms = self.configs.lag_ms
-        due = isr_rules.isr_check_due(now, s.start_ms, lag_ms, self.tick_ms) & s.up
+        due = isr_rules.isr_check_due(now, s.start_ms, lag_ms, self.tick_ms, self._check_divisor) & s.up
         if not due.any():
             return
         check = topo.leader_up & due[np.maximum(topo.leader_bi, 0)] & (s.pending_at < 0)
@@ -125,7 +134,8 @@ class Partition:
         rows = np.nonzero(check)[0]
         leader_leo = leader_leo[rows][:, None]
         if self.version.lag_rule == "time":
-            out = isr_rules.is_out_of_sync(s.v_leo[rows], leader_leo, s.v_lcu[rows], now, lag_ms)
+            out = isr_rules.is_out_of_sync(s.v_leo[rows], leader_leo, s.v_lcu[rows], now, lag_ms,
+                                           self._equal_leo_in_sync)
         else:
             out = isr_rules.is_out_of_sync_legacy(s.v_leo[rows], leader_leo, s.v_lft[rows], now, lag_ms,
                                                   self.kafka.replica_lag_max_messages)
@@ -184,7 +194,7 @@ class Partition:
         members = view.members
         if members is not None and self.proposals:
             members = members | (s.pending_isr & (s.pending_at >= 0)[:, None] & (s.rbi >= 0))
-        if members is not None and view.outside is not None:
+        if members is not None and view.outside is not None and self._kafka_4485:  # before 0.10.2: the ISR alone
             members = members | (view.outside & (s.v_leo >= 0) & ((now - s.v_lcu) <= self.configs.lag_ms))
         s.hw = isr_rules.high_watermark(s.hw, leo, members, view.freeze)
 
@@ -197,7 +207,8 @@ class Partition:
         followers = (row >= 0) & (np.arange(s.slots) != new_slot)
         s.log_leo[p] = np.where(followers, np.minimum(s.log_leo[p], leader_leo), s.log_leo[p])
         leo, lfl, lft, lcu = isr_rules.reset_on_new_leader_epoch(
-            now, s.in_isr[p], new_slot == old_slot, leader_leo, s.v_leo[p], s.v_lfl[p], s.v_lft[p], s.v_lcu[p])
+            now, s.in_isr[p], new_slot == old_slot, leader_leo, s.v_leo[p], s.v_lfl[p], s.v_lft[p], s.v_lcu[p],
+            legacy=self.version.lag_rule == "messages")
         s.v_leo[p], s.v_lfl[p], s.v_lft[p], s.v_lcu[p] = leo, lfl, lft, lcu
         s.v_leo[p, new_slot] = leader_leo
         s.epoch_start[p] = leader_leo

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -96,6 +97,7 @@ def test_simulate_killed_at_any_step_leaves_old_or_new(scenarios, references, tm
 @pytest.mark.parametrize("step", STEPS)
 def test_report_killed_at_any_step_leaves_old_or_new(tmp_path, step):
     write_analysis(tmp_path, ("alpha",))
+    (tmp_path / "notes.txt").write_text("mine")
     assert _cli("report", tmp_path).returncode == 0
     old = digest(tmp_path, REPORT)
     killed = _cli("report", tmp_path, "--naming", "confluent", fault=step)
@@ -105,6 +107,46 @@ def test_report_killed_at_any_step_leaves_old_or_new(tmp_path, step):
     new = digest(tmp_path, REPORT)
     assert old != new and now in (old, new)
     assert (tmp_path / "analysis").is_dir() and _leftovers(tmp_path) == []
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def analysis_digest(out: Path) -> dict[str, str]:
+    """An analysis by content: Spark names its Parquet files anew on every run, so the tables are compared
+    through the headline numbers and the set of tables."""
+    root = out / "analysis"
+    if not root.is_dir():
+        return {}
+    return {"tables": ",".join(sorted(p.name for p in root.iterdir() if p.is_dir())),
+            "summary": hashlib.sha256((root / "_summary.json").read_bytes()).hexdigest()}
+
+
+@pytest.fixture(scope="module")
+def analyzed(scenarios, tmp_path_factory) -> tuple[Path, dict, Path]:
+    """An OUT holding a user file and the analysis of the 'old' telemetry, and the 'new' telemetry."""
+    root = tmp_path_factory.mktemp("analyzed")
+    for key in ("old", "new"):
+        assert _cli("simulate", scenarios[key], "--out", root / key).returncode == 0
+    out = root / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    assert _cli("analyze", root / "old", "--out", out).returncode == 0
+    return out, analysis_digest(out), root / "new"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", ["switch", "clean"])
+def test_analyze_killed_at_commit_steps_leaves_old_or_new(analyzed, tmp_path, step):
+    """Killed just before the switch: the old analysis; just after it: the new one; never neither."""
+    template, old, new_telemetry = analyzed
+    out = tmp_path / "out"
+    shutil.copytree(template, out, symlinks=True)
+    assert _cli("analyze", new_telemetry, "--out", out, fault=step).returncode == 137
+    now = analysis_digest(out)
+    assert now and (now == old) == (step == "switch")
+    assert (out / "notes.txt").read_text() == "mine"
+    if step == "clean":
+        assert _cli("analyze", new_telemetry, "--out", out).returncode == 0
+        assert analysis_digest(out) == now and _leftovers(out) == []
 
 
 @pytest.mark.slow

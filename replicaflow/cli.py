@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from replicaflow import __version__
 from replicaflow.errors import ReplicaflowError
@@ -62,6 +63,13 @@ def _root(
         os.environ["REPLICAFLOW_SPARK_LOG"] = "-"
 
 
+def _directory(value: str | Path) -> Path:
+    """An output directory as given: an empty one is refused, not read as the current directory."""
+    if str(value) == "":
+        raise typer.BadParameter("the directory is empty; name one, e.g. --out out")
+    return Path(value)
+
+
 def _progress() -> bool:
     return not _VERBOSITY["quiet"]
 
@@ -74,7 +82,7 @@ def _said(text: str) -> None:
 @app.command()
 def simulate(
     scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario YAML (see docs/scenarios.md)."),
-    out: Path = typer.Option(..., "--out", "-o", metavar="DIR",
+    out: Path = typer.Option(..., "--out", "-o", parser=_directory, metavar="DIR",
                              help="Output directory: telemetry/ and truth/ are written here."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs in Kafka's own format for the version."),
     max_work: int | None = typer.Option(None, "--max-work", min=1, metavar="N", help=MAX_WORK_HELP),
@@ -95,7 +103,7 @@ def simulate(
 def analyze(
     telemetry_dir: Path = typer.Argument(..., metavar="DIR",
                                          help="A directory holding telemetry/ (the output of `simulate`)."),
-    out: Path = typer.Option(..., "--out", "-o", metavar="OUT",
+    out: Path = typer.Option(..., "--out", "-o", parser=_directory, metavar="OUT",
                              help="Output directory: analysis/ is written here, atomically."),
     master: str = typer.Option("local[2]", "--master", metavar="URL",
                                help="Spark master URL, e.g. local[4] or spark://host:7077."),
@@ -115,7 +123,8 @@ def analyze(
 
 @app.command()
 def report(
-    directory: Path = typer.Argument(..., metavar="DIR", help="A directory holding analysis/ (and telemetry/)."),
+    directory: Path = typer.Argument(..., parser=_directory, metavar="DIR",
+                                   help="A directory holding analysis/ (and telemetry/)."),
     naming: Naming = typer.Option(Naming.strimzi, "--naming", case_sensitive=False,
                                   help="Prometheus names in metrics.om: Strimzi's JMX exporter profile or "
                                        "Confluent's (jmx-monitoring-stacks)."),
@@ -133,7 +142,7 @@ def report(
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario YAML."),
-    out: Path = typer.Option(..., "--out", "-o", metavar="DIR", help="Output directory."),
+    out: Path = typer.Option(..., "--out", "-o", parser=_directory, metavar="DIR", help="Output directory."),
     master: str = typer.Option("local[2]", "--master", metavar="URL", help="Spark master URL."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs, read them back and show their events "
                               "in the report."),
@@ -151,7 +160,7 @@ def run(
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("out/demo"), "--out", "-o", metavar="DIR", help="Where the demo writes its outputs."),
+    out: Path = typer.Option(Path("out/demo"), "--out", "-o", parser=_directory, metavar="DIR", help="Where the demo writes its outputs."),
 ) -> None:
     """Run the five KIP before/after stories and write one side-by-side report."""
     from replicaflow.jobs.demo import run_demo
@@ -167,14 +176,19 @@ def main() -> None:
     try:
         app(standalone_mode=True)
     except ReplicaflowError as exc:  # raised outside a command (e.g. at import of a sub-command)
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        _print_error(exc)
         sys.exit(2)
 
 
 def fail(exc: ReplicaflowError) -> None:
     """Print one error sentence and exit 2 -- the CLI's only way out on bad input."""
-    err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+    _print_error(exc)
     raise typer.Exit(code=2)
+
+
+def _print_error(exc: ReplicaflowError) -> None:
+    """``error:`` in red, then the sentence as plain text: a ``[/bold]`` in a value prints as written."""
+    err.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from replicaflow.model.metrics import broker_metrics_for
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import io
 from replicaflow.telemetry.schema import TELEMETRY
+from replicaflow.telemetry.spark import spark_path
 
 META_KEYS = ("cluster", "kafka_version", "start_ms", "end_ms", "scrape_interval_ms")
 
@@ -119,6 +120,6 @@ def read_telemetry(spark: SparkSession, telemetry_dirs: Path | str | Sequence[Pa
                                    "clusters analyzed together need distinct names")
         seen[m["cluster"]] = d
     paths = {name: [str(check_table(d, name)) for d in dirs] for name in TELEMETRY}
-    tables = {name: spark.read.parquet(*paths[name]).select(*schema.names) for name, schema in TELEMETRY.items()}
+    tables = {name: spark.read.parquet(*(spark_path(p) for p in paths[name])).select(*schema.names) for name, schema in TELEMETRY.items()}
     meta = spark.createDataFrame([meta_row(m) for m in metas], META_SCHEMA)
     return Telemetry(tables=tables, meta=meta, metas=tuple(metas))

@@ -21,9 +21,10 @@ from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
 from replicaflow.pipeline.load import Telemetry, read_telemetry
 from replicaflow.pipeline.session import get_spark
-from replicaflow.telemetry.io import atomic_dir
+from replicaflow.telemetry.outdir import ANALYZE, output
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform as to_schema
+from replicaflow.telemetry.spark import spark_path
 
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress")
@@ -63,11 +64,21 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None) -> dict:
     """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the headline summary.
 
+    ``out`` is checked before Spark starts, and ``analysis/`` appears only when every table and
+    ``_summary.json`` are written (telemetry/outdir.py): a failed or killed run leaves the previous one.
+    """
+    with output(Path(out), ANALYZE) as staging:
+        return analyze_into(telemetry_dirs, staging, master=master, progress=progress, spark=spark,
+                            extra_tables=extra_tables)
+
+
+def analyze_into(telemetry_dirs: Path | Sequence[Path], root: Path, master: str = "local[2]", progress: bool = False,
+                 spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None) -> dict:
+    """Every analysis table and ``_summary.json`` into ``root/analysis`` (``root``: a command's staging folder).
+
     ``extra_tables`` are analysis tables of other sources written beside the computed ones, e.g.
     ``log_events`` and ``rejects`` that the analyze job reads from broker logs with ingest/
-    (docs/logs.md). Every output is written into a temporary sibling of ``analysis/`` that
-    replaces it only when all tables and ``_summary.json`` are written, so a failed run leaves the
-    previous analysis untouched.
+    (docs/logs.md).
     """
     extra = dict(extra_tables or {})
     for name in extra:
@@ -89,17 +100,16 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             cached.append(df.cache())
             return cached[-1]
 
-        out = Path(out)
+        target = Path(root) / "analysis"
         try:
             tables = {**build(t, shared), **extra}
-            with atomic_dir(out / "analysis") as tmp:
-                for name in tables:
-                    step(f"analyze: writing {name}")
-                    tables[name].write.parquet(str(tmp / name))
-                step("analyze: summary")
-                written = {n: session.read.parquet(str(tmp / n)) for n in summary_step.TABLES}
-                summary = summary_step.summarize(t.metas, written)
-                (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
+            for name in tables:
+                step(f"analyze: writing {name}")
+                tables[name].write.parquet(str(target / name))
+            step("analyze: summary")
+            written = {n: session.read.parquet(spark_path(target / n)) for n in summary_step.TABLES}
+            summary = summary_step.summarize(t.metas, written)
+            (target / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
         except ReplicaflowError:
             raise
         except Exception as exc:  # a Spark failure on data that passed the checks: one sentence, no trace

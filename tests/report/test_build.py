@@ -20,7 +20,9 @@ def test_outputs_written_and_no_temporary_left(built):
     root, _ = built
     for name in ("report.html", "metrics.om", "summary.json"):
         assert (root / name).stat().st_size > 0
-    assert not [p for p in root.iterdir() if p.name.startswith(".")]
+    assert [p.name for p in root.iterdir() if p.name.startswith(".")] == [".replicaflow"]
+    kept = sorted(p.name for p in (root / ".replicaflow").iterdir())
+    assert kept[0] == "current" and kept[1].startswith("gen-") and kept[2:] == ["lock"]
 
 
 def test_summary_json_is_the_pipelines_headline_numbers(built):

@@ -109,12 +109,15 @@ def analyze(
                                help="Spark master URL, e.g. local[4] or spark://host:7077."),
     logs: list[str] = typer.Option(None, "--logs", metavar="GLOB", help="Broker logs of the same cluster (file, directory or glob; "
                                    "repeatable): adds log_events and rejects (docs/logs.md)."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Analyze telemetry without any partition "
+                                     "instead of refusing it."),
 ) -> None:
     """Reconstruct every partition's state with Spark and compute the KIP metrics, incidents and reassignments."""
     from replicaflow.jobs.analyze import analyze as analyze_job
 
     try:
-        analyze_job(telemetry_dir, out, master=master, progress=_progress(), logs=logs or None)
+        analyze_job(telemetry_dir, out, master=master, progress=_progress(), logs=logs or None,
+                    allow_empty=allow_empty)
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"wrote {out / 'analysis'}/")

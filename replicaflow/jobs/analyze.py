@@ -16,7 +16,7 @@ from rich.console import Console
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.logs import read_logs, resolve_paths
-from replicaflow.pipeline.load import read_meta
+from replicaflow.pipeline.load import check_telemetry, read_meta
 from replicaflow.pipeline.runner import analyze_into
 from replicaflow.pipeline.session import get_spark
 from replicaflow.report.console import print_analyze
@@ -30,9 +30,11 @@ def _as_list(items) -> list:
 
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
-            spark: SparkSession | None = None, logs: LogPaths | None = None) -> dict:
+            spark: SparkSession | None = None, logs: LogPaths | None = None, allow_empty: bool = False) -> dict:
     """Analyze ``telemetry_dirs`` into ``out/analysis``; ``logs`` (files, directories or globs of one
-    cluster's broker logs) add ``log_events`` and ``rejects`` (docs/logs.md). Returns the summary."""
+    cluster's broker logs) add ``log_events`` and ``rejects`` (docs/logs.md). Returns the summary.
+    Empty telemetry (no partition) is refused unless ``allow_empty``."""
+    check_telemetry(telemetry_dirs, allow_empty)
     log_files = check_logs(telemetry_dirs, logs)
     with output(Path(out), ANALYZE) as staging:
         summary = analyze_staged(telemetry_dirs, staging, master=master, progress=progress, spark=spark,

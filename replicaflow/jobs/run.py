@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from replicaflow.jobs.analyze import analyze_staged, check_logs
+from replicaflow.pipeline.load import check_telemetry
 from replicaflow.report.build import build_report
 from replicaflow.report.console import print_analyze
 from replicaflow.sim.runner import load, simulate_into
@@ -28,6 +29,7 @@ def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False,
     writes = (*(n for n in SIMULATE if logs or n != "logs"), *ANALYZE, *REPORT)
     with output(out, writes, drops=SIMULATE) as staging:
         simulate_into(loaded, staging, logs=logs, progress=progress)
+        check_telemetry(staging)
         shown_as = (os.path.abspath(staging), os.path.abspath(out))
         summary = analyze_staged(staging, staging, master=master, progress=progress,
                                  logs=check_logs(staging, [str(staging / "logs")] if logs else None),

@@ -15,9 +15,10 @@ import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
-from replicaflow.errors import ReplicaflowError
+from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.metrics import broker_metrics_for
 from replicaflow.model.version import KafkaVersion
+from replicaflow.pipeline.checks import check_integrity, check_meta
 from replicaflow.telemetry import io
 from replicaflow.telemetry.schema import TELEMETRY
 from replicaflow.telemetry.spark import spark_path
@@ -68,13 +69,7 @@ def read_meta(root: Path) -> dict:
     for key in META_KEYS:
         if key not in meta:
             raise ReplicaflowError(f"{path}: key '{key}' is missing")
-    for key in ("start_ms", "end_ms", "scrape_interval_ms"):
-        if not isinstance(meta[key], int) or isinstance(meta[key], bool):
-            raise ReplicaflowError(f"{path}: '{key}' must be an integer, found {meta[key]!r}")
-    if meta["scrape_interval_ms"] <= 0 or meta["end_ms"] < meta["start_ms"]:
-        raise ReplicaflowError(f"{path}: needs scrape_interval_ms > 0 and end_ms >= start_ms")
-    KafkaVersion.parse(str(meta["kafka_version"]), bool(meta.get("kip542", False)))
-    return meta
+    return check_meta(path, meta)
 
 
 def _type_name(t) -> str:
@@ -83,6 +78,12 @@ def _type_name(t) -> str:
 
 def check_table(root: Path, name: str) -> Path:
     """The Parquet directory of one table, its columns compared with :data:`TELEMETRY`."""
+    table_files(root, name)
+    return root / "telemetry" / name
+
+
+def table_files(root: Path, name: str) -> list[Path]:
+    """The Parquet files of one table, their columns compared with :data:`TELEMETRY`."""
     path = root / "telemetry" / name
     files = sorted(path.glob("*.parquet")) if path.is_dir() else []
     if not files:
@@ -99,7 +100,7 @@ def check_table(root: Path, name: str) -> Path:
             if _type_name(got) != _type_name(field.type):
                 raise ReplicaflowError(f"{file}: column {name}.{field.name} has type {_type_name(got)}, "
                                        f"expected {_type_name(field.type)}")
-    return path
+    return files
 
 
 def meta_row(meta: dict) -> tuple:
@@ -109,16 +110,32 @@ def meta_row(meta: dict) -> tuple:
             [m.jmx for m in broker_metrics_for(version)])
 
 
-def read_telemetry(spark: SparkSession, telemetry_dirs: Path | str | Sequence[Path | str]) -> Telemetry:
-    """Check every directory, then read each table of all of them as one DataFrame."""
-    dirs = _as_dirs(telemetry_dirs)
+def _metas(dirs: list[Path]) -> list[dict]:
+    """The checked meta of every directory; two directories may not name one cluster."""
     metas = [read_meta(d) for d in dirs]
     seen: dict[str, Path] = {}
     for d, m in zip(dirs, metas, strict=True):
         if m["cluster"] in seen:
-            raise ReplicaflowError(f"{d}: cluster name '{m['cluster']}' is also used by {seen[m['cluster']]}; "
+            raise ReplicaflowError(f"{d}: cluster name {quote(m['cluster'])} is also used by {seen[m['cluster']]}; "
                                    "clusters analyzed together need distinct names")
         seen[m["cluster"]] = d
+    return metas
+
+
+def check_telemetry(telemetry_dirs: Path | str | Sequence[Path | str], allow_empty: bool = False) -> list[dict]:
+    """Every check that needs no Spark, run before Spark starts: each ``_meta.json``, distinct cluster
+    names, the tables' columns and their rows (pipeline/checks.py). Returns the metas."""
+    dirs = _as_dirs(telemetry_dirs)
+    metas = _metas(dirs)
+    files = {name: [table_files(d, name) for d in dirs] for name in TELEMETRY}
+    check_integrity(dirs, metas, files, allow_empty)
+    return metas
+
+
+def read_telemetry(spark: SparkSession, telemetry_dirs: Path | str | Sequence[Path | str]) -> Telemetry:
+    """Check every directory's meta and columns, then read each table of all of them as one DataFrame."""
+    dirs = _as_dirs(telemetry_dirs)
+    metas = _metas(dirs)
     paths = {name: [str(check_table(d, name)) for d in dirs] for name in TELEMETRY}
     tables = {name: spark.read.parquet(*(spark_path(p) for p in paths[name])).select(*schema.names) for name, schema in TELEMETRY.items()}
     meta = spark.createDataFrame([meta_row(m) for m in metas], META_SCHEMA)

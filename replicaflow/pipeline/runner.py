@@ -19,7 +19,7 @@ from replicaflow.pipeline import events as E
 from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
-from replicaflow.pipeline.load import Telemetry, read_telemetry
+from replicaflow.pipeline.load import Telemetry, check_telemetry, read_telemetry
 from replicaflow.pipeline.session import get_spark
 from replicaflow.telemetry.outdir import ANALYZE, output
 from replicaflow.telemetry.schema import ANALYSIS
@@ -61,12 +61,15 @@ def conform(df: DataFrame, name: str) -> DataFrame:
 
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
-            spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None) -> dict:
+            spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None,
+            allow_empty: bool = False) -> dict:
     """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the headline summary.
 
-    ``out`` is checked before Spark starts, and ``analysis/`` appears only when every table and
-    ``_summary.json`` are written (telemetry/outdir.py): a failed or killed run leaves the previous one.
+    The telemetry (pipeline/checks.py) and ``out`` are checked before Spark starts, and ``analysis/``
+    appears only when every table and ``_summary.json`` are written (telemetry/outdir.py): a failed
+    or killed run leaves the previous one.
     """
+    check_telemetry(telemetry_dirs, allow_empty)
     with output(Path(out), ANALYZE) as staging:
         return analyze_into(telemetry_dirs, staging, master=master, progress=progress, spark=spark,
                             extra_tables=extra_tables)

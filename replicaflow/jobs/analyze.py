@@ -18,7 +18,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.logs import read_logs, resolve_paths
 from replicaflow.pipeline.load import check_telemetry, read_meta
 from replicaflow.pipeline.runner import analyze_into
-from replicaflow.pipeline.session import get_spark
+from replicaflow.pipeline.session import check_environment, get_spark
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.outdir import ANALYZE, output
 
@@ -34,6 +34,8 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
     """Analyze ``telemetry_dirs`` into ``out/analysis``; ``logs`` (files, directories or globs of one
     cluster's broker logs) add ``log_events`` and ``rejects`` (docs/logs.md). Returns the summary.
     Empty telemetry (no partition) is refused unless ``allow_empty``."""
+    if spark is None:
+        check_environment(master)
     check_telemetry(telemetry_dirs, allow_empty)
     log_files = check_logs(telemetry_dirs, logs)
     with output(Path(out), ANALYZE) as staging:

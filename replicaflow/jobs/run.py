@@ -14,6 +14,7 @@ from rich.console import Console
 
 from replicaflow.jobs.analyze import analyze_staged, check_logs
 from replicaflow.pipeline.load import check_telemetry
+from replicaflow.pipeline.session import check_environment
 from replicaflow.report.build import build_report
 from replicaflow.report.console import print_analyze
 from replicaflow.sim.runner import load, simulate_into
@@ -25,6 +26,7 @@ def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False,
     """The three commands in a row; with ``logs`` the simulated broker logs are read back as a real
     cluster's would be, so the report shows their events. Returns the path of report.html."""
     out = Path(out)
+    check_environment(master)
     loaded = load(scenario, max_work)
     writes = (*(n for n in SIMULATE if logs or n != "logs"), *ANALYZE, *REPORT)
     with output(out, writes, drops=SIMULATE) as staging:

@@ -63,10 +63,10 @@ def _root(
         os.environ["REPLICAFLOW_SPARK_LOG"] = "-"
 
 
-def _directory(value: str | Path) -> Path:
-    """An output directory as given: an empty one is refused, not read as the current directory."""
-    if str(value) == "":
-        raise typer.BadParameter("the directory is empty; name one, e.g. --out out")
+def _out(value: str) -> Path:
+    """``--out`` as given: an empty one would silently mean the current folder."""
+    if not value.strip():
+        raise ReplicaflowError("--out: expected a folder path, found an empty one")
     return Path(value)
 
 
@@ -82,7 +82,7 @@ def _said(text: str) -> None:
 @app.command()
 def simulate(
     scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario YAML (see docs/scenarios.md)."),
-    out: Path = typer.Option(..., "--out", "-o", parser=_directory, metavar="DIR",
+    out: str = typer.Option(..., "--out", "-o", metavar="DIR",
                              help="Output directory: telemetry/ and truth/ are written here."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs in Kafka's own format for the version."),
     max_work: int | None = typer.Option(None, "--max-work", min=1, metavar="N", help=MAX_WORK_HELP),
@@ -91,10 +91,10 @@ def simulate(
     from replicaflow.jobs.simulate import simulate as simulate_job
 
     try:
-        simulate_job(scenario, out, logs=logs, progress=_progress(), max_work=max_work)
+        simulate_job(scenario, _out(out), logs=logs, progress=_progress(), max_work=max_work)
     except ReplicaflowError as exc:
         fail(exc)
-    wrote = ", ".join(f"{out / d}/" for d in ("telemetry", "truth", *(("logs",) if logs else ())))
+    wrote = ", ".join(f"{Path(out) / d}/" for d in ("telemetry", "truth", *(("logs",) if logs else ())))
     typer.echo(f"wrote {wrote}")
     _said(f"next: replicaflow analyze {out} --out {out}")
 
@@ -103,31 +103,30 @@ def simulate(
 def analyze(
     telemetry_dir: Path = typer.Argument(..., metavar="DIR",
                                          help="A directory holding telemetry/ (the output of `simulate`)."),
-    out: Path = typer.Option(..., "--out", "-o", parser=_directory, metavar="OUT",
+    out: str = typer.Option(..., "--out", "-o", metavar="OUT",
                              help="Output directory: analysis/ is written here, atomically."),
     master: str = typer.Option("local[2]", "--master", metavar="URL",
                                help="Spark master URL, e.g. local[4] or spark://host:7077."),
+    allow_empty: bool = typer.Option(False, "--allow-empty",
+                                     help="Analyze telemetry whose tables are all empty (refused otherwise)."),
     logs: list[str] = typer.Option(None, "--logs", metavar="GLOB", help="Broker logs of the same cluster (file, directory or glob; "
                                    "repeatable): adds log_events and rejects (docs/logs.md)."),
-    allow_empty: bool = typer.Option(False, "--allow-empty", help="Analyze telemetry without any partition "
-                                     "instead of refusing it."),
 ) -> None:
     """Reconstruct every partition's state with Spark and compute the KIP metrics, incidents and reassignments."""
     from replicaflow.jobs.analyze import analyze as analyze_job
 
     try:
-        analyze_job(telemetry_dir, out, master=master, progress=_progress(), logs=logs or None,
+        analyze_job(telemetry_dir, _out(out), master=master, progress=_progress(), logs=logs or None,
                     allow_empty=allow_empty)
     except ReplicaflowError as exc:
         fail(exc)
-    typer.echo(f"wrote {out / 'analysis'}/")
+    typer.echo(f"wrote {Path(out) / 'analysis'}/")
     _said(f"next: replicaflow report {out}")
 
 
 @app.command()
 def report(
-    directory: Path = typer.Argument(..., parser=_directory, metavar="DIR",
-                                   help="A directory holding analysis/ (and telemetry/)."),
+    directory: Path = typer.Argument(..., metavar="DIR", help="A directory holding analysis/ (and telemetry/)."),
     naming: Naming = typer.Option(Naming.strimzi, "--naming", case_sensitive=False,
                                   help="Prometheus names in metrics.om: Strimzi's JMX exporter profile or "
                                        "Confluent's (jmx-monitoring-stacks)."),
@@ -145,7 +144,7 @@ def report(
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario YAML."),
-    out: Path = typer.Option(..., "--out", "-o", parser=_directory, metavar="DIR", help="Output directory."),
+    out: str = typer.Option(..., "--out", "-o", metavar="DIR", help="Output directory."),
     master: str = typer.Option("local[2]", "--master", metavar="URL", help="Spark master URL."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs, read them back and show their events "
                               "in the report."),
@@ -155,7 +154,7 @@ def run(
     from replicaflow.jobs.run import run as run_job
 
     try:
-        path = run_job(scenario, out, master=master, logs=logs, progress=_progress(), max_work=max_work)
+        path = run_job(scenario, _out(out), master=master, logs=logs, progress=_progress(), max_work=max_work)
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"report: {path}")
@@ -163,13 +162,13 @@ def run(
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("out/demo"), "--out", "-o", parser=_directory, metavar="DIR", help="Where the demo writes its outputs."),
+    out: str = typer.Option("out/demo", "--out", "-o", metavar="DIR", help="Where the demo writes its outputs."),
 ) -> None:
     """Run the five KIP before/after stories and write one side-by-side report."""
     from replicaflow.jobs.demo import run_demo
 
     try:
-        path = run_demo(out, progress=_progress())
+        path = run_demo(_out(out), progress=_progress())
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"demo report: {path}")
@@ -183,15 +182,15 @@ def main() -> None:
         sys.exit(2)
 
 
+def _print_error(exc: ReplicaflowError) -> None:
+    """The sentence as it is: a value like ``[/bold]`` in it is text, never terminal markup."""
+    err.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
+
+
 def fail(exc: ReplicaflowError) -> None:
     """Print one error sentence and exit 2 -- the CLI's only way out on bad input."""
     _print_error(exc)
     raise typer.Exit(code=2)
-
-
-def _print_error(exc: ReplicaflowError) -> None:
-    """``error:`` in red, then the sentence as plain text: a ``[/bold]`` in a value prints as written."""
-    err.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

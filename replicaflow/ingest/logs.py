@@ -18,7 +18,6 @@ Only Spark built-in expressions are used (no Python UDF). See docs/logs.md.
 from __future__ import annotations
 
 import glob
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,7 +28,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.telemetry.schema import ANALYSIS, TELEMETRY
-from replicaflow.telemetry.spark import conform, spark_path
+from replicaflow.telemetry.spark import conform
 
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 ISR_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
@@ -149,9 +148,8 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
             out.append(text)
             continue
         local = re.sub(r"^file:(//)?", "", text)
-        literal = Path(local).expanduser()
-        candidates = [Path(m) for m in sorted(glob.glob(local, recursive=True))] \
-            if glob.has_magic(local) and not literal.exists() else [literal]
+        candidates = [Path(m) for m in sorted(glob.glob(local, recursive=True))] if glob.has_magic(local) \
+            else [Path(local).expanduser()]
         found: list[Path] = []
         for c in candidates:
             if c.is_dir():
@@ -161,32 +159,19 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
                 found.append(c)
         if not found:
             raise ReplicaflowError(f"--logs: '{text}' matches no file")
-        out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name it was given
+        out += [str(f.resolve()) for f in found]
     return list(dict.fromkeys(out))
 
 
-def _source(shown_as: tuple[str, str] | None) -> Column:
-    """The file a line came from, as a path: Spark gives a URL (``%20`` for a space, ``%5B`` for ``[``).
-    ``shown_as`` = (staging prefix, final prefix) names logs read from a command's staging folder by
-    the path they have once the command commits."""
-    url = F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", "")
-    path = F.url_decode(F.replace(url, F.lit("+"), F.lit("%2B")))
-    if shown_as is None:
-        return path
-    staged, final = shown_as
-    return F.when(path.startswith(staged), F.concat(F.lit(final), path.substr(len(staged) + 1, 1 << 30))) \
-        .otherwise(path)
-
-
-def _lines(spark: SparkSession, files: list[str], shown_as: tuple[str, str] | None = None) -> DataFrame:
+def _lines(spark: SparkSession, files: list[str]) -> DataFrame:
     """One row per physical line: source, line_number (1-based), raw, utf8_ok."""
     try:
-        whole = spark.read.text([spark_path(f) for f in files], wholetext=True)
+        whole = spark.read.text(files, wholetext=True)
     except AnalysisException as exc:
         raise ReplicaflowError(f"--logs: cannot read {files[0] if len(files) == 1 else 'the log files'}: "
                                f"{str(exc).splitlines()[0]}") from None
     split = whole.select(
-        _source(shown_as).alias("source"),
+        F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", "").alias("source"),
         F.is_valid_utf8("value").alias("file_utf8"), F.split("value", "\n").alias("lines"))
     exploded = split.select("source", "file_utf8", F.size("lines").alias("n"),
                             F.posexplode("lines").alias("pos", "line"))
@@ -383,10 +368,9 @@ def _category(df: DataFrame) -> DataFrame:
     return df.select("*", cat.alias("category"))
 
 
-def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],
-                   shown_as: tuple[str, str] | None = None) -> DataFrame:
+def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path]) -> DataFrame:
     """Every physical line of the logs with its category, reason and parsed fields (debugging aid)."""
-    df = _lines(spark, resolve_paths(paths), shown_as)
+    df = _lines(spark, resolve_paths(paths))
     return df.transform(_parse_layout).transform(_line_status).transform(_with_parent).transform(_classify) \
         .transform(_category)
 
@@ -444,16 +428,27 @@ def _changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
 
 
-def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str,
-              shown_as: tuple[str, str] | None = None) -> dict[str, DataFrame]:
+REJECT_SHOWN_CHARS = 1000  # a 10 MB line stays a line in rejects, not 10 MB of report
+
+
+def shown_raw(raw: Column) -> Column:
+    """A rejected line as kept: control characters (NUL and the like from binary input) replaced by U+FFFD,
+    at most REJECT_SHOWN_CHARS characters and a note of how many more there were."""
+    clean = F.regexp_replace(raw, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]", "\ufffd")
+    more = F.length(clean) - REJECT_SHOWN_CHARS
+    return F.when(more > 0, F.concat(F.substring(clean, 1, REJECT_SHOWN_CHARS),
+                                     F.lit("… ("), more.cast("string"), F.lit(" more characters)"))).otherwise(clean)
+
+
+def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str) -> dict[str, DataFrame]:
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
     schemas) and ``line_counts`` (source, category, lines: how every line was accounted for).
 
-    ``paths`` is a file, a directory, a glob or a list of them (an existing path is taken literally,
-    even with ``[1]`` in it). A path that matches nothing raises ReplicaflowError. The classified lines are persisted (memory and disk, only the columns the
+    ``paths`` is a file, a directory, a glob or a list of them. A path that matches nothing raises
+    ReplicaflowError. The classified lines are persisted (memory and disk, only the columns the
     outputs need) so writing every output parses the logs once.
     """
-    lines = classify_lines(spark, paths, shown_as)
+    lines = classify_lines(spark, paths)
     is_event, is_reject = F.col("category") == "event", F.col("category") == "reject"
     lines = lines.select(
         "source", "line_number", "category", "reason", "kind", "topic", "partition", "isr", "leader_epoch",
@@ -464,7 +459,7 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     ).persist()
     events = _events(lines, cluster)
     rejects = conform(lines.where(F.col("category") == "reject")
-                       .select("source", "line_number", F.col("raw").alias("raw_line"), "reason"),
+                       .select("source", "line_number", shown_raw(F.col("raw")).alias("raw_line"), "reason"),
                        ANALYSIS["rejects"])
     counts = lines.groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
     isr, leaders = _changes(events)

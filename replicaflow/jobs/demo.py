@@ -22,6 +22,7 @@ from replicaflow.report.console import print_demo
 from replicaflow.report.stories import STORIES
 from replicaflow.sim.runner import simulate
 from replicaflow.telemetry.io import read_meta
+from replicaflow.telemetry.outputs import ANALYSIS, REPORT, Commit
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
@@ -41,10 +42,18 @@ def scenario_paths(scenarios: Path = SCENARIOS) -> list[tuple[str, Path]]:
 def run_demo(out: Path, master: str = "local[2]", progress: bool = True, scenarios: Path = SCENARIOS,
              spark=None) -> Path:
     """Simulate, analyze (one Spark job) and report the five stories into ``out``; returns ``out/report.html``."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     console = Console(stderr=True)
     stories = scenario_paths(scenarios)
+    with Commit(out, writes=[name for name, _ in stories] + list(ANALYSIS + REPORT)).staged() as stage:
+        summary, timings = _stories(stories, stage, master, progress, spark, console)
+    if progress:
+        print_demo(console, STORIES, summary, timings)
+    return Path(out) / REPORT[0]
+
+
+def _stories(stories: list[tuple[str, Path]], out: Path, master: str, progress: bool, spark,
+             console: Console) -> tuple[dict, dict[str, float]]:
+    """Simulate, analyze and report every story into ``out`` (a staging folder); the summary and timings."""
     timings: dict[str, float] = {}
     start = time.perf_counter()
     with Progress(TextColumn("demo [bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -61,10 +70,8 @@ def run_demo(out: Path, master: str = "local[2]", progress: bool = True, scenari
         timings["analyze"] = time.perf_counter() - start - timings["simulate"]
         bar.advance(task)
         bar.update(task, description="report")
-        path = build_demo_report(STORIES, out, [read_meta(d) for d in dirs])
+        build_demo_report(STORIES, out, [read_meta(d) for d in dirs])
         bar.advance(task)
     timings["total"] = time.perf_counter() - start
     timings["report"] = timings["total"] - timings["simulate"] - timings["analyze"]
-    if progress:
-        print_demo(console, STORIES, summary, timings)
-    return path
+    return summary, timings

@@ -1,42 +1,33 @@
-"""`replicaflow run`: simulate → analyze → report into one directory, committed once.
-
-All three stages write into one staging folder of ``out`` and the commit makes telemetry, truth,
-logs, analysis and the report files appear together (telemetry/outdir.py): a run that fails or is
-killed in its report leaves the previous run's outputs, not new telemetry beside an old report.
-"""
+"""`replicaflow run`: simulate → analyze → report into one folder, committed once."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from rich.console import Console
-
-from replicaflow.jobs.analyze import analyze_staged, check_logs
-from replicaflow.pipeline.load import check_telemetry
-from replicaflow.pipeline.session import check_environment
+from replicaflow.jobs.analyze import analyze_into
+from replicaflow.pipeline.load import check_inputs
+from replicaflow.pipeline.session import check_master
 from replicaflow.report.build import build_report
 from replicaflow.report.console import print_analyze
-from replicaflow.sim.runner import load, simulate_into
-from replicaflow.telemetry.outdir import ANALYZE, REPORT, SIMULATE, output
+from replicaflow.sim.runner import simulate as run_simulation
+from replicaflow.sim.scenario import DEFAULT_MAX_WORK, load_scenario
+from replicaflow.telemetry.outputs import ANALYSIS, REPORT, SIMULATION, Commit
 
 
 def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False, progress: bool = True,
         max_work: int | None = None) -> Path:
-    """The three commands in a row; with ``logs`` the simulated broker logs are read back as a real
-    cluster's would be, so the report shows their events. Returns the path of report.html."""
-    out = Path(out)
-    check_environment(master)
-    loaded = load(scenario, max_work)
-    writes = (*(n for n in SIMULATE if logs or n != "logs"), *ANALYZE, *REPORT)
-    with output(out, writes, drops=SIMULATE) as staging:
-        simulate_into(loaded, staging, logs=logs, progress=progress)
-        check_telemetry(staging)
-        shown_as = (os.path.abspath(staging), os.path.abspath(out))
-        summary = analyze_staged(staging, staging, master=master, progress=progress,
-                                 logs=check_logs(staging, [str(staging / "logs")] if logs else None),
-                                 shown_as=shown_as)
-        build_report(staging, into=staging, shown=out)
+    """The three commands in a row, whose outputs appear together; with ``logs`` the simulated broker logs
+    are read back as a real cluster's would be, so the report shows their events. Returns report.html."""
+    loaded = load_scenario(Path(scenario), max_work=max_work or DEFAULT_MAX_WORK)
+    commit = Commit(out, writes=SIMULATION + ANALYSIS + REPORT)
+    check_master(master)
+    with commit.staged() as stage:
+        run_simulation(loaded, stage, logs=logs, progress=progress)
+        summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, None,
+                               [str(stage / "logs")] if logs else None)
+        build_report(stage)
     if progress:
+        from rich.console import Console
+
         print_analyze(Console(stderr=True), summary)
-    return out / "report.html"
+    return Path(out) / REPORT[0]

@@ -1,13 +1,19 @@
-"""`replicaflow simulate`: a scenario → ``telemetry/``, ``truth/`` (and ``logs/``)."""
+"""`replicaflow simulate`: a scenario → ``telemetry/``, ``truth/`` (and ``logs/``), committed together."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from replicaflow.sim.runner import simulate as run_simulation
+from replicaflow.sim.scenario import DEFAULT_MAX_WORK, load_scenario
+from replicaflow.telemetry.outputs import ANALYSIS, REPORT, SIMULATION, Commit
 
 
 def simulate(scenario: Path, out: Path, logs: bool = False, progress: bool = True,
              max_work: int | None = None) -> Path:
-    """Simulate ``scenario`` into ``out``; returns ``out``."""
-    return run_simulation(scenario, out, logs=logs, progress=progress, max_work=max_work)
+    """Simulate ``scenario`` into ``out``; returns ``out``. The scenario and ``out`` are checked before the
+    engine starts; an analysis or report already in ``out`` describes other telemetry and is dropped."""
+    loaded = load_scenario(Path(scenario), max_work=max_work or DEFAULT_MAX_WORK)
+    with Commit(out, writes=SIMULATION, drops=ANALYSIS + REPORT).staged() as stage:
+        run_simulation(loaded, stage, logs=logs, progress=progress)
+    return Path(out)

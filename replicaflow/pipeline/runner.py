@@ -19,12 +19,12 @@ from replicaflow.pipeline import events as E
 from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
-from replicaflow.pipeline.load import Telemetry, check_telemetry, read_telemetry
+from replicaflow.pipeline.load import Telemetry, read_telemetry, spark_path
 from replicaflow.pipeline.session import get_spark
-from replicaflow.telemetry.outdir import ANALYZE, output
+from replicaflow.telemetry.checks import Checked
+from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform as to_schema
-from replicaflow.telemetry.spark import spark_path
 
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress")
@@ -62,26 +62,14 @@ def conform(df: DataFrame, name: str) -> DataFrame:
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
             spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None,
-            allow_empty: bool = False) -> dict:
+            checked: Sequence[Checked] | None = None) -> dict:
     """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the headline summary.
-
-    The telemetry (pipeline/checks.py) and ``out`` are checked before Spark starts, and ``analysis/``
-    appears only when every table and ``_summary.json`` are written (telemetry/outdir.py): a failed
-    or killed run leaves the previous one.
-    """
-    check_telemetry(telemetry_dirs, allow_empty)
-    with output(Path(out), ANALYZE) as staging:
-        return analyze_into(telemetry_dirs, staging, master=master, progress=progress, spark=spark,
-                            extra_tables=extra_tables)
-
-
-def analyze_into(telemetry_dirs: Path | Sequence[Path], root: Path, master: str = "local[2]", progress: bool = False,
-                 spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None) -> dict:
-    """Every analysis table and ``_summary.json`` into ``root/analysis`` (``root``: a command's staging folder).
 
     ``extra_tables`` are analysis tables of other sources written beside the computed ones, e.g.
     ``log_events`` and ``rejects`` that the analyze job reads from broker logs with ingest/
-    (docs/logs.md).
+    (docs/logs.md). Every output is written into a temporary sibling of ``analysis/`` that
+    replaces it only when all tables and ``_summary.json`` are written, so a failed run leaves the
+    previous analysis untouched.
     """
     extra = dict(extra_tables or {})
     for name in extra:
@@ -96,23 +84,24 @@ def analyze_into(telemetry_dirs: Path | Sequence[Path], root: Path, master: str 
                 st.update(text)
                 console.log(text)
 
-        t = read_telemetry(session, telemetry_dirs)
+        t = read_telemetry(session, telemetry_dirs, checked)
         cached: list[DataFrame] = []
 
         def shared(df: DataFrame) -> DataFrame:
             cached.append(df.cache())
             return cached[-1]
 
-        target = Path(root) / "analysis"
+        out = Path(out)
         try:
             tables = {**build(t, shared), **extra}
-            for name in tables:
-                step(f"analyze: writing {name}")
-                tables[name].write.parquet(str(target / name))
-            step("analyze: summary")
-            written = {n: session.read.parquet(spark_path(target / n)) for n in summary_step.TABLES}
-            summary = summary_step.summarize(t.metas, written)
-            (target / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
+            with atomic_dir(out / "analysis") as tmp:
+                for name in tables:
+                    step(f"analyze: writing {name}")
+                    tables[name].write.parquet(str(tmp / name))
+                step("analyze: summary")
+                written = {n: session.read.parquet(spark_path(tmp / n)) for n in summary_step.TABLES}
+                summary = summary_step.summarize(t.metas, written)
+                (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
         except ReplicaflowError:
             raise
         except Exception as exc:  # a Spark failure on data that passed the checks: one sentence, no trace

@@ -25,6 +25,26 @@ from pyspark.sql import SparkSession
 from replicaflow.errors import ReplicaflowError, quote
 
 LOG4J2 = Path(__file__).with_name("log4j2.properties")
+_LOCAL = re.compile(r"^local(\[(\d+|\*)(,\d+)?\])?$")
+_STANDALONE = re.compile(r"^spark://([^:/,]+):(\d+)(,[^:/,]+:\d+)*$")
+MASTER_CONNECT_TIMEOUT_S = 3.0
+
+
+def check_master(master: str) -> str:
+    """``--master`` checked in seconds, before any work: a URL Spark understands, and for a standalone
+    master one that answers (Spark itself would retry for over a minute before failing)."""
+    if _LOCAL.match(master) or master.startswith(("yarn", "k8s://", "mesos://")):
+        return master
+    m = _STANDALONE.match(master)
+    if not m:
+        raise ReplicaflowError(f"--master: expected local[N], local[*] or spark://host:port, found {quote(master)}")
+    host, port = m.group(1), int(m.group(2))
+    try:
+        socket.create_connection((host, port), timeout=MASTER_CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ReplicaflowError(f"--master {master}: no Spark master answers at {host}:{port} ({reason})") from None
+    return master
 
 
 def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkSession:
@@ -36,10 +56,10 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     off because the CLI shows its own (rich) progress.
     """
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+    check_master(master)
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    check_environment(master)
     conf = (SparkConf().setMaster(master).setAppName(app_name)
             .set("spark.sql.session.timeZone", "UTC")
             .set("spark.sql.adaptive.enabled", "true")
@@ -57,60 +77,22 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     return session
 
 
-LOCAL = re.compile(r"local(\[(\*|[1-9]\d*)(,\s*\d+)?\])?|local-cluster\[\d+,\s*\d+,\s*\d+\]")
-CONNECT_TIMEOUT_S = 3.0
-
-
-def check_environment(master: str) -> None:
-    """What Spark needs before its JVM starts: a usable master URL and Java; called before a command's
-    expensive work so either is refused within seconds."""
-    check_master(master)
-    check_java()
-
-
-def check_master(master: str) -> None:
-    """Refuse a master URL Spark cannot use within seconds, before the JVM starts: the form of the URL,
-    and for a standalone ``spark://host:port`` master that something answers on that port (Spark
-    itself retries an unreachable master for more than a minute before it fails)."""
-    if LOCAL.fullmatch(master) or master == "yarn" or master.startswith(("k8s://", "mesos://")):
-        return
-    if not master.startswith("spark://"):
-        raise ReplicaflowError(f"--master {quote(master)}: not a Spark master URL; use local[N], "
-                               "spark://host:port, yarn or k8s://host:port")
-    for hostport in master.removeprefix("spark://").split(","):
-        host, _, port = hostport.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise ReplicaflowError(f"--master {quote(master)}: expected spark://host:port")
-        try:
-            socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
-        except OSError as exc:
-            raise ReplicaflowError(f"--master {quote(master)}: cannot reach {quote(hostport)} "
-                                   f"({exc.strerror or type(exc).__name__}); is the Spark master running?") from None
-
-
-def check_java() -> None:
-    """Spark needs a JVM: without one pyspark fails with a trace about a gateway; say what is missing."""
-    home = os.environ.get("JAVA_HOME")
-    if home:
-        if not os.access(Path(home) / "bin" / "java", os.X_OK):
-            raise ReplicaflowError(f"JAVA_HOME={quote(home)} holds no bin/java: Spark needs Java 17+; point "
-                                   "JAVA_HOME at a JDK or JRE, or unset it to use java on PATH")
-    elif shutil.which("java") is None:
-        raise ReplicaflowError("Java was not found on PATH: Spark needs Java 17+ (e.g. apt-get install "
-                               "openjdk-17-jre-headless, or set JAVA_HOME)")
-
-
 def _quiet_gateway(conf: SparkConf):
     """Start the JVM with its stdout and stderr in the Spark log file (see the module docstring)."""
+    java_home = os.environ.get("JAVA_HOME")
+    if not (java_home and Path(java_home, "bin", "java").exists()) and shutil.which("java") is None:
+        raise ReplicaflowError("Spark needs Java 17+ and none was found (JAVA_HOME unset and no `java` on PATH): "
+                               "install it, e.g. `apt-get install openjdk-17-jre-headless`")
     target = os.environ.get("REPLICAFLOW_SPARK_LOG")
     if target == "-":
         return None  # SparkContext starts it on the terminal
     log = Path(target) if target else Path(tempfile.gettempdir()) / f"replicaflow-spark-{os.getpid()}.log"
-    if not target:
-        atexit.register(lambda: log.unlink(missing_ok=True))
     with open(log, "ab") as sink:
         try:
-            return launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+            if not target:  # kept when the JVM did not start, so the sentence can point at it
+                atexit.register(lambda: log.unlink(missing_ok=True))
+            return gateway
         except (PySparkRuntimeError, OSError) as exc:
             tail = ""
             with contextlib.suppress(OSError):

@@ -1,6 +1,6 @@
 """`replicaflow report DIR`: report.html (self-contained, offline), metrics.om and summary.json.
 
-The three outputs appear together or not at all (telemetry/outdir.py). The HTML is rendered by
+Each output is written atomically (temporary sibling + ``os.replace``). The HTML is rendered by
 Jinja2 with autoescape on, so everything that came from logs is escaped; the chart data travels
 as JSON in a ``<script type="application/json">`` block whose ``<``, ``>`` and ``&`` are written as
 ``\\u003c`` etc., so no string in the data can close the block.
@@ -9,6 +9,7 @@ as JSON in a ``<script type="application/json">`` block whose ``<``, ``>`` and `
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from importlib import resources
@@ -23,7 +24,7 @@ from replicaflow.report.data import Analysis, load_analysis
 from replicaflow.report.openmetrics import to_openmetrics
 from replicaflow.report.sections import all_charts, cluster_section
 from replicaflow.report.stories import StoryPair, what_changed
-from replicaflow.telemetry.outdir import REPORT, output
+from replicaflow.telemetry.outputs import REPORT
 
 _SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -34,10 +35,14 @@ def script_json(obj) -> str:
     return re.sub("[<>&\u2028\u2029]", lambda m: _SAFE[m.group(0)], text)
 
 
-def _write(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    path = Path(path)
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
     try:
-        path.write_text(text, encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise ReplicaflowError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
 
@@ -79,52 +84,40 @@ def _rejects(analysis: Analysis) -> list[dict] | None:
     return [{"where": f"{r.source}:{r.line_number}", "reason": r.reason, "raw": r.raw_line} for r in rj.itertuples()]
 
 
-def write_outputs(root: Path, analysis: Analysis, html: str, naming: str = "strimzi") -> Path:
+def write_outputs(directory: Path, analysis: Analysis, html: str, naming: str = "strimzi") -> Path:
     """report.html, metrics.om (in the ``naming`` profile) and summary.json (the pipeline's headline numbers of
-    every cluster shown) into ``root``, a command's staging folder."""
+    every cluster shown) into ``directory``, each atomically."""
     grid = {c: analysis.grid(c) for c in analysis.clusters}
     om = to_openmetrics(analysis.tables["broker_metrics"], analysis.tables["partition_state"], analysis.meta, grid,
                         naming=naming)
     summary = {c: analysis.headline(c) for c in analysis.clusters}
-    _write(root / "metrics.om", om)
-    _write(root / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    _write(root / "report.html", html)
-    return root / "report.html"
-
-
-def _committed(directory: Path, write) -> Path:
-    """Run ``write(staging)`` in a staging folder of ``directory``; the three files appear together."""
-    with output(directory, REPORT) as staging:
-        write(staging)
-    return directory / "report.html"
+    html_name, om_name, summary_name = REPORT
+    write_atomic(directory / om_name, om)
+    write_atomic(directory / summary_name, json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_atomic(directory / html_name, html)
+    return directory / html_name
 
 
 def build_report(directory: Path, metas: list[dict] | None = None, naming: str = "strimzi",
-                 into: Path | None = None, shown: Path | None = None) -> Path:
-    """Read ``directory/analysis`` (+ ``telemetry/_meta.json``) and write the three outputs into ``directory``,
-    committed together (telemetry/outdir.py). ``into``: a staging folder of a larger command (``run``)
-    instead, where ``shown`` is the directory the report will be read from."""
+                 dest: Path | None = None) -> Path:
+    """Read ``directory/analysis`` (+ ``telemetry/_meta.json``) and write the three outputs into ``dest``
+    (default ``directory``)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise ReplicaflowError(f"report directory '{directory}' is not a directory")
-    if into is None:
-        return _committed(directory, lambda staging: build_report(directory, metas, naming, staging))
     analysis = load_analysis(directory, metas)
     if not analysis.clusters:
         raise ReplicaflowError(f"{directory / 'analysis'}: no cluster in broker_metrics or cluster_metrics")
     sections = [cluster_section(analysis, c, _anchor(c, i)) for i, c in enumerate(analysis.clusters)]
     names = ", ".join(analysis.clusters)
-    html = render(f"replicaflow report: {names}", f"{len(sections)} cluster(s) · {(shown or directory).resolve()}",
-                  sections, rejects=_rejects(analysis))
-    return write_outputs(Path(into), analysis, html, naming)
+    html = render(f"replicaflow report: {names}", f"{len(sections)} cluster(s) · {directory.resolve()}", sections,
+                  rejects=_rejects(analysis))
+    return write_outputs(Path(dest or directory), analysis, html, naming)
 
 
-def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[dict] | None = None,
-                      into: Path | None = None) -> Path:
+def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[dict] | None = None) -> Path:
     """One report that puts each pair side by side with the sentence saying what changed."""
     directory = Path(directory)
-    if into is None:
-        return _committed(directory, lambda staging: build_demo_report(pairs, directory, metas, staging))
     analysis = load_analysis(directory, metas)
     known = set(analysis.clusters)
     stories = []
@@ -139,4 +132,4 @@ def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[d
                         "before": before, "after": after})
     html = render("replicaflow demo: five KIPs, before and after",
                   f"{len(stories)} stories · {len(known)} clusters analyzed in one Spark job", [], stories)
-    return write_outputs(Path(into), analysis, html)
+    return write_outputs(directory, analysis, html)

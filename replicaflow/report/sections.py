@@ -23,8 +23,15 @@ LOG_ROWS_SHOWN = 500
 MOVES_CHARTED = 40  # lines in the progress chart; the table lists every move
 
 
+def plotly_text(text: str) -> str:
+    """Text from data as plotly shows it literally: plotly reads ``<a href>``, ``<b>``, ``<br>`` in names and
+    labels as markup, so a topic name could otherwise become a live link in a legend."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _line(name: str, ts, ys, **extra) -> dict:
-    return {"name": name, "x": [format_ts_ms(t) for t in ts], "y": [None if pd.isna(v) else float(v) for v in ys], **extra}
+    return {"name": plotly_text(name), "x": [format_ts_ms(t) for t in ts],
+            "y": [None if pd.isna(v) else float(v) for v in ys], **extra}
 
 
 def gauge_charts(analysis: Analysis, cluster: str, prefix: str) -> list[dict]:

@@ -9,7 +9,6 @@ from replicaflow.model.units import format_duration, format_rate
 from replicaflow.sim.engine import Engine
 from replicaflow.sim.scenario import DEFAULT_MAX_WORK, Scenario, load_scenario
 from replicaflow.telemetry.io import TelemetryWriter
-from replicaflow.telemetry.outdir import SIMULATE, output
 
 
 def run_engine(scenario: Scenario, writer: TelemetryWriter, log_events: list | None = None,
@@ -68,28 +67,12 @@ def meta_for(scenario: Scenario, engine: Engine) -> dict:
     }
 
 
-def load(scenario_path: Path | Scenario, max_work: int | None = None) -> Scenario:
-    """The scenario of a file (checked, within ``max_work`` replica-ticks), or the scenario given."""
-    if isinstance(scenario_path, Scenario):
-        return scenario_path
-    return load_scenario(Path(scenario_path), max_work=max_work or DEFAULT_MAX_WORK)
-
-
 def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, progress: bool = False,
              max_work: int | None = None) -> Path:
-    """Simulate a scenario file into ``out/telemetry``, ``out/truth`` (and ``out/logs``), committed together
-    (telemetry/outdir.py); returns ``out``. A file asking for more than ``max_work`` replica-ticks is
-    refused before the engine starts, and so is an ``out`` that cannot take the outputs."""
-    scenario = load(scenario_path, max_work)
-    writes = SIMULATE if logs else tuple(n for n in SIMULATE if n != "logs")
-    with output(Path(out), writes, drops=SIMULATE) as staging:
-        simulate_into(scenario, staging, logs=logs, progress=progress)
-    return Path(out)
-
-
-def simulate_into(scenario: Scenario, root: Path, logs: bool = False, progress: bool = False) -> None:
-    """Run ``scenario`` and write ``root/telemetry``, ``root/truth`` (and ``root/logs``): ``root`` is a
-    command's staging folder, so nothing is visible until the command commits."""
+    """Simulate a scenario file into ``out/telemetry``, ``out/truth`` (and ``out/logs``); returns ``out``.
+    A file asking for more than ``max_work`` replica-ticks is refused before the engine starts."""
+    scenario = (scenario_path if isinstance(scenario_path, Scenario)
+                else load_scenario(Path(scenario_path), max_work=max_work or DEFAULT_MAX_WORK))
     if progress:
         from rich.console import Console
 
@@ -108,8 +91,11 @@ def simulate_into(scenario: Scenario, root: Path, logs: bool = False, progress: 
                                 on_tick=lambda t: bar.update(task, completed=t) if t % step == 0 else None)
     else:
         engine = run_engine(scenario, writer, log_events)
-    writer.write_into(root, meta_for(scenario, engine))
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    writer.write(out, meta_for(scenario, engine))
     if log_events is not None:
         from replicaflow.telemetry.logformat import write_logs
 
-        write_logs(log_events, scenario.version, root)
+        write_logs(log_events, scenario.version, out)
+    return out

@@ -8,7 +8,10 @@ give byte-identical files.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +19,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.telemetry.outdir import output
 from replicaflow.telemetry.schema import TELEMETRY, TRUTH
 
 GROUPS: dict[str, dict[str, pa.Schema]] = {"telemetry": TELEMETRY, "truth": TRUTH}
@@ -29,6 +31,30 @@ def write_parquet(table: pa.Table, path: Path) -> None:
     """One Parquet file, snappy, without writer-specific metadata that would vary between runs."""
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path, compression="snappy", write_statistics=True, store_schema=False)
+
+
+@contextmanager
+def atomic_dir(final: Path) -> Iterator[Path]:
+    """Yield a fresh temporary sibling of ``final``; on success it replaces ``final``, on error it is removed.
+
+    A failed or killed run therefore leaves the previous ``final`` intact (docs/design.md, analysis).
+    """
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".{final.name}.tmp-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = final.parent / f".{final.name}.old-{os.getpid()}"
+    if final.exists():
+        os.replace(final, old)
+    os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _is_scalar(values) -> bool:
@@ -115,20 +141,16 @@ class TelemetryWriter:
         return out
 
     def write(self, out: Path, meta: Mapping) -> None:
-        """``out/telemetry/<table>/part-00000.parquet`` + ``_meta.json`` and ``out/truth/<table>/...``, committed
-        together (telemetry/outdir.py): a failed or killed write leaves the previous ones."""
-        with output(Path(out), ("telemetry", "truth"), drops=("logs",)) as staging:
-            self.write_into(staging, meta)
-
-    def write_into(self, root: Path, meta: Mapping) -> None:
-        """The tables and ``_meta.json`` under ``root/telemetry`` and ``root/truth`` (a staging folder)."""
+        """``out/telemetry/<table>/part-00000.parquet`` + ``_meta.json`` and ``out/truth/<table>/...``."""
         tables = self.tables()
+        out = Path(out)
         meta_text = json.dumps(dict(meta), sort_keys=True, indent=2, default=_json_default) + "\n"
-        root = Path(root)
-        for group in ("telemetry", "truth"):
-            for name, table in tables[group].items():
-                write_parquet(table, root / group / name / PART_FILE)
-        (root / "telemetry" / META_FILE).write_text(meta_text)
+        # both groups are complete on disk before either replaces the previous run's
+        with atomic_dir(out / "telemetry") as telemetry, atomic_dir(out / "truth") as truth:
+            for group, tmp in (("telemetry", telemetry), ("truth", truth)):
+                for name, table in tables[group].items():
+                    write_parquet(table, tmp / name / PART_FILE)
+            (telemetry / META_FILE).write_text(meta_text)
 
 
 def _json_default(value):

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from replicaflow.model.version import KafkaVersion
+from replicaflow.telemetry.io import atomic_dir
 
 SERVER, STATE_CHANGE, CONTROLLER = "server.log", "state-change.log", "controller.log"
 
@@ -311,14 +312,11 @@ def render_logs(events: Iterable[dict], version: KafkaVersion, start_ms: int = 0
             for path, rows in sorted(files.items())}
 
 
-def write_logs(events: Iterable[dict], version: KafkaVersion, root: Path, start_ms: int = 0) -> None:
-    """Write ``root/logs/broker-N/*.log``; every line is rendered before the first file is written.
-
-    ``root`` is a command's staging folder, which makes the logs appear together with the telemetry
-    (telemetry/outdir.py).
-    """
+def write_logs(events: Iterable[dict], version: KafkaVersion, out_dir: Path, start_ms: int = 0) -> None:
+    """Write ``out_dir/logs/broker-N/*.log`` atomically (the whole ``logs/`` directory appears at once)."""
     rendered = render_logs(events, version, start_ms)
-    for rel, lines in rendered.items():
-        path = Path(root) / "logs" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    with atomic_dir(Path(out_dir) / "logs") as tmp:
+        for rel, lines in rendered.items():
+            path = Path(tmp) / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.pipeline.runner import analyze
-from replicaflow.telemetry.outdir import ANALYZE, output
+from replicaflow.telemetry.io import atomic_dir
 from tests.pipeline.tele import Tele
 
 
@@ -27,17 +26,14 @@ def tiny(root: Path, cluster: str = "c1") -> Path:
 def previous(tmp_path) -> Path:
     """An output directory holding an earlier analysis/ that a failed run must not touch."""
     out = tmp_path / "out"
-    with output(out, ANALYZE) as staging:
-        (staging / "analysis").mkdir()
-        (staging / "analysis" / "_summary.json").write_text('{"earlier": {}}')
+    (out / "analysis").mkdir(parents=True)
+    (out / "analysis" / "_summary.json").write_text('{"earlier": {}}')
     return out
 
 
 def assert_untouched(out: Path) -> None:
-    assert sorted(p.name for p in out.iterdir()) == [".replicaflow", "analysis"]
+    assert [p.name for p in out.iterdir()] == ["analysis"]
     assert (out / "analysis" / "_summary.json").read_text() == '{"earlier": {}}'
-    assert sorted(p.name for p in (out / ".replicaflow").iterdir() if p.name.startswith(("staging", "gen"))) == \
-        [os.readlink(out / ".replicaflow" / "current")]
 
 
 def test_empty_directory(spark, tmp_path, previous):
@@ -81,15 +77,14 @@ def test_duplicate_cluster_names(spark, tmp_path, previous):
 
 
 def test_failure_inside_the_write_leaves_previous_output(previous):
-    with pytest.raises(RuntimeError), output(previous, ANALYZE) as staging:
-        (staging / "analysis" / "broker_metrics").mkdir(parents=True)
+    with pytest.raises(RuntimeError), atomic_dir(previous / "analysis") as tmp:
+        (tmp / "broker_metrics").mkdir()
         raise RuntimeError("killed mid-write")
     assert_untouched(previous)
 
 
 def test_success_replaces_previous_output(previous):
-    with output(previous, ANALYZE) as staging:
-        (staging / "analysis").mkdir()
-        (staging / "analysis" / "_summary.json").write_text("{}")
-    assert sorted(p.name for p in previous.iterdir()) == [".replicaflow", "analysis"]
+    with atomic_dir(previous / "analysis") as tmp:
+        (tmp / "_summary.json").write_text("{}")
+    assert [p.name for p in previous.iterdir()] == ["analysis"]
     assert (previous / "analysis" / "_summary.json").read_text() == "{}"

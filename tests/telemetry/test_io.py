@@ -1,4 +1,4 @@
-"""Telemetry I/O: round trip through Parquet, byte-identical output, one seq counter."""
+"""Telemetry I/O: round trip through Parquet, byte-identical output, atomic directories, one seq counter."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from replicaflow.errors import ReplicaflowError
 from replicaflow.telemetry.io import (
     TelemetryWriter,
+    atomic_dir,
     read_meta,
     read_table,
     write_parquet,
@@ -91,8 +92,7 @@ def test_empty_tables_readable_with_schema(tmp_path: Path):
 def test_output_is_byte_identical(tmp_path: Path):
     _writer().write(tmp_path / "a", META)
     _writer().write(tmp_path / "b", META)
-    files = sorted(p.relative_to(tmp_path / "a") for g in ("telemetry", "truth")
-                   for p in (tmp_path / "a" / g).rglob("*") if p.is_file())
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert len(files) == len(TELEMETRY) + len(TRUTH) + 1
     for rel in files:
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
@@ -106,7 +106,24 @@ def test_rewrite_replaces_previous_output(tmp_path: Path):
     _writer().write(tmp_path, META)
     TelemetryWriter("c1").write(tmp_path, {**META, "seed": 4})
     assert read_table(tmp_path, "telemetry", "isr").num_rows == 0 and read_meta(tmp_path)["seed"] == 4
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".replicaflow", "telemetry", "truth"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["telemetry", "truth"]
+
+
+def test_atomic_dir_keeps_previous_when_body_raises(tmp_path: Path):
+    final = tmp_path / "out"
+    with atomic_dir(final) as tmp:
+        (tmp / "v").write_text("1")
+    assert (final / "v").read_text() == "1"
+    with pytest.raises(RuntimeError, match="boom"), atomic_dir(final) as tmp:
+        (tmp / "v").write_text("2")
+        (tmp / "partial").write_text("x")
+        raise RuntimeError("boom")
+    assert (final / "v").read_text() == "1" and not (final / "partial").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    with atomic_dir(final) as tmp:
+        assert tmp.parent == tmp_path and tmp.name.startswith(".out.tmp-") and not any(tmp.iterdir())
+        (tmp / "v").write_text("3")
+    assert (final / "v").read_text() == "3" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 def test_unknown_table_or_column_is_a_programming_error():
@@ -141,7 +158,7 @@ def test_failed_write_leaves_previous_output(tmp_path: Path):
     with pytest.raises(TypeError):
         TelemetryWriter("c1").write(tmp_path, {**META, "bad": object()})
     assert read_meta(tmp_path) == META and read_table(tmp_path, "telemetry", "isr").num_rows == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".replicaflow", "telemetry", "truth"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["telemetry", "truth"]
 
 
 def test_rows_keep_the_values_of_their_instant_when_the_arrays_change_later():

@@ -227,7 +227,7 @@ def test_render_logs_groups_per_broker_file_in_time_order():
     assert "ISR updated" in files["broker-1/server.log"][0]
 
 
-def test_write_logs_renders_every_line_before_writing(tmp_path):
+def test_write_logs_is_atomic(tmp_path):
     write_logs([{**SHRINK, "ts_ms": T, "broker": 1}], v("3.6"), tmp_path)
     server = tmp_path / "logs" / "broker-1" / "server.log"
     first = server.read_text()
@@ -236,4 +236,6 @@ def test_write_logs_renders_every_line_before_writing(tmp_path):
         write_logs([{**SHRINK, "ts_ms": T, "broker": 1}, {"kind": "nope", "ts_ms": 0, "broker": 1}], v("3.6"),
                    tmp_path)
     assert server.read_text() == first
+    write_logs([{**updated([1]), "ts_ms": T, "broker": 3}], v("3.6"), tmp_path)
+    assert not server.exists() and (tmp_path / "logs" / "broker-3" / "server.log").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["logs"]

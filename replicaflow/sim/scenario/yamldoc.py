@@ -20,6 +20,7 @@ from replicaflow.errors import ReplicaflowError, quote
 MAX_DEPTH = 64  # nesting levels; a scenario needs about 6
 MAX_NODES = 1_000_000  # values after alias expansion; a 50,000-move inline plan is about 250,000
 MAX_BYTES = 256 * 2**20  # the largest scenario or plan file read at all
+MAX_NUMBER_CHARS = 100  # int64 has 19 digits; Python refuses to convert more than 4300
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,8 @@ def load(text: str, where: str) -> Document:
         raise ReplicaflowError(f"{where}{line}: invalid YAML ({problem})") from None
     except RecursionError:
         raise ReplicaflowError(f"{where}: YAML nested deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, OverflowError) as exc:  # a value the constructor cannot convert (e.g. a huge date)
+        raise ReplicaflowError(f"{where}: a YAML value cannot be read ({quote(str(exc))})") from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -100,6 +103,9 @@ def _walk(root: yaml.Node, where: str) -> tuple[dict[tuple, int], dict[tuple, st
             raise ReplicaflowError(f"{where}:{node.start_mark.line + 1}: YAML nested deeper than {MAX_DEPTH} levels")
         if isinstance(node, yaml.ScalarNode):
             if node.tag in _NUMBER_TAGS and not node.style:
+                if len(node.value) > MAX_NUMBER_CHARS:
+                    raise ReplicaflowError(f"{where}:{node.start_mark.line + 1}: a number of {len(node.value):,} "
+                                           f"characters (at most {MAX_NUMBER_CHARS})")
                 raw_numbers[path] = node.value
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):

@@ -1,0 +1,169 @@
+"""Telemetry checked before Spark starts: a directory that would give a wrong answer with exit 0 is
+refused with one sentence naming the table and the first offending row (docs/pipeline.md,
+"Input checks").
+
+- ``_meta.json``: the keys the pipeline needs, integers where it needs them, a positive scrape
+  interval, a time range that is not absurd (it sizes the scrape grid Spark builds);
+- every table: present, readable, the contract's columns and types;
+- the ``cluster`` of every row equals the meta's (a directory holds one cluster); read from the
+  Parquet statistics when they are there, so it costs no scan;
+- no duplicated key: a change log has one row per ``seq``, a sample one row per what it samples
+  (a duplicated traffic row would double the bytes meters);
+- not empty, unless asked (an empty directory would give a healthy-looking all-zero report).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from replicaflow.errors import ReplicaflowError, quote, show
+from replicaflow.model.version import KafkaVersion
+from replicaflow.telemetry import io
+from replicaflow.telemetry.schema import TELEMETRY
+
+META_KEYS = ("cluster", "kafka_version", "start_ms", "end_ms", "scrape_interval_ms")
+MAX_SCRAPES = 10_000_000  # a year at one scrape every 3 s; beyond, end_ms or the interval is wrong
+# the key of one row of each table: a change log by its change number, a sample by what it samples
+KEYS: dict[str, tuple[str, ...]] = {
+    **{name: ("seq",) for name, schema in TELEMETRY.items() if "seq" in schema.names},
+    "replica_offsets": ("ts_ms", "topic", "partition", "broker"),
+    "traffic": ("ts_ms", "broker", "name"),
+}
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One telemetry directory that passed: its meta and the Parquet directory of each table."""
+
+    root: Path
+    meta: dict
+    tables: dict[str, Path]
+    rows: int
+
+
+def check_meta(root: Path) -> dict:
+    """``<root>/telemetry/_meta.json`` with the keys the pipeline needs, checked."""
+    tele = root / "telemetry"
+    if not root.is_dir():
+        raise ReplicaflowError(f"{root}: telemetry directory does not exist")
+    if not tele.is_dir():
+        if not any(root.iterdir()):
+            raise ReplicaflowError(f"{root}: directory is empty, expected telemetry/ (the output of `simulate`)")
+        raise ReplicaflowError(f"{tele}: missing, expected the telemetry/ directory written by `simulate`")
+    path = tele / io.META_FILE
+    meta = io.read_meta(root)
+    for key in META_KEYS:
+        if key not in meta:
+            raise ReplicaflowError(f"{path}: key '{key}' is missing")
+    if not isinstance(meta["cluster"], str) or not meta["cluster"]:
+        raise ReplicaflowError(f"{path}: 'cluster' must be a non-empty string, found {show(meta['cluster'])}")
+    for key in ("start_ms", "end_ms", "scrape_interval_ms"):
+        if not isinstance(meta[key], int) or isinstance(meta[key], bool) or abs(meta[key]) > 2**62:
+            raise ReplicaflowError(f"{path}: '{key}' must be an integer (epoch ms), found {show(meta[key])}")
+    if meta["scrape_interval_ms"] <= 0 or meta["end_ms"] < meta["start_ms"]:
+        raise ReplicaflowError(f"{path}: needs scrape_interval_ms > 0 and end_ms >= start_ms")
+    scrapes = (meta["end_ms"] - meta["start_ms"]) // meta["scrape_interval_ms"] + 1
+    if scrapes > MAX_SCRAPES:
+        raise ReplicaflowError(f"{path}: start_ms..end_ms every scrape_interval_ms makes {scrapes:,} scrapes "
+                               f"(at most {MAX_SCRAPES:,}); is end_ms or the interval wrong?")
+    try:
+        KafkaVersion.parse(str(meta["kafka_version"]), bool(meta.get("kip542", False)))
+    except ReplicaflowError as exc:
+        raise ReplicaflowError(f"{path}: {exc}") from None
+    return meta
+
+
+def _type_name(t) -> str:
+    return str(t).replace("list<item: ", "list<").replace("list<element: ", "list<")
+
+
+def check_table(root: Path, name: str) -> tuple[Path, list[Path]]:
+    """The Parquet directory of one table and its files, columns compared with :data:`TELEMETRY`."""
+    path = root / "telemetry" / name
+    files = sorted(path.glob("*.parquet")) if path.is_dir() else []
+    if not files:
+        raise ReplicaflowError(f"{path}: table '{name}' is missing (no Parquet files)")
+    for file in files:
+        try:
+            found = pq.read_schema(file)
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            raise ReplicaflowError(f"{file}: not a readable Parquet file ({exc})") from None
+        for field in TELEMETRY[name]:
+            if field.name not in found.names:
+                raise ReplicaflowError(f"{file}: column {name}.{field.name} is missing")
+            got = found.field(field.name).type
+            if _type_name(got) != _type_name(field.type):
+                raise ReplicaflowError(f"{file}: column {name}.{field.name} has type {_type_name(got)}, "
+                                       f"expected {_type_name(field.type)}")
+    return path, files
+
+
+def _clusters_from_statistics(file: Path) -> set[str] | None:
+    """The cluster values of a file from its row-group statistics (None when they are missing)."""
+    md = pq.ParquetFile(file).metadata
+    col = md.schema.names.index("cluster")
+    values: set[str] = set()
+    for g in range(md.num_row_groups):
+        stats = md.row_group(g).column(col).statistics
+        if md.row_group(g).num_rows == 0:
+            continue
+        if stats is None or not stats.has_min_max:
+            return None
+        values |= {stats.min if isinstance(stats.min, str) else stats.min.decode(),
+                   stats.max if isinstance(stats.max, str) else stats.max.decode()}
+    return values
+
+
+def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
+    """Rows of one table belong to ``cluster`` and have no duplicated key; returns the row count."""
+    rows = 0
+    for file in files:
+        clusters = _clusters_from_statistics(file)
+        if clusters is None or clusters - {cluster}:
+            data = pq.read_table(file, columns=["cluster"])
+            bad = pc.not_equal(data["cluster"], pa.scalar(cluster))
+            if pc.any(bad).as_py():
+                i = pc.index(bad, True).as_py()
+                raise ReplicaflowError(f"{file}: row {i} of {name} belongs to cluster "
+                                       f"{quote(data['cluster'][i].as_py())}, but _meta.json says {quote(cluster)}")
+        rows += pq.ParquetFile(file).metadata.num_rows
+    keys = KEYS[name]
+    table = pq.read_table(list(map(str, files)), columns=list(keys)) if len(files) > 1 else pq.read_table(
+        files[0], columns=list(keys))
+    if table.num_rows:
+        counts = table.group_by(list(keys)).aggregate([([], "count_all")])
+        dup = counts.filter(pc.greater(counts["count_all"], 1))
+        if dup.num_rows:
+            first = {k: dup[k][0].as_py() for k in keys}
+            raise ReplicaflowError(f"{files[0].parent}: {name} has {dup['count_all'][0].as_py()} rows with "
+                                   f"{', '.join(f'{k}={v}' for k, v in first.items())}; each must appear once")
+    return rows
+
+
+def check_telemetry(dirs: Sequence[Path], allow_empty: bool = False) -> list[Checked]:
+    """Every directory checked as the module docstring says, and cluster names distinct across them."""
+    out: list[Checked] = []
+    seen: dict[str, Path] = {}
+    for root in dirs:
+        root = Path(root)
+        meta = check_meta(root)
+        if meta["cluster"] in seen:
+            raise ReplicaflowError(f"{root}: cluster name '{meta['cluster']}' is also used by {seen[meta['cluster']]}; "
+                                   "clusters analyzed together need distinct names")
+        seen[meta["cluster"]] = root
+        tables, rows = {}, 0
+        for name in TELEMETRY:
+            path, files = check_table(root, name)
+            rows += check_rows(name, files, meta["cluster"])
+            tables[name] = path
+        if rows == 0 and not allow_empty:
+            raise ReplicaflowError(f"{root / 'telemetry'}: every table is empty; an analysis of it would report a "
+                                   "healthy cluster that was never observed (--allow-empty to analyze it anyway)")
+        out.append(Checked(root, meta, tables, rows))
+    return out

@@ -1,0 +1,90 @@
+"""Telemetry that would give a wrong answer with exit 0 is refused before Spark starts (telemetry/checks.py):
+one sentence naming the table and the first offending row; table-driven, no Spark session."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.telemetry.checks import check_telemetry
+from tests.pipeline.tele import Tele
+
+
+def tiny(root: Path, cluster: str = "c1") -> Path:
+    t = Tele(cluster, "3.7", end_ms=20_000)
+    t.broker(0, 1)
+    t.partition(0, "a", 0, [1], 1, [1])
+    t.add("traffic", 10_000, broker=1, name="ReplicationBytesInPerSec", bytes=100)
+    t.offsets(10_000, "a", 0, {1: (5, 5, 50)})
+    return t.write(root)
+
+
+def _meta(d: Path, **changes) -> None:
+    path = d / "telemetry" / "_meta.json"
+    meta = json.loads(path.read_text())
+    meta.update(changes)
+    path.write_text(json.dumps(meta))
+
+
+def _table(d: Path, name: str, change) -> None:
+    path = next((d / "telemetry" / name).glob("*.parquet"))
+    pq.write_table(change(pq.read_table(path)), path)
+
+
+def _duplicate_first_row(t: pa.Table) -> pa.Table:
+    return pa.concat_tables([t, t.slice(0, 1)])
+
+
+def _other_cluster(t: pa.Table) -> pa.Table:
+    i = t.schema.get_field_index("cluster")
+    return t.set_column(i, t.schema.field(i), pa.array(["other"] * t.num_rows, pa.string()))
+
+
+BAD = [
+    ("meta cluster differs from the rows", lambda d: _meta(d, cluster="renamed"),
+     "row 0 of assignments belongs to cluster 'c1', but _meta.json says 'renamed'"),
+    ("rows of another cluster", lambda d: _table(d, "brokers", _other_cluster),
+     "row 0 of brokers belongs to cluster 'other', but _meta.json says 'c1'"),
+    ("duplicated traffic row", lambda d: _table(d, "traffic", _duplicate_first_row),
+     "traffic has 2 rows with ts_ms=10000, broker=1, name=ReplicationBytesInPerSec; each must appear once"),
+    ("duplicated change", lambda d: _table(d, "isr", _duplicate_first_row), "isr has 2 rows with seq="),
+    ("duplicated sample", lambda d: _table(d, "replica_offsets", _duplicate_first_row),
+     "replica_offsets has 2 rows with ts_ms=10000, topic=a, partition=0, broker=1"),
+    ("zero scrape interval", lambda d: _meta(d, scrape_interval_ms=0), "needs scrape_interval_ms > 0"),
+    ("absurd end", lambda d: _meta(d, end_ms=2**61), "scrapes (at most 10,000,000); is end_ms or the interval wrong?"),
+    ("end as text", lambda d: _meta(d, end_ms="soon"), "'end_ms' must be an integer (epoch ms), found 'soon'"),
+    ("unknown release", lambda d: _meta(d, kafka_version="9.1"), "supported releases are 0.8 to 4.x"),
+    ("empty cluster name", lambda d: _meta(d, cluster=""), "'cluster' must be a non-empty string"),
+    ("meta not JSON", lambda d: (d / "telemetry" / "_meta.json").write_text("{"), "_meta.json: not valid JSON"),
+    ("meta a list", lambda d: (d / "telemetry" / "_meta.json").write_text("[]"), "expected a JSON object"),
+]
+
+
+@pytest.mark.parametrize(("what", "mutate", "sentence"), BAD, ids=[b[0] for b in BAD])
+def test_bad_telemetry_is_one_sentence_before_spark(tmp_path, what, mutate, sentence):
+    d = tiny(tmp_path / "t")
+    check_telemetry([d])
+    mutate(d)
+    start = time.perf_counter()
+    with pytest.raises(ReplicaflowError) as info:
+        check_telemetry([d])
+    assert sentence in str(info.value), str(info.value)
+    assert "\n" not in str(info.value) and time.perf_counter() - start < 5
+
+
+def test_empty_telemetry_needs_allow_empty(tmp_path):
+    d = Tele("c1", "3.7", end_ms=20_000).write(tmp_path / "t")
+    with pytest.raises(ReplicaflowError, match="every table is empty.*--allow-empty"):
+        check_telemetry([d])
+    assert check_telemetry([d], allow_empty=True)[0].rows == 0
+
+
+def test_two_directories_with_one_cluster_name(tmp_path):
+    with pytest.raises(ReplicaflowError, match="cluster name 'c1' is also used by"):
+        check_telemetry([tiny(tmp_path / "a"), tiny(tmp_path / "b")])

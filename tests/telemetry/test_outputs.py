@@ -1,0 +1,163 @@
+"""All outputs of a command appear together or not at all (telemetry/outputs.py), and nothing the tool did
+not write is touched: kill tests at every step of the commit, a real `kill -9`, foreign files, user files."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.telemetry.outputs import HOME, REPORT, STEPS, Commit, check_out_dir
+from tests.report.tiny import write_analysis
+
+BIN = Path(sys.executable).parent / "replicaflow"
+SCENARIO = """\
+name: tiny
+duration: {duration}
+kafka: {{version: "3.7"}}
+cluster: {{brokers: 3}}
+topics: [{{name: orders, partitions: 3, replication_factor: 3, produce_rate: 1MB/s}}]
+events: [{{at: 30s, broker_down: 2}}, {{at: 50s, broker_up: 2}}]
+"""
+
+
+def _cli(*args, fault: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "REPLICAFLOW_FAULT_AT"}
+    if fault:
+        env["REPLICAFLOW_FAULT_AT"] = fault
+    return subprocess.run([str(BIN), "-q", *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=600)
+
+
+def digest(out: Path, names) -> dict[str, str]:
+    """Relative path → sha256 of every file under ``out/<name>`` (through the links), for the given names."""
+    found = {}
+    for name in names:
+        root = out / name
+        if root.is_file():
+            found[name] = hashlib.sha256(root.read_bytes()).hexdigest()
+        elif root.is_dir():
+            for dirpath, _, files in os.walk(root, followlinks=True):
+                for f in files:
+                    p = Path(dirpath) / f
+                    found[str(p.relative_to(out))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return found
+
+
+@pytest.fixture(scope="module")
+def scenarios(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("scenarios")
+    out = {}
+    for key, duration in (("old", "2m"), ("new", "3m")):
+        path = root / f"{key}.yaml"
+        path.write_text(SCENARIO.format(duration=duration))
+        out[key] = path
+    return out
+
+
+@pytest.fixture(scope="module")
+def references(scenarios, tmp_path_factory) -> dict[str, dict[str, str]]:
+    """What a complete `simulate --logs` of each scenario holds."""
+    refs = {}
+    for key, path in scenarios.items():
+        out = tmp_path_factory.mktemp(f"ref-{key}")
+        assert _cli("simulate", path, "--out", out, "--logs").returncode == 0
+        refs[key] = digest(out, ("telemetry", "truth", "logs"))
+    assert refs["old"] != refs["new"]
+    return refs
+
+
+def _leftovers(out: Path) -> list[str]:
+    return sorted(p.name for p in (out / HOME).iterdir() if p.name.endswith(".tmp") or p.name.startswith("."))
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_simulate_killed_at_any_step_leaves_old_or_new(scenarios, references, tmp_path, step):
+    out = tmp_path / "out"
+    assert _cli("simulate", scenarios["old"], "--out", out, "--logs").returncode == 0
+    (out / "notes.txt").write_text("mine")
+    killed = _cli("simulate", scenarios["new"], "--out", out, "--logs", fault=step)
+    assert killed.returncode == 137, killed.stderr
+    assert digest(out, ("telemetry", "truth", "logs")) in (references["old"], references["new"])
+    done = _cli("simulate", scenarios["new"], "--out", out, "--logs")
+    assert done.returncode == 0, done.stderr
+    assert digest(out, ("telemetry", "truth", "logs")) == references["new"]
+    assert _leftovers(out) == [] and len([p for p in (out / HOME).iterdir() if p.name.startswith("gen-")]) == 1
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_report_killed_at_any_step_leaves_old_or_new(tmp_path, step):
+    write_analysis(tmp_path, ("alpha",))
+    assert _cli("report", tmp_path).returncode == 0
+    old = digest(tmp_path, REPORT)
+    killed = _cli("report", tmp_path, "--naming", "confluent", fault=step)
+    assert killed.returncode == 137
+    now = digest(tmp_path, REPORT)
+    assert _cli("report", tmp_path, "--naming", "confluent").returncode == 0
+    new = digest(tmp_path, REPORT)
+    assert old != new and now in (old, new)
+    assert (tmp_path / "analysis").is_dir() and _leftovers(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_analyze_killed_mid_run_then_rerun(scenarios, tmp_path):
+    """A real SIGKILL of `analyze` (and its JVM) while Spark writes: no analysis appears, the next run
+    collects the staging folder and commits."""
+    out = tmp_path / "out"
+    assert _cli("simulate", scenarios["old"], "--out", out).returncode == 0
+    before = digest(out, ("telemetry", "truth"))
+    proc = subprocess.Popen([str(BIN), "-q", "analyze", str(out), "--out", str(out)], start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and not any((out / HOME).glob("gen-*.tmp/analysis")):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / "analysis").exists()
+    assert digest(out, ("telemetry", "truth")) == before
+    assert _cli("analyze", out, "--out", out).returncode == 0
+    assert (out / "analysis" / "partition_state").is_dir() and _leftovers(out) == []
+    assert digest(out, ("telemetry", "truth")) == before
+
+
+def test_foreign_entries_are_never_replaced(scenarios, tmp_path):
+    out = tmp_path / "out"
+    (out / "logs" / "kafka-0").mkdir(parents=True)
+    (out / "logs" / "kafka-0" / "server.log").write_text("my broker's log")
+    done = _cli("simulate", scenarios["old"], "--out", out, "--logs")
+    assert done.returncode == 2
+    assert f"{out / 'logs'}: not written by replicaflow" in done.stderr and "Traceback" not in done.stderr
+    assert (out / "logs" / "kafka-0" / "server.log").read_text() == "my broker's log"
+    assert not (out / "telemetry").exists()
+
+
+def test_out_must_be_a_writable_folder(scenarios, tmp_path):
+    (tmp_path / "file").write_text("x")
+    for out, sentence in (("", "--out: expected a folder path, found an empty one"),
+                          (tmp_path / "file", "--out is a file, expected a folder"),
+                          (tmp_path / "file" / "below", "cannot write here")):
+        done = _cli("simulate", scenarios["old"], "--out", out, cwd=tmp_path)
+        assert done.returncode == 2 and sentence in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+    with pytest.raises(ReplicaflowError, match="is a file"):
+        check_out_dir(tmp_path / "file")
+
+
+def test_commit_abort_changes_nothing(tmp_path):
+    out = tmp_path / "out"
+    with Commit(out, writes=["telemetry"]).staged() as stage:
+        (stage / "telemetry").mkdir()
+        (stage / "telemetry" / "a").write_text("1")
+    with pytest.raises(RuntimeError), Commit(out, writes=["telemetry"]).staged() as stage:
+        (stage / "telemetry").mkdir()
+        (stage / "telemetry" / "a").write_text("2")
+        raise RuntimeError("boom")
+    assert (out / "telemetry" / "a").read_text() == "1" and _leftovers(out) == []

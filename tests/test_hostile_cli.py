@@ -1,0 +1,99 @@
+"""Hostile and broken inputs through the real command line: one sentence, exit status 2, no traceback,
+in seconds, under a 6 GB address-space cap where no JVM is involved (table-driven)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent / "replicaflow"
+GOOD = """\
+name: t
+duration: 2m
+kafka: {version: "3.7"}
+cluster: {brokers: 3}
+topics: [{name: orders, partitions: 3, replication_factor: 3}]
+"""
+BOMB = "a: &a [1,1,1,1,1,1,1,1,1,1]\n" + "".join(
+    f"{c}: &{c} [{','.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+CAP = 6 * 2**30
+
+
+def _cap() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
+
+
+def _run(args, cwd, env=None, capped=True, timeout=60) -> tuple[subprocess.CompletedProcess, float]:
+    start = time.perf_counter()
+    done = subprocess.run([str(BIN), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=env or os.environ.copy(), preexec_fn=_cap if capped else None)
+    return done, time.perf_counter() - start
+
+
+SCENARIOS = [
+    ("alias bomb", BOMB, "expands to more than 1,000,000 values"),
+    ("deep nesting", "x: " + "[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
+    ("a billion brokers", GOOD.replace("brokers: 3", "brokers: 1000000000"), "expected 1 to 10,000 brokers"),
+    ("a billion partitions", GOOD.replace("partitions: 3", "partitions: 1000000000"), "at most 20,000,000 replicas"),
+    ("a thousand days at 1 ms", GOOD.replace("duration: 2m", "duration: 1000d\ntick: 1ms\nscrape_interval: 1s"),
+     "raise --max-work"),
+    ("NaN produce rate", GOOD.replace("replication_factor: 3}", "replication_factor: 3, produce_rate: .nan}"),
+     "expected a rate that fits in 64 bits"),
+    ("markup in a value", GOOD.replace("duration: 2m", "duration: '[/bold]'"),
+     "found '[/bold]'"),
+    ("newline in a topic name", GOOD.replace("name: orders", 'name: "a\\nb"'),
+     "expected a topic name of ASCII letters"),
+    ("UTF-16 file", None, "is UTF-16; save it as UTF-8"),
+    ("a 10 MB number", GOOD.replace("duration: 2m", "duration: " + "9" * 10_000_000),
+     ":2: a number of 10,000,000 characters (at most 100)"),
+    ("a 10 MB value", GOOD.replace("duration: 2m", "duration: " + "x" * 10_000_000), "more characters"),
+]
+
+
+@pytest.mark.parametrize(("what", "text", "sentence"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_hostile_scenarios(tmp_path, what, text, sentence):
+    path = tmp_path / "s.yaml"
+    if text is None:
+        path.write_bytes(GOOD.encode("utf-16"))
+    else:
+        path.write_text(text)
+    done, took = _run(["simulate", path, "--out", "out"], tmp_path)
+    assert done.returncode == 2 and sentence in done.stderr, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and len(done.stderr) < 2000 and took < 20
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def telemetry(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("tele")
+    (root / "s.yaml").write_text(GOOD)
+    done, _ = _run(["-q", "simulate", "s.yaml", "--out", "run[1]"], root)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+@pytest.mark.parametrize(("args", "env", "sentence"), [
+    (["--master", "foo"], {}, "--master: expected local[N], local[*] or spark://host:port, found 'foo'"),
+    (["--master", "spark://127.0.0.1:1"], {}, "no Spark master answers at 127.0.0.1:1"),
+    ([], {"PATH": "/nonexistent", "JAVA_HOME": ""}, "Spark needs Java 17+ and none was found"),
+    (["--out", ""], {}, "--out: expected a folder path, found an empty one"),
+], ids=["bad master", "unreachable master", "no java", "empty out"])
+def test_environment_errors_are_one_sentence_in_seconds(telemetry, args, env, sentence):
+    argv = ["analyze", "run[1]", *(args if "--out" in args else ["--out", "run[1]", *args])]
+    done, took = _run(argv, telemetry, env={**os.environ, **env}, capped=False)
+    assert done.returncode == 2 and sentence in done.stderr, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and took < 10
+
+
+@pytest.mark.slow
+def test_a_path_spark_would_glob_is_read_literally(telemetry):
+    """`run[1]` is a Hadoop glob for `run1`: the reader escapes it."""
+    done, _ = _run(["-q", "analyze", "run[1]", "--out", "run[1]"], telemetry, capped=False, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (telemetry / "run[1]" / "analysis" / "partition_state").is_dir()

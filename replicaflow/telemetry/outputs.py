@@ -13,12 +13,18 @@ entries of the current generation it keeps, renames the staging folder, creates 
 output or the new complete output, never a mix and never a missing folder. Old generations and
 the staging folders of killed runs are collected by the next command.
 
+Each generation holds ``.manifest.json``: every file the tool wrote, per output. A file a user puts
+into one of the tool's outputs (``OUT/telemetry/scenario.yaml`` lands in the current generation,
+through the link) is not in it, so a command that would replace or drop that output refuses,
+naming the file, before any work; outputs a command keeps are carried over with such files in them.
+
 ``REPLICAFLOW_FAULT_AT=<step>`` makes the process exit with status 137 just before that step —
 the kill tests use it to stop between any two filesystem operations.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -35,6 +41,7 @@ CURRENT = "current"
 SIMULATION = ("telemetry", "truth", "logs")
 ANALYSIS = ("analysis",)
 REPORT = ("report.html", "metrics.om", "summary.json")
+MANIFEST = ".manifest.json"
 STEPS = ("prepare", "collect", "stage", "carry", "seal", "link", "switch", "clean")
 _GEN = re.compile(r"^gen-(\d+)-(\d+)(\.tmp)?$")
 
@@ -63,6 +70,8 @@ def check_out_dir(out: Path | str) -> Path:
     if out.exists() and not out.is_dir():
         raise ReplicaflowError(f"{out}: --out is a file, expected a folder")
     parent = out if out.exists() else next((p for p in out.parents if p.exists()), Path("."))
+    if not parent.is_dir():
+        raise ReplicaflowError(f"{parent}: is a file, so --out {out} cannot be created as a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ReplicaflowError(f"{parent}: cannot write here (permission denied)")
     return out
@@ -74,6 +83,13 @@ def _ours(out: Path, name: str) -> bool:
     if not path.exists() and not path.is_symlink():
         return True
     return path.is_symlink() and os.readlink(path) == f"{HOME}/{CURRENT}/{name}"
+
+
+def _files(path: Path) -> list[str]:
+    """Every file under an output, relative to it ('' for an output that is one file), sorted."""
+    if not path.is_dir():
+        return [""] if path.exists() else []
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*") if not p.is_dir())
 
 
 def foreign_entries(out: Path, names: Iterable[str]) -> list[Path]:
@@ -94,6 +110,33 @@ class Commit:
         self.home = self.out / HOME
         self.stage: Path | None = None
         self.created: list[Path] = []  # folders this commit made, removed again if it aborts
+        self._refuse_files_put_into(sorted(self.writes | self.drops))
+
+    def manifest(self) -> dict[str, list[str]] | None:
+        """What the tool wrote into the current generation, per output; None for none (or one written
+        before generations carried a manifest, whose files are then all taken as the tool's)."""
+        current = self.current()
+        if current is None or not (current / MANIFEST).is_file():
+            return None
+        try:
+            parts = json.loads((current / MANIFEST).read_text())
+            return {str(k): [str(f) for f in v] for k, v in parts.items()}
+        except (OSError, ValueError, AttributeError, TypeError):
+            raise ReplicaflowError(f"{current / MANIFEST}: unreadable; remove {self.home} to start over") from None
+
+    def _refuse_files_put_into(self, names: list[str]) -> None:
+        """A file in one of the tool's outputs that the tool did not write would be lost by replacing or
+        dropping that output: name it instead."""
+        current, written = self.current(), self.manifest()
+        if current is None or written is None:
+            return
+        for name in names:
+            if (self.out / name).is_symlink() and (current / name).exists():
+                known = set(written.get(name, ()))
+                extra = [f for f in _files(current / name) if f not in known]
+                if extra:
+                    raise ReplicaflowError(f"{self.out / name / extra[0]}: not written by replicaflow; move it out of "
+                                           f"{self.out / name} first (replicaflow never replaces what it did not write)")
 
     def _generations(self) -> list[tuple[Path, int, bool]]:
         if not self.home.is_dir():
@@ -127,19 +170,25 @@ class Commit:
         """Carry over, seal, link, switch, clean (see the module docstring)."""
         assert self.stage is not None
         current = self.current()
+        written = self.manifest() or {}
+        manifest = {p.name: _files(p) for p in self.stage.iterdir() if not p.name.startswith(".")}
         _step("carry")
         if current is not None:
             for entry in current.iterdir():
+                if entry.name.startswith("."):
+                    continue
                 if entry.name not in self.writes | self.drops and not (self.stage / entry.name).exists():
                     if entry.is_dir():
                         shutil.copytree(entry, self.stage / entry.name, copy_function=os.link, symlinks=True)
                     else:
                         os.link(entry, self.stage / entry.name)
+                    manifest[entry.name] = written.get(entry.name, _files(entry))
+        (self.stage / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
         _step("seal")
         sealed = self.stage.with_name(self.stage.name.removesuffix(".tmp"))
         os.replace(self.stage, sealed)
         _step("link")
-        names = sorted(p.name for p in sealed.iterdir())
+        names = sorted(p.name for p in sealed.iterdir() if not p.name.startswith("."))
         for name in names:
             target = f"{HOME}/{CURRENT}/{name}"
             link = self.out / name
@@ -165,14 +214,26 @@ class Commit:
 
     @contextmanager
     def staged(self) -> Iterator[Path]:
-        """The staging folder; the outputs become current when the block ends without an error."""
-        stage = self.begin()
+        """The staging folder; the outputs become current when the block ends without an error. A file
+        system that refuses (read-only, no space, not permitted) is one sentence naming the path."""
+        try:
+            stage = self.begin()
+        except OSError as exc:
+            self.abort()
+            raise self._cannot_write(exc) from None
         try:
             yield stage
         except BaseException:
             self.abort()
             raise
-        self.done()
+        try:
+            self.done()
+        except OSError as exc:
+            self.abort()
+            raise self._cannot_write(exc) from None
+
+    def _cannot_write(self, exc: OSError) -> ReplicaflowError:
+        return ReplicaflowError(f"{exc.filename or self.out}: cannot write the output ({exc.strerror or exc})")
 
     def abort(self) -> None:
         """Remove the staging folder, and the folders this commit created when they hold nothing else."""

@@ -19,7 +19,9 @@ through the link) is not in it, so a command that would replace or drop that out
 naming the file, before any work; outputs a command keeps are carried over with such files in them.
 
 ``REPLICAFLOW_FAULT_AT=<step>`` makes the process exit with status 137 just before that step —
-the kill tests use it to stop between any two filesystem operations.
+the kill tests use it to stop between any two filesystem operations; ``#n`` stops at the n-th
+point the process reaches, so a test can walk through every one. Temporary links are made inside
+``.replicaflow/`` and collected with the staging folders of dead processes.
 """
 
 from __future__ import annotations
@@ -46,9 +48,17 @@ STEPS = ("prepare", "collect", "stage", "carry", "seal", "link", "switch", "clea
 _GEN = re.compile(r"^gen-(\d+)-(\d+)(\.tmp)?$")
 
 
+_STEPS_TAKEN = [0]
+_TEMP_LINK = re.compile(r"^\.(?:link|current)-(\d+)-")
+
+
 def _step(name: str) -> None:
-    """A point between two filesystem operations of the commit (fault injection for the kill tests)."""
-    if os.environ.get("REPLICAFLOW_FAULT_AT") == name:
+    """A point between two filesystem operations of the commit (fault injection for the kill tests):
+    ``REPLICAFLOW_FAULT_AT`` names a step of :data:`STEPS` (or a finer one, ``link:telemetry``), or
+    ``#n`` for the n-th point this process reaches, so a test can stop at every one in turn."""
+    at = os.environ.get("REPLICAFLOW_FAULT_AT")
+    taken, _STEPS_TAKEN[0] = _STEPS_TAKEN[0], _STEPS_TAKEN[0] + 1
+    if at is not None and at in (name, f"#{taken}"):
         os._exit(137)
 
 
@@ -161,6 +171,10 @@ class Commit:
         for path, pid, staging in self._generations():
             if path != current and (not staging or not _alive(pid) or pid == os.getpid()):
                 shutil.rmtree(path, ignore_errors=True)
+        for entry in self.home.iterdir():  # temporary links of a commit killed between two of its steps
+            m = _TEMP_LINK.match(entry.name)
+            if m and (not _alive(int(m.group(1))) or int(m.group(1)) == os.getpid()):
+                entry.unlink(missing_ok=True)
         _step("stage")
         self.stage = self.home / f"gen-{time.time_ns()}-{os.getpid()}.tmp"
         self.stage.mkdir()
@@ -183,6 +197,7 @@ class Commit:
                     else:
                         os.link(entry, self.stage / entry.name)
                     manifest[entry.name] = written.get(entry.name, _files(entry))
+                    _step(f"carry:{entry.name}")
         (self.stage / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
         _step("seal")
         sealed = self.stage.with_name(self.stage.name.removesuffix(".tmp"))
@@ -193,23 +208,28 @@ class Commit:
             target = f"{HOME}/{CURRENT}/{name}"
             link = self.out / name
             if not (link.is_symlink() and os.readlink(link) == target):
-                tmp = self.out / f".{name}.link-{os.getpid()}"
+                # made in HOME (same file system) so a kill before the rename leaves nothing in OUT itself
+                tmp = self.home / f".link-{os.getpid()}-{name}"
                 tmp.unlink(missing_ok=True)
-                os.symlink(target, tmp)
+                os.symlink(target, tmp)  # relative to OUT once renamed there; dangling until then
+                _step(f"link:{name}")
                 os.replace(tmp, link)
         _step("switch")
-        tmp = self.home / f".{CURRENT}-{os.getpid()}"
+        tmp = self.home / f".{CURRENT}-{os.getpid()}-"
         tmp.unlink(missing_ok=True)
         os.symlink(sealed.name, tmp)
+        _step("switch:rename")
         os.replace(tmp, self.home / CURRENT)
         _step("clean")
         for path, _, staging in self._generations():
             if path != sealed and not staging:
                 shutil.rmtree(path, ignore_errors=True)
-        for name in self.writes | self.drops:
+                _step(f"clean:{path.name}")
+        for name in sorted(self.writes | self.drops):
             link = self.out / name
             if link.is_symlink() and not link.exists():
                 link.unlink()
+                _step(f"clean:{name}")
         self.stage = None
 
     @contextmanager

@@ -18,6 +18,7 @@ Only Spark built-in expressions are used (no Python UDF). See docs/logs.md.
 from __future__ import annotations
 
 import glob
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -28,7 +29,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.telemetry.schema import ANALYSIS, TELEMETRY
-from replicaflow.telemetry.spark import conform
+from replicaflow.telemetry.spark import conform, spark_path
 
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 ISR_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
@@ -148,8 +149,9 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
             out.append(text)
             continue
         local = re.sub(r"^file:(//)?", "", text)
-        candidates = [Path(m) for m in sorted(glob.glob(local, recursive=True))] if glob.has_magic(local) \
-            else [Path(local).expanduser()]
+        literal = Path(local).expanduser()  # an existing path is itself, even with `[1]` in its name
+        candidates = [Path(m) for m in sorted(glob.glob(local, recursive=True))] \
+            if glob.has_magic(local) and not literal.exists() else [literal]
         found: list[Path] = []
         for c in candidates:
             if c.is_dir():
@@ -159,19 +161,32 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
                 found.append(c)
         if not found:
             raise ReplicaflowError(f"--logs: '{text}' matches no file")
-        out += [str(f.resolve()) for f in found]
+        out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
     return list(dict.fromkeys(out))
 
 
-def _lines(spark: SparkSession, files: list[str]) -> DataFrame:
+def _source(shown_as: tuple[str, str] | None) -> Column:
+    """The file a line came from as a path: Spark gives a URL (``%20`` for a space, ``%5B`` for ``[``).
+    ``shown_as`` = (staging prefix, final prefix) names logs read from a command's staging folder by the
+    path they have once the command commits (``run --logs``)."""
+    url = F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", "")
+    path = F.url_decode(F.replace(url, F.lit("+"), F.lit("%2B")))
+    if shown_as is None:
+        return path
+    staged, final = shown_as
+    return F.when(path.startswith(staged), F.concat(F.lit(final), F.substring(path, len(staged) + 1, 1 << 30))) \
+        .otherwise(path)
+
+
+def _lines(spark: SparkSession, files: list[str], shown_as: tuple[str, str] | None = None) -> DataFrame:
     """One row per physical line: source, line_number (1-based), raw, utf8_ok."""
     try:
-        whole = spark.read.text(files, wholetext=True)
+        whole = spark.read.text([spark_path(f) for f in files], wholetext=True)
     except AnalysisException as exc:
         raise ReplicaflowError(f"--logs: cannot read {files[0] if len(files) == 1 else 'the log files'}: "
                                f"{str(exc).splitlines()[0]}") from None
     split = whole.select(
-        F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", "").alias("source"),
+        _source(shown_as).alias("source"),
         F.is_valid_utf8("value").alias("file_utf8"), F.split("value", "\n").alias("lines"))
     exploded = split.select("source", "file_utf8", F.size("lines").alias("n"),
                             F.posexplode("lines").alias("pos", "line"))
@@ -368,9 +383,10 @@ def _category(df: DataFrame) -> DataFrame:
     return df.select("*", cat.alias("category"))
 
 
-def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path]) -> DataFrame:
+def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],
+                   shown_as: tuple[str, str] | None = None) -> DataFrame:
     """Every physical line of the logs with its category, reason and parsed fields (debugging aid)."""
-    df = _lines(spark, resolve_paths(paths))
+    df = _lines(spark, resolve_paths(paths), shown_as)
     return df.transform(_parse_layout).transform(_line_status).transform(_with_parent).transform(_classify) \
         .transform(_category)
 
@@ -440,7 +456,8 @@ def shown_raw(raw: Column) -> Column:
                                      F.lit("… ("), more.cast("string"), F.lit(" more characters)"))).otherwise(clean)
 
 
-def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str) -> dict[str, DataFrame]:
+def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str,
+              shown_as: tuple[str, str] | None = None) -> dict[str, DataFrame]:
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
     schemas) and ``line_counts`` (source, category, lines: how every line was accounted for).
 
@@ -448,7 +465,7 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     ReplicaflowError. The classified lines are persisted (memory and disk, only the columns the
     outputs need) so writing every output parses the logs once.
     """
-    lines = classify_lines(spark, paths)
+    lines = classify_lines(spark, paths, shown_as)
     is_event, is_reject = F.col("category") == "event", F.col("category") == "reject"
     lines = lines.select(
         "source", "line_number", "category", "reason", "kind", "topic", "partition", "isr", "leader_epoch",

@@ -30,14 +30,16 @@ def _as_list(items) -> list:
 
 
 def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: bool,
-                 spark: SparkSession | None, logs: LogPaths | None) -> dict:
-    """The pipeline over checked telemetry, writing ``dest/analysis`` (no commit of its own)."""
+                 spark: SparkSession | None, logs: LogPaths | None, shown_as: tuple[str, str] | None = None) -> dict:
+    """The pipeline over checked telemetry, writing ``dest/analysis`` (no commit of its own). ``shown_as``:
+    (staging folder, output folder) when the logs are read from a staging folder (``run --logs``), so
+    ``log_events`` and ``rejects`` name them where they will be."""
     extra = None
     session = spark or get_spark(master)
     if logs is not None:
         if len(checked) != 1:
             raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
-        parsed = read_logs(session, [str(p) for p in _as_list(logs)], str(checked[0].meta["cluster"]))
+        parsed = read_logs(session, [str(p) for p in _as_list(logs)], str(checked[0].meta["cluster"]), shown_as)
         extra = {name: parsed[name] for name in ("log_events", "rejects")}
     return run_analysis([c.root for c in checked], dest, master=master, progress=progress, spark=session,
                         extra_tables=extra, checked=checked)

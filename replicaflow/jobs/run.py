@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from replicaflow.jobs.analyze import analyze_into
@@ -23,9 +24,10 @@ def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False,
     check_master(master)
     with commit.staged() as stage:
         run_simulation(loaded, stage, logs=logs, progress=progress)
+        shown_as = (os.path.abspath(stage), os.path.abspath(out))
         summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, None,
-                               [str(stage / "logs")] if logs else None)
-        build_report(stage)
+                               [str(stage / "logs")] if logs else None, shown_as)
+        build_report(stage, shown=Path(out))
     if progress:
         from rich.console import Console
 

@@ -7,7 +7,6 @@ so the transformations never branch in Python on one version.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import checks
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.schema import TELEMETRY
+from replicaflow.telemetry.spark import spark_path
 
 META_SCHEMA = T.StructType([
     T.StructField("cluster", T.StringType(), False),
@@ -60,11 +60,6 @@ def read_meta(root: Path) -> dict:
 def check_inputs(telemetry_dirs: Path | str | Sequence[Path | str], allow_empty: bool = False) -> list[Checked]:
     """Every input check that needs no Spark (telemetry/checks.py): call it before starting a session."""
     return checks.check_telemetry(_as_dirs(telemetry_dirs), allow_empty=allow_empty)
-
-
-def spark_path(path: Path | str) -> str:
-    """A path as Spark's reader takes it literally: Hadoop expands ``[1]``, ``{a,b}``, ``*`` and ``?``."""
-    return re.sub(r"([\[\]{}*?\\])", r"\\\1", str(path))
 
 
 def meta_row(meta: dict) -> tuple:

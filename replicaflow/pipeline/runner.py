@@ -19,12 +19,13 @@ from replicaflow.pipeline import events as E
 from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
-from replicaflow.pipeline.load import Telemetry, read_telemetry, spark_path
+from replicaflow.pipeline.load import Telemetry, read_telemetry
 from replicaflow.pipeline.session import get_spark
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform as to_schema
+from replicaflow.telemetry.spark import spark_path
 
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress")

@@ -99,9 +99,10 @@ def write_outputs(directory: Path, analysis: Analysis, html: str, naming: str = 
 
 
 def build_report(directory: Path, metas: list[dict] | None = None, naming: str = "strimzi",
-                 dest: Path | None = None) -> Path:
+                 dest: Path | None = None, shown: Path | None = None) -> Path:
     """Read ``directory/analysis`` (+ ``telemetry/_meta.json``) and write the three outputs into ``dest``
-    (default ``directory``)."""
+    (default ``directory``). ``shown``: the folder the report names as its source, when ``directory`` is
+    a staging folder that will not exist once the command commits (``run``)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise ReplicaflowError(f"report directory '{directory}' is not a directory")
@@ -110,7 +111,7 @@ def build_report(directory: Path, metas: list[dict] | None = None, naming: str =
         raise ReplicaflowError(f"{directory / 'analysis'}: no cluster in broker_metrics or cluster_metrics")
     sections = [cluster_section(analysis, c, _anchor(c, i)) for i, c in enumerate(analysis.clusters)]
     names = ", ".join(analysis.clusters)
-    html = render(f"replicaflow report: {names}", f"{len(sections)} cluster(s) · {directory.resolve()}", sections,
+    html = render(f"replicaflow report: {names}", f"{len(sections)} cluster(s) · {(shown or directory).resolve()}", sections,
                   rejects=_rejects(analysis))
     return write_outputs(Path(dest or directory), analysis, html, naming)
 

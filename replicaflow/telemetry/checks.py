@@ -3,7 +3,8 @@ refused with one sentence naming the table and the first offending row (docs/pip
 "Input checks").
 
 - ``_meta.json``: the keys the pipeline needs, integers where it needs them, a positive scrape
-  interval, a time range that is not absurd (it sizes the scrape grid Spark builds);
+  interval, a time range that is not absurd (it sizes the scrape grid Spark builds) and within years
+  1970..9999 (later instants cannot be formatted as dates);
 - every table: present, readable, the contract's columns and types;
 - the ``cluster`` of every row equals the meta's (a directory holds one cluster); read from the
   Parquet statistics when they are there, so it costs no scan;
@@ -28,6 +29,7 @@ from replicaflow.telemetry import io
 from replicaflow.telemetry.schema import TELEMETRY
 
 META_KEYS = ("cluster", "kafka_version", "start_ms", "end_ms", "scrape_interval_ms")
+MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: later instants cannot be shown as dates
 MAX_SCRAPES = 10_000_000  # a year at one scrape every 3 s; beyond, end_ms or the interval is wrong
 # the key of one row of each table: a change log by its change number, a sample by what it samples
 KEYS: dict[str, tuple[str, ...]] = {
@@ -72,6 +74,10 @@ def check_meta(root: Path) -> dict:
     if scrapes > MAX_SCRAPES:
         raise ReplicaflowError(f"{path}: start_ms..end_ms every scrape_interval_ms makes {scrapes:,} scrapes "
                                f"(at most {MAX_SCRAPES:,}); is end_ms or the interval wrong?")
+    for key in ("start_ms", "end_ms"):
+        if not 0 <= meta[key] <= MAX_MS:
+            raise ReplicaflowError(f"{path}: '{key}' {meta[key]} is not an instant between 1970 and 9999 "
+                                   f"(0..{MAX_MS} epoch ms)")
     try:
         KafkaVersion.parse(str(meta["kafka_version"]), bool(meta.get("kip542", False)))
     except ReplicaflowError as exc:

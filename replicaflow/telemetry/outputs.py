@@ -13,12 +13,20 @@ entries of the current generation it keeps, renames the staging folder, creates 
 output or the new complete output, never a mix and never a missing folder. Old generations and
 the staging folders of killed runs are collected by the next command.
 
+Each generation holds ``.manifest.json``: every file the tool wrote, per output. A file a user puts
+into one of the tool's outputs (``OUT/telemetry/scenario.yaml`` lands in the current generation,
+through the link) is not in it, so a command that would replace or drop that output refuses,
+naming the file, before any work; outputs a command keeps are carried over with such files in them.
+
 ``REPLICAFLOW_FAULT_AT=<step>`` makes the process exit with status 137 just before that step —
-the kill tests use it to stop between any two filesystem operations.
+the kill tests use it to stop between any two filesystem operations; ``#n`` stops at the n-th
+point the process reaches, so a test can walk through every one. Temporary links are made inside
+``.replicaflow/`` and collected with the staging folders of dead processes.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -35,13 +43,22 @@ CURRENT = "current"
 SIMULATION = ("telemetry", "truth", "logs")
 ANALYSIS = ("analysis",)
 REPORT = ("report.html", "metrics.om", "summary.json")
+MANIFEST = ".manifest.json"
 STEPS = ("prepare", "collect", "stage", "carry", "seal", "link", "switch", "clean")
 _GEN = re.compile(r"^gen-(\d+)-(\d+)(\.tmp)?$")
 
 
+_STEPS_TAKEN = [0]
+_TEMP_LINK = re.compile(r"^\.(?:link|current)-(\d+)-")
+
+
 def _step(name: str) -> None:
-    """A point between two filesystem operations of the commit (fault injection for the kill tests)."""
-    if os.environ.get("REPLICAFLOW_FAULT_AT") == name:
+    """A point between two filesystem operations of the commit (fault injection for the kill tests):
+    ``REPLICAFLOW_FAULT_AT`` names a step of :data:`STEPS` (or a finer one, ``link:telemetry``), or
+    ``#n`` for the n-th point this process reaches, so a test can stop at every one in turn."""
+    at = os.environ.get("REPLICAFLOW_FAULT_AT")
+    taken, _STEPS_TAKEN[0] = _STEPS_TAKEN[0], _STEPS_TAKEN[0] + 1
+    if at is not None and at in (name, f"#{taken}"):
         os._exit(137)
 
 
@@ -63,6 +80,8 @@ def check_out_dir(out: Path | str) -> Path:
     if out.exists() and not out.is_dir():
         raise ReplicaflowError(f"{out}: --out is a file, expected a folder")
     parent = out if out.exists() else next((p for p in out.parents if p.exists()), Path("."))
+    if not parent.is_dir():
+        raise ReplicaflowError(f"{parent}: is a file, so --out {out} cannot be created as a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ReplicaflowError(f"{parent}: cannot write here (permission denied)")
     return out
@@ -74,6 +93,13 @@ def _ours(out: Path, name: str) -> bool:
     if not path.exists() and not path.is_symlink():
         return True
     return path.is_symlink() and os.readlink(path) == f"{HOME}/{CURRENT}/{name}"
+
+
+def _files(path: Path) -> list[str]:
+    """Every file under an output, relative to it ('' for an output that is one file), sorted."""
+    if not path.is_dir():
+        return [""] if path.exists() else []
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*") if not p.is_dir())
 
 
 def foreign_entries(out: Path, names: Iterable[str]) -> list[Path]:
@@ -94,6 +120,33 @@ class Commit:
         self.home = self.out / HOME
         self.stage: Path | None = None
         self.created: list[Path] = []  # folders this commit made, removed again if it aborts
+        self._refuse_files_put_into(sorted(self.writes | self.drops))
+
+    def manifest(self) -> dict[str, list[str]] | None:
+        """What the tool wrote into the current generation, per output; None for none (or one written
+        before generations carried a manifest, whose files are then all taken as the tool's)."""
+        current = self.current()
+        if current is None or not (current / MANIFEST).is_file():
+            return None
+        try:
+            parts = json.loads((current / MANIFEST).read_text())
+            return {str(k): [str(f) for f in v] for k, v in parts.items()}
+        except (OSError, ValueError, AttributeError, TypeError):
+            raise ReplicaflowError(f"{current / MANIFEST}: unreadable; remove {self.home} to start over") from None
+
+    def _refuse_files_put_into(self, names: list[str]) -> None:
+        """A file in one of the tool's outputs that the tool did not write would be lost by replacing or
+        dropping that output: name it instead."""
+        current, written = self.current(), self.manifest()
+        if current is None or written is None:
+            return
+        for name in names:
+            if (self.out / name).is_symlink() and (current / name).exists():
+                known = set(written.get(name, ()))
+                extra = [f for f in _files(current / name) if f not in known]
+                if extra:
+                    raise ReplicaflowError(f"{self.out / name / extra[0]}: not written by replicaflow; move it out of "
+                                           f"{self.out / name} first (replicaflow never replaces what it did not write)")
 
     def _generations(self) -> list[tuple[Path, int, bool]]:
         if not self.home.is_dir():
@@ -118,6 +171,10 @@ class Commit:
         for path, pid, staging in self._generations():
             if path != current and (not staging or not _alive(pid) or pid == os.getpid()):
                 shutil.rmtree(path, ignore_errors=True)
+        for entry in self.home.iterdir():  # temporary links of a commit killed between two of its steps
+            m = _TEMP_LINK.match(entry.name)
+            if m and (not _alive(int(m.group(1))) or int(m.group(1)) == os.getpid()):
+                entry.unlink(missing_ok=True)
         _step("stage")
         self.stage = self.home / f"gen-{time.time_ns()}-{os.getpid()}.tmp"
         self.stage.mkdir()
@@ -127,52 +184,76 @@ class Commit:
         """Carry over, seal, link, switch, clean (see the module docstring)."""
         assert self.stage is not None
         current = self.current()
+        written = self.manifest() or {}
+        manifest = {p.name: _files(p) for p in self.stage.iterdir() if not p.name.startswith(".")}
         _step("carry")
         if current is not None:
             for entry in current.iterdir():
+                if entry.name.startswith("."):
+                    continue
                 if entry.name not in self.writes | self.drops and not (self.stage / entry.name).exists():
                     if entry.is_dir():
                         shutil.copytree(entry, self.stage / entry.name, copy_function=os.link, symlinks=True)
                     else:
                         os.link(entry, self.stage / entry.name)
+                    manifest[entry.name] = written.get(entry.name, _files(entry))
+                    _step(f"carry:{entry.name}")
+        (self.stage / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
         _step("seal")
         sealed = self.stage.with_name(self.stage.name.removesuffix(".tmp"))
         os.replace(self.stage, sealed)
         _step("link")
-        names = sorted(p.name for p in sealed.iterdir())
+        names = sorted(p.name for p in sealed.iterdir() if not p.name.startswith("."))
         for name in names:
             target = f"{HOME}/{CURRENT}/{name}"
             link = self.out / name
             if not (link.is_symlink() and os.readlink(link) == target):
-                tmp = self.out / f".{name}.link-{os.getpid()}"
+                # made in HOME (same file system) so a kill before the rename leaves nothing in OUT itself
+                tmp = self.home / f".link-{os.getpid()}-{name}"
                 tmp.unlink(missing_ok=True)
-                os.symlink(target, tmp)
+                os.symlink(target, tmp)  # relative to OUT once renamed there; dangling until then
+                _step(f"link:{name}")
                 os.replace(tmp, link)
         _step("switch")
-        tmp = self.home / f".{CURRENT}-{os.getpid()}"
+        tmp = self.home / f".{CURRENT}-{os.getpid()}-"
         tmp.unlink(missing_ok=True)
         os.symlink(sealed.name, tmp)
+        _step("switch:rename")
         os.replace(tmp, self.home / CURRENT)
         _step("clean")
         for path, _, staging in self._generations():
             if path != sealed and not staging:
                 shutil.rmtree(path, ignore_errors=True)
-        for name in self.writes | self.drops:
+                _step(f"clean:{path.name}")
+        for name in sorted(self.writes | self.drops):
             link = self.out / name
             if link.is_symlink() and not link.exists():
                 link.unlink()
+                _step(f"clean:{name}")
         self.stage = None
 
     @contextmanager
     def staged(self) -> Iterator[Path]:
-        """The staging folder; the outputs become current when the block ends without an error."""
-        stage = self.begin()
+        """The staging folder; the outputs become current when the block ends without an error. A file
+        system that refuses (read-only, no space, not permitted) is one sentence naming the path."""
+        try:
+            stage = self.begin()
+        except OSError as exc:
+            self.abort()
+            raise self._cannot_write(exc) from None
         try:
             yield stage
         except BaseException:
             self.abort()
             raise
-        self.done()
+        try:
+            self.done()
+        except OSError as exc:
+            self.abort()
+            raise self._cannot_write(exc) from None
+
+    def _cannot_write(self, exc: OSError) -> ReplicaflowError:
+        return ReplicaflowError(f"{exc.filename or self.out}: cannot write the output ({exc.strerror or exc})")
 
     def abort(self) -> None:
         """Remove the staging folder, and the folders this commit created when they hold nothing else."""

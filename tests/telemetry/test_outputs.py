@@ -159,8 +159,10 @@ def test_analyze_killed_mid_run_then_rerun(scenarios, tmp_path):
     proc = subprocess.Popen([str(BIN), "-q", "analyze", str(out), "--out", str(out)], start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
-    while time.time() < deadline and not any((out / HOME).glob("gen-*.tmp/analysis")):
+    # Spark writes the tables into a hidden folder of the staging generation, renamed to analysis/ at the end
+    while time.time() < deadline and not any((out / HOME).glob("gen-*.tmp/.analysis.tmp-*/*")):
         time.sleep(0.05)
+    assert proc.poll() is None, "analyze ended before it could be killed mid-run"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     assert not (out / "analysis").exists()
@@ -185,7 +187,7 @@ def test_out_must_be_a_writable_folder(scenarios, tmp_path):
     (tmp_path / "file").write_text("x")
     for out, sentence in (("", "--out: expected a folder path, found an empty one"),
                           (tmp_path / "file", "--out is a file, expected a folder"),
-                          (tmp_path / "file" / "below", "cannot write here")):
+                          (tmp_path / "file" / "below", "file: is a file, so --out")):
         done = _cli("simulate", scenarios["old"], "--out", out, cwd=tmp_path)
         assert done.returncode == 2 and sentence in done.stderr, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

@@ -1,0 +1,95 @@
+"""What the tool wrote, per generation (``.manifest.json``): a file a user puts into one of the tool's
+outputs is named instead of lost, and a file system that refuses is one sentence (telemetry/outputs.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.telemetry.outputs import ANALYSIS, HOME, MANIFEST, REPORT, SIMULATION, Commit
+
+
+def simulate_like(out: Path, version: str) -> None:
+    with Commit(out, writes=SIMULATION, drops=ANALYSIS + REPORT).staged() as stage:
+        for name in SIMULATION:
+            (stage / name / "t").mkdir(parents=True)
+            (stage / name / "t" / "part-0.parquet").write_text(f"{name} {version}")
+
+
+def analyze_like(out: Path, version: str) -> None:
+    with Commit(out, writes=ANALYSIS, drops=REPORT).staged() as stage:
+        (stage / "analysis").mkdir()
+        (stage / "analysis" / "_summary.json").write_text(version)
+
+
+def report_like(out: Path, version: str) -> None:
+    with Commit(out, writes=REPORT).staged() as stage:
+        for name in REPORT:
+            (stage / name).write_text(version)
+
+
+def test_the_manifest_lists_what_the_tool_wrote_and_is_not_an_output(tmp_path):
+    simulate_like(tmp_path, "v1")
+    analyze_like(tmp_path, "a1")
+    written = json.loads((tmp_path / HOME / "current" / MANIFEST).read_text())
+    assert written == {"analysis": ["_summary.json"], "logs": ["t/part-0.parquet"],
+                       "telemetry": ["t/part-0.parquet"], "truth": ["t/part-0.parquet"]}
+    assert not (tmp_path / MANIFEST).exists() and not (tmp_path / MANIFEST).is_symlink()
+
+
+@pytest.mark.parametrize(("put", "command"), [
+    ("telemetry/scenario.yaml", simulate_like),   # simulate replaces telemetry/
+    ("logs/kafka-0/server.log", simulate_like),
+    ("analysis/notes.md", simulate_like),         # simulate drops the analysis of the previous telemetry
+    ("analysis/t/notes.md", analyze_like),
+])
+def test_a_file_put_into_an_output_is_named_before_any_work_and_kept(tmp_path, put, command):
+    simulate_like(tmp_path, "v1")
+    analyze_like(tmp_path, "a1")
+    user = tmp_path / put
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text("mine")
+    before = sorted(p.name for p in (tmp_path / HOME).iterdir())
+    with pytest.raises(ReplicaflowError, match=rf"^{user}: not written by replicaflow; move it out of "):
+        command(tmp_path, "v2")
+    assert user.read_text() == "mine" and sorted(p.name for p in (tmp_path / HOME).iterdir()) == before
+
+
+def test_outputs_a_command_keeps_are_carried_with_the_users_file_in_them(tmp_path):
+    simulate_like(tmp_path, "v1")
+    (tmp_path / "telemetry" / "scenario.yaml").write_text("mine")
+    analyze_like(tmp_path, "a1")
+    report_like(tmp_path, "r1")
+    analyze_like(tmp_path, "a2")
+    assert (tmp_path / "telemetry" / "scenario.yaml").read_text() == "mine"
+    assert (tmp_path / "analysis" / "_summary.json").read_text() == "a2"
+    written = json.loads((tmp_path / HOME / "current" / MANIFEST).read_text())
+    assert "scenario.yaml" not in written["telemetry"]  # still the user's: the next simulate names it
+    with pytest.raises(ReplicaflowError, match=r"telemetry/scenario.yaml: not written by replicaflow"):
+        simulate_like(tmp_path, "v2")
+
+
+def test_a_generation_without_a_manifest_is_taken_as_the_tools(tmp_path):
+    simulate_like(tmp_path, "v1")
+    (tmp_path / HOME / "current" / MANIFEST).unlink()
+    simulate_like(tmp_path, "v2")
+    assert (tmp_path / "truth" / "t" / "part-0.parquet").read_text() == "truth v2"
+
+
+def test_a_refusing_file_system_is_one_sentence(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ReplicaflowError, match=rf"^{tmp_path / 'afile'}: is a file, so --out .*afile/x cannot be"):
+        simulate_like(tmp_path / "afile" / "x", "v1")
+    if os.geteuid() == 0:  # root writes through permission bits; /sys refuses even root
+        target = Path("/sys/replicaflow-test-out")
+    else:
+        (tmp_path / "ro").mkdir()
+        (tmp_path / "ro").chmod(0o555)
+        target = tmp_path / "ro" / "out"
+    with pytest.raises(ReplicaflowError, match=r"(cannot write the output \(Operation not permitted\)|"
+                                               r"cannot write here \(permission denied\))$"):
+        simulate_like(target, "v1")

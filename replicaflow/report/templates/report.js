@@ -55,6 +55,7 @@
     var col = { title: c.title, field: c.field, headerSort: true, tooltip: cellTooltip, maxWidth: 560 };
     if (c.kind === "num") { col.hozAlign = "right"; }
     if (c.kind === "mono") { col.cssClass = "mono"; }
+    if (c.kind === "ts") { col.cssClass = "ts"; col.minWidth = 150; }
     if (c.kind === "tag") { col.formatter = tagFormatter; }
     if (c.filter === "input") { col.headerFilter = "input"; col.headerFilterPlaceholder = "filter"; }
     if (c.filter === "list") {
@@ -104,8 +105,10 @@
       items.push({ id: el.id, kind: el.classList.contains("chart") ? "chart" : "table", box: box(el),
                    svg: svg ? box(svg) : null, col: col ? box(col) : null });
     });
+    var ts = document.querySelectorAll(".tabulator-cell.ts");
+    var cut = Array.prototype.filter.call(ts, function (c) { return c.scrollWidth > c.clientWidth + 1; });
     return { viewport: document.documentElement.clientWidth, scroll_width: document.documentElement.scrollWidth,
-             items: items };
+             items: items, ts_cells: ts.length, ts_cut: cut.length };
   }
 
   function finish() {

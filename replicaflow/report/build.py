@@ -20,9 +20,9 @@ import jinja2
 from replicaflow import __version__
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.units import format_duration
+from replicaflow.report import tables
 from replicaflow.report.data import Analysis, load_analysis
 from replicaflow.report.openmetrics import to_openmetrics
-from replicaflow.report import tables
 from replicaflow.report.sections import all_charts, all_tables, cluster_section
 from replicaflow.report.stories import StoryPair, what_changed
 from replicaflow.telemetry.outputs import REPORT

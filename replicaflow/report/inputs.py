@@ -118,7 +118,7 @@ def markers(analysis: Analysis, cluster: str, changes: list[Throttle]) -> list[M
     for ts, group in sorted(by_ts.items()):
         removed = all(t.rate_bps is None for t in group)
         rates = sorted({format_rate(t.rate_bps) for t in group if t.rate_bps is not None})
-        label = "throttle off" if removed else f"throttle {'/'.join(rates)}"
+        label = "throttle off" if removed else ("throttle " + rates[0] if len(rates) == 1 else "throttle")
         raw.append(Marker(ts, label, "; ".join(_throttle_text(t) for t in group[:6])
                           + (f"; … {len(group) - 6} more" if len(group) > 6 else "")))
     moves = analysis.of("reassignments", cluster)

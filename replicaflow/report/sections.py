@@ -51,7 +51,7 @@ def gauge_charts(analysis: Analysis, cluster: str, prefix: str, markers: list[Ma
 
 def _total_and_brokers(wide: pd.DataFrame, short: str, grid: list[int]) -> list[Series]:
     """A gauge's cluster figure (the total of counts, the max of maxima) and the brokers, top-N + others."""
-    per = wide.pivot_table(index="ts_ms", columns="broker", values=short, aggfunc="last").reindex(grid)
+    per = wide.set_index(["ts_ms", "broker"])[short].unstack("broker").reindex(grid)  # (ts, broker) is unique
     how = BY_SHORT[short].aggregate
     cluster = per.max(axis=1) if how == "max" else per.sum(axis=1, min_count=1)
     brokers = [Series(f"broker {b}", clean(per[b])) for b in per.columns]

@@ -49,8 +49,7 @@ def meter_rates(wide: pd.DataFrame, short: str, grid: list[int]) -> pd.DataFrame
     prev_t = rows.groupby("broker")["ts_ms"].shift(1)
     delta = (rows[short] - prev_v).where(rows[short] >= prev_v, rows[short])
     rate = delta / ((rows["ts_ms"] - prev_t) / 1000.0)
-    per = rows.assign(rate=rate).pivot_table(index="ts_ms", columns="broker", values="rate", aggfunc="last")
-    return per.reindex(grid)
+    return rows.assign(rate=rate).set_index(["ts_ms", "broker"])["rate"].unstack("broker").reindex(grid)
 
 
 def _limit_lines(changes: list[Throttle], name: str, brokers: list[int], grid: list[int]) -> list[Series]:

@@ -21,6 +21,7 @@ from replicaflow.model.configs import (
     FOLLOWER_REPLICATION_RATE,
     LEADER_REASSIGNMENT_RATE,
     LEADER_REPLICATION_RATE,
+    REASSIGNMENT_RATES,
 )
 from replicaflow.model.metrics import BY_SHORT
 from replicaflow.report.data import Analysis, broker_wide
@@ -82,6 +83,9 @@ def traffic_charts(analysis: Analysis, cluster: str, prefix: str, changes: list[
                            what=f"{title} ({BY_SHORT[short].short})")
         if chart.drawn and limits:
             chart.notes.append(covers)
+        elif chart.drawn and rate_name in REASSIGNMENT_RATES:
+            chart.notes.append("no reassignment-only throttle: Kafka has none (KIP-542's rates were never shipped); "
+                               "KIP-73 throttles show on the replication charts")
         elif chart.drawn:
             chart.notes.append(f"no {rate_name} was set in this run")
         out.append(chart)

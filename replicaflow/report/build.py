@@ -20,12 +20,15 @@ import jinja2
 from replicaflow import __version__
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.units import format_duration
+from replicaflow.report import tables
 from replicaflow.report.data import Analysis, load_analysis
 from replicaflow.report.openmetrics import to_openmetrics
-from replicaflow.report.sections import all_charts, cluster_section
+from replicaflow.report.sections import all_charts, all_tables, cluster_section
 from replicaflow.report.stories import StoryPair, what_changed
 from replicaflow.telemetry.outputs import REPORT
 
+# Tabulator (MIT, templates/vendor/tabulator.LICENSE): sortable, filterable tables.
+TABULATOR_JS, TABULATOR_CSS = "tabulator-6.5.3.min.js", "tabulator_simple-6.5.3.min.css"
 _SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
@@ -56,20 +59,33 @@ def _plotly_js() -> str:
     return get_plotlyjs()
 
 
+def _vendored(name: str) -> str:
+    """A vendored library file (templates/vendor/, with its license), less its source-map comment: the page
+    must not point at a file it does not carry."""
+    text = _template(f"vendor/{name}")
+    return re.sub(r"\n?/[/*]# sourceMappingURL=[^\n]*", "", text)
+
+
 def render(title: str, subtitle: str, sections: list[dict], stories: Sequence[dict] = (),
-           rejects: list[dict] | None = None) -> str:
+           rejects: dict | None = None) -> str:
     env = jinja2.Environment(autoescape=True, undefined=jinja2.ChainableUndefined, trim_blocks=False)
     env.filters["dur"] = lambda minutes: format_duration(float(minutes) * 60_000) if minutes else "0s"
     template = env.from_string(_template("report.html.j2"))
-    charts = [c for s in sections for c in all_charts(s)]
-    charts += [c for st in stories for side in ("before", "after") for c in all_charts(st[side], gauges=False)]
+    shown = [*sections, *(st[side] for st in stories for side in ("before", "after"))]
+    charts = [{"id": c.id, "figure": c.figure} for s in sections for c in all_charts(s)]
+    charts += [{"id": c.id, "figure": c.figure} for st in stories for side in ("before", "after")
+               for c in all_charts(st[side], gauges=False)]
+    grids = [t for s in shown for t in all_tables(s)]
+    if rejects is not None and rejects["rows"]:
+        grids.append(rejects)
     nav = [{"anchor": st["anchor"], "label": st["title"]} for st in stories]
     nav += [{"anchor": s["anchor"], "label": s["cluster"]} for s in sections]
     if rejects is not None:
         nav.append({"anchor": "rejects", "label": "rejected lines"})
     return template.render(title=title, subtitle=subtitle, version=__version__, nav=nav, sections=sections,
-                           stories=list(stories), rejects=rejects or [], show_rejects=rejects is not None,
-                           data_json=script_json({"charts": charts}), plotly_js=_plotly_js(),
+                           stories=list(stories), rejects=rejects, show_rejects=rejects is not None,
+                           data_json=script_json({"charts": charts, "tables": grids}), plotly_js=_plotly_js(),
+                           table_js=_vendored(TABULATOR_JS), table_css=_vendored(TABULATOR_CSS),
                            report_js=_template("report.js"))
 
 
@@ -77,11 +93,10 @@ def _anchor(cluster: str, i: int) -> str:
     return f"c{i}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", cluster)[:40]
 
 
-def _rejects(analysis: Analysis) -> list[dict] | None:
+def _rejects(analysis: Analysis) -> dict | None:
     if not (analysis.root / "analysis" / "rejects").is_dir():
         return None
-    rj = analysis.tables["rejects"].sort_values(["source", "line_number"]).head(500)
-    return [{"where": f"{r.source}:{r.line_number}", "reason": r.reason, "raw": r.raw_line} for r in rj.itertuples()]
+    return tables.rejects(analysis)
 
 
 def write_outputs(directory: Path, analysis: Analysis, html: str, naming: str = "strimzi") -> Path:
@@ -128,7 +143,7 @@ def build_demo_report(pairs: Sequence[StoryPair], directory: Path, metas: list[d
                 raise ReplicaflowError(f"{directory / 'analysis'}: no cluster '{name}' for story {p.key}")
         before = cluster_section(analysis, p.before, _anchor(p.before, 2 * i))
         after = cluster_section(analysis, p.after, _anchor(p.after, 2 * i + 1))
-        stories.append({"anchor": f"story-{p.key}", "title": p.title, "about": p.about,
+        stories.append({"anchor": f"story-{p.key}", "title": p.title, "about": p.about, "hypothetical": p.hypothetical,
                         "sentence": what_changed(p.key, before["summary"], after["summary"]),
                         "before": before, "after": after})
     html = render("replicaflow demo: five KIPs, before and after",

@@ -1,91 +1,92 @@
-"""What the report shows for one cluster: summary cards, tables and chart specifications.
+"""What the report shows for one cluster: inputs, summary cards, alerts, tables and charts.
 
-Pure functions of the analysis tables (pandas) to plain dicts; ``build.py`` renders them. The
-cards show the headline numbers the pipeline computed (``analysis/_summary.json``) as they are.
-A chart spec is ``{id, title, y_title, traces, kind}`` where each trace carries its own points;
-sections without data get a ``none`` sentence instead of an empty chart.
+Pure functions of the analysis tables (pandas) to plain data; ``build.py`` renders them. The cards
+show the headline numbers the pipeline computed (``analysis/_summary.json``) as they are. Charts are
+plotly figures built in ``figures.py``; a chart with nothing to show is one sentence instead.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from replicaflow.model import progress
 from replicaflow.model.metrics import BROKER_METRICS, BY_SHORT
-from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms
-from replicaflow.report import alerts
+from replicaflow.model.units import format_bytes, format_duration, format_ts_ms
+from replicaflow.report import alerts, inputs, tables
 from replicaflow.report.data import Analysis, broker_wide, meter_deltas
+from replicaflow.report.figures import (
+    HYPOTHETICAL,
+    Chart,
+    Marker,
+    Series,
+    clean,
+    heatmap_chart,
+    line_chart,
+    plotly_text,
+    top_n,
+)
 from replicaflow.report.openmetrics import up_samples
+from replicaflow.report.traffic import traffic_charts
 
 GAUGES = [m for m in BROKER_METRICS if m.kind == "gauge"]
-LOG_ROWS_SHOWN = 500
-MOVES_CHARTED = 40  # lines in the progress chart; the table lists every move
+__all__ = ["cluster_section", "all_charts", "plotly_text"]
 
 
-def plotly_text(text: str) -> str:
-    """Text from data as plotly shows it literally: plotly reads ``<a href>``, ``<b>``, ``<br>`` in names and
-    labels as markup, so a topic name could otherwise become a live link in a legend."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def _title(short: str) -> str:
+    return short if BY_SHORT[short].shipped else f"{short} — {HYPOTHETICAL}"
 
 
-def _line(name: str, ts, ys, **extra) -> dict:
-    return {"name": plotly_text(name), "x": [format_ts_ms(t) for t in ts],
-            "y": [None if pd.isna(v) else float(v) for v in ys], **extra}
-
-
-def gauge_charts(analysis: Analysis, cluster: str, prefix: str) -> list[dict]:
-    """Every broker gauge: the cluster total and one line per broker (a down broker leaves a gap)."""
+def gauge_charts(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> list[Chart]:
+    """Every broker gauge: the cluster figure (thick) and one line per broker (a down broker leaves a gap)."""
     wide = broker_wide(analysis, cluster)
     grid = analysis.grid(cluster)
     charts = []
     for m in GAUGES:
         if m.short not in wide.columns:
             continue
-        charts.append({"id": f"{prefix}-gauge-{m.short}", "title": m.short, "subtitle": m.jmx,
-                       "y_title": "messages" if "Lag" in m.short else "partitions", "kind": "lines",
-                       "traces": _total_and_brokers(wide, m.short, grid)})
+        y_title = "messages" if "Lag" in m.short else "partitions"
+        charts.append(line_chart(f"{prefix}-gauge-{m.short}", _title(m.short), y_title, grid,
+                                 _total_and_brokers(wide, m.short, grid), markers, what=_title(m.short)))
     return charts
 
 
-def _total_and_brokers(wide: pd.DataFrame, short: str, grid: list[int]) -> list[dict]:
-    """A gauge's cluster figure (thick: the total of counts, the max of maxima) and one line per broker on the
-    scrape grid (a down broker leaves a gap)."""
-    per = wide.pivot_table(index="ts_ms", columns="broker", values=short, aggfunc="last").reindex(grid)
-    if BY_SHORT[short].aggregate == "max":
-        cluster = _line("cluster max", per.index, per.max(axis=1), width=3)
-    else:
-        cluster = _line("cluster total", per.index, per.sum(axis=1, min_count=1), width=3)
-    return ([cluster]
-            + [_line(f"broker {b}", per.index, per[b]) for b in per.columns])
+def _total_and_brokers(wide: pd.DataFrame, short: str, grid: list[int]) -> list[Series]:
+    """A gauge's cluster figure (the total of counts, the max of maxima) and the brokers, top-N + others."""
+    per = wide.set_index(["ts_ms", "broker"])[short].unstack("broker").reindex(grid)  # (ts, broker) is unique
+    how = BY_SHORT[short].aggregate
+    cluster = per.max(axis=1) if how == "max" else per.sum(axis=1, min_count=1)
+    brokers = [Series(f"broker {b}", clean(per[b])) for b in per.columns]
+    return [Series(f"cluster {'max' if how == 'max' else 'total'}", clean(cluster), width=3, emphasis=True,
+                   color="#24292f")] + top_n(brokers, others="max" if how == "max" else "sum")
 
 
-def urp_chart(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
+def urp_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> Chart | None:
     """URP in KIP-352 semantics against legacy; the gap between them (reassignment-induced) is shaded."""
     cm = analysis.of("cluster_metrics", cluster).sort_values("ts_ms")
     if cm.empty:
         return None
-    return {"id": f"{prefix}-urp", "title": "Under-replicated partitions: KIP-352 vs legacy",
-            "y_title": "partitions", "kind": "urp", "traces": [
-                _line("URP (KIP-352: adding replicas excluded)", cm["ts_ms"], cm["urp_kip352"]),
-                _line("URP (legacy ≤ 2.4: |ISR| < |replicas|)", cm["ts_ms"], cm["urp_legacy"],
-                      fill="tonexty", fillname="reassignment-induced"),
-                _line(f"URP reported by Kafka {analysis.meta.get(cluster, {}).get('kafka_version', '')}".strip(),
-                      cm["ts_ms"], cm["urp"], dash=True),
-            ]}
+    version = analysis.meta.get(cluster, {}).get("kafka_version", "")
+    grid = [int(t) for t in cm["ts_ms"]]
+    return line_chart(f"{prefix}-urp", "URP: KIP-352 against legacy", "partitions", grid, [
+        Series("KIP-352 (adding replicas excluded)", clean(cm["urp_kip352"]), color="#1f6feb", dash="solid"),
+        Series("legacy ≤ 2.4 (|ISR| < |replicas|); shaded: reassignment-induced", clean(cm["urp_legacy"]),
+               color="#d1242f", dash="dash", fill_to_previous=True),
+        Series(f"reported by Kafka {version}".strip(), clean(cm["urp"]), color="#1a7f37", dash="dot", width=3),
+    ], markers, what="Under-replicated partitions, KIP-352 and legacy")
 
 
-def health_chart(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
+def health_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> Chart | None:
     cm = analysis.of("cluster_metrics", cluster).sort_values("ts_ms")
     if cm.empty:
         return None
-    return {"id": f"{prefix}-health", "title": "Partition health (cluster)", "y_title": "partitions",
-            "kind": "lines", "traces": [_line(label, cm["ts_ms"], cm[col]) for col, label in (
-                ("urp", "under-replicated"), ("under_min_isr", "under min ISR"), ("at_min_isr", "at min ISR"),
-                ("offline", "offline"), ("reassigning", "reassigning"))]}
+    grid = [int(t) for t in cm["ts_ms"]]
+    return line_chart(f"{prefix}-health", "Partition health (cluster)", "partitions", grid, [
+        Series(label, clean(cm[c])) for c, label in (
+            ("urp", "under-replicated"), ("under_min_isr", "under min ISR"), ("at_min_isr", "at min ISR"),
+            ("offline", "offline"), ("reassigning", "reassigning"))], markers,
+        what="Partition health (URP, under/at min ISR, offline, reassigning)")
 
 
-def churn_heatmap(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
+def churn_heatmap(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> Chart | None:
     """ISR shrinks + expands per broker and scrape interval (meter deltas, restarts handled)."""
     wide = broker_wide(analysis, cluster)
     cols = [c for c in ("IsrShrinksPerSec", "IsrExpandsPerSec") if c in wide.columns]
@@ -94,79 +95,35 @@ def churn_heatmap(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
     wide = wide.sort_values(["broker", "ts_ms"])
     churn = sum(wide.groupby("broker")[c].transform(meter_deltas) for c in cols)
     z = wide.assign(churn=churn).pivot_table(index="broker", columns="ts_ms", values="churn", aggfunc="sum")
-    z = z.reindex(columns=analysis.grid(cluster))
-    return {"id": f"{prefix}-churn", "title": "ISR churn (shrinks + expands per scrape interval)",
-            "y_title": "broker", "kind": "heatmap",
-            "traces": [{"name": "ISR changes", "x": [format_ts_ms(t) for t in z.columns], "y": [f"broker {b}" for b in z.index],
-                        "z": [[None if pd.isna(v) else float(v) for v in row] for row in z.to_numpy()],
-                        "zmax": max(1.0, float(np.nanmax(z.to_numpy(dtype=float), initial=0.0)))}]}
+    grid = analysis.grid(cluster)
+    z = z.reindex(columns=grid)
+    return heatmap_chart(f"{prefix}-churn", "ISR shrinks + expands per scrape interval", grid,
+                         [f"broker {b}" for b in z.index], [clean(row) for row in z.to_numpy(dtype=float)],
+                         markers, what="ISR churn (shrinks + expands)")
 
 
-def failed_chart(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
+def failed_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> Chart | None:
     wide = broker_wide(analysis, cluster)
     if "FailedPartitionsCount" not in wide.columns:
         return None
-    return {"id": f"{prefix}-failed", "title": "Failed partitions (KIP-461 FailedPartitionsCount)",
-            "y_title": "partitions", "kind": "lines",
-            "traces": _total_and_brokers(wide, "FailedPartitionsCount", analysis.grid(cluster))}
+    grid = analysis.grid(cluster)
+    return line_chart(f"{prefix}-failed", "Failed partitions (KIP-461 FailedPartitionsCount)", "partitions", grid,
+                      _total_and_brokers(wide, "FailedPartitionsCount", grid), markers,
+                      what="FailedPartitionsCount (KIP-461)")
 
 
-def reassignment_chart(analysis: Analysis, cluster: str, prefix: str) -> dict | None:
+def reassignment_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> Chart | None:
+    """Bytes moved per adding replica (the largest :data:`figures.TOP_N`, the rest as one total)."""
     rp = analysis.of("reassignment_progress", cluster)
     if rp.empty:
         return None
     keys = ["topic", "partition", "replica"]
-    biggest = rp.groupby(keys)["bytes_moved"].max().nlargest(MOVES_CHARTED).index
-    shown = rp.set_index(keys).loc[biggest].reset_index()
-    traces = []
-    for (topic, partition, replica), g in shown.sort_values("ts_ms").groupby(keys):
-        traces.append(_line(f"{topic}-{partition} → {replica}", g["ts_ms"], g["bytes_moved"] / 1e6))
-    more = f", the {MOVES_CHARTED} largest of {len(rp.groupby(keys))}" if len(rp.groupby(keys)) > MOVES_CHARTED else ""
-    return {"id": f"{prefix}-reassign", "title": f"Reassignment progress (bytes moved per adding replica{more})",
-            "y_title": "MB moved", "kind": "lines", "traces": traces}
-
-
-def reassignment_rows(analysis: Analysis, cluster: str) -> list[dict]:
-    moves = analysis.of("reassignments", cluster).sort_values(["topic", "partition", "replica"])
-    rows = []
-    for r in moves.itertuples():
-        known = pd.notna(r.bytes_to_move)
-        pct = 100.0 * r.bytes_moved / r.bytes_to_move if known and r.bytes_to_move else 100.0
-        moved = (f"{format_bytes(r.bytes_moved)} / {format_bytes(r.bytes_to_move)} ({pct:.0f}%)" if known
-                 else f"{format_bytes(r.bytes_moved)} / ? (no leader)")
-        rows.append({"partition": f"{r.topic}-{r.partition}", "replica": int(r.replica), "status": r.status,
-                     "start": format_ts_ms(r.start_ms), "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
-                     "moved": moved, "rate": format_rate(r.rate_bps) if pd.notna(r.rate_bps) else "–",
-                     "eta": format_duration(r.eta_ms) if pd.notna(r.eta_ms) else "–",
-                     "why": progress.describe(r.status, None if pd.isna(r.rate_bps) else r.rate_bps,
-                                              None if pd.isna(r.leader_growth_bps) else r.leader_growth_bps,
-                                              bool(r.throttled)),
-                     "stalled": r.status not in (progress.PROGRESSING, progress.COMPLETED, progress.CANCELLED)})
-    return rows
-
-
-def incident_rows(analysis: Analysis, cluster: str) -> list[dict]:
-    inc = analysis.of("incidents", cluster).sort_values(["start_ms", "kind", "topic", "partition"])
-    return [{"kind": r.kind, "partition": f"{r.topic}-{r.partition}", "start": format_ts_ms(r.start_ms),
-             "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
-             "duration": format_duration(r.duration_ms) if pd.notna(r.duration_ms) else "open",
-             "worst": "–" if pd.isna(r.worst_value) else WORST[r.kind].format(n=f"{r.worst_value:g}")}
-            for r in inc.itertuples()]
-
-
-# what incidents.worst_value counts, per kind (pipeline/events.incidents)
-WORST = {"urp": "{n} replica(s) out of the ISR", "under_min_isr": "ISR {n} below min ISR",
-         "offline": "{n} replica(s) without a leader"}
-
-
-def log_rows(analysis: Analysis, cluster: str) -> tuple[list[dict], int]:
-    ev = analysis.of("log_events", cluster).sort_values(["ts_ms", "broker", "line_number"])
-    shown = ev.head(LOG_ROWS_SHOWN)
-    rows = [{"time": format_ts_ms(r.ts_ms), "broker": "–" if pd.isna(r.broker) else int(r.broker), "kind": r.kind,
-             "partition": "" if r.topic is None else f"{r.topic}-{'' if pd.isna(r.partition) else int(r.partition)}",
-             "isr": "" if r.isr is None else ",".join(str(int(i)) for i in np.asarray(r.isr)),
-             "where": f"{r.source}:{r.line_number}", "message": r.message or ""} for r in shown.itertuples()]
-    return rows, len(ev)
+    grid = analysis.grid(cluster)
+    per = rp.pivot_table(index="ts_ms", columns=keys, values="bytes_moved", aggfunc="last").reindex(grid)
+    lines = [Series(f"{t}-{p} → broker {r}", [None if pd.isna(v) else float(v) / 1e6 for v in per[(t, p, r)]])
+             for t, p, r in per.columns]
+    return line_chart(f"{prefix}-reassign", "Bytes moved per adding replica", "bytes", grid,
+                      top_n(lines, unit=" MB"), markers, unit="MB", what="Reassignment progress")
 
 
 def alert_rows(analysis: Analysis, cluster: str) -> list[dict]:
@@ -182,27 +139,54 @@ def alert_rows(analysis: Analysis, cluster: str) -> list[dict]:
              "summary": rule_of[e["alert"]].summary} for e in alerts.episodes(alerts.evaluate(grid))]
 
 
+def overall_progress(summary: dict) -> str | None:
+    """The pipeline's overall progress of the moves still open, as one sentence."""
+    p = summary.get("reassignment_progress")
+    if not p:
+        return None
+    eta = ("never at the current rates" if p.get("eta_ms") is None
+           else f"ETA {format_duration(p['eta_ms'])}")
+    blocked = p.get("moves_that_cannot_finish") or 0
+    neck = f"; bottleneck broker {p['bottleneck_broker']}" if p.get("bottleneck_broker") is not None else ""
+    stuck = f", {blocked} of them cannot finish at their rate" if blocked else ""
+    return (f"{p['open_moves']} move(s) still open at the end{stuck}: {format_bytes(p['bytes_moved'])} moved, "
+            f"{format_bytes(p['bytes_left'])} left, {eta}{neck}.")
+
+
 def cluster_section(analysis: Analysis, cluster: str, prefix: str) -> dict:
-    """Everything one cluster's section shows; charts without data are left out (the section says none)."""
+    """Everything one cluster's section shows; a chart without data is one sentence instead."""
     meta = analysis.meta.get(cluster, {})
-    logs, n_logs = log_rows(analysis, cluster)
+    cfg = inputs.configs(analysis, cluster)
+    changes = inputs.throttles(cfg)
+    markers = inputs.markers(analysis, cluster, changes)
+    logs, n_logs = tables.log_events(analysis, cluster, prefix)
+    summary = analysis.headline(cluster)
     charts = {
-        "health": health_chart(analysis, cluster, prefix),
-        "urp": urp_chart(analysis, cluster, prefix),
-        "gauges": gauge_charts(analysis, cluster, prefix),
-        "reassign": reassignment_chart(analysis, cluster, prefix),
-        "churn": churn_heatmap(analysis, cluster, prefix),
-        "failed": failed_chart(analysis, cluster, prefix),
+        "health": health_chart(analysis, cluster, prefix, markers),
+        "urp": urp_chart(analysis, cluster, prefix, markers),
+        "traffic": traffic_charts(analysis, cluster, prefix, changes, markers),
+        "gauges": gauge_charts(analysis, cluster, prefix, markers),
+        "reassign": reassignment_chart(analysis, cluster, prefix, markers),
+        "churn": churn_heatmap(analysis, cluster, prefix, markers),
+        "failed": failed_chart(analysis, cluster, prefix, markers),
     }
-    return {"cluster": cluster, "anchor": prefix, "meta": meta, "summary": analysis.headline(cluster),
-            "incidents": incident_rows(analysis, cluster), "reassignments": reassignment_rows(analysis, cluster),
-            "alerts": alert_rows(analysis, cluster),
-            "logs": logs, "n_logs": n_logs, "charts": charts,
-            "scrape": format_duration(analysis.scrape_interval_ms(cluster))}
+    return {"cluster": cluster, "anchor": prefix, "meta": meta, "summary": summary,
+            "hypothetical": HYPOTHETICAL, "inputs": inputs.panel(analysis, cluster, changes, cfg),
+            "markers": [{"time": format_ts_ms(m.ts_ms), "label": m.label, "text": m.text} for m in markers],
+            "progress": overall_progress(summary),
+            "tables": {"alerts": tables.alerts(alert_rows(analysis, cluster), prefix),
+                       "incidents": tables.incidents(analysis, cluster, prefix),
+                       "reassignments": tables.reassignments(analysis, cluster, prefix), "logs": logs},
+            "n_logs": n_logs, "charts": charts, "scrape": format_duration(analysis.scrape_interval_ms(cluster))}
 
 
-def all_charts(section: dict, gauges: bool = True) -> list[dict]:
+def all_charts(section: dict, gauges: bool = True) -> list[Chart]:
     """The charts a section draws, in page order (the demo's compact sections leave the gauges out)."""
     c = section["charts"]
-    return [x for x in [c["health"], c["urp"], *(c["gauges"] if gauges else []), c["reassign"], c["churn"],
-                        c["failed"]] if x]
+    found = [c["health"], c["urp"], *c["traffic"], c["reassign"], c["churn"], c["failed"],
+             *(c["gauges"] if gauges else [])]
+    return [x for x in found if x is not None and x.drawn]
+
+
+def all_tables(section: dict) -> list[dict]:
+    return [t for t in section["tables"].values() if t["rows"]]

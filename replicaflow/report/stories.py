@@ -23,6 +23,7 @@ class StoryPair:
     about: str
     before: str
     after: str
+    hypothetical: str | None = None  # what of the story Kafka never shipped (shown as such)
 
 
 STORIES: tuple[StoryPair, ...] = (
@@ -45,7 +46,9 @@ STORIES: tuple[StoryPair, ...] = (
     StoryPair("kip542", "KIP-542: separate reassignment throttles",
               "A throttled reassignment while a broker restarts: KIP-73 throttles also slow the restarted broker's "
               "catch-up; KIP-542 throttles only the reassignment traffic.",
-              "kip542-before", "kip542-after"),
+              "kip542-before", "kip542-after",
+              hypothetical="KIP-542 was proposed and never shipped in Kafka: the 'after' side runs replicaflow's model "
+                           "of its reassignment throttles"),
 )
 
 

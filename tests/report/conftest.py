@@ -1,6 +1,12 @@
-"""One tiny analysis (clusters alpha and beta) and its report, built once for the report tests."""
+"""One tiny analysis (clusters alpha and beta) and its report, built once for the report tests; and one
+`replicaflow demo` run shared by the demo and Chromium tests (the slow part: simulate + one Spark job)."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -24,3 +30,20 @@ def built_alpha(tmp_path_factory):
     data = write_analysis(root, ("alpha",))
     build_report(root)
     return root, data
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """`replicaflow demo` as an operator runs it, in an 80-column terminal (rich told it is one)."""
+    out = tmp_path_factory.mktemp("demo")
+    env = {**os.environ, "COLUMNS": "80", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "0"}
+    done = subprocess.run([str(Path(sys.executable).parent / "replicaflow"), "demo", "--out", str(out)], env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return out, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="session")
+def demo(demo_run):
+    out, _ = demo_run
+    return out, out / "report.html"

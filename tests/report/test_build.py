@@ -68,14 +68,24 @@ def test_report_has_one_section_per_cluster_and_every_section(built):
     assert "55MB / 55MB (100%)" in html and "500KB/s" in html               # units of the reassignment table
 
 
-def test_log_text_is_escaped_never_a_live_tag(built):
+def _data(html: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S).group(1))
+
+
+def test_log_text_is_inert_data_never_a_live_tag(built):
+    """Log text travels as JSON in the data block (the table library writes it as text: the Chromium test
+    checks the rendered DOM); nowhere else in the page does it appear raw."""
     html = (built[0] / "report.html").read_text()
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;-3" in html
+    block = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e-3" in block.group(1)
     assert SCRIPT_TOPIC not in html
-    assert "garbage &lt;b&gt;bold&lt;/b&gt;" in html                        # rejected line, escaped too
-    # the only script elements are the report's own three: data, Plotly, chart code
+    logs = {t["id"]: t for t in _data(html)["tables"]}["c0-alpha-logs"]["rows"]
+    assert any(r["partition"] == f"{SCRIPT_TOPIC}-3" for r in logs)
+    rejects = {t["id"]: t for t in _data(html)["tables"]}["rejects-table"]["rows"]
+    assert rejects == [{"where": "server-2.log:99", "reason": "no timestamp", "raw": "garbage <b>bold</b>"}]
+    # the only script elements are the report's own four: data, Plotly, Tabulator, the report's code
     assert [m.group(0) for m in re.finditer(r"<script[^>]*>", html)] == [
-        '<script type="application/json" id="report-data">', "<script>", "<script>"]
+        '<script type="application/json" id="report-data">', "<script>", "<script>", "<script>"]
 
 
 def test_script_json_cannot_close_its_element():
@@ -148,14 +158,16 @@ def test_tables_are_conformed_to_the_contract(tmp_path):
 
 def test_every_chart_in_the_data_has_its_element(built):
     html = (built[0] / "report.html").read_text()
-    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S).group(1))
-    ids = [c["id"] for c in data["charts"]]
+    ids = [c["id"] for c in _data(html)["charts"]]
     assert len(ids) == len(set(ids)) and sorted(ids) == sorted(re.findall(r'<div class="chart" id="([^"]+)"', html))
 
 
 def test_names_from_data_are_plain_text_for_plotly():
     """A topic named like markup stays text in a legend (plotly reads <a href>, <b>, <br> in names)."""
-    from replicaflow.report.sections import _line
+    from replicaflow.report.figures import Marker, Series, line_chart
 
-    trace = _line('<a href="https://x">orders</a>-0 → 4', [0], [1.0])
+    chart = line_chart("x", "t", "y", [0, 10_000], [Series('<a href="https://x">orders</a>-0 → 4', [0.0, 1.0])],
+                       [Marker(5_000, "<b>b</b>", '<a href="https://x">x</a>')])
+    trace = chart.figure["data"][0]
     assert trace["name"] == '&lt;a href="https://x"&gt;orders&lt;/a&gt;-0 → 4'
+    assert "<a" not in json.dumps(chart.figure)

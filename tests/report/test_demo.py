@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -21,23 +18,6 @@ from tests.report.promrules import RULES, expected_for, rules_test
 from tests.report.test_promtool import RULES_FILE
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory):
-    """`replicaflow demo` as an operator runs it, in an 80-column terminal (rich told it is one)."""
-    out = tmp_path_factory.mktemp("demo")
-    env = {**os.environ, "COLUMNS": "80", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "0"}
-    done = subprocess.run([str(Path(sys.executable).parent / "replicaflow"), "demo", "--out", str(out)], env=env,
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return out, done.stdout + done.stderr
-
-
-@pytest.fixture(scope="module")
-def demo(demo_run):
-    out, _ = demo_run
-    return out, out / "report.html"
 
 
 def test_demo_terminal_output_is_clean_at_80_columns(demo_run):
@@ -90,17 +70,6 @@ def test_strimzi_alerts_fire_on_a_real_scenario(demo, cluster, tmp_path):
     res = subprocess.run([promtool, "test", "rules", "test.yaml"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=300)
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
-
-
-def test_demo_report_renders_in_chromium(demo, tmp_path):
-    from tests.report.test_html_chromium import render_status
-
-    out, path = demo
-    status, stderr = render_status(path, tmp_path)
-    assert status["errors"] == [] and status["charts"]
-    assert not {k: v for k, v in status["charts"].items() if v <= 0}
-    assert set(status["charts"]) == set(re.findall(r'<div class="chart" id="([^"]+)"', path.read_text()))
-    assert not [line for line in stderr.splitlines() if "CONSOLE" in line and "rror" in line]
 
 
 def test_printed_tables_fit_80_columns_and_degrade_to_plain_text(demo):

@@ -1,0 +1,239 @@
+"""What went into a run, for the inputs panel and the event markers: the scenario (``telemetry/_meta.json``),
+the throttles actually set (the telemetry ``configs`` table), the reassignment plan (``reassignments``)
+and the events the run recorded (scenario events, config changes, broker log lines).
+
+A reader of a report asks "what was this cluster doing?" before "what went wrong?": Kafka version,
+the controller, the throttle, how much was moved, which faults were injected. Everything shown here
+is read from the run's own files; what a run did not record is said to be unknown, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from replicaflow.model.configs import (
+    DEFAULT_BROKER,
+    QUOTA_RATES,
+    REASSIGNMENT_RATES,
+    THROTTLED_REPLICAS_LISTS,
+)
+from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms
+from replicaflow.report.data import Analysis
+from replicaflow.report.figures import HYPOTHETICAL, Marker
+from replicaflow.telemetry.io import META_FILE, read_meta, read_table
+
+# Scenario event kinds → the few characters a marker label has room for.
+_LABELS = {"reassign": "reassign", "verify": "verify", "config": "config", "cancel_reassignment": "cancel",
+           "elect_leaders": "elect", "slow_network": "slow net", "fail_partition": "fail",
+           "produce_burst": "burst", "stall_follower": "stall"}
+# Broker log lines worth a marker (the rest are per-partition and would bury the axis).
+LOG_MARKERS = {"broker_shutdown": "shutdown", "broker_started": "start", "thread_died": "thread died",
+               "partition_failed": "failed"}
+FAULT_KINDS = ("broker_down", "broker_up", "slow_network", "fail_partition", "produce_burst", "stall_follower")
+MAX_MARKERS = 24
+
+
+@dataclass(frozen=True)
+class Throttle:
+    """One throttle rate config as it changed: ``rate_bps`` None when it was removed."""
+
+    ts_ms: int
+    broker: str  # a broker id or Kafka's "<default>"
+    name: str
+    rate_bps: float | None
+
+
+def telemetry_root(analysis: Analysis, cluster: str) -> Path | None:
+    """The folder whose ``telemetry/`` holds ``cluster``'s telemetry: ``DIR`` (a single run) or ``DIR/<cluster>``
+    (the demo); None when the analysis was copied without it."""
+    for root in (analysis.root, analysis.root / cluster):
+        if (root / "telemetry" / META_FILE).is_file() and read_meta(root).get("cluster") == cluster:
+            return root
+    return None
+
+
+def configs(analysis: Analysis, cluster: str) -> pd.DataFrame | None:
+    """The cluster's telemetry ``configs`` rows (None when the telemetry is not beside the analysis)."""
+    root = telemetry_root(analysis, cluster)
+    if root is None or not (root / "telemetry" / "configs").is_dir():
+        return None
+    return read_table(root, "telemetry", "configs").to_pandas().sort_values(["ts_ms", "seq"])
+
+
+def throttles(cfg: pd.DataFrame | None) -> list[Throttle]:
+    if cfg is None or cfg.empty:
+        return []
+    rows = cfg[(cfg["entity_type"] == "broker") & cfg["name"].isin(QUOTA_RATES)]
+    return [Throttle(int(r.ts_ms), str(r.entity), str(r.name),
+                     None if r.value is None or pd.isna(r.value) else _float(r.value)) for r in rows.itertuples()]
+
+
+def _float(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def throttle_series(changes: list[Throttle], name: str, broker: int, grid: list[int]) -> list[float | None]:
+    """The rate ``name`` in force on ``broker`` at each scrape (its own config over the cluster default)."""
+    own = [c for c in changes if c.name == name and c.broker == str(broker)]
+    default = [c for c in changes if c.name == name and c.broker == DEFAULT_BROKER]
+    out = []
+    for t in grid:
+        mine = [c for c in own if c.ts_ms <= t]
+        dflt = [c for c in default if c.ts_ms <= t]
+        value = mine[-1].rate_bps if mine and mine[-1].rate_bps is not None else (dflt[-1].rate_bps if dflt else None)
+        out.append(value)
+    return out
+
+
+def _throttle_text(t: Throttle) -> str:
+    hyp = f" ({HYPOTHETICAL})" if t.name in REASSIGNMENT_RATES else ""
+    where = "every broker (default)" if t.broker == DEFAULT_BROKER else f"broker {t.broker}"
+    value = "removed" if t.rate_bps is None else format_rate(t.rate_bps)
+    return f"{t.name}{hyp} on {where}: {value}"
+
+
+def markers(analysis: Analysis, cluster: str, changes: list[Throttle]) -> list[Marker]:
+    """The run's events for every time axis, one marker per scrape interval at most (texts joined)."""
+    meta = analysis.meta.get(cluster, {})
+    raw: list[Marker] = []
+    for e in meta.get("events") or []:
+        if not isinstance(e, dict) or "ts_ms" not in e:
+            continue
+        kind, text = str(e.get("kind", "")), str(e.get("text", e.get("kind", "")))
+        label = _LABELS.get(kind, kind)
+        m = re.match(r"broker (\d+) (down|up)", text)
+        if m:
+            label = f"b{m.group(1)} {m.group(2)}"
+        raw.append(Marker(int(e["ts_ms"]), label, text))
+    by_ts: dict[int, list[Throttle]] = {}
+    for t in changes:
+        by_ts.setdefault(t.ts_ms, []).append(t)
+    for ts, group in sorted(by_ts.items()):
+        removed = all(t.rate_bps is None for t in group)
+        rates = sorted({format_rate(t.rate_bps) for t in group if t.rate_bps is not None})
+        label = "throttle off" if removed else ("throttle " + rates[0] if len(rates) == 1 else "throttle")
+        raw.append(Marker(ts, label, "; ".join(_throttle_text(t) for t in group[:6])
+                          + (f"; … {len(group) - 6} more" if len(group) > 6 else "")))
+    moves = analysis.of("reassignments", cluster)
+    if not moves.empty and moves["end_ms"].notna().all():
+        raw.append(Marker(int(moves["end_ms"].max()), "moves done",
+                          f"last of {len(moves)} adding replica(s) joined the ISR (reassignment complete)"))
+    ev = analysis.of("log_events", cluster)
+    ev = ev[ev["kind"].isin(list(LOG_MARKERS))]
+    for (ts, kind), g in ev.groupby(["ts_ms", "kind"]):
+        brokers = sorted({int(b) for b in g["broker"].dropna()})
+        who = f" b{','.join(map(str, brokers))}" if brokers else ""
+        raw.append(Marker(int(ts), LOG_MARKERS[kind] + who, f"log: {kind.replace('_', ' ')}{who.replace('b', 'broker ')}"
+                          f" ({g.iloc[0]['source']}:{int(g.iloc[0]['line_number'])})"))
+    return _merge(sorted(raw, key=lambda m: m.ts_ms), analysis.scrape_interval_ms(cluster))
+
+
+def _merge(raw: list[Marker], window_ms: int) -> list[Marker]:
+    out: list[Marker] = []
+    for m in raw:
+        if out and m.ts_ms - out[-1].ts_ms < window_ms:
+            last = out[-1]
+            label = last.label if m.label in last.label.split(" + ") else f"{last.label} + {m.label}"
+            out[-1] = Marker(last.ts_ms, label if len(label) <= 24 else last.label + " …",
+                             f"{last.text}; {m.text}")
+        else:
+            out.append(m)
+    if len(out) > MAX_MARKERS:
+        out = out[:MAX_MARKERS]
+    return out
+
+
+def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.DataFrame | None) -> list[dict]:
+    """The inputs panel: (what, value, hypothetical?) rows, in the order an operator asks about them."""
+    meta = analysis.meta.get(cluster, {})
+    rows: list[dict] = []
+
+    def add(what: str, value: str, hypothetical: bool = False) -> None:
+        rows.append({"what": what, "value": value, "hypothetical": hypothetical})
+
+    version = meta.get("kafka_version") or analysis.summary.get(cluster, {}).get("kafka_version")
+    add("Kafka version", str(version) if version else "not recorded")
+    if meta.get("kip542"):
+        add("reassignment throttles", "KIP-542 leader/follower.reassignment.throttled.rate", hypothetical=True)
+    else:
+        add("reassignment throttles", "KIP-73 replication throttles (leader/follower.replication.throttled.*)")
+    if meta.get("source") == "simulator":
+        add("controller", "ZooKeeper-based; the active controller is the live broker with the lowest id "
+                          "(replicaflow's simulator)")
+    else:
+        add("controller", "not recorded in the telemetry")
+    source = meta.get("source")
+    if source:
+        extra = f", scenario {meta['scenario']}" if meta.get("scenario") else ""
+        extra += f", seed {meta['seed']}" if meta.get("seed") is not None else ""
+        add("source", f"{source}{extra}")
+    if {"start_ms", "end_ms"} <= set(meta):
+        add("run", f"{format_ts_ms(meta['start_ms'])} → {format_ts_ms(meta['end_ms'])} UTC "
+                   f"({format_duration(meta['end_ms'] - meta['start_ms'])})")
+    add("scrape interval", format_duration(analysis.scrape_interval_ms(cluster)))
+    if meta.get("replica_lag_time_max_ms"):
+        add("replica.lag.time.max.ms", format_duration(meta["replica_lag_time_max_ms"]))
+    if meta.get("brokers"):
+        add("brokers", f"{len(meta['brokers'])}: {', '.join(str(b) for b in meta['brokers'])}")
+    for t in meta.get("topics") or []:
+        if not isinstance(t, dict):
+            continue
+        parts = [f"{t.get('partitions', '?')} partitions", f"RF {t.get('replication_factor', '?')}",
+                 f"min ISR {t.get('min_insync_replicas', '?')}"]
+        if t.get("produce_rate_bps") is not None:
+            parts.append(f"produce {format_rate(float(t['produce_rate_bps']))}")
+        if t.get("initial_size_bytes") is not None:
+            parts.append(f"initial size {format_bytes(float(t['initial_size_bytes']))} per partition")
+        add(f"topic {t.get('name', '?')}", ", ".join(parts))
+    add("throttle", _throttle_summary(changes, cfg), hypothetical=any(c.name in REASSIGNMENT_RATES for c in changes))
+    add("reassignment plan", _plan(analysis, cluster))
+    faults = [e for e in meta.get("events") or [] if isinstance(e, dict) and e.get("kind") in FAULT_KINDS]
+    add("faults injected", "; ".join(f"{format_ts_ms(e['ts_ms'])[11:]} {e.get('text', e['kind'])}" for e in faults)
+        if faults else ("none" if "events" in meta else "not recorded"))
+    return rows
+
+
+def _throttle_summary(changes: list[Throttle], cfg: pd.DataFrame | None) -> str:
+    if cfg is None:
+        return "not known (the telemetry configs are not beside this analysis)"
+    if not changes:
+        return "none set"
+    parts = []
+    for (name, rate), group in _group_rates(changes).items():
+        brokers = ", ".join(sorted(group, key=lambda b: (b == DEFAULT_BROKER, b.zfill(6))))
+        since = format_ts_ms(min(t.ts_ms for t in changes if t.name == name and t.rate_bps == rate))[11:]
+        parts.append(f"{name} {format_rate(rate)} on broker(s) {brokers} from {since}")
+    removed = [t for t in changes if t.rate_bps is None]
+    if removed:
+        parts.append(f"removed at {format_ts_ms(removed[0].ts_ms)[11:]}")
+    lists = cfg[(cfg["entity_type"] == "topic") & cfg["name"].isin(list(THROTTLED_REPLICAS_LISTS))]
+    for r in lists.drop_duplicates(["entity", "name"], keep="first").itertuples():
+        n = "all" if r.value == "*" else str(len([x for x in str(r.value or "").split(",") if x.strip()]))
+        parts.append(f"{r.entity}: {r.name} {n} replica(s)")
+    return "; ".join(parts)
+
+
+def _group_rates(changes: list[Throttle]) -> dict[tuple[str, float], set[str]]:
+    out: dict[tuple[str, float], set[str]] = {}
+    for t in changes:
+        if t.rate_bps is not None:
+            out.setdefault((t.name, t.rate_bps), set()).add(t.broker)
+    return out
+
+
+def _plan(analysis: Analysis, cluster: str) -> str:
+    moves = analysis.of("reassignments", cluster)
+    if moves.empty:
+        return "no reassignment"
+    parts = moves[["topic", "partition"]].drop_duplicates()
+    size = moves["bytes_to_move"].dropna().sum()
+    dest = ", ".join(str(b) for b in sorted(moves["replica"].unique()))
+    return (f"{len(parts)} partition(s), {len(moves)} adding replica(s) onto broker(s) {dest}, "
+            f"{format_bytes(float(size))} to copy")

@@ -1,0 +1,106 @@
+"""The report's tables as data for Tabulator (vendored in templates/vendor/): columns, rows and which column
+is filtered how.
+
+An SRE scans 236 log lines for the one ``thread_died``: every table sorts by any column and filters
+by the columns one narrows by (kind, broker, partition, status). Rows travel in the page's JSON
+block (no string of it can close the block) and Tabulator writes every cell as text (its
+``plaintext`` formatter escapes it), so a topic named like markup stays text. Durations, rates and
+byte counts sort by the number behind them (``sort`` names the hidden numeric field), not as text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from replicaflow.model import progress
+from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms
+
+LOG_ROWS_SHOWN = 5000  # a browser table sorts and filters this many rows at once without trouble
+
+# what incidents.worst_value counts, per kind (pipeline/events.incidents)
+WORST = {"urp": "{n} replica(s) out of the ISR", "under_min_isr": "ISR {n} below min ISR",
+         "offline": "{n} replica(s) without a leader"}
+
+
+def col(title: str, field: str, filter: str | None = None, sort: str | None = None, kind: str = "text") -> dict:
+    """A column: ``filter`` is ``input`` (substring) or ``list`` (pick a value); ``sort`` a numeric field to
+    sort by; ``kind`` ``ts`` (never wrapped), ``num`` (right-aligned), ``tag`` (a coloured status) or ``mono``."""
+    return {"title": title, "field": field, "filter": filter, "sort": sort, "kind": kind}
+
+
+def table(table_id: str, columns: list[dict], rows: list[dict], note: str | None = None) -> dict:
+    return {"id": table_id, "columns": columns, "rows": rows, "note": note}
+
+
+def _ms(v) -> float | None:
+    return None if pd.isna(v) else float(v)
+
+
+def incidents(analysis, cluster: str, prefix: str) -> dict:
+    inc = analysis.of("incidents", cluster).sort_values(["start_ms", "kind", "topic", "partition"])
+    rows = [{"kind": r.kind, "partition": f"{r.topic}-{r.partition}", "start": format_ts_ms(r.start_ms),
+             "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
+             "duration": format_duration(r.duration_ms) if pd.notna(r.duration_ms) else "open",
+             "duration_ms": _ms(r.duration_ms) if pd.notna(r.duration_ms) else 9e15,  # open: longest
+             "worst": "–" if pd.isna(r.worst_value) else WORST.get(r.kind, "{n}").format(n=f"{r.worst_value:g}"),
+             "worst_n": _ms(r.worst_value)} for r in inc.itertuples()]
+    return table(f"{prefix}-incidents", [
+        col("kind", "kind", "list"), col("partition", "partition", "input"), col("start (UTC)", "start", kind="ts"),
+        col("end (UTC)", "end", kind="ts"), col("duration", "duration", sort="duration_ms", kind="num"),
+        col("worst", "worst", sort="worst_n")], rows)
+
+
+def reassignments(analysis, cluster: str, prefix: str) -> dict:
+    moves = analysis.of("reassignments", cluster).sort_values(["topic", "partition", "replica"])
+    rows = []
+    for r in moves.itertuples():
+        known = pd.notna(r.bytes_to_move)
+        pct = 100.0 * r.bytes_moved / r.bytes_to_move if known and r.bytes_to_move else 100.0
+        moved = (f"{format_bytes(r.bytes_moved)} / {format_bytes(r.bytes_to_move)} ({pct:.0f}%)" if known
+                 else f"{format_bytes(r.bytes_moved)} / ? (no leader)")
+        rate = None if pd.isna(r.rate_bps) else float(r.rate_bps)
+        growth = None if pd.isna(r.leader_growth_bps) else float(r.leader_growth_bps)
+        rows.append({"partition": f"{r.topic}-{r.partition}", "replica": int(r.replica), "status": r.status,
+                     "start": format_ts_ms(r.start_ms),
+                     "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
+                     "moved": moved, "pct": pct if known else None,
+                     "rate": format_rate(rate) if rate is not None else "–", "rate_bps": rate,
+                     "eta": format_duration(r.eta_ms) if pd.notna(r.eta_ms) else "–",
+                     "eta_ms": _ms(r.eta_ms) if pd.notna(r.eta_ms) else None,
+                     "why": progress.describe(r.status, rate, growth, bool(r.throttled))})
+    return table(f"{prefix}-reassignments", [
+        col("partition", "partition", "input"), col("adding replica", "replica", "list", kind="num"),
+        col("status", "status", "list", kind="tag"), col("start (UTC)", "start", kind="ts"),
+        col("end (UTC)", "end", kind="ts"), col("moved", "moved", sort="pct", kind="num"),
+        col("rate", "rate", sort="rate_bps", kind="num"), col("ETA", "eta", sort="eta_ms", kind="num"),
+        col("why", "why")], rows)
+
+
+def log_events(analysis, cluster: str, prefix: str) -> tuple[dict, int]:
+    ev = analysis.of("log_events", cluster).sort_values(["ts_ms", "broker", "line_number"])
+    shown = ev.head(LOG_ROWS_SHOWN)
+    rows = [{"time": format_ts_ms(r.ts_ms), "broker": "–" if pd.isna(r.broker) else int(r.broker), "kind": r.kind,
+             "partition": "" if r.topic is None else f"{r.topic}-{'' if pd.isna(r.partition) else int(r.partition)}",
+             "isr": "" if r.isr is None else ",".join(str(int(i)) for i in np.asarray(r.isr)),
+             "where": f"{r.source}:{r.line_number}", "message": r.message or ""} for r in shown.itertuples()]
+    note = f"first {len(rows)} of {len(ev)} shown" if len(ev) > len(rows) else None
+    return table(f"{prefix}-logs", [
+        col("time (UTC)", "time", kind="ts"), col("broker", "broker", "list", kind="num"),
+        col("kind", "kind", "list"), col("partition", "partition", "input"), col("ISR", "isr"),
+        col("source", "where", "input", kind="mono"), col("message", "message", "input", kind="mono")], rows,
+        note), len(ev)
+
+
+def alerts(rows: list[dict], prefix: str) -> dict:
+    return table(f"{prefix}-alerts", [
+        col("alert", "alert", "list"), col("broker", "broker", "list", kind="num"),
+        col("fired (UTC)", "start", kind="ts"), col("last firing (UTC)", "last", kind="ts"),
+        col("peak", "peak", kind="num"), col("what it means", "summary")], rows)
+
+
+def rejects(analysis) -> dict:
+    rj = analysis.tables["rejects"].sort_values(["source", "line_number"]).head(LOG_ROWS_SHOWN)
+    rows = [{"where": f"{r.source}:{r.line_number}", "reason": r.reason, "raw": r.raw_line} for r in rj.itertuples()]
+    return table("rejects-table", [col("source", "where", "input", kind="mono"), col("reason", "reason", "list"),
+                                   col("line", "raw", "input", kind="mono")], rows)

@@ -16,10 +16,11 @@ from typing import Any
 import yaml
 
 from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.telemetry import textfile
 
 MAX_DEPTH = 64  # nesting levels; a scenario needs about 6
 MAX_NODES = 1_000_000  # values after alias expansion; a 50,000-move inline plan is about 250,000
-MAX_BYTES = 256 * 2**20  # the largest scenario or plan file read at all
+MAX_BYTES = textfile.MAX_BYTES  # the largest scenario or plan file read at all
 MAX_NUMBER_CHARS = 100  # int64 has 19 digits; Python refuses to convert more than 4300
 
 
@@ -34,25 +35,8 @@ class Document:
 
 
 def read_text(path: Path, what: str) -> str:
-    """The file as text; a missing, unreadable, oversized or non-UTF-8 file is one sentence."""
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            raise ReplicaflowError(f"{path}: the {what} is larger than {MAX_BYTES // 2**20} MiB")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ReplicaflowError(f"{path}: {what} does not exist") from None
-    except IsADirectoryError:
-        raise ReplicaflowError(f"{path}: expected a {what}, found a directory") from None
-    except OSError as exc:
-        raise ReplicaflowError(f"{path}: cannot read the {what} ({exc.strerror})") from None
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ReplicaflowError(f"{path}: the {what} is UTF-16; save it as UTF-8")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ReplicaflowError(f"{path}:{line}: the {what} is not UTF-8 text "
-                               f"(byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+    """The file as UTF-8 text (a scenario or plan is ours to define: no UTF-16), bounded in size."""
+    return textfile.read_text(path, what, utf16=False, max_bytes=MAX_BYTES)
 
 
 def load(text: str, where: str) -> Document:

@@ -1,0 +1,123 @@
+"""``kafka-log-dirs --describe`` output (Kafka's ``LogDirsCommand``, 1.0+): partition sizes per replica.
+
+The tool prints two text lines ("Querying brokers for log directories information", "Received log
+directory information from brokers 1,2,3") and then one JSON document, version 1:
+``{"brokers": [{"broker": 1, "logDirs": [{"logDir": "/d", "error": null, "partitions":
+[{"partition": "t-0", "size": 123, "offsetLag": 0, "isFuture": false}]}]}]}``.
+A log directory with an ``error`` (the exception's class name, e.g. ``KafkaStorageException``) is
+offline: its replicas are listed as such, not dropped. ``isFuture`` replicas are the targets of an
+intra-broker move (``alterReplicaLogDirs``) and are kept apart from the current ones.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from replicaflow.errors import ReplicaflowError, quote, show
+from replicaflow.model.topic import topic_name_problem
+from replicaflow.telemetry.textfile import read_text
+
+WHAT = "kafka-log-dirs --describe output"
+_PREAMBLE = ("Querying brokers for log directories information", "Received log directory information from brokers")
+
+
+@dataclass(frozen=True)
+class ReplicaLogDir:
+    """One replica's log on one broker: its size in bytes and how far it is behind (``offsetLag``)."""
+
+    broker: int
+    log_dir: str
+    topic: str
+    partition: int
+    size_bytes: int
+    offset_lag: int
+    is_future: bool
+    dir_error: str | None
+
+
+def read_log_dirs(path: Path) -> list[ReplicaLogDir]:
+    """Every replica in ``path``; the first problem is one sentence naming ``path:line`` and the field."""
+    return parse_log_dirs(read_text(path, WHAT), str(path))
+
+
+def parse_log_dirs(text: str, where: str) -> list[ReplicaLogDir]:
+    """Every replica of the JSON document in ``text``, after the tool's text lines."""
+    lines = text.splitlines(keepends=True)
+    skipped = 0
+    while skipped < len(lines) and (not lines[skipped].strip() or lines[skipped].lstrip().startswith(_PREAMBLE)
+                                    or lines[skipped].lstrip().startswith(("SLF4J:", "log4j:", "WARNING:"))):
+        skipped += 1
+    body = "".join(lines[skipped:])
+    if not body.strip():
+        raise ReplicaflowError(f"{where}: no JSON document after the tool's text lines")
+    try:
+        doc = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ReplicaflowError(f"{where}:{exc.lineno + skipped}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ReplicaflowError(f"{where}: the JSON document is nested too deeply") from None
+    at = f"{where}:{skipped + 1}"
+    brokers = _list(_get(doc, "brokers", at, "the document"), at, "brokers")
+    out: list[ReplicaLogDir] = []
+    seen: dict[tuple, str] = {}
+    for i, b in enumerate(brokers):
+        path = f"brokers[{i}]"
+        broker = _id(_get(b, "broker", at, path), at, f"{path}.broker")
+        for j, d in enumerate(_list(_get(b, "logDirs", at, path), at, f"{path}.logDirs")):
+            dpath = f"{path}.logDirs[{j}]"
+            log_dir = _get(d, "logDir", at, dpath)
+            error = d.get("error")
+            if not isinstance(log_dir, str) or (error is not None and not isinstance(error, str)):
+                raise ReplicaflowError(f"{at}: {dpath}: expected a logDir string and an error string or null")
+            for k, p in enumerate(_list(_get(d, "partitions", at, dpath), at, f"{dpath}.partitions")):
+                ppath = f"{dpath}.partitions[{k}]"
+                topic, partition = split_topic_partition(_get(p, "partition", at, ppath), f"{at}: {ppath}.partition")
+                future = _get(p, "isFuture", at, ppath)
+                if not isinstance(future, bool):
+                    raise ReplicaflowError(f"{at}: {ppath}.isFuture: expected true or false, found {show(future)}")
+                key = (broker, topic, partition, future)
+                if key in seen:
+                    raise ReplicaflowError(f"{at}: {ppath}: {topic}-{partition} on broker {broker} is listed twice "
+                                           f"(also at {seen[key]})")
+                seen[key] = ppath
+                out.append(ReplicaLogDir(
+                    broker=broker, log_dir=log_dir, topic=topic, partition=partition,
+                    size_bytes=_id(_get(p, "size", at, ppath), at, f"{ppath}.size"),
+                    offset_lag=_id(_get(p, "offsetLag", at, ppath), at, f"{ppath}.offsetLag"),
+                    is_future=future, dir_error=error))
+    return out
+
+
+def split_topic_partition(value: Any, at: str) -> tuple[str, int]:
+    """``orders-3`` as Kafka's ``TopicPartition.toString`` writes it (the partition after the last dash), or
+    ``[orders,3]`` as the pre-1.0 tools' ``TopicAndPartition.toString`` did."""
+    if isinstance(value, str) and value.startswith("[") and value.endswith("]") and "," in value:
+        topic, dash, number = value[1:-1].rpartition(",")
+    else:
+        topic, dash, number = value.rpartition("-") if isinstance(value, str) else ("", "", "")
+    if not dash or not number.isascii() or not number.isdigit() or len(number) > 10 or topic_name_problem(topic):
+        raise ReplicaflowError(f"{at}: expected a topic-partition such as 'orders-3', found {show(value)}")
+    return topic, int(number)
+
+
+def _get(obj: Any, key: str, at: str, path: str) -> Any:
+    if not isinstance(obj, dict):
+        raise ReplicaflowError(f"{at}: {path}: expected a JSON object, found {show(obj)}")
+    if key not in obj:
+        raise ReplicaflowError(f"{at}: {path}: missing field {quote(key)}")
+    return obj[key]
+
+
+def _list(value: Any, at: str, path: str) -> list:
+    if not isinstance(value, list):
+        raise ReplicaflowError(f"{at}: {path}: expected a JSON list, found {show(value)}")
+    return value
+
+
+def _id(value: Any, at: str, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise ReplicaflowError(f"{at}: {path}: expected a non-negative integer, found {show(value)}")
+    return value

@@ -1,0 +1,220 @@
+"""``kafka-topics --describe`` text output, 0.10 to 4.x (Kafka's ``TopicCommand``), as a snapshot.
+
+The snapshot anchors what logs cannot say: the assignment, the leader and ISR at one moment, and the
+topic configs (``min.insync.replicas``). Kafka prints one header line per topic and one tab-separated
+line per partition; the layout changed across releases and the reader takes every form:
+
+- up to 2.4 the header has no space after the colons (``Topic:t\\tPartitionCount:3\\t…``);
+- 2.8+ adds ``TopicId:``; 2.5+ adds ``Adding Replicas:`` / ``Removing Replicas:`` during a
+  reassignment; 3.7+ adds ``Elr:`` / ``LastKnownElr:`` (``N/A`` where the broker does not know);
+- ``Leader: none`` (and ``Leader: -1`` from ZooKeeper-era tools) is a partition without a leader;
+- ``Configs:`` joins ``key=value`` with commas, and values may themselves hold commas
+  (``leader.replication.throttled.replicas=0:1,0:2``);
+- ``MarkedForDeletion: true`` may end either line.
+
+Partition lines may come without their header (``--under-replicated-partitions``). Output the tool's
+JVM wrote around the table (SLF4J or log4j warnings) is skipped; any other line is an error naming
+file:line, as is a partition whose leader, ISR or reassignment sets are not among its replicas.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.model.topic import topic_name_problem
+from replicaflow.telemetry.textfile import read_text
+
+WHAT = "kafka-topics --describe output"
+MAX_LINE = 1_000_000  # characters; a describe line of a 10,000-replica ISR is about 60,000
+_NOISE = re.compile(r"(SLF4J: |log4j:|WARNING: |\[\d{4}-\d\d-\d\d |\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
+_CONFIG_START = re.compile(r"[A-Za-z0-9._-]+=")
+_NO_LEADER = ("none", "-1")
+_INT = re.compile(r"-?[0-9]{1,10}")  # ASCII digits only (str.isdigit takes '²'); Kafka's ids are int32
+
+
+@dataclass(frozen=True)
+class TopicDescription:
+    """One header line: the topic, its id (2.8+), partition count, replication factor, overridden configs."""
+
+    topic: str
+    topic_id: str | None
+    partition_count: int
+    replication_factor: int
+    configs: dict[str, str]
+    marked_for_deletion: bool = False
+
+
+@dataclass(frozen=True)
+class PartitionDescription:
+    """One partition line; ``leader`` None when Kafka prints ``none``; ``elr`` None when absent or N/A."""
+
+    topic: str
+    partition: int
+    leader: int | None
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    adding: tuple[int, ...] = ()
+    removing: tuple[int, ...] = ()
+    elr: tuple[int, ...] | None = None
+    last_known_elr: tuple[int, ...] | None = None
+    marked_for_deletion: bool = False
+    line: int = 0
+
+
+@dataclass
+class TopicsSnapshot:
+    """What one describe output says: topics by name, partitions by (topic, partition)."""
+
+    topics: dict[str, TopicDescription] = field(default_factory=dict)
+    partitions: dict[tuple[str, int], PartitionDescription] = field(default_factory=dict)
+
+    def brokers(self) -> set[int]:
+        """Every broker id the snapshot names as a replica."""
+        return {b for p in self.partitions.values() for b in (*p.replicas, *p.adding)}
+
+
+def read_topic_describe(path: Path) -> TopicsSnapshot:
+    """The snapshot in ``path``; the first problem is one sentence naming ``path:line``."""
+    return parse_topic_describe(read_text(path, WHAT), str(path))
+
+
+def parse_topic_describe(text: str, where: str) -> TopicsSnapshot:
+    """The snapshot in ``text`` (``where`` names the file in error sentences)."""
+    snap = TopicsSnapshot()
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip()
+        if not line.strip() or _NOISE.match(line.lstrip()):
+            continue
+        if len(line) > MAX_LINE:
+            raise ReplicaflowError(f"{where}:{n}: a line of {len(line):,} characters (at most {MAX_LINE:,})")
+        fields = _fields(line, f"{where}:{n}")
+        if "Partition" in fields:
+            part = _partition(fields, f"{where}:{n}", n)
+            key = (part.topic, part.partition)
+            if key in snap.partitions:
+                raise ReplicaflowError(f"{where}:{n}: partition {part.topic}-{part.partition} is described twice "
+                                       f"(first at line {snap.partitions[key].line})")
+            snap.partitions[key] = part
+        elif "PartitionCount" in fields:
+            topic = _topic(fields, f"{where}:{n}")
+            if topic.topic in snap.topics:
+                raise ReplicaflowError(f"{where}:{n}: topic {quote(topic.topic)} is described twice")
+            snap.topics[topic.topic] = topic
+        else:
+            raise ReplicaflowError(f"{where}:{n}: expected a 'Topic: …' line of kafka-topics --describe, "
+                                   f"found {quote(line.strip())}")
+    if not snap.partitions:
+        raise ReplicaflowError(f"{where}: no partition lines ('Topic: t  Partition: 0  Leader: …'); "
+                               "is this the output of kafka-topics --describe?")
+    _check_counts(snap, where)
+    return snap
+
+
+def _fields(line: str, at: str) -> dict[str, str]:
+    """``Key: value`` pairs of one tab-separated line (the first key starts the line)."""
+    out: dict[str, str] = {}
+    for cell in line.strip().split("\t"):
+        if not cell.strip():
+            continue
+        key, sep, value = cell.partition(":")
+        if not sep:
+            raise ReplicaflowError(f"{at}: expected 'Key: value' cells separated by tabs, found {quote(cell)}")
+        out[key.strip()] = value.strip()
+    if "Topic" not in out:
+        raise ReplicaflowError(f"{at}: expected a line starting with 'Topic:', found {quote(line.strip())}")
+    return out
+
+
+def _topic_name(value: str, at: str) -> str:
+    problem = topic_name_problem(value)
+    if problem:
+        raise ReplicaflowError(f"{at}: Topic: {problem}, found {quote(value)}")
+    return value
+
+
+def _int(fields: dict[str, str], key: str, at: str, minimum: int = 0) -> int:
+    value = fields.get(key)
+    if value is None:
+        raise ReplicaflowError(f"{at}: the line has no '{key}:'")
+    if not _INT.fullmatch(value) or int(value) < minimum:
+        raise ReplicaflowError(f"{at}: {key}: expected an integer ≥ {minimum}, found {quote(value)}")
+    return int(value)
+
+
+def _brokers(fields: dict[str, str], key: str, at: str) -> tuple[int, ...] | None:
+    """A comma-joined broker list ('' is empty, 'N/A' is None); duplicates and non-ids are errors."""
+    value = fields.get(key)
+    if value is None or value == "N/A":
+        return None
+    ids = []
+    for item in filter(None, (v.strip() for v in value.split(","))):
+        if not _INT.fullmatch(item) or item.startswith("-"):
+            raise ReplicaflowError(f"{at}: {key}: expected broker ids joined by commas, found {quote(value)}")
+        ids.append(int(item))
+    if len(set(ids)) != len(ids):
+        raise ReplicaflowError(f"{at}: {key}: a broker appears twice in {quote(value)}")
+    return tuple(ids)
+
+
+def _partition(fields: dict[str, str], at: str, n: int) -> PartitionDescription:
+    topic = _topic_name(fields["Topic"], at)
+    leader_text = fields.get("Leader")
+    if leader_text is None:
+        raise ReplicaflowError(f"{at}: the line has no 'Leader:'")
+    leader = None if leader_text in _NO_LEADER else _int(fields, "Leader", at)
+    replicas = _brokers(fields, "Replicas", at)
+    isr = _brokers(fields, "Isr", at)
+    if replicas is None or isr is None:
+        raise ReplicaflowError(f"{at}: the line has no '{'Replicas' if replicas is None else 'Isr'}:'")
+    part = PartitionDescription(
+        topic=topic, partition=_int(fields, "Partition", at), leader=leader, replicas=replicas, isr=isr,
+        adding=_brokers(fields, "Adding Replicas", at) or (), removing=_brokers(fields, "Removing Replicas", at) or (),
+        elr=_brokers(fields, "Elr", at), last_known_elr=_brokers(fields, "LastKnownElr", at),
+        marked_for_deletion=fields.get("MarkedForDeletion", "false") == "true", line=n)
+    name = f"partition {topic}-{part.partition}"
+    for what, ids in (("Isr", isr), ("Adding Replicas", part.adding), ("Removing Replicas", part.removing)):
+        stray = [b for b in ids if b not in replicas]
+        if stray:
+            raise ReplicaflowError(f"{at}: {name}: {what} names broker {stray[0]}, which is not among its "
+                                   f"Replicas {','.join(map(str, replicas))}")
+    if leader is not None and leader not in replicas:
+        raise ReplicaflowError(f"{at}: {name}: Leader {leader} is not among its Replicas "
+                               f"{','.join(map(str, replicas))}")
+    return part
+
+
+def _topic(fields: dict[str, str], at: str) -> TopicDescription:
+    return TopicDescription(
+        topic=_topic_name(fields["Topic"], at), topic_id=fields.get("TopicId") or None,
+        partition_count=_int(fields, "PartitionCount", at, 1),
+        replication_factor=_int(fields, "ReplicationFactor", at, 1),
+        configs=parse_configs(fields.get("Configs", ""), at),
+        marked_for_deletion=fields.get("MarkedForDeletion", "false") == "true")
+
+
+def parse_configs(text: str, at: str) -> dict[str, str]:
+    """``k=v,k=v`` as TopicCommand joins overridden configs; a comma not followed by ``name=`` belongs to the
+    value before it (replica lists such as ``0:1,0:2`` contain commas)."""
+    out: dict[str, str] = {}
+    key = None
+    for token in text.split(",") if text.strip() else []:
+        if _CONFIG_START.match(token.strip()):
+            key, _, value = token.strip().partition("=")
+            out[key] = value
+        elif key is None:
+            raise ReplicaflowError(f"{at}: Configs: expected name=value pairs, found {quote(text)}")
+        else:
+            out[key] += "," + token
+    return out
+
+
+def _check_counts(snap: TopicsSnapshot, where: str) -> None:
+    """A header's PartitionCount against the partition lines that follow it (a cut paste is not a snapshot)."""
+    for name, topic in snap.topics.items():
+        seen = sum(1 for t, _ in snap.partitions if t == name)
+        if seen != topic.partition_count:
+            raise ReplicaflowError(f"{where}: topic {quote(name)} has PartitionCount: {topic.partition_count} "
+                                   f"but {seen} partition line(s); was the output cut?")

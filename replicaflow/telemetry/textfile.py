@@ -1,0 +1,43 @@
+"""Text files an operator hands us (scenarios, plans, Kafka's tool outputs), read defensively.
+
+One place decides what a readable text file is: bounded in size, UTF-8 with or without a byte-order
+mark, and — for outputs captured on Windows, where PowerShell's ``>`` writes UTF-16 — UTF-16 with a
+byte-order mark where the caller accepts it. Every refusal is one sentence naming the file (and the
+line, for a byte that is not text).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from replicaflow.errors import ReplicaflowError
+
+MAX_BYTES = 256 * 2**20  # the largest input text file read at all
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def read_text(path: Path, what: str, *, utf16: bool = True, max_bytes: int = MAX_BYTES) -> str:
+    """The file as text; a missing, unreadable, oversized or undecodable file is one sentence."""
+    try:
+        if path.stat().st_size > max_bytes:
+            raise ReplicaflowError(f"{path}: the {what} is larger than {max_bytes // 2**20} MiB")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ReplicaflowError(f"{path}: {what} does not exist") from None
+    except IsADirectoryError:
+        raise ReplicaflowError(f"{path}: expected a {what}, found a directory") from None
+    except OSError as exc:
+        raise ReplicaflowError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    if data.startswith(_UTF16_BOMS):
+        if not utf16:
+            raise ReplicaflowError(f"{path}: the {what} is UTF-16; save it as UTF-8")
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise ReplicaflowError(f"{path}: the {what} is not valid UTF-16 (at byte offset {exc.start})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ReplicaflowError(f"{path}:{line}: the {what} is not UTF-8 text "
+                               f"(byte 0x{data[exc.start]:02x} at offset {exc.start})") from None

@@ -109,11 +109,14 @@ class Engine:
         if (now - self.scenario.start_ms) % self.scenario.scrape_interval_ms == 0:
             self.scrape(now)
 
-    def run(self, on_tick: Callable[[int], None] | None = None) -> None:
-        """From the start to the end of the scenario; ``on_tick`` gets the simulated ms since the start."""
+    def run(self, on_tick: Callable[[int], None] | None = None, on_start: Callable[[], None] | None = None) -> None:
+        """From the start to the end of the scenario; ``on_tick`` gets the simulated ms since the start,
+        ``on_start`` runs once the cluster of the first instant is built (the start snapshot)."""
         sc = self.scenario
         start = sc.start_ms
         self.start()
+        if on_start is not None:
+            on_start()
         for now in range(start + sc.tick_ms, start + sc.duration_ms + 1, sc.tick_ms):
             self.step(now)
             if on_tick is not None:

@@ -8,14 +8,29 @@ from pathlib import Path
 from replicaflow.model.units import format_duration, format_rate
 from replicaflow.sim.engine import Engine
 from replicaflow.sim.scenario import DEFAULT_MAX_WORK, Scenario, load_scenario
+from replicaflow.sim.snapshot import describe_now, log_dirs_now
 from replicaflow.telemetry.io import TelemetryWriter
+from replicaflow.telemetry.toolformat import has_log_dirs_tool
+
+SNAPSHOTS = "snapshots"  # out/snapshots/: Kafka tool outputs, apart from logs/ (which the log reader walks)
+DESCRIBE_START, DESCRIBE_END = "kafka-topics-describe-start.txt", "kafka-topics-describe-end.txt"
+LOG_DIRS_END = "kafka-log-dirs-end.txt"
 
 
 def run_engine(scenario: Scenario, writer: TelemetryWriter, log_events: list | None = None,
-               on_tick: Callable[[int], None] | None = None) -> Engine:
-    """Run the engine from start to end (events at T before the tick and scrape at T); returns it."""
+               on_tick: Callable[[int], None] | None = None, snapshots: dict[str, str] | None = None) -> Engine:
+    """Run the engine from start to end (events at T before the tick and scrape at T); returns it.
+    With ``snapshots``, the Kafka tool outputs an operator would have collected are added to it by file name."""
     engine = Engine(scenario, writer, log_events)
-    engine.run(on_tick)
+
+    def at_start() -> None:
+        snapshots[DESCRIBE_START] = describe_now(engine.s, engine.configs, scenario.seed)
+
+    engine.run(on_tick, on_start=at_start if snapshots is not None else None)
+    if snapshots is not None:
+        snapshots[DESCRIBE_END] = describe_now(engine.s, engine.configs, scenario.seed)
+        if has_log_dirs_tool(scenario.version):
+            snapshots[LOG_DIRS_END] = log_dirs_now(engine.s)
     return engine
 
 
@@ -69,7 +84,8 @@ def meta_for(scenario: Scenario, engine: Engine) -> dict:
 
 def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, progress: bool = False,
              max_work: int | None = None) -> Path:
-    """Simulate a scenario file into ``out/telemetry``, ``out/truth`` (and ``out/logs``); returns ``out``.
+    """Simulate a scenario file into ``out/telemetry``, ``out/truth`` (and ``out/logs``, ``out/snapshots``);
+    returns ``out``.
     A file asking for more than ``max_work`` replica-ticks is refused before the engine starts."""
     scenario = (scenario_path if isinstance(scenario_path, Scenario)
                 else load_scenario(Path(scenario_path), max_work=max_work or DEFAULT_MAX_WORK))
@@ -80,6 +96,7 @@ def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, prog
             Console(stderr=True).print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     writer = TelemetryWriter(scenario.name)
     log_events: list | None = [] if logs else None
+    snapshots: dict[str, str] | None = {} if logs else None
     if progress:
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -88,9 +105,10 @@ def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, prog
             task = bar.add_task(scenario.name, total=scenario.duration_ms)
             step = max(scenario.duration_ms // 200, scenario.tick_ms)
             engine = run_engine(scenario, writer, log_events,
-                                on_tick=lambda t: bar.update(task, completed=t) if t % step == 0 else None)
+                                on_tick=lambda t: bar.update(task, completed=t) if t % step == 0 else None,
+                                snapshots=snapshots)
     else:
-        engine = run_engine(scenario, writer, log_events)
+        engine = run_engine(scenario, writer, log_events, snapshots=snapshots)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     writer.write(out, meta_for(scenario, engine))
@@ -98,4 +116,8 @@ def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, prog
         from replicaflow.telemetry.logformat import write_logs
 
         write_logs(log_events, scenario.version, out)
+    if snapshots is not None:
+        (out / SNAPSHOTS).mkdir(exist_ok=True)
+        for name, text in snapshots.items():
+            (out / SNAPSHOTS / name).write_text(text, encoding="utf-8")
     return out

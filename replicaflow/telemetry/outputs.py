@@ -40,7 +40,7 @@ from replicaflow.errors import ReplicaflowError
 HOME = ".replicaflow"
 CURRENT = "current"
 # what each command writes into OUT (one home for the names)
-SIMULATION = ("telemetry", "truth", "logs")
+SIMULATION = ("telemetry", "truth", "logs", "snapshots")
 ANALYSIS = ("analysis",)
 REPORT = ("report.html", "metrics.om", "summary.json")
 MANIFEST = ".manifest.json"

@@ -24,7 +24,8 @@ MAY_IMPORT = {
     "scrape": {"state", "partition", "controller"},
     "engine": {"state", "clock", "emitter", "quota_manager", "configs", "fetcher_manager", "replica_manager",
                "partition", "controller", "faults", "scrape"},
-    "runner": {"engine"},
+    "snapshot": {"state", "configs"},
+    "runner": {"engine", "snapshot"},
 }
 
 

@@ -36,7 +36,7 @@ def test_the_manifest_lists_what_the_tool_wrote_and_is_not_an_output(tmp_path):
     simulate_like(tmp_path, "v1")
     analyze_like(tmp_path, "a1")
     written = json.loads((tmp_path / HOME / "current" / MANIFEST).read_text())
-    assert written == {"analysis": ["_summary.json"], "logs": ["t/part-0.parquet"],
+    assert written == {"analysis": ["_summary.json"], "logs": ["t/part-0.parquet"], "snapshots": ["t/part-0.parquet"],
                        "telemetry": ["t/part-0.parquet"], "truth": ["t/part-0.parquet"]}
     assert not (tmp_path / MANIFEST).exists() and not (tmp_path / MANIFEST).is_symlink()
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 DEFAULT_BROKER = "<default>"
 
 MIN_ISR = "min.insync.replicas"
+# Follower fetch sizes at Kafka's defaults (docs/semantics.md §1.7, §4): per partition and per response.
+FETCH_MAX_BYTES = 1 << 20            # replica.fetch.max.bytes
+FETCH_RESPONSE_MAX_BYTES = 10 << 20  # replica.fetch.response.max.bytes
 REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms"
 
 # KIP-73 replication throttles (docs/semantics.md §5.1): broker rates and topic replica lists.

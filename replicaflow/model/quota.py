@@ -34,6 +34,20 @@ def quota_exceeded(rate, limit_bps):
     return (limit > 0) & np.isfinite(limit) & (np.asarray(rate) > limit)
 
 
+def room_bytes(total_bytes, oldest_window_start_ms, end_ms, window_ms, limit_bps, one_fetch_bytes):
+    """Bytes that may still be recorded before ``end_ms`` with the rate at most the limit, plus one fetch.
+
+    The rate at ``end_ms`` is ``(total + x) / elapsed`` (:func:`rate_bps`); ``x`` is the largest value that
+    keeps it at the limit, floored at 0, and one fetch may overshoot it as the last fetch before the check
+    does in Kafka. Infinite where the quota is unlimited (limit ≤ 0 or inf).
+    """
+    limit = np.asarray(limit_bps, dtype=np.float64)
+    elapsed_ms = np.maximum(np.asarray(end_ms) - oldest_window_start_ms, window_ms)
+    headroom = np.maximum(limit * elapsed_ms / 1000.0 - total_bytes, 0.0) + one_fetch_bytes
+    unlimited = (limit <= 0) | ~np.isfinite(limit)
+    return np.where(unlimited, np.inf, headroom)
+
+
 def throttle_holds_back(throttled, exceeded, in_isr):
     """§5.1: a throttled replica is held back only when the quota is exceeded and it is not in the ISR."""
     return np.asarray(throttled, dtype=bool) & np.asarray(exceeded, dtype=bool) & ~np.asarray(in_isr, dtype=bool)

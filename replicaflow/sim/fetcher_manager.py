@@ -18,14 +18,13 @@ from typing import NamedTuple
 import numpy as np
 
 from replicaflow.model import quota
+from replicaflow.model.configs import FETCH_MAX_BYTES, FETCH_RESPONSE_MAX_BYTES
 from replicaflow.model.rows import repeat_slots
 from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.quota_manager import ReplicationQuotaManager, Throttle
 from replicaflow.sim.scenario import KafkaSpec
 from replicaflow.sim.state import FETCH_ADDED, FETCH_FAILED, FETCH_NONE, FETCH_REMOVED, ClusterState
 
-FETCH_MAX_BYTES = 1 << 20            # replica.fetch.max.bytes (§1.7)
-FETCH_RESPONSE_MAX_BYTES = 10 << 20  # replica.fetch.response.max.bytes
 # traffic rows of ClusterState.traffic, in TRAFFIC_METRICS order
 REPLICATION_IN, REPLICATION_OUT, REASSIGNMENT_IN, REASSIGNMENT_OUT = range(4)
 
@@ -124,8 +123,13 @@ class ReplicaFetcherManager:
         want = np.multiply(avail, self._msg_grid, out=self._w_bytes)
         np.minimum(want, FETCH_MAX_BYTES * self.rounds, out=want)
         np.copyto(self._w_bytes_f, want)
+        roomed = throttle is not None and self.quotas.cap_to_room(self._w_bytes_f, throttle, s.in_isr, topo.lb,
+                                                                 topo.rbi, now, self.tick_ms)
         granted = self._share(self._w_bytes_f, topo, produce_in)
-        if granted is None:  # want // msg_size, without the division (min(a·m, C) // m == min(a, C // m))
+        if granted is None and roomed:  # whole messages: a fetch returns at least one (KIP-74)
+            granted = np.ceil(self._w_bytes_f).astype(np.int64)
+            msgs = np.minimum(-(-granted // self._msg_grid), avail, out=avail)
+        elif granted is None:  # want // msg_size, without the division (min(a·m, C) // m == min(a, C // m))
             msgs = np.minimum(avail, self._cap_msgs, out=avail)
         else:
             msgs = np.minimum(granted // self._msg_grid, avail, out=avail)

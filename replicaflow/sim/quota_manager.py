@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from replicaflow.model import quota
-from replicaflow.model.configs import QUOTA_RATES
+from replicaflow.model.configs import FETCH_MAX_BYTES, QUOTA_RATES
 from replicaflow.sim.state import ClusterState
 
 # quota rows: leader / follower replication (KIP-73), leader / follower reassignment (KIP-542)
@@ -58,16 +58,33 @@ class ReplicationQuotaManager:
         return bool(np.isfinite(self.limit_bps).any())
 
     # ------------------------------------------------------------------ the sampled rate
+    def _retained(self, now: int) -> tuple[np.ndarray, np.ndarray]:
+        """[quota row, broker] bytes in the windows retained at ``now``, and the oldest one's start."""
+        win, n = self.window_ms, self.samples
+        wid = np.where(self.t0 >= 0, (now - self.t0) // win, 0)
+        valid = (self.wid > (wid - n)[..., None]) & (self.wid >= 0)
+        return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(now, self.t0, win, n)
+
     def exceeded(self, now: int) -> np.ndarray:
         """[quota row, broker] the quota's rate is strictly above its limit (§5.1, A11)."""
-        win, n = self.window_ms, self.samples
-        started = self.t0 >= 0
-        wid = np.where(started, (now - self.t0) // win, 0)
-        valid = (self.wid > (wid - n)[..., None]) & (self.wid >= 0)
-        total = (self.bytes * valid).sum(axis=-1)
-        oldest = quota.oldest_window_start_ms(now, self.t0, win, n)
-        rate = quota.rate_bps(total, oldest, now, win)
-        return started & quota.quota_exceeded(rate, self.limit_bps)
+        total, oldest = self._retained(now)
+        rate = quota.rate_bps(total, oldest, now, self.window_ms)
+        return (self.t0 >= 0) & quota.quota_exceeded(rate, self.limit_bps)
+
+    def room_bytes(self, now: int, tick_ms: int) -> np.ndarray:
+        """[quota row, broker] bytes the throttled fetches of one tick may move (§5.1, Kafka's bound).
+
+        Kafka checks the quota before every fetch, many times a tick: fetches go on until the rate
+        passes the limit, and the last one overshoots by at most one fetch (``replica.fetch.max.bytes``).
+        So a tick may move what brings the rate at its end up to the limit, plus that one fetch — not a
+        tick's worth of fetches, which would make the achieved rate depend on the step
+        (``quota.room_bytes``). Unlimited quotas have infinite room.
+        """
+        end = now + tick_ms
+        total, oldest = self._retained(end)
+        total = np.where(self.t0 >= 0, total, 0.0)
+        oldest = np.where(self.t0 >= 0, oldest, now)
+        return quota.room_bytes(total, oldest, end, self.window_ms, self.limit_bps, FETCH_MAX_BYTES)
 
     def record(self, q: int, bytes_by_broker: np.ndarray, now: int) -> None:
         """Add each broker's bytes to quota row ``q``'s current window (creating the sensor on first use)."""
@@ -118,6 +135,29 @@ class ReplicationQuotaManager:
         held_follower = (quota.throttle_holds_back(rep_f, exceeded[FOLLOWER_REPLICATION][rbi], s.in_isr)
                          | quota.throttle_holds_back(rea_f, exceeded[FOLLOWER_REASSIGNMENT][rbi], s.in_isr))
         return Throttle(held_leader, held_follower, (rep_l, rep_f, rea_l, rea_f))
+
+    def cap_to_room(self, want: np.ndarray, throttle: Throttle, in_isr: np.ndarray, lb: np.ndarray,
+                    rbi: np.ndarray, now: int, tick_ms: int) -> bool:
+        """Scale down, in place, the bytes [P, S] that throttled out-of-sync fetches ``want`` this tick so that
+        each broker's quota moves no more than its room; in-sync replicas are never held back (§5.1).
+        Returns whether any fetch was scaled."""
+        room = self.room_bytes(now, tick_ms)
+        n_b = self.limit_bps.shape[1]
+        leader = np.broadcast_to(lb[:, None], want.shape)
+        scaled = False
+        for q, mask in enumerate(throttle.classes):
+            if not np.isfinite(room[q]).any():
+                continue
+            capped = mask & ~in_isr & (want > 0)
+            if not capped.any():
+                continue
+            owner = leader if q in LEADER_SIDE else rbi
+            asked = np.bincount(owner[capped], weights=want[capped], minlength=n_b)
+            scale = np.minimum(1.0, room[q] / np.maximum(asked, 1.0))
+            if (scale < 1.0).any():
+                want[capped] *= scale[owner[capped]]
+                scaled = True
+        return scaled
 
     def record_moved(self, throttle: Throttle, moved_bytes: np.ndarray, lb: np.ndarray, rbi: np.ndarray,
                      now: int) -> None:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from replicaflow.model.configs import FETCH_MAX_BYTES, FETCH_RESPONSE_MAX_BYTES
 from replicaflow.sim.fetcher_manager import (
-    FETCH_MAX_BYTES,
-    FETCH_RESPONSE_MAX_BYTES,
     REASSIGNMENT_IN,
     REASSIGNMENT_OUT,
     REPLICATION_IN,

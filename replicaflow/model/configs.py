@@ -14,6 +14,7 @@ MIN_ISR = "min.insync.replicas"
 FETCH_MAX_BYTES = 1 << 20            # replica.fetch.max.bytes
 FETCH_RESPONSE_MAX_BYTES = 10 << 20  # replica.fetch.response.max.bytes
 REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms"
+UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable"  # topic or broker config (§6)
 
 # KIP-73 replication throttles (docs/semantics.md §5.1): broker rates and topic replica lists.
 LEADER_REPLICATION_RATE = "leader.replication.throttled.rate"

@@ -122,6 +122,48 @@ class KafkaVersion:
         """1.0 – 2.2 (JBOD, KIP-112): a storage error is retried and the thread lives (§4)."""
         return self.at_least("1.0") and not self.fetcher_failure_isolated
 
+    # --- the controller (section 6) ---
+    @property
+    def kraft_production_ready(self) -> bool:
+        """KRaft mode is production-ready from 3.3 (KIP-833); replicaflow refuses it before."""
+        return self.at_least("3.3")
+
+    @property
+    def kraft_only(self) -> bool:
+        """4.0 removed ZooKeeper mode (KIP-833)."""
+        return self.major >= 4
+
+    @property
+    def default_zookeeper_session_timeout_ms(self) -> int:
+        """``zookeeper.session.timeout.ms``: 6 s up to 2.4, 18 s from 2.5 (KIP-537, KafkaConfig.ZkSessionTimeoutMs)."""
+        return 18_000 if self.at_least("2.5") else 6_000
+
+    @property
+    def kraft_keeps_epoch_on_isr_shrink(self) -> bool:
+        """Metadata version 3.6 (KAFKA-15021): a KRaft ISR shrink no longer bumps the leader epoch."""
+        return self.at_least("3.6")
+
+    @property
+    def default_unclean_leader_election(self) -> bool:
+        """``unclean.leader.election.enable`` defaults to true before 0.11, false from it (KIP-106)."""
+        return not self.at_least("0.11")
+
+    @property
+    def unclean_config_triggers_election(self) -> bool:
+        """From 2.1 enabling ``unclean.leader.election.enable`` on a topic elects its offline partitions at once."""
+        return self.at_least("2.1")
+
+    @property
+    def verify_waits_for_every_reassignment(self) -> bool:
+        """``kafka-reassign-partitions --verify`` clears throttles once no reassignment at all is in progress
+        from 2.6 (KIP-455 tool); up to 2.5 once the plan's own partitions have completed (§5.1)."""
+        return self.at_least("2.6")
+
+    @property
+    def cancel_clears_throttles(self) -> bool:
+        """2.6 added ``--cancel``, which clears the throttles like a finished ``--verify`` (§5.1)."""
+        return self.at_least("2.6")
+
     # --- logs (section 7) ---
     @property
     def log_family(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from replicaflow.model import quota
+from replicaflow.model import quota, reassign_tool
 from replicaflow.model.configs import (
     DEFAULT_BROKER,
     FOLLOWER_THROTTLED_REPLICAS,
@@ -21,6 +21,8 @@ from replicaflow.model.configs import (
     REASSIGNMENT_RATES,
     REPLICA_LAG_TIME_MAX_MS,
     REPLICATION_RATES,
+    THROTTLED_REPLICAS_LISTS,
+    UNCLEAN_LEADER_ELECTION_ENABLE,
 )
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.emitter import Emitter
@@ -40,8 +42,9 @@ class DynamicConfigs:
         self.emit = emit
         self.broker: dict[tuple[str, str], str] = {}
         self.topic: dict[tuple[str, str], str] = {}
-        self.tool_brokers: set[tuple[str, str]] = set()  # what the last --throttle wrote, for --verify
-        self.tool_topics: set[tuple[str, str]] = set()
+        self.default_unclean = scenario.kafka.unclean_leader_election
+        self.plan: dict[tuple[str, int], list[int]] = {}  # the last --execute's JSON, what --verify is run with
+        self._unclean: np.ndarray | None = None
         self._parsed: dict[tuple[str, str, str], object] = {}
         self._derive()
 
@@ -67,6 +70,8 @@ class DynamicConfigs:
             store.pop((entity, name), None)
         else:
             store[(entity, name)] = value
+        if name == UNCLEAN_LEADER_ELECTION_ENABLE:
+            self._unclean = None
         if entity_type == "topic" and name == MIN_ISR and entity in self.s.topic_index:
             rows = self.s.topic_idx == self.s.topic_index[entity]
             self.s.topic_min_isr[rows] = -1 if value is None else int(value)
@@ -132,6 +137,18 @@ class DynamicConfigs:
                 self._parsed[key] = (rows, np.array([b for _, b in known], dtype=s.rbi.dtype))
         return self._parsed[key]
 
+    def unclean_leader_election(self) -> np.ndarray:
+        """[P] ``unclean.leader.election.enable`` of each partition: the topic's, else the broker default's,
+        else the release default (§6; Kafka reads "true" case-insensitively)."""
+        if self._unclean is None:
+            s = self.s
+            default = self.broker.get((DEFAULT_BROKER, UNCLEAN_LEADER_ELECTION_ENABLE))
+            base = self.default_unclean if default is None else default.strip().lower() == "true"
+            per_topic = [self.topic.get((t, UNCLEAN_LEADER_ELECTION_ENABLE)) for t in s.topics]
+            flags = np.array([base if v is None else v.strip().lower() == "true" for v in per_topic], dtype=bool)
+            self._unclean = flags[s.topic_idx]
+        return self._unclean
+
     def min_isr(self) -> np.ndarray:
         """[P] min.insync.replicas of each partition: the topic's, else the broker default's (1 if unset)."""
         return np.where(self.s.topic_min_isr >= 1, self.s.topic_min_isr, self.default_min_isr)
@@ -148,21 +165,49 @@ class DynamicConfigs:
         for broker in quota.tool_throttled_brokers(current, proposed):
             for name in names:
                 self.set("broker", str(broker), name, value, now)
-                self.tool_brokers.add((str(broker), name))
         if not self.version.kip542:
             for topic, (leader_list, follower_list) in quota.tool_throttle_lists(current, proposed).items():
                 self.set("topic", topic, LEADER_THROTTLED_REPLICAS, leader_list, now)
                 self.set("topic", topic, FOLLOWER_THROTTLED_REPLICAS, follower_list, now)
-                self.tool_topics.update({(topic, LEADER_THROTTLED_REPLICAS), (topic, FOLLOWER_THROTTLED_REPLICAS)})
         self._derive()
 
-    def verify(self, now: int, reassigning: bool) -> None:
-        """``--verify`` removes the tool's throttles only when no reassignment is in progress (§5.1)."""
-        if reassigning:
+    def plan_executed(self, proposed: dict[tuple[str, int], list[int]]) -> None:
+        """``--execute`` was run with ``proposed``; a later ``--verify`` is run with the same file."""
+        self.plan = dict(proposed)
+
+    def verify(self, now: int) -> None:
+        """``--verify`` with the last plan: clears the throttles when ``model.reassign_tool`` says (§5.1)."""
+        s = self.s
+        done = all(p_row not in s.reassignments and s.replica_ids(p_row) == list(replicas)
+                   for p_row, replicas in ((s.partition_row(t, p, "verify"), r) for (t, p), r in self.plan.items()))
+        if reassign_tool.verify_clears_throttles(self.version, done, bool(s.reassignments)):
+            self._clear_for(self.plan, now)
+
+    def cancel(self, now: int, partitions) -> None:
+        """``--cancel`` (2.6+) clears every throttle once it has cancelled (``cancelAssignment``, §5.1)."""
+        if not self.version.cancel_clears_throttles:
             return
-        for entity, name in sorted(self.tool_brokers):
-            self.set("broker", entity, name, None, now)
-        for topic, name in sorted(self.tool_topics):
-            self.set("topic", topic, name, None, now)
-        self.tool_brokers, self.tool_topics = set(), set()
+        plan = self.plan if partitions is None else {tp: self.plan.get(tp, []) for tp in partitions}
+        self._clear_for(plan, now)
+
+    def _clear_for(self, plan: dict[tuple[str, int], list[int]], now: int) -> None:
+        s = self.s
+        live = s.broker_ids[s.up].tolist()
+        self.clear_all_throttles({t for t, _ in plan}, reassign_tool.throttle_cleared_brokers(self.version, live, plan),
+                                 now)
+
+    def clear_all_throttles(self, topics: set[str], brokers: set[int], now: int) -> None:
+        """What a finished ``--verify`` (and, from 2.6, ``--cancel``) deletes (§5.1): both throttle rates
+        of every broker in ``brokers`` — the cluster's live brokers, not only the ones the tool set
+        (``ReassignPartitionsCommand.removeThrottle`` ≤ 2.5, ``clearAllThrottles`` 2.6+) — and the
+        throttled-replica lists of ``topics``. A KIP-542 broker's reassignment rates go the same way."""
+        names = REASSIGNMENT_RATES if self.version.kip542 else REPLICATION_RATES
+        for broker in sorted(brokers):
+            for name in names:
+                if (str(broker), name) in self.broker:
+                    self.set("broker", str(broker), name, None, now)
+        for topic in sorted(topics):
+            for name in THROTTLED_REPLICAS_LISTS:
+                if (topic, name) in self.topic:
+                    self.set("topic", topic, name, None, now)
         self._derive()

@@ -1,40 +1,57 @@
-"""Kafka's controller: broker sessions, leader elections, ISR removal, and reassignments (§6, KIP-455).
+"""Kafka's controller: broker sessions, leader elections, ISR removal, reassignments and leader
+rebalancing (docs/semantics.md §6, KIP-455), ZooKeeper or KRaft (``kafka.controller``).
 
-ZooKeeper-era behaviour (docs/simulator.md): the active controller is the live broker with the
-lowest id; a broker that dies is removed from every ISR once its session expires
-(``session_timeout``), and the partitions it led elect the first live ISR member in assignment
-order. The last ISR member stays in the ISR and the partition goes offline until it returns. Every
-controller decision bumps the leader epoch and announces a leaders row and the ISR under the new
-epoch. A reassignment (KIP-455) re-lays the partition's replicas as ``model.predicates
-.reassignment_state`` says, and completes — dropping the removed replicas — once every target
-replica is in the ISR; a cancellation shrinks back to the origin.
+The active controller is the live broker with the lowest id; a broker that dies is removed from
+every ISR once its session expires (``session_timeout``: per release and controller,
+``model.election.session_timeout_ms``), and the partitions it led elect the first live ISR member
+in assignment order — or, with ``unclean.leader.election.enable``, the first live replica, losing
+what only the others had. The last ISR member stays in the ISR and the partition goes offline until
+it returns. Elections always bump the leader epoch; other decisions bump it as
+``model.election.bumps_leader_epoch`` says (ZooKeeper always, KRaft not on ISR shrinks from 3.6),
+and any new leader epoch clears the followers' KIP-461 failed partitions (§4). A reassignment
+(KIP-455) re-lays the partition's replicas as ``model.predicates.reassignment_state`` says, and
+completes — dropping the removed replicas — once every target replica is in the ISR; a
+cancellation shrinks back to the origin.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from replicaflow.model import predicates
+from replicaflow.model import election, predicates
 from replicaflow.model.rows import row_any
 from replicaflow.sim.clock import Clock
 from replicaflow.sim.configs import DynamicConfigs
 from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
 from replicaflow.sim.partition import Partition
+from replicaflow.sim.scenario import KafkaSpec
 from replicaflow.sim.state import FRESH_REPLICA, STATE_UP, ClusterState, Reassignment
 
-SESSION_EXPIRED = "session_expired"  # the clock's timer kind
+SESSION_EXPIRED = "session_expired"  # the clock's timer kinds
+LEADER_REBALANCE = "leader_rebalance"
 
 
 class KafkaController:
     """Decisions the controller makes for the whole cluster, each announced through the Emitter."""
 
-    def __init__(self, state: ClusterState, session_timeout_ms: int, clock: Clock, partition: Partition,
+    def __init__(self, state: ClusterState, kafka: KafkaSpec, clock: Clock, partition: Partition,
                  fetchers: ReplicaFetcherManager, configs: DynamicConfigs, emit: Emitter):
         self.s, self.clock, self.partition, self.fetchers, self.configs, self.emit = (
             state, clock, partition, fetchers, configs, emit)
-        self.session_timeout_ms = session_timeout_ms
+        self.version = kafka.kafka_version
+        self.mode = kafka.controller
+        self.session_timeout_ms = kafka.session_timeout_ms
+        self.auto_leader_rebalance = kafka.auto_leader_rebalance
         self.session_deadline = np.full(state.n_brokers, -1, dtype=np.int64)  # crash time of a live session, -1
+        self.messages_lost = np.zeros(state.n_partitions, dtype=np.int64)  # by unclean elections, per partition
+        self.unclean_elections = 0
+        self._rebalance_at = -1  # the scheduled leader-rebalance check, -1 none
+
+    def start(self, now: int) -> None:
+        """The ZooKeeper controller's rebalance task starts 5 s after it takes over (§6)."""
+        if self.auto_leader_rebalance and self.mode == election.ZOOKEEPER:
+            self._schedule_rebalance(now)
 
     def active_controller(self) -> int:
         """Broker index of the active controller (the lowest live id), -1 when no broker is up."""
@@ -69,10 +86,23 @@ class KafkaController:
             self.remove_broker_from_isrs(b, now)
 
     def broker_started(self, b: int, now: int) -> None:
-        """Offline partitions whose last ISR member is the returning broker elect it."""
+        """Offline partitions whose last ISR member is the returning broker elect it; with unclean election
+        enabled, any offline partition it holds a replica of (§6)."""
         s = self.s
-        offline = np.nonzero((s.lslot < 0) & ((s.rbi == b) & s.in_isr).any(axis=1))[0]
+        eligible = s.in_isr | self.configs.unclean_leader_election()[:, None]
+        offline = np.nonzero((s.lslot < 0) & ((s.rbi == b) & eligible).any(axis=1))[0]
         for p in offline:
+            self.elect(int(p), now)
+
+    def unclean_election_enabled(self, now: int) -> None:
+        """A config change may have enabled unclean election: offline partitions that may now elect a live
+        replica do (from 2.1, ``KafkaController.processTopicUncleanLeaderElectionEnable``; KRaft's
+        controller acts on the config record too)."""
+        if not self.version.unclean_config_triggers_election:
+            return
+        s = self.s
+        live = (s.rbi >= 0) & s.up[np.maximum(s.rbi, 0)]
+        for p in np.nonzero((s.lslot < 0) & self.configs.unclean_leader_election() & live.any(axis=1))[0]:
             self.elect(int(p), now)
 
     def remove_broker_from_isrs(self, b: int, now: int) -> None:
@@ -91,34 +121,45 @@ class KafkaController:
             if led[p]:
                 self.elect(p, now, exclude=b)
             else:
-                self._bump_epochs(p)
+                self._bump_epochs(p, election.ISR_SHRINK)
                 s.pending_at[p] = -1
                 self.emit.leader_and_isr_changed(p, now)
 
     # ------------------------------------------------------------------ elections
-    def elect(self, p: int, now: int, prefer_slot: int | None = None, exclude: int = -1) -> None:
-        """New leader epoch: the first live ISR member in assignment order, or none (offline) (§6)."""
+    def elect(self, p: int, now: int, prefer_slot: int | None = None, exclude: int = -1, bumps: int = 1) -> None:
+        """New leader epoch: the first live ISR member in assignment order, else (unclean election enabled)
+        the first live replica, else none (offline) (§6, ``model.election.elect_leader``)."""
         s = self.s
         row = s.rbi[p]
-        live = (row >= 0) & s.in_isr[p] & s.up[np.maximum(row, 0)] & (row != exclude)
+        live = (row >= 0) & s.up[np.maximum(row, 0)] & (row != exclude)
         old_slot = int(s.lslot[p])
-        if prefer_slot is not None and live[prefer_slot]:
-            new_slot = prefer_slot
+        if prefer_slot is not None and live[prefer_slot] and s.in_isr[p, prefer_slot]:
+            new_slot, unclean = prefer_slot, False
         else:
-            cands = np.nonzero(live)[0]
-            new_slot = int(cands[0]) if len(cands) else -1
+            slots, uncleans = election.elect_leader(live, s.in_isr[p], self.configs.unclean_leader_election()[p])
+            new_slot, unclean = int(slots[0]), bool(uncleans[0])
         prev_leader = s.leader_id(p)
         prev_epoch = int(s.leader_epoch[p])
+        lost = 0
+        if unclean:
+            lost = int(election.messages_lost(s.log_leo[p], row >= 0, s.log_leo[p, new_slot]))
+            s.in_isr[p] = np.arange(s.slots) == new_slot  # the unclean leader's ISR is itself alone
+            self.messages_lost[p] += lost
+            self.unclean_elections += 1
         s.lslot[p] = new_slot
         s.layout_changed()
-        self._bump_epochs(p)
+        self._bump_epochs(p, times=bumps)
         s.pending_at[p] = -1
         if new_slot >= 0:
             self.partition.make_leader(p, new_slot, old_slot, now)
         self.emit.leader_and_isr_changed(p, now)
+        if unclean:
+            self.emit.unclean_leader_elected(p, lost, self.controller_id(), self.mode, now)
         if new_slot >= 0:
             self.emit.leader_started(p, now, prev_leader, prev_epoch)
         self.fetchers.refresh_dead_threads()
+        if self.auto_leader_rebalance and self.mode == election.KRAFT and self._rebalance_at < 0 and new_slot > 0:
+            self._schedule_rebalance(now)  # KRaft checks balance 300 s after it sees an imbalance
 
     def elect_preferred_leaders(self, now: int, event, where: str) -> None:
         """``kafka-leader-election --election-type preferred``: the first replica leads where it is a live ISR member."""
@@ -128,13 +169,39 @@ class KafkaController:
         for p in np.nonzero(ok)[0]:
             self.elect(int(p), now, prefer_slot=0)
 
-    def _bump_epochs(self, p: int) -> None:
-        self.s.leader_epoch[p] += 1
-        self.s.partition_epoch[p] += 1
+    def leader_rebalance(self, at: int) -> None:
+        """Timer: ``auto.leader.rebalance.enable`` — preferred leaders back where the imbalance rule says (§6)."""
+        s = self.s
+        self._rebalance_at = -1
+        preferred = s.rbi[:, 0]
+        ready = ((preferred >= 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)]
+                 & ~np.isin(np.arange(s.n_partitions), list(s.reassignments)))
+        leader = np.where(s.lslot >= 0, s.leader_bi(), -1)
+        for p in np.nonzero(election.imbalanced_partitions(self.mode, preferred, leader, ready))[0]:
+            self.elect(int(p), at, prefer_slot=0)
+        if self.mode == election.ZOOKEEPER or (s.lslot != 0).any():
+            self._schedule_rebalance(at)
+
+    def _schedule_rebalance(self, now: int) -> None:
+        self._rebalance_at = election.next_rebalance_check_ms(self.mode, self.clock.start_ms, now)
+        self.clock.schedule(self._rebalance_at, LEADER_REBALANCE)
+
+    def _bump_epochs(self, p: int, change: str | None = None, times: int = 1) -> None:
+        """A new partition epoch; a new leader epoch too on elections (``change`` None) and where
+        ``model.election.bumps_leader_epoch`` says. A new leader epoch re-adds the followers' fetchers,
+        which clears their KIP-461 failed state (``Partition.makeFollower``, §4)."""
+        s = self.s
+        s.partition_epoch[p] += times
+        if change is None or election.bumps_leader_epoch(self.version, self.mode, change):
+            s.leader_epoch[p] += times
+            if s.failed[p].any():
+                s.failed[p] = False
+                s.layout_changed()
 
     # ------------------------------------------------------------------ reassignments (KIP-455)
     def start_reassignment(self, now: int, event, where: str) -> dict:
-        """AlterPartitionReassignments: each partition gets target + the rest of its origin (no epoch bump).
+        """AlterPartitionReassignments: each partition gets target + the rest of its origin; the ZooKeeper
+        controller bumps the leader epoch, KRaft does not (``model.election.bumps_leader_epoch``).
 
         Returns what the partitions looked like before, ``{(topic, partition): (replicas, adding,
         removing)}`` in broker ids, the view ``kafka-reassign-partitions`` builds its throttles from.
@@ -154,6 +221,9 @@ class KafkaController:
             s.removing[p] = np.isin(s.rbi[p], removing)
             s.reassignments[p] = Reassignment(origin=origin, target=target)
             self.emit.assignment_changed(p, now)
+            if election.bumps_leader_epoch(self.version, self.mode, election.REASSIGNMENT_START):
+                self._bump_epochs(p, election.REASSIGNMENT_START)
+                self.emit.leader_and_isr_changed(p, now)
             self.emit.reassignment_started(p, list(move.replicas), self.controller_id(), now)
         self.configs.assignment_changed()
         return before
@@ -186,15 +256,17 @@ class KafkaController:
         """Completion (final = target) or cancellation (final = origin): shrink to ``final`` (KIP-455)."""
         s = self.s
         old_leader = int(s.rbi[p, s.lslot[p]]) if s.lslot[p] >= 0 else -1
+        removed = (s.rbi[p] >= 0) & ~np.isin(s.rbi[p], final)
+        bumps = int(election.completion_epoch_bumps(self.mode, int((removed & s.in_isr[p]).sum())))
         self._relayout(p, final, now)
         s.adding[p] = False
         s.removing[p] = False
         self.emit.assignment_changed(p, now)
         if old_leader in final:
-            self._bump_epochs(p)
+            self._bump_epochs(p, election.REPLICAS_REMOVED, bumps)
             self.emit.leader_and_isr_changed(p, now)
         else:
-            self.elect(p, now)
+            self.elect(p, now, bumps=bumps)
         self.configs.assignment_changed()
         self.emit.reassignment_completed(p, final, self.controller_id(), now)
 

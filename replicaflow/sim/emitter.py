@@ -104,6 +104,15 @@ class Emitter:
                   adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]),
                   partition_epoch=int(s.partition_epoch[p]))
 
+    def unclean_leader_elected(self, p: int, messages_lost: int, controller: int, mode: str, now: int) -> None:
+        """No live ISR member: the controller elected the first live replica, losing ``messages_lost`` (§6)."""
+        s = self.s
+        topic, partition = s.tp(p)
+        row = s.rbi[p]
+        live = [int(s.broker_ids[b]) for b in row if b >= 0 and s.up[b]]
+        self._log("unclean_leader_election", now, controller, topic=topic, partition=partition,
+                  leader=s.leader_id(p), live=live, messages_lost=int(messages_lost), controller=mode)
+
     def reassignment_started(self, p: int, replicas: list[int], controller: int, now: int) -> None:
         s = self.s
         topic, partition = s.tp(p)

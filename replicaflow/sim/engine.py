@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from replicaflow.model.configs import UNCLEAN_LEADER_ELECTION_ENABLE
 from replicaflow.sim.clock import Clock
 from replicaflow.sim.configs import DynamicConfigs
-from replicaflow.sim.controller import SESSION_EXPIRED, KafkaController
+from replicaflow.sim.controller import LEADER_REBALANCE, SESSION_EXPIRED, KafkaController
 from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.faults import RESTORE_NETWORK, Faults
 from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
@@ -48,7 +49,7 @@ class Engine:
         self.fetchers = ReplicaFetcherManager(s, kafka, scenario.tick_ms, self.quotas, self.emit)
         self.replica_manager = ReplicaManager(s, scenario)
         self.partition = Partition(s, scenario, self.configs, self.emit)
-        self.controller = KafkaController(s, kafka.session_timeout_ms, self.clock, self.partition, self.fetchers,
+        self.controller = KafkaController(s, kafka, self.clock, self.partition, self.fetchers,
                                           self.configs, self.emit)
         self.faults = Faults(s, scenario.version, scenario.start_ms, self.clock, self.controller, self.partition,
                              self.fetchers, self.quotas, self.emit)
@@ -56,9 +57,9 @@ class Engine:
         self.clock.handlers.update({
             # scenario events: (now, event, where)
             "reassign": self._reassign,
-            "cancel_reassignment": self.controller.cancel_reassignment,
+            "cancel_reassignment": self._cancel,
             "elect_leaders": self.controller.elect_preferred_leaders,
-            "config": self.configs.alter,
+            "config": self._config,
             "verify": self._verify,
             "broker_down": self.faults.broker_down,
             "broker_up": self.faults.broker_up,
@@ -68,6 +69,7 @@ class Engine:
             "produce_burst": self.replica_manager.produce_burst,
             # timers: (at, *args)
             SESSION_EXPIRED: self.controller.session_expired,
+            LEADER_REBALANCE: self.controller.leader_rebalance,
             RESTORE_NETWORK: self.faults.restore_network,
         })
         self.clock.add_events(scenario.events, scenario.source)
@@ -76,13 +78,26 @@ class Engine:
     def _reassign(self, now: int, event, where: str) -> None:
         """``--execute``: the controller starts the moves, then ``--throttle`` writes its configs (§5.1)."""
         before = self.controller.start_reassignment(now, event, where)
+        proposed = {(m.topic, m.partition): list(m.replicas) for m in event.partitions}
+        self.configs.plan_executed(proposed)
         if event.throttle_bps is not None:
-            proposed = {(m.topic, m.partition): list(m.replicas) for m in event.partitions}
             self.configs.execute_throttle(before, proposed, event.throttle_bps, now)
 
     def _verify(self, now: int, event, where: str) -> None:
-        """``--verify``: removes the tool's throttles once nothing is reassigning."""
-        self.configs.verify(now, bool(self.s.reassignments))
+        """``--verify`` with the last plan: removes the throttles once the release's condition holds (§5.1)."""
+        self.configs.verify(now)
+
+    def _cancel(self, now: int, event, where: str) -> None:
+        """``--cancel``: the controller reverts the moves; from 2.6 the tool then clears the throttles (§5.1)."""
+        self.controller.cancel_reassignment(now, event, where)
+        self.configs.cancel(now, event.partitions)
+
+    def _config(self, now: int, event, where: str) -> None:
+        """``kafka-configs --alter``; enabling unclean election on a topic elects its offline partitions
+        at once from 2.1 (``KafkaController`` TopicUncleanLeaderElectionEnable, §6)."""
+        self.configs.alter(now, event, where)
+        if any(name == UNCLEAN_LEADER_ELECTION_ENABLE for name, _ in event.configs):
+            self.controller.unclean_election_enabled(now)
 
     # ------------------------------------------------------------------ running
     def _dispatch(self, now: int) -> None:
@@ -96,6 +111,7 @@ class Engine:
         self.emit.cluster_created(now)
         self.configs.load_initial(self.scenario, now)
         self.emit.partitions_created(now)
+        self.controller.start(now)
         self.fetchers.sync(now)
         self._dispatch(now)
         self.fetchers.sync(now)

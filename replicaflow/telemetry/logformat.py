@@ -242,6 +242,23 @@ def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + m, ZK_CONTROLLER_LOGGER)) for m in msgs]
 
 
+def _unclean_leader_election(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """The controller's unclean election (§6): ZooKeeper ≤ 1.0 warns (``OfflinePartitionLeaderSelector``),
+    KRaft from 3.6 logs INFO (``PartitionChangeBuilder``); 1.1 – 3.x ZooKeeper and KRaft 3.3 – 3.5 write
+    no line (only the UncleanLeaderElectionsPerSec meter moves)."""
+    if e.get("controller") == "kraft":
+        if not v.at_least("3.6"):
+            return []
+        msg = (f"Setting new leader for topicId {e.get('topic_id') or topic_id(e['topic'])}, partition "
+               f"{e['partition']} to {e['leader']} using an unclean election")
+        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", msg, "org.apache.kafka.controller.PartitionChangeBuilder"))]
+    if v.at_least("1.1"):
+        return []
+    msg = (f"[OfflinePartitionLeaderSelector]: No broker in ISR is alive for [{e['topic']},{e['partition']}]. "
+           f"Elect leader {e['leader']} from live brokers {_ids(e['live'])}. There's potential data loss.")
+    return [(CONTROLLER, format_line(e["ts_ms"], "WARN", msg, "kafka.controller.OfflinePartitionLeaderSelector"))]
+
+
 def _lifecycle(e: dict, v: KafkaVersion, fam: str, kraft: tuple[str, str], message: str) -> list[Line]:
     """A broker lifecycle line: KRaft (3.3+: ``kraft`` = (logIdent name, logger)), 0.8–0.11, or 1.0+ ZooKeeper era."""
     b = e["broker"]
@@ -277,6 +294,7 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "reassignment_started": _reassignment_started,
     "reassignment_completed": _reassignment_completed,
     "broker_started": _broker_started,
+    "unclean_leader_election": _unclean_leader_election,
     "broker_shutdown": _broker_shutdown,
 }
 

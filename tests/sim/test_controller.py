@@ -8,6 +8,7 @@ shutdown, and KIP-455 reassignments (KafkaController.onPartitionReassignment; do
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from replicaflow.model import predicates
 from replicaflow.sim.scenario import parse_scenario
@@ -96,9 +97,15 @@ def test_the_active_controller_is_the_lowest_live_broker():
     assert controller.active_controller() == -1 and controller.controller_id() == -1
 
 
-def test_reassignment_lays_out_target_then_origin_without_an_epoch_bump():
-    """KIP-455: replicas = target + the rest of the origin (predicates.reassignment_state), adding and removing."""
-    engine, s, controller, writer, logs = cluster(brokers=6, partitions=8, moves={0: [4, 2, 5]})
+@pytest.mark.parametrize(("controller_mode", "epoch"), [("zookeeper", 1), ("kraft", 0)])
+def test_reassignment_lays_out_target_then_origin(controller_mode, epoch):
+    """KIP-455: replicas = target + the rest of the origin (predicates.reassignment_state), adding and removing.
+
+    The ZooKeeper controller bumps the leader epoch at the start (KafkaController.onPartitionReassignment →
+    updateLeaderEpochAndSendRequest); KRaft does not, the replicas only grow
+    (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded)."""
+    engine, s, controller, writer, logs = cluster(brokers=6, partitions=8, moves={0: [4, 2, 5]},
+                                                  kafka={"version": "3.7", "controller": controller_mode})
     now = engine.scenario.start_ms + 1000
     before = controller.start_reassignment(now, engine.scenario.events[0], "<t>")
     assert before == {("t", 0): ([1, 2, 3], [], [])}
@@ -106,7 +113,7 @@ def test_reassignment_lays_out_target_then_origin_without_an_epoch_bump():
     replicas, adding, removing = predicates.reassignment_state([1, 2, 3], [4, 2, 5])
     assert s.replica_ids(0, s.adding[0]) == adding == [4, 5]
     assert s.replica_ids(0, s.removing[0]) == removing == [1, 3]
-    assert s.leader_id(0) == 1 and s.leader_epoch[0] == 0  # the leader keeps its slot's replica and epoch
+    assert s.leader_id(0) == 1 and s.leader_epoch[0] == epoch and s.partition_epoch[0] == epoch
     assert s.in_isr[0].tolist() == [False, True, False, True, True] and s.v_leo[0, 0] == -1
     assert rows(writer, "assignments")[-1] == {"ts_ms": now, "topic": "t", "partition": 0,
                                                "replicas": [4, 2, 5, 1, 3], "adding": [4, 5], "removing": [1, 3]}
@@ -142,5 +149,7 @@ def test_cancellation_shrinks_back_to_the_origin():
     controller.cancel_reassignment(now + 100, cancel, "<t>")
     assert not s.reassignments and s.replica_ids(2) == [1, 2, 3]
     assert not s.adding[2].any() and not s.removing[2].any()
-    assert s.leader_id(2) == 1 and s.leader_epoch[2] == 1  # the leader stayed: the epoch is bumped
+    # the leader stayed: ZooKeeper bumped at the start, then once for the new assignment and once for
+    # removing the in-sync replica 6 from the ISR (onPartitionReassignment B3, B4)
+    assert s.leader_id(2) == 1 and s.leader_epoch[2] == 3
     assert rows(writer, "assignments")[-1]["replicas"] == [1, 2, 3]

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from replicaflow.errors import ReplicaflowError, show
+from replicaflow.model import election
 from replicaflow.model.fetcher import FETCH_ERRORS
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario.fields import (
@@ -41,7 +42,10 @@ class KafkaSpec(FrozenModel):
     replica_lag_time_max_ms: PositiveMs = Field(alias="replica_lag_time_max")
     replica_lag_max_messages: int = Field(4000, ge=1, strict=True)
     num_replica_fetchers: int = Field(1, ge=1, le=1024, strict=True)
-    session_timeout_ms: PositiveMs = Field(18_000, alias="session_timeout")
+    controller: Literal["zookeeper", "kraft"]
+    session_timeout_ms: PositiveMs = Field(alias="session_timeout")
+    unclean_leader_election: bool
+    auto_leader_rebalance: bool = False
     fetch_rtt_ms: PositiveMs = Field(50, alias="fetch_rtt")
     isr_commit_delay_ms: DurationMs = Field(0, alias="isr_commit_delay")
     quota_window_samples: int = Field(11, ge=1, le=10_000, strict=True)
@@ -49,15 +53,29 @@ class KafkaSpec(FrozenModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _lag_default(cls, data):
-        """``replica.lag.time.max.ms`` defaults per release: 10 s up to 2.4, 30 s from 2.5 (KIP-537)."""
-        if isinstance(data, dict) and "replica_lag_time_max" not in data:
-            try:
-                version = KafkaVersion.parse(str(data.get("version")))
-            except ReplicaflowError:  # reported by the version field itself; no second problem here
-                return {**data, "replica_lag_time_max": "30s"}
-            data = {**data, "replica_lag_time_max": f"{version.default_replica_lag_time_max_ms}ms"}
+    def _release_defaults(cls, data):
+        """Defaults per release (and controller): ``replica.lag.time.max.ms`` 10 s up to 2.4, 30 s from 2.5
+        (KIP-537); the controller, its session timeout and ``unclean.leader.election.enable`` (§6)."""
+        if not isinstance(data, dict):
+            return data
+        try:
+            version = KafkaVersion.parse(str(data.get("version")))
+        except ReplicaflowError:  # reported by the version field itself; no second problem here
+            version = KafkaVersion.parse("3.7")
+        data = dict(data)
+        data.setdefault("replica_lag_time_max", f"{version.default_replica_lag_time_max_ms}ms")
+        data.setdefault("controller", election.default_controller(version))
+        controller = data["controller"] if data["controller"] in election.CONTROLLERS else election.ZOOKEEPER
+        data.setdefault("session_timeout", f"{election.session_timeout_ms(version, controller)}ms")
+        data.setdefault("unclean_leader_election", version.default_unclean_leader_election)
         return data
+
+    @model_validator(mode="after")
+    def _controller_runs_release(self):
+        problem = election.controller_problem(KafkaVersion.parse(self.version), self.controller)
+        if problem is not None:
+            raise ValueError(f"controller: {problem}")
+        return self
 
     @field_validator("version", mode="before")
     @classmethod

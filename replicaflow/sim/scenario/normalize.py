@@ -18,6 +18,7 @@ from replicaflow.model.configs import (
     REPLICA_LAG_TIME_MAX_MS,
     REPLICATION_RATES,
     THROTTLED_REPLICAS_LISTS,
+    UNCLEAN_LEADER_ELECTION_ENABLE,
 )
 from replicaflow.model.quota import parse_throttled_replicas
 from replicaflow.sim.scenario.fields import positive_duration, rate
@@ -27,7 +28,8 @@ from replicaflow.sim.scenario.plan import load_plan
 from replicaflow.sim.scenario.problems import Problems
 
 DEFAULT_NETWORK = "125MB/s"  # a 1 Gbit/s NIC
-KNOWN_CONFIGS = (*REPLICATION_RATES, *REASSIGNMENT_RATES, *THROTTLED_REPLICAS_LISTS, MIN_ISR, REPLICA_LAG_TIME_MAX_MS)
+KNOWN_CONFIGS = (*REPLICATION_RATES, *REASSIGNMENT_RATES, *THROTTLED_REPLICAS_LISTS, MIN_ISR, REPLICA_LAG_TIME_MAX_MS,
+                 UNCLEAN_LEADER_ELECTION_ENABLE)
 BROKER_ONLY_CONFIGS = (*REPLICATION_RATES, *REASSIGNMENT_RATES, REPLICA_LAG_TIME_MAX_MS)
 
 
@@ -84,6 +86,10 @@ def config_value(name: str, value: Any) -> str | None:
         except ReplicaflowError as exc:
             raise ValueError(str(exc).split(": ", 1)[1]) from None
         return value.replace(" ", "")
+    if name == UNCLEAN_LEADER_ELECTION_ENABLE:
+        if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in ("true", "false")):
+            return str(value).strip().lower()
+        raise ValueError(f"expected true or false, found {show(value)}")
     if name == MIN_ISR:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2**15 - 1:
             raise ValueError(f"expected a whole number of replicas >= 1, found {show(value)}")

@@ -1,0 +1,130 @@
+"""The controller's rules (docs/semantics.md §6): which controller, how fast it notices a failure,
+when it bumps the leader epoch, whom it elects, and when it rebalances leadership.
+
+Pure functions over NumPy arrays (scalars work too); the simulator's ``KafkaController`` calls them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from replicaflow.model.version import KafkaVersion
+
+ZOOKEEPER, KRAFT = "zookeeper", "kraft"
+CONTROLLERS = (ZOOKEEPER, KRAFT)
+
+# The changes after which a controller may bump the leader epoch without electing a new leader.
+ISR_SHRINK, REASSIGNMENT_START, REPLICAS_REMOVED = "isr_shrink", "reassignment_start", "replicas_removed"
+
+KRAFT_BROKER_SESSION_TIMEOUT_MS = 9_000  # broker.session.timeout.ms (KafkaConfig.BrokerSessionTimeoutMs, 3.3+)
+LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000  # leader.imbalance.check.interval.seconds = 300
+LEADER_IMBALANCE_PER_BROKER_PERCENTAGE = 10  # leader.imbalance.per.broker.percentage (ZooKeeper controller only)
+ZK_FIRST_REBALANCE_CHECK_MS = 5_000  # KafkaController.onControllerFailover: scheduleAutoLeaderRebalanceTask(5 s)
+
+
+def default_controller(version: KafkaVersion) -> str:
+    """ZooKeeper up to 3.9 (it stays the quickstart's and the broker's default until 4.0), KRaft in 4.x."""
+    return KRAFT if version.kraft_only else ZOOKEEPER
+
+
+def controller_problem(version: KafkaVersion, controller: str) -> str | None:
+    """Why ``controller`` cannot run ``version`` (one sentence), or None."""
+    if controller == ZOOKEEPER and version.kraft_only:
+        return f"Kafka {version} removed ZooKeeper mode; use 'kraft'"
+    if controller == KRAFT and not version.kraft_production_ready:
+        return f"KRaft is production-ready from Kafka 3.3, not in {version}; use 'zookeeper'"
+    return None
+
+
+def session_timeout_ms(version: KafkaVersion, controller: str) -> int:
+    """How long a crashed broker stays registered: ``zookeeper.session.timeout.ms`` (6 s up to 2.4, 18 s from
+    2.5, KIP-537) or KRaft's ``broker.session.timeout.ms`` (9 s)."""
+    if controller == KRAFT:
+        return KRAFT_BROKER_SESSION_TIMEOUT_MS
+    return version.default_zookeeper_session_timeout_ms
+
+
+def bumps_leader_epoch(version: KafkaVersion, controller: str, change: str) -> bool:
+    """Whether ``change`` gives the partition a new leader epoch when its leader stays (§6).
+
+    ZooKeeper: every LeaderAndIsr the controller writes carries a new epoch — removing a broker from
+    the ISR (``ReplicaStateMachine`` OfflineReplica → ``removeReplicasFromIsr``), the start of a
+    reassignment (``KafkaController.onPartitionReassignment`` → ``updateLeaderEpochAndSendRequest``)
+    and dropping replicas. KRaft (``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``): a change
+    that removes replicas bumps it; adding replicas does not; an ISR shrink does only before metadata
+    version 3.6 (``MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink``, KAFKA-15021). The partition
+    epoch moves with every change in both.
+    """
+    if controller == ZOOKEEPER:
+        return True
+    if change == ISR_SHRINK:
+        return not version.kraft_keeps_epoch_on_isr_shrink
+    return change == REPLICAS_REMOVED
+
+
+def completion_epoch_bumps(controller: str, removed_in_isr):
+    """Leader-epoch bumps when a reassignment completes without a leader change (§6, KIP-455).
+
+    ZooKeeper (``KafkaController.onPartitionReassignment`` steps B3–B4): one LeaderAndIsr with the
+    target replicas (``moveReassignedPartitionLeaderIfRequired``), then each removed replica that was in
+    the ISR goes OfflineReplica, one ``removeReplicasFromIsr`` write (and epoch) per replica. KRaft
+    writes one PartitionChangeRecord.
+    """
+    removed_in_isr = np.asarray(removed_in_isr)
+    return 1 + removed_in_isr if controller == ZOOKEEPER else np.ones_like(removed_in_isr)
+
+
+def elect_leader(live, in_isr, unclean):
+    """The new leader's slot of each partition row: the first live ISR member in assignment order, else —
+    with ``unclean.leader.election.enable`` — the first live replica, else -1 (offline); and whether
+    the choice was unclean (``PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection``,
+    KRaft ``PartitionChangeBuilder.electLeader``).
+
+    ``live`` and ``in_isr`` are [P, S] (assigned, live replicas; ISR members), ``unclean`` is [P].
+    """
+    live, in_isr = np.atleast_2d(live), np.atleast_2d(in_isr)
+    unclean = np.broadcast_to(np.asarray(unclean, dtype=bool), live.shape[:1])
+    clean = live & in_isr
+    has_clean = clean.any(axis=1)
+    pool = np.where(has_clean[:, None], clean, live & unclean[:, None])
+    slot = np.where(pool.any(axis=1), pool.argmax(axis=1), -1)
+    return slot, (slot >= 0) & ~has_clean
+
+
+def messages_lost(log_end_offsets, assigned, new_leader_leo):
+    """Messages an unclean leader loses: everything any replica's log holds beyond the new leader's LEO
+    (the replicas truncate to it when they follow it, §6)."""
+    leo = np.where(assigned, log_end_offsets, np.iinfo(np.int64).min)
+    return np.maximum(leo.max(axis=-1) - np.asarray(new_leader_leo), 0)
+
+
+def imbalanced_partitions(controller: str, preferred, leader, preferred_ready):
+    """Partitions a preferred-leader rebalance moves (``auto.leader.rebalance.enable``, §6).
+
+    ZooKeeper (``KafkaController.checkAndTriggerAutoLeaderRebalance``): per preferred broker, the share of
+    its partitions led elsewhere; above ``leader.imbalance.per.broker.percentage`` (10 %, strictly), its
+    partitions whose preferred replica can lead (alive, in the ISR) are elected. KRaft
+    (``ReplicationControlManager.maybeBalancePartitionLeaders``) has no threshold: every imbalanced
+    partition whose preferred replica can lead. ``preferred``/``leader`` are broker ids [P]
+    (-1 offline), ``preferred_ready`` [P] bool.
+    """
+    preferred, leader = np.asarray(preferred), np.asarray(leader)
+    off = leader != preferred
+    if controller == KRAFT:
+        return off & preferred_ready
+    ids, inverse = np.unique(preferred, return_inverse=True)
+    ratio = np.bincount(inverse, weights=off) / np.bincount(inverse)
+    over = ratio > LEADER_IMBALANCE_PER_BROKER_PERCENTAGE / 100
+    return off & over[inverse] & preferred_ready
+
+
+def next_rebalance_check_ms(controller: str, start_ms: int, now_ms: int) -> int:
+    """When the controller next checks leader balance after ``now_ms``: the ZooKeeper controller 5 s after it
+    took over, then every ``leader.imbalance.check.interval.seconds`` (300 s); KRaft
+    (``QuorumController.maybeScheduleNextBalancePartitionLeaders``) 300 s after it finds an imbalance."""
+    if controller == KRAFT:
+        return now_ms + LEADER_IMBALANCE_CHECK_INTERVAL_MS
+    first = start_ms + ZK_FIRST_REBALANCE_CHECK_MS
+    if now_ms < first:
+        return first
+    return first + ((now_ms - first) // LEADER_IMBALANCE_CHECK_INTERVAL_MS + 1) * LEADER_IMBALANCE_CHECK_INTERVAL_MS

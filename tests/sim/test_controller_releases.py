@@ -1,0 +1,252 @@
+"""The controller per release and per controller kind (docs/semantics.md §4, §5.1, §6), on whole runs.
+
+Each test states the numbers Kafka's code gives and where: session timeouts, leader-epoch bumps,
+KIP-461 failed partitions cleared by a new epoch, ``kafka-reassign-partitions --verify``/``--cancel``,
+unclean leader election and the preferred-leader rebalance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.model import election
+from replicaflow.model.configs import (
+    FOLLOWER_REPLICATION_RATE,
+    LEADER_REPLICATION_RATE,
+    LEADER_THROTTLED_REPLICAS,
+)
+from replicaflow.model.version import KafkaVersion
+from replicaflow.sim.scenario import parse_scenario
+from tests.sim.conftest import SCENARIOS, rows, small, started
+
+
+def run_until(engine, seconds: float) -> None:
+    sc = engine.scenario
+    for now in range(sc.start_ms + sc.tick_ms, sc.start_ms + int(seconds * 1000) + 1, sc.tick_ms):
+        engine.step(now)
+
+
+def crash(version: str, controller: str | None = None, broker: int = 3, **over):
+    kafka = {"version": version, **({"controller": controller} if controller else {})}
+    return started(small(kafka=kafka, events=[{"at": "1s", "broker_down": broker}], **over))
+
+
+# ------------------------------------------------------------------ sessions
+@pytest.mark.parametrize(("version", "controller", "timeout_ms"), [
+    ("2.4", None, 6_000), ("2.5", None, 18_000), ("3.7", "kraft", 9_000), ("4.0", None, 9_000)])
+def test_a_crashed_broker_leaves_the_isr_after_the_release_session_timeout(version, controller, timeout_ms):
+    """ZooKeeper ``zookeeper.session.timeout.ms`` 6 s up to 2.4 and 18 s from 2.5 (KafkaConfig.ZkSessionTimeoutMs,
+    KIP-537); KRaft ``broker.session.timeout.ms`` 9 s (KafkaConfig.BrokerSessionTimeoutMs): the follower on
+    the crashed broker 3 leaves the ISR exactly that long after the crash at 1 s."""
+    engine, writer, _ = crash(version, controller, tick="100ms")
+    assert engine.controller.session_timeout_ms == timeout_ms
+    run_until(engine, 1 + timeout_ms / 1000 + 1)
+    shrink = [r for r in rows(writer, "isr") if r["isr"] == [1, 2]][0]
+    assert shrink["ts_ms"] - engine.scenario.start_ms == 1_000 + timeout_ms
+
+
+def test_the_controller_default_and_refusals_per_release():
+    """ZooKeeper up to 3.9, KRaft in 4.x; ZooKeeper mode refused on 4.x (KIP-833 removed it), KRaft before 3.3."""
+    defaults = {v: parse_scenario(small(kafka={"version": v}), SCENARIOS, "<t>").kafka.controller
+                for v in ("0.10.2", "2.8", "3.3", "3.9", "4.0", "4.1")}
+    assert defaults == {"0.10.2": "zookeeper", "2.8": "zookeeper", "3.3": "zookeeper", "3.9": "zookeeper",
+                        "4.0": "kraft", "4.1": "kraft"}
+    for version, controller, words in (("4.0", "zookeeper", "removed ZooKeeper mode"),
+                                       ("3.2", "kraft", "production-ready from Kafka 3.3")):
+        with pytest.raises(ReplicaflowError, match=words):
+            parse_scenario(small(kafka={"version": version, "controller": controller}), SCENARIOS, "<t>")
+
+
+# ------------------------------------------------------------------ leader epochs
+@pytest.mark.parametrize(("version", "controller", "leader_epoch"), [
+    ("3.7", "zookeeper", 1), ("3.5", "kraft", 1), ("3.6", "kraft", 0), ("4.0", None, 0)])
+def test_removing_a_dead_follower_bumps_the_leader_epoch_by_controller(version, controller, leader_epoch):
+    """Follower 3 dies; the leader (1) stays. ZooKeeper writes a new leader epoch with the smaller ISR
+    (ZkReplicaStateMachine OfflineReplica → removeReplicasFromIsr → LeaderAndIsr.newLeaderAndIsr); KRaft
+    bumps it only before metadata version 3.6 (PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded,
+    MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink, KAFKA-15021). The partition epoch moves in all."""
+    engine, writer, _ = crash(version, controller)
+    run_until(engine, 20)
+    s = engine.s
+    assert s.in_isr[0].tolist() == [True, True, False] and s.leader_id(0) == 1
+    assert int(s.leader_epoch[0]) == leader_epoch and int(s.partition_epoch[0]) == 1
+    assert rows(writer, "leaders")[-1]["leader_epoch"] == leader_epoch
+
+
+@pytest.mark.parametrize(("controller", "start_epoch", "end_epoch"), [("zookeeper", 1, 3), ("kraft", 0, 1)])
+def test_reassignment_epochs_by_controller(controller, start_epoch, end_epoch):
+    """[1,2,3] → [1,2,4]. ZooKeeper: a new epoch at the start (onPartitionReassignment A1,
+    updateLeaderEpochAndSendRequest), one for the target assignment (B3) and one per removed in-sync
+    replica (B4, removeReplicasFromIsr): 0 → 1 → 3. KRaft: none while replicas are only added, one record
+    when the reassignment completes and 3 leaves (triggerLeaderEpochBumpIfNeeded): 0 → 0 → 1."""
+    engine, writer, _ = started(small(
+        kafka={"version": "3.7", "controller": controller}, cluster={"brokers": 4, "network_in": "1GB/s",
+                                                                    "network_out": "1GB/s"},
+        events=[{"at": "1s", "reassign": {"version": 1, "partitions": [
+            {"topic": "t", "partition": 0, "replicas": [1, 2, 4]}]}}]))
+    run_until(engine, 1)
+    assert int(engine.s.leader_epoch[0]) == start_epoch and engine.s.reassignments
+    run_until(engine, 10)
+    assert not engine.s.reassignments and engine.s.replica_ids(0) == [1, 2, 4]
+    assert int(engine.s.leader_epoch[0]) == end_epoch and engine.s.leader_id(0) == 1
+
+
+@pytest.mark.parametrize(("controller", "cleared"), [("zookeeper", True), ("kraft", False)])
+def test_a_failed_partition_is_cleared_by_the_controllers_epoch_bump(controller, cleared):
+    """KIP-461: follower 2 marks the partition failed at 1 s (2.3+); follower 3 crashes at 2 s and its session
+    expires at 20 s (ZooKeeper 18 s) or 11 s (KRaft 9 s). The ZooKeeper controller's ISR removal carries a new
+    leader epoch, so broker 2's Partition.makeFollower returns true and
+    AbstractFetcherManager.addFetcherForPartitions drops it from the failed set: it fetches again. KRaft 3.7
+    keeps the epoch on a shrink (KAFKA-15021): broker 2 stays failed."""
+    engine, writer, logs = started(small(
+        kafka={"version": "3.7", "controller": controller},
+        events=[{"at": "1s", "fail_partition": {"topic": "t", "partition": 0, "broker": 2, "error": "storage"}},
+                {"at": "2s", "broker_down": 3}]))
+    run_until(engine, 25)
+    s = engine.s
+    assert bool(s.failed[0, 1]) is not cleared
+    actions = [(r["broker"], r["action"]) for r in rows(writer, "fetchers") if r["broker"] == 2]
+    assert actions[-1] == (2, "added" if cleared else "failed")
+    assert s.log_leo[0, 1] == s.log_leo[0, 0] if cleared else s.log_leo[0, 1] < s.log_leo[0, 0]
+
+
+# ------------------------------------------------------------------ kafka-reassign-partitions
+TWO_PLANS = [
+    {"at": "0s", "config": {"broker": 4, "leader.replication.throttled.rate": "5MB/s"}},
+    {"at": "1s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 1, "replicas": [1, 2, 5]}]}},
+    {"at": "2s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 3]}]},
+     "throttle": "10MB/s"},
+    {"at": "5s", "verify": {}},
+]
+
+
+def reassigning(version: str, events, stall_for: str | None = None):
+    """Partition 1 moves to broker 5, whose new follower stalls at once (for ``stall_for``, else for good);
+    partition 0's plan is a no-op reassignment that completes at once (its target replicas are all in the ISR)."""
+    stall = {"at": "1s", "stall_follower": {"broker": 5, **({"for": stall_for} if stall_for else {})}}
+    events = list(events)
+    return started(small(kafka={"version": version}, cluster={"brokers": 5, "network_in": "1GB/s",
+                                                               "network_out": "1GB/s"},
+                         topics=[{"name": "t", "partitions": 2, "replication_factor": 3,
+                                  "assignment": [[1, 2, 3], [1, 2, 3]], "initial_size": "1MB"}],
+                         events=events[:2] + [stall] + events[2:]))
+
+
+@pytest.mark.parametrize(("version", "clears"), [("2.5", True), ("2.6", False)])
+def test_verify_clears_when_the_plan_is_done_up_to_2_5_and_when_nothing_moves_from_2_6(version, clears):
+    """--verify with partition 0's plan while partition 1 still moves: 2.5 clears once the plan's partitions are
+    done (ReassignPartitionsCommand.removeThrottle: every status ReassignmentCompleted); 2.6 waits while any
+    reassignment is in progress (verifyAssignment: !partsOngoing from listPartitionReassignments)."""
+    engine, writer, _ = reassigning(version, TWO_PLANS)
+    run_until(engine, 6)
+    configs = engine.configs
+    assert engine.s.reassignments and engine.s.replica_ids(0) == [1, 2, 3]
+    if clears:  # every live broker's rates, broker 4's operator-set one too, and the plan's topic lists
+        assert not configs.broker and not configs.topic
+        assert np.isinf(engine.quotas.limit_bps).all()
+    else:
+        assert configs.broker[("4", LEADER_REPLICATION_RATE)] == "5000000"
+        assert configs.topic[("t", LEADER_THROTTLED_REPLICAS)] == "0:1,0:2,0:3"
+
+
+def test_verify_on_2_6_deletes_every_live_brokers_rates_once_nothing_moves():
+    """2.6 clearAllThrottles: both rates on every live broker plus the plan's targets — broker 4's rate, set by
+    the operator on a broker the tool never throttled, goes too — and the plan's topic lists."""
+    engine, writer, _ = reassigning("2.6", TWO_PLANS + [{"at": "8s", "verify": {}}], stall_for="5s")
+    run_until(engine, 5)
+    assert engine.configs.broker  # partition 1 still moving at 5 s (broker 5 stalls until 6 s)
+    run_until(engine, 8)
+    assert not engine.s.reassignments
+    deleted = [(r["entity"], r["name"]) for r in rows(writer, "configs") if r["value"] is None]
+    assert ("4", LEADER_REPLICATION_RATE) in deleted and not engine.configs.broker and not engine.configs.topic
+    assert {e for e, n in deleted if n == FOLLOWER_REPLICATION_RATE} == {"1", "2", "3"}
+
+
+@pytest.mark.parametrize(("version", "clears"), [("2.5", False), ("2.6", True)])
+def test_cancel_clears_the_throttles_from_2_6(version, clears):
+    """ReassignPartitionsCommand.cancelAssignment (2.6+) ends with clearAllThrottles; before 2.6 the tool has
+    no --cancel and the throttles stay until a finished --verify."""
+    events = [e for e in TWO_PLANS if "verify" not in e] + [{"at": "4s", "cancel_reassignment": {}}]
+    engine, writer, _ = reassigning(version, events)
+    run_until(engine, 5)
+    assert not engine.s.reassignments
+    assert (not engine.configs.broker) is clears and (not engine.configs.topic) is clears
+
+
+# ------------------------------------------------------------------ unclean leader election
+def unclean_cluster(version: str, unclean: bool | None):
+    kafka = {"version": version, "replica_lag_time_max": "10s",
+             **({"unclean_leader_election": unclean} if unclean is not None else {})}
+    return started(small(kafka=kafka, events=[
+        {"at": "0s", "stall_follower": {"broker": 3}},   # 3 falls behind and out of the ISR (lag 10 s)
+        {"at": "20s", "broker_down": 2}, {"at": "20s", "broker_down": 1}]))
+
+
+@pytest.mark.parametrize(("version", "unclean", "leader"), [
+    ("0.10.2", None, 3), ("0.11", None, -1), ("3.7", True, 3), ("3.7", False, -1)])
+def test_unclean_election_elects_the_live_out_of_sync_replica_and_counts_the_lost_messages(version, unclean, leader):
+    """No live ISR member after 1 and 2 die: ``unclean.leader.election.enable`` (default true before 0.11,
+    false from it, KafkaConfig.UncleanLeaderElectionEnable) elects the first live replica, 3
+    (PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection), with the ISR [3]; everything beyond
+    its log end is lost: the 100 messages/s written from the start to the crash at the 20 s boundary, whose
+    tick the leader no longer writes (19.9 s), that 3 (stalled from the start) never fetched."""
+    engine, writer, logs = unclean_cluster(version, unclean)
+    run_until(engine, 40)
+    s = engine.s
+    assert s.leader_id(0) == leader
+    lost = int(engine.controller.messages_lost[0])
+    if leader < 0:
+        assert lost == 0 and engine.controller.unclean_elections == 0
+        return
+    assert s.replica_ids(0, s.in_isr[0]) == [3] and engine.controller.unclean_elections == 1
+    assert lost == 1990  # 100 messages/s for 19.9 s beyond 3's log end of 1000 (the 1 MB it started with)
+    record = [e for e in logs if e["kind"] == "unclean_leader_election"][0]
+    assert (record["leader"], record["messages_lost"], record["live"]) == (3, lost, [3])
+
+
+def test_enabling_unclean_election_on_a_topic_elects_its_offline_partitions_from_2_1():
+    """KafkaController.processTopicUncleanLeaderElectionEnable (2.1+): the topic config elects at once."""
+    engine, writer, logs = unclean_cluster("3.7", False)
+    engine.clock.add_events(parse_scenario(small(events=[{"at": "45s", "config": {
+        "topic": "t", "unclean.leader.election.enable": "true"}}]), SCENARIOS, "<t>").events, "<t>")
+    run_until(engine, 44)
+    assert engine.s.leader_id(0) == -1
+    run_until(engine, 46)
+    assert engine.s.leader_id(0) == 3 and engine.controller.messages_lost[0] == 1990
+
+
+# ------------------------------------------------------------------ preferred-leader rebalance
+@pytest.mark.parametrize(("controller", "back_at_s"), [("zookeeper", 305), ("kraft", 310)])
+def test_auto_leader_rebalance_moves_leadership_back_on_the_check_interval(controller, back_at_s):
+    """Broker 1 shuts down at 10 s and returns at 20 s; partitions it prefers stay led by 2. ZooKeeper's
+    auto-leader-rebalance task runs 5 s after the controller starts, then every 300 s
+    (KafkaController.scheduleAutoLeaderRebalanceTask): leadership returns at 305 s. KRaft schedules a
+    balance 300 s after it sees the imbalance (QuorumController.maybeScheduleNextBalancePartitionLeaders):
+    310 s."""
+    engine, writer, _ = started(small(
+        duration="6m", tick="1s", kafka={"version": "3.7", "controller": controller, "auto_leader_rebalance": True},
+        events=[{"at": "10s", "broker_down": {"broker": 1, "controlled": True}}, {"at": "20s", "broker_up": 1}]))
+    run_until(engine, back_at_s - 1)
+    assert engine.s.leader_id(0) == 2
+    run_until(engine, back_at_s)
+    assert engine.s.leader_id(0) == 1
+    back = [r for r in rows(writer, "leaders") if r["leader"] == 1 and r["ts_ms"] > engine.scenario.start_ms]
+    assert back[0]["ts_ms"] - engine.scenario.start_ms == back_at_s * 1000
+
+
+def test_the_zookeeper_rebalance_needs_more_than_10_percent_imbalance():
+    """checkAndTriggerAutoLeaderRebalance: per preferred broker, partitions led elsewhere / its partitions must
+    exceed leader.imbalance.per.broker.percentage (10): 1 of 10 (10 %) stays, 2 of 10 (20 %) moves; KRaft has
+    no threshold (ReplicationControlManager.maybeBalancePartitionLeaders)."""
+    preferred = np.array([1] * 10)
+    ready = np.ones(10, dtype=bool)
+    one_off = np.array([2] + [1] * 9)
+    two_off = np.array([2, 2] + [1] * 8)
+    assert not election.imbalanced_partitions("zookeeper", preferred, one_off, ready).any()
+    assert election.imbalanced_partitions("zookeeper", preferred, two_off, ready).sum() == 2
+    assert election.imbalanced_partitions("kraft", preferred, one_off, ready).sum() == 1
+    assert election.next_rebalance_check_ms("zookeeper", 0, 0) == 5_000
+    assert election.next_rebalance_check_ms("zookeeper", 0, 5_000) == 305_000
+    assert KafkaVersion.parse("0.10.2").default_unclean_leader_election

@@ -154,7 +154,7 @@ class KafkaController:
             self.partition.make_leader(p, new_slot, old_slot, now)
         self.emit.leader_and_isr_changed(p, now)
         if unclean:
-            self.emit.unclean_leader_elected(p, lost, self.controller_id(), self.mode, now)
+            self.emit.unclean_leader_elected(p, lost, self.controller_id(), now)
         if new_slot >= 0:
             self.emit.leader_started(p, now, prev_leader, prev_epoch)
         self.fetchers.refresh_dead_threads()

@@ -26,18 +26,25 @@ from replicaflow.telemetry.io import TelemetryWriter
 
 # broker state → the log record a broker writes when it enters that state
 _STATE_LOG = {STATE_UP: "broker_started", STATE_SHUTTING_DOWN: "broker_shutdown"}
+# records whose wording depends on the controller kind (docs/semantics.md §7)
+_CONTROLLER_KINDS = frozenset({"broker_started", "broker_shutdown", "reassignment_started", "reassignment_completed",
+                               "unclean_leader_election"})
 
 
 class Emitter:
     """Announcements in, rows and log records out (``log_events`` None: no logs)."""
 
-    def __init__(self, state: ClusterState, writer: TelemetryWriter, log_events: list | None = None):
+    def __init__(self, state: ClusterState, writer: TelemetryWriter, log_events: list | None = None,
+                 controller: str = "zookeeper"):
         self.s = state
         self.writer = writer
         self.logs = log_events
+        self.controller = controller  # ZooKeeper or KRaft: how controller and lifecycle lines read (§6, §7)
 
     def _log(self, kind: str, now: int, broker: int, **fields) -> None:
         if self.logs is not None:
+            if kind in _CONTROLLER_KINDS:
+                fields["controller"] = self.controller
             self.logs.append({"ts_ms": int(now), "broker": int(broker), "kind": kind, **fields})
 
     # ------------------------------------------------------------------ the cluster at the start
@@ -104,14 +111,14 @@ class Emitter:
                   adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]),
                   partition_epoch=int(s.partition_epoch[p]))
 
-    def unclean_leader_elected(self, p: int, messages_lost: int, controller: int, mode: str, now: int) -> None:
+    def unclean_leader_elected(self, p: int, messages_lost: int, controller: int, now: int) -> None:
         """No live ISR member: the controller elected the first live replica, losing ``messages_lost`` (§6)."""
         s = self.s
         topic, partition = s.tp(p)
         row = s.rbi[p]
         live = [int(s.broker_ids[b]) for b in row if b >= 0 and s.up[b]]
         self._log("unclean_leader_election", now, controller, topic=topic, partition=partition,
-                  leader=s.leader_id(p), live=live, messages_lost=int(messages_lost), controller=mode)
+                  leader=s.leader_id(p), live=live, messages_lost=int(messages_lost))
 
     def reassignment_started(self, p: int, replicas: list[int], controller: int, now: int) -> None:
         s = self.s

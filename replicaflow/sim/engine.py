@@ -41,7 +41,7 @@ class Engine:
         kafka = scenario.kafka
         self.s: ClusterState = initial_state(scenario)
         s = self.s
-        self.emit = Emitter(s, writer, log_events)
+        self.emit = Emitter(s, writer, log_events, kafka.controller)
         self.clock = Clock(scenario.start_ms, scenario.tick_ms)
         self.quotas = ReplicationQuotaManager(s.n_brokers, kafka.quota_window_ms, kafka.quota_window_samples,
                                               scenario.version.kip542)

@@ -69,9 +69,11 @@ def topic_id(topic: str) -> str:
     return base64.urlsafe_b64encode(hashlib.md5(topic.encode()).digest()).decode().rstrip("=")
 
 
-def _kraft(version: KafkaVersion) -> bool:
-    """Controller and server lifecycle lines are rendered as KRaft's from 3.3 (KRaft production-ready)."""
-    return version.at_least("3.3")
+def _kraft(version: KafkaVersion, e: dict) -> bool:
+    """Controller and server lifecycle lines are KRaft's when the record says its cluster runs KRaft
+    (``controller``); a record without it reads as KRaft from 3.3 (KRaft production-ready)."""
+    controller = e.get("controller")
+    return controller == "kraft" if controller is not None else version.at_least("3.3")
 
 
 # --- one renderer per event kind -------------------------------------------------------------
@@ -199,19 +201,20 @@ def _thread_died(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     ]
 
 
-def _controller_prefix(v: KafkaVersion, fam: str, broker: int) -> str:
-    if _kraft(v):
+def _controller_prefix(v: KafkaVersion, fam: str, e: dict) -> str:
+    broker = e["broker"]
+    if _kraft(v, e):
         return f"[QuorumController id={broker}] "
     return f"[Controller {broker}]: " if fam == _OLD else f"[Controller id={broker}] "
 
 
 def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    pre = _controller_prefix(v, fam, e["broker"])
+    pre = _controller_prefix(v, fam, e)
     tp, replicas = _tp(fam, e["topic"], e["partition"]), list(e["replicas"])
     if v.at_least("2.4"):  # KIP-455 controllers log the full assignment: target, then the removing origin replicas
         adding, removing = list(e["adding"]), list(e["removing"])
         replicas += [r for r in removing if r not in replicas]
-    if _kraft(v):
+    if _kraft(v, e):
         msg = (f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
                f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr=null, leader=-2, "
                f"replicas=[{', '.join(map(str, replicas))}], removingReplicas=[{', '.join(map(str, removing))}], "
@@ -226,9 +229,9 @@ def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 
 def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    pre = _controller_prefix(v, fam, e["broker"])
+    pre = _controller_prefix(v, fam, e)
     tp, replicas = _tp(fam, e["topic"], e["partition"]), list(e["replicas"])
-    if _kraft(v):
+    if _kraft(v, e):
         node = int(e.get("leader", replicas[0]))
         msg = f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment."
         return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
@@ -246,7 +249,7 @@ def _unclean_leader_election(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """The controller's unclean election (§6): ZooKeeper ≤ 1.0 warns (``OfflinePartitionLeaderSelector``),
     KRaft from 3.6 logs INFO (``PartitionChangeBuilder``); 1.1 – 3.x ZooKeeper and KRaft 3.3 – 3.5 write
     no line (only the UncleanLeaderElectionsPerSec meter moves)."""
-    if e.get("controller") == "kraft":
+    if _kraft(v, e):
         if not v.at_least("3.6"):
             return []
         msg = (f"Setting new leader for topicId {e.get('topic_id') or topic_id(e['topic'])}, partition "
@@ -262,7 +265,7 @@ def _unclean_leader_election(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _lifecycle(e: dict, v: KafkaVersion, fam: str, kraft: tuple[str, str], message: str) -> list[Line]:
     """A broker lifecycle line: KRaft (3.3+: ``kraft`` = (logIdent name, logger)), 0.8–0.11, or 1.0+ ZooKeeper era."""
     b = e["broker"]
-    if _kraft(v):
+    if _kraft(v, e):
         ident, logger = kraft
         text = f"[{ident}={b}] " + ("Kafka Server started" if message == "started" else message)
         line = format_line(e["ts_ms"], "INFO", text, logger)

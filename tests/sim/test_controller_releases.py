@@ -19,6 +19,7 @@ from replicaflow.model.configs import (
 )
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario import parse_scenario
+from replicaflow.telemetry.logformat import render_event, topic_id
 from tests.sim.conftest import SCENARIOS, rows, small, started
 
 
@@ -250,3 +251,36 @@ def test_the_zookeeper_rebalance_needs_more_than_10_percent_imbalance():
     assert election.next_rebalance_check_ms("zookeeper", 0, 0) == 5_000
     assert election.next_rebalance_check_ms("zookeeper", 0, 5_000) == 305_000
     assert KafkaVersion.parse("0.10.2").default_unclean_leader_election
+
+
+@pytest.mark.parametrize(("version", "controller", "line"), [
+    ("1.0", "zookeeper", "WARN [OfflinePartitionLeaderSelector]: No broker in ISR is alive for [t,0]. Elect leader 3 "
+                         "from live brokers 3. There's potential data loss. "
+                         "(kafka.controller.OfflinePartitionLeaderSelector)"),
+    ("2.8", "zookeeper", None), ("3.5", "kraft", None),
+    ("3.6", "kraft", "INFO Setting new leader for topicId {id}, partition 0 to 3 using an unclean election "
+                     "(org.apache.kafka.controller.PartitionChangeBuilder)")])
+def test_the_unclean_election_log_line_per_release_and_controller(version, controller, line):
+    """ZooKeeper ≤ 1.0 OfflinePartitionLeaderSelector.selectLeader warns; 1.1 – 3.x ZooKeeper
+    (PartitionLeaderElectionAlgorithms) and KRaft before 3.6 only mark the meter; KRaft 3.6+
+    PartitionChangeBuilder.electLeader logs INFO."""
+    record = {"ts_ms": 0, "broker": 1, "kind": "unclean_leader_election", "topic": "t", "partition": 0,
+              "leader": 3, "live": [3], "messages_lost": 1990, "controller": controller}
+    lines = render_event(record, KafkaVersion.parse(version))
+    if line is None:
+        assert lines == []
+        return
+    assert len(lines) == 1 and lines[0][0] == "broker-1/controller.log"
+    assert lines[0][1].endswith(line.format(id=topic_id("t")))
+
+
+def test_a_zookeeper_cluster_on_3_7_logs_zookeeper_controller_lines():
+    """The controller kind, not the release alone, decides the wording: a 3.7 ZooKeeper cluster's reassignment is
+    KafkaController's `Successfully updated assignment`, a KRaft cluster's is the QuorumController's record."""
+    version = KafkaVersion.parse("3.7")
+    record = {"ts_ms": 0, "broker": 1, "kind": "reassignment_started", "topic": "t", "partition": 0,
+              "replicas": [1, 2, 4], "adding": [4], "removing": [3]}
+    zk = render_event({**record, "controller": "zookeeper"}, version)[0][1]
+    kraft = render_event({**record, "controller": "kraft"}, version)[0][1]
+    assert "[Controller id=1] Successfully updated assignment of partition t-0" in zk
+    assert "[QuorumController id=1] Replayed partition assignment change" in kraft

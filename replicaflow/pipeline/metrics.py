@@ -102,11 +102,13 @@ def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame) -> Data
 
 
 def isr_meter_events(events: DataFrame) -> DataFrame:
-    """Leader-driven ISR shrinks/expands: an isr row in the same leader epoch as the previous isr row.
+    """Leader-driven ISR shrinks/expands: an isr row in the same leader epoch as the previous isr row and not
+    written by the controller (a KRaft controller's ISR removal keeps the epoch, docs/semantics.md §6).
 
     Counted on the partition's leader at that row (docs/metrics.md, IsrShrinksPerSec).
     """
     rows = events.filter((F.col("src") == "i") & (F.col("isr_epoch") == F.col("prev_isr_epoch"))
+                         & ~F.coalesce(F.col("controller_write"), F.lit(False))
                          & F.col("leader").isNotNull() & (F.col("leader") != -1))
     shrink = F.when(F.size(F.array_except("prev_isr", "isr")) > 0, F.lit(jmx("IsrShrinksPerSec")))
     expand = F.when(F.size(F.array_except("isr", "prev_isr")) > 0, F.lit(jmx("IsrExpandsPerSec")))

@@ -66,7 +66,8 @@ def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
     """One replay stream per partition: every change row with the state forward-filled up to it.
 
     Besides the state columns it keeps, on isr rows, the previous isr row's members and epoch
-    (``prev_isr``, ``prev_isr_epoch``) for the IsrShrinks/Expands meters.
+    (``prev_isr``, ``prev_isr_epoch``) for the IsrShrinks/Expands meters, and whether the controller wrote it
+    with a leaders row (``controller_write``: a KRaft ISR removal keeps the leader epoch, docs/semantics.md §6).
     """
     assignments, leaders, isr = tables["assignments"], tables["leaders"], tables["isr"]
     topics = assignments.select("cluster", "topic").distinct()
@@ -81,8 +82,12 @@ def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
           .unionByName(m, allowMissingColumns=True))
     w = running(*PKEY)
     before = Window.partitionBy(*PKEY).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
+    ordered = Window.partitionBy(*PKEY).orderBy("ts_ms", "seq")
     return ev.select(
         *PKEY, "ts_ms", "seq", "src",
+        # a leaders row right before an isr row at the same instant: the controller wrote both (§6)
+        ((F.lag("src").over(ordered) == "l") & (F.lag("ts_ms").over(ordered) == F.col("ts_ms")))
+        .alias("controller_write"),
         *[F.last(c, ignorenulls=True).over(w).alias(c) for c in ("replicas", "adding", "removing", "leader",
                                                                   "leader_epoch")],
         F.last("isr_raw", ignorenulls=True).over(w).alias("isr"),

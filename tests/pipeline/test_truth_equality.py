@@ -1,6 +1,6 @@
 """analysis/broker_metrics == truth/broker_metrics on every scenario (all versions), row for row.
 
-Every `scenarios/*.yaml` is simulated into a temporary directory and all of them are analyzed in
+Every `scenarios/*.yaml` (and `tests/pipeline/scenarios/*.yaml`) is simulated into a temporary directory and all of them are analyzed in
 one Spark job (multi-cluster), then each (cluster, ts_ms, broker, name) row is compared.
 """
 
@@ -13,7 +13,10 @@ import pyarrow.parquet as pq
 
 from replicaflow.pipeline.runner import analyze
 
-SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml"))
+# the KIP stories, plus scenarios of behaviour they do not reach (tests/pipeline/scenarios: KRaft, unclean
+# election, leader rebalance)
+SCENARIOS = (sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml"))
+             + sorted((Path(__file__).resolve().parent / "scenarios").glob("*.yaml")))
 
 
 def keyed(path: Path) -> dict[tuple, float]:

@@ -13,6 +13,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from replicaflow.model.metrics import BROKER_METRICS, LEADER_FLAG_GAUGES, TRAFFIC_METRICS, jmx
+from replicaflow.pipeline.produce import produce_meter_deltas
 from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, running
 
 LONG_MAX = (1 << 63) - 1
@@ -175,6 +176,7 @@ def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFr
                         .otherwise(F.lit(0))))
     gauges = gauge_deltas(state, tables["fetchers"], meta).withColumn("restart", F.lit(0))
     deltas = (gauges.unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
+              .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
               .groupBy("cluster", "broker", "name", "restart", "ts_ms").agg(F.sum("delta").alias("delta")))
     keys = ["cluster", "broker", "name", "restart"]
     offline_base = (scrape_grid(meta).select("cluster", "ts_ms", F.lit(CONTROLLER_PSEUDO_BROKER).alias("broker"),

@@ -184,6 +184,14 @@ class Emitter:
         self._log("thread_died", now, s.broker_ids[s.rbi[p, slot]], offset=int(s.log_leo[p, slot]),
                   **self._fetch_error_fields(p, leader_bi))
 
+    # ------------------------------------------------------------------ producers (§1.5)
+    def produce_rejected(self, p: int, min_isr: int, now: int) -> None:
+        """The leader's first NotEnoughReplicas rejection of a run (docs/logs.md: one line per run)."""
+        s = self.s
+        topic, partition = s.tp(p)
+        self._log("produce_rejected", now, s.leader_id(p), topic=topic, partition=partition,
+                  isr=s.replica_ids(p, s.in_isr[p]), min_isr=min_isr)
+
     # ------------------------------------------------------------------ the scrape
     def sampled(self, now: int, samples: Iterable[tuple[str, str, dict]]) -> None:
         """Sampled tables of one scrape, ``(group, table, columns)`` in writing order."""

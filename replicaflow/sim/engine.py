@@ -46,13 +46,13 @@ class Engine:
                                               scenario.version.kip542)
         self.configs = DynamicConfigs(s, scenario, self.quotas, self.emit)
         self.fetchers = ReplicaFetcherManager(s, kafka, scenario.tick_ms, self.quotas, self.emit)
-        self.replica_manager = ReplicaManager(s, scenario)
+        self.replica_manager = ReplicaManager(s, scenario, self.configs, self.emit)
         self.partition = Partition(s, scenario, self.configs, self.emit)
         self.controller = KafkaController(s, kafka.session_timeout_ms, self.clock, self.partition, self.fetchers,
                                           self.configs, self.emit)
         self.faults = Faults(s, scenario.version, scenario.start_ms, self.clock, self.controller, self.partition,
-                             self.fetchers, self.quotas, self.emit)
-        self.scraper = JmxScrape(s, self.partition, self.controller)
+                             self.fetchers, self.quotas, self.replica_manager, self.emit)
+        self.scraper = JmxScrape(s, self.partition, self.controller, self.replica_manager)
         self.clock.handlers.update({
             # scenario events: (now, event, where)
             "reassign": self._reassign,

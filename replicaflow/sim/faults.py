@@ -19,6 +19,7 @@ from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
 from replicaflow.sim.partition import Partition
 from replicaflow.sim.quota_manager import ReplicationQuotaManager
+from replicaflow.sim.replica_manager import ReplicaManager
 from replicaflow.sim.state import NEVER, STATE_DOWN, STATE_SHUTTING_DOWN, STATE_UP, ClusterState
 
 RESTORE_NETWORK = "restore_network"  # the clock's timer kind
@@ -29,10 +30,11 @@ class Faults:
 
     def __init__(self, state: ClusterState, version: KafkaVersion, start_ms: int, clock: Clock,
                  controller: KafkaController, partition: Partition, fetchers: ReplicaFetcherManager,
-                 quotas: ReplicationQuotaManager, emit: Emitter):
+                 quotas: ReplicationQuotaManager, replica_manager: ReplicaManager, emit: Emitter):
         self.s, self.version, self.start_ms, self.clock = state, version, start_ms, clock
         self.controller, self.partition, self.fetchers, self.quotas, self.emit = (
             controller, partition, fetchers, quotas, emit)
+        self.replica_manager = replica_manager
 
     def _set_state(self, b: int, state: str, now: int) -> None:
         self.s.state[b] = state
@@ -66,6 +68,7 @@ class Faults:
         s.traffic[:, b] = 0
         s.traffic_total[:, b] = 0
         self.quotas.reset_broker(b)
+        self.replica_manager.broker_restarted(b)
         s.stall_until[s.rbi == b] = 0
         self.fetchers.broker_restarted(b)
         self._set_state(b, STATE_UP, now)

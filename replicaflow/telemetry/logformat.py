@@ -264,6 +264,32 @@ def _broker_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     return _lifecycle(e, v, fam, ("BrokerServer id", "kafka.server.BrokerServer"), "shut down completed")
 
 
+# --- producers and storage (docs/logs.md, "Producers and log directories") ----------------------
+
+REPLICA_MANAGER_LOGGER = "kafka.server.ReplicaManager"
+
+
+def _replica_manager_prefix(v: KafkaVersion, broker: int) -> str:
+    return f"[ReplicaManager broker={broker}] " if v.at_least("1.0") else f"[Replica Manager on Broker {broker}]: "
+
+
+def not_enough_replicas_message(v: KafkaVersion, topic: str, partition: int, isr: list[int], min_isr: int) -> str:
+    """Partition.appendRecordsToLeader's NotEnoughReplicasException text: counts up to 2.0, the ISR Set from 2.1."""
+    if v.at_least("2.1"):
+        return (f"The size of the current ISR Set({', '.join(str(int(b)) for b in isr)}) is insufficient to "
+                f"satisfy the min.isr requirement of {min_isr} for partition {topic}-{partition}")
+    tp = f"{topic}-{partition}" if v.at_least("0.11") else f"[{topic},{partition}]"
+    return f"Number of insync replicas for partition {tp} is [{len(isr)}], below required minimum [{min_isr}]"
+
+
+def _produce_rejected(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    pre = _replica_manager_prefix(v, e["broker"])
+    msg = f"Error processing append operation on partition {e['topic']}-{e['partition']}"
+    cause = not_enough_replicas_message(v, e["topic"], e["partition"], list(e["isr"]), int(e["min_isr"]))
+    return [(SERVER, format_line(e["ts_ms"], "ERROR", pre + msg, REPLICA_MANAGER_LOGGER)),
+            (SERVER, f"org.apache.kafka.common.errors.NotEnoughReplicasException: {cause}")]
+
+
 RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "isr_shrink": _isr_shrink,
     "isr_expand": _isr_expand,
@@ -278,6 +304,7 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "reassignment_completed": _reassignment_completed,
     "broker_started": _broker_started,
     "broker_shutdown": _broker_shutdown,
+    "produce_rejected": _produce_rejected,
 }
 
 

@@ -9,6 +9,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from replicaflow.errors import ReplicaflowError, show
 from replicaflow.model.fetcher import FETCH_ERRORS
+from replicaflow.model.produce import DEFAULT_BATCH_SIZE_BYTES
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario.fields import (
     DEFAULT_START_MS,
@@ -107,6 +108,29 @@ class TopicSpec(FrozenModel):
     message_size_bytes: SizeBytes = Field(1024, alias="message_size")
     initial_size_bytes: SizeBytes = Field(0, alias="initial_size")
     assignment: tuple[tuple[BrokerId, ...], ...] = ()
+    # the producers' acks (None: the release's producer default, model.produce.default_acks) and batch.size
+    acks: Literal["all", "1"] | None = None
+    batch_size_bytes: SizeBytes = Field(DEFAULT_BATCH_SIZE_BYTES, alias="batch_size")
+
+    @field_validator("acks", mode="before")
+    @classmethod
+    def _acks(cls, value):
+        """``all`` / ``-1`` (the same setting in Kafka) or ``1``; acks=0 is not modelled."""
+        if value is None:
+            return None
+        text = str(value).strip().lower() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+        if text in ("all", "-1"):
+            return "all"
+        if text == "1":
+            return "1"
+        raise ValueError(f"expected 'all' (or -1) or 1, found {show(value)}")
+
+    @field_validator("batch_size_bytes")
+    @classmethod
+    def _batch_size(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"expected a batch size of at least 1 byte, found {value}")
+        return value
 
     @field_validator("message_size_bytes")
     @classmethod

@@ -100,7 +100,8 @@ class KafkaController:
         """New leader epoch: the first live ISR member in assignment order, or none (offline) (§6)."""
         s = self.s
         row = s.rbi[p]
-        live = (row >= 0) & s.in_isr[p] & s.up[np.maximum(row, 0)] & (row != exclude)
+        serving = s.up & ~s.log_dir_offline  # a replica in a failed log dir cannot lead (KIP-112)
+        live = (row >= 0) & s.in_isr[p] & serving[np.maximum(row, 0)] & (row != exclude)
         old_slot = int(s.lslot[p])
         if prefer_slot is not None and live[prefer_slot]:
             new_slot = prefer_slot
@@ -124,7 +125,8 @@ class KafkaController:
         """``kafka-leader-election --election-type preferred``: the first replica leads where it is a live ISR member."""
         s = self.s
         preferred = s.rbi[:, 0]
-        ok = (s.lslot != 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)] & (preferred >= 0)
+        ok = ((s.lslot != 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)] & (preferred >= 0)
+              & ~s.log_dir_offline[np.maximum(preferred, 0)])
         for p in np.nonzero(ok)[0]:
             self.elect(int(p), now, prefer_slot=0)
 

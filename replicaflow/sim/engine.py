@@ -62,6 +62,7 @@ class Engine:
             "verify": self._verify,
             "broker_down": self.faults.broker_down,
             "broker_up": self.faults.broker_up,
+            "log_dir_failure": self.faults.log_dir_failure,
             "slow_network": self.faults.slow_network,
             "stall_follower": self.faults.stall_follower,
             "fail_partition": self.faults.fail_partition,

@@ -73,7 +73,33 @@ class Faults:
         self.fetchers.broker_restarted(b)
         self._set_state(b, STATE_UP, now)
         self.partition.make_followers(b)
+        if s.log_dir_offline[b]:  # the restarted broker comes back with its (replaced) log directory
+            s.log_dir_offline[b] = False
+            self.emit.log_dir_changed(b, "online", now)
         self.controller.broker_started(b, now)
+
+    def log_dir_failure(self, now: int, event, where: str) -> None:
+        """An I/O error in the broker's log directory (KIP-112, docs/semantics.md §6).
+
+        1.0+: ReplicaManager.handleLogDirFailure stops serving the dir's replicas (leadership moves, the
+        followers stop fetching) and the controller takes them out of the ISRs, as for a shut-down broker;
+        the broker stays up and reports them in OfflineReplicaCount. Before 1.0 a KafkaStorageException
+        halts the broker: a crash.
+        """
+        s, b = self.s, self.s.broker_index(event.broker, where)
+        if not s.up[b] or s.log_dir_offline[b]:
+            return
+        if not self.version.at_least("1.0"):
+            self.emit.broker_halted_on_storage_error(b, event.log_dir, now)
+            s.up[b] = False
+            self._set_state(b, STATE_DOWN, now)
+            self.controller.broker_failed(b, now)
+            return
+        s.log_dir_offline[b] = True
+        s.layout_changed()
+        self.emit.log_dir_failed(b, event.log_dir, now)
+        self.emit.log_dir_changed(b, "offline", now)
+        self.controller.remove_broker_from_isrs(b, now)
 
     # ------------------------------------------------------------------ network
     def slow_network(self, now: int, event, where: str) -> None:

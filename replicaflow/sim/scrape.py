@@ -94,12 +94,13 @@ class JmxScrape:
         controller = self.controller.active_controller()
         if controller >= 0:
             offline[controller] = float((s.lslot < 0).sum())
+        hosted = np.bincount(s.rbi[s.rbi >= 0], minlength=n_b).astype(np.float64)
         values = {gauge: count(flags[flag]) for gauge, flag in LEADER_FLAG_GAUGES}
         values.update({
             "ReassignmentMaxLag": reassign_lag,
             "LeaderCount": np.bincount(lb, minlength=n_b).astype(np.float64),
-            "PartitionCount": np.bincount(s.rbi[s.rbi >= 0], minlength=n_b).astype(np.float64),
-            "OfflineReplicaCount": np.zeros(n_b),
+            "PartitionCount": hosted,
+            "OfflineReplicaCount": np.where(s.log_dir_offline, hosted, 0.0),
             "IsrShrinksPerSec": s.shrinks.astype(np.float64),
             "IsrExpandsPerSec": s.expands.astype(np.float64),
             "FailedIsrUpdatesPerSec": np.zeros(n_b),

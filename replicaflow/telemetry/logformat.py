@@ -290,6 +290,40 @@ def _produce_rejected(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
             (SERVER, f"org.apache.kafka.common.errors.NotEnoughReplicasException: {cause}")]
 
 
+def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """LogDirFailureChannel's ERROR, then ReplicaManager.handleLogDirFailure (INFO up to 2.4, WARN from 2.5;
+    the "are offline" line only in 1.0)."""
+    if not v.at_least("1.0"):
+        raise ValueError(f"event 'log_dir_failed' needs Kafka 1.0+ (KIP-112); {v} logs 'storage_halt'")
+    b, d, ts = e["broker"], e["log_dir"], e["ts_ms"]
+    tps = [f"{t}-{p}" for t, p in e["partitions"]]
+    pre, level = _replica_manager_prefix(v, b), "WARN" if v.at_least("2.5") else "INFO"
+    first = f"{tps[0]} " if tps else ""
+    lines = [(SERVER, format_line(ts, "ERROR", f"Error while appending records to {first}in dir {d}",
+                                  "kafka.server.LogDirFailureChannel")),
+             (SERVER, "java.io.IOException: Input/output error"),
+             (SERVER, format_line(ts, level, f"{pre}Stopping serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]
+    if v.at_least("1.1"):
+        msgs = [f"Broker {b} stopped fetcher for partitions {','.join(tps)} and stopped moving logs for partitions "
+                f" because they are in the failed log directory {d}."]
+    else:
+        msgs = [f"Partitions {','.join(tps)} are offline due to failure on log directory {d}",
+                f"Broker {b} stopped fetcher for partitions {', '.join(tps)} because they are in the failed log dir {d}"]
+    msgs.append(f"Stopped serving replicas in dir {d}")
+    return lines + [(SERVER, format_line(ts, level, pre + m, REPLICA_MANAGER_LOGGER)) for m in msgs]
+
+
+def _storage_halt(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """Before 1.0 a KafkaStorageException on the produce path halts the broker (ReplicaManager.appendToLocalLog)."""
+    if v.at_least("1.0"):
+        raise ValueError(f"event 'storage_halt' is Kafka < 1.0 behaviour; {v} logs 'log_dir_failed'")
+    pre = _replica_manager_prefix(v, e["broker"])
+    msg = "Halting due to unrecoverable I/O error while handling produce request: "
+    return [(SERVER, format_line(e["ts_ms"], "FATAL", pre + msg, REPLICA_MANAGER_LOGGER)),
+            (SERVER, f"kafka.common.KafkaStorageException: I/O exception in append to log "
+                     f"'{e['topic']}-{e['partition']}'")]
+
+
 RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "isr_shrink": _isr_shrink,
     "isr_expand": _isr_expand,
@@ -305,6 +339,8 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "broker_started": _broker_started,
     "broker_shutdown": _broker_shutdown,
     "produce_rejected": _produce_rejected,
+    "log_dir_failed": _log_dir_failed,
+    "storage_halt": _storage_halt,
 }
 
 

@@ -32,6 +32,8 @@ TELEMETRY: dict[str, pa.Schema] = {
                    ("leader_epoch", _I32)),
     "configs": _schema(("seq", _I64), ("entity_type", _STR), ("entity", _STR), ("name", _STR), ("value", _STR)),
     "brokers": _schema(("seq", _I64), ("broker", _I32), ("state", _STR)),
+    # state: 'offline' when the broker's log directory failed (1.0+, KIP-112), 'online' when it came back
+    "log_dirs": _schema(("seq", _I64), ("broker", _I32), ("state", _STR)),
     "fetchers": _schema(("seq", _I64), ("broker", _I32), ("leader", _I32), ("fetcher_id", _I32), ("topic", _STR),
                         ("partition", _I32), ("action", _STR)),
     "replica_offsets": _schema(("topic", _STR), ("partition", _I32), ("broker", _I32),

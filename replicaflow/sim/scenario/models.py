@@ -28,6 +28,7 @@ from replicaflow.sim.scenario.fields import (
     optional,
     positive_duration,
 )
+from replicaflow.telemetry.toolformat import LOG_DIR
 
 # Short names accepted for fetch errors, mapped to the kinds of replicaflow.model.fetcher.
 ERROR_ALIASES = {"fenced_epoch": "fenced_leader_epoch", "corrupt": "corrupt_records"}
@@ -180,6 +181,15 @@ class BrokerUpEvent(_Event):
     broker: BrokerId
 
 
+class LogDirFailureEvent(_Event):
+    """The broker's log directory fails (an I/O error): 1.0+ takes its replicas offline, older releases halt
+    (docs/semantics.md §6.1). One log directory per broker; ``log_dir`` only names it in the log lines."""
+
+    kind: Literal["log_dir_failure"]
+    broker: BrokerId
+    log_dir: Name = LOG_DIR
+
+
 class SlowNetworkEvent(_Event):
     kind: Literal["slow_network"]
     broker: BrokerId
@@ -252,11 +262,11 @@ class ElectLeadersEvent(_Event):
 
 Event = Annotated[
     ReassignEvent | BrokerDownEvent | BrokerUpEvent | SlowNetworkEvent | FailPartitionEvent | ProduceBurstEvent
-    | StallFollowerEvent | VerifyEvent | ConfigEvent | CancelReassignmentEvent | ElectLeadersEvent,
+    | StallFollowerEvent | VerifyEvent | ConfigEvent | CancelReassignmentEvent | ElectLeadersEvent | LogDirFailureEvent,
     Field(discriminator="kind"),
 ]
 EVENT_KINDS = ("reassign", "broker_down", "broker_up", "slow_network", "fail_partition", "produce_burst",
-               "stall_follower", "verify", "config", "cancel_reassignment", "elect_leaders")
+               "stall_follower", "verify", "config", "cancel_reassignment", "elect_leaders", "log_dir_failure")
 
 
 # ---------------------------------------------------------------------------------------- scenario

@@ -47,6 +47,7 @@ class ReplicaManager:
         self.rejecting = np.zeros(state.n_partitions, dtype=bool)         # in a logged rejection run
         self.failed_total = np.zeros(state.n_brokers, dtype=np.int64)     # the meters' Count since start
         self._rejected: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._sizes_version, self._sizes = -1, (np.zeros(0), np.zeros(0))
 
     def produce(self, now: int, topo: Topology) -> tuple[np.ndarray, np.ndarray]:
         """Append this tick's messages at the live leaders (§1, §1.5).
@@ -80,8 +81,11 @@ class ReplicaManager:
         s = self.s
         requests = rules.requests_sent(self.sent, produced, self.per_request)
         self.sent += produced
-        reject = rules.rejects_acks_all(self.acks_all, row_sum(s.in_isr), self.configs.min_isr(),
-                                        row_sum(s.rbi >= 0), self.capped) & topo.leader_up
+        if self._sizes_version != s.layout_version:  # assignments and configs change only with the layout
+            self._sizes = (row_sum(s.rbi >= 0), self.configs.min_isr())
+            self._sizes_version = s.layout_version
+        n_rep, min_isr = self._sizes
+        reject = rules.rejects_acks_all(self.acks_all, row_sum(s.in_isr), min_isr, n_rep, self.capped) & topo.leader_up
         self.rejecting &= reject
         rows = np.nonzero(reject & ((produced > 0) | (requests > 0)))[0]
         if len(rows) == 0:
@@ -93,9 +97,8 @@ class ReplicaManager:
         first = rows[(reqs > 0) & ~self.rejecting[rows]]
         if len(first):
             self.rejecting[first] = True
-            min_isr = self.configs.min_isr()
-            n_rep = row_sum(s.rbi[first] >= 0)
-            for p, m in zip(first, predicates.effective_min_isr(min_isr[first], n_rep, self.capped), strict=True):
+            effective = predicates.effective_min_isr(min_isr[first], n_rep[first], self.capped)
+            for p, m in zip(first, effective, strict=True):
                 self.emit.produce_rejected(int(p), int(m), now)
 
     def drain_rejected(self) -> dict:

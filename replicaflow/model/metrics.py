@@ -16,6 +16,7 @@ RM = "kafka.server:type=ReplicaManager,name="
 BTM = "kafka.server:type=BrokerTopicMetrics,name="
 RFM = "kafka.server:type=ReplicaFetcherManager,name="
 CTRL = "kafka.controller:type=KafkaController,name="
+REQ = "kafka.network:type=RequestMetrics,name="
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ BROKER_METRICS: tuple[BrokerMetric, ...] = (
     BrokerMetric(RM + "PartitionCount", "kafka_server_replicamanager_partitioncount",
                  "gauge", "0.8", "Replicas hosted on this broker (assigned, adding and removing)."),
     BrokerMetric(RM + "OfflineReplicaCount", "kafka_server_replicamanager_offlinereplicacount",
-                 "gauge", "1.0", "Replicas on offline log directories (replicaflow models no log-dir failure: 0)."),
+                 "gauge", "1.0", "Replicas this broker hosts on offline log directories (KIP-112)."),
     BrokerMetric(RM + "IsrShrinksPerSec", "kafka_server_replicamanager_isrshrinks_total",
                  "meter", "0.8", "ISR shrinks committed by this broker as leader."),
     BrokerMetric(RM + "IsrExpandsPerSec", "kafka_server_replicamanager_isrexpands_total",
@@ -67,6 +68,12 @@ BROKER_METRICS: tuple[BrokerMetric, ...] = (
                  "meter", "2.5", "Bytes appended by adding replicas on this broker (KIP-352)."),
     BrokerMetric(BTM + "ReassignmentBytesOutPerSec", "kafka_server_brokertopicmetrics_reassignmentbytesout_total",
                  "meter", "2.5", "Bytes this broker returned to adding replicas (KIP-352)."),
+    BrokerMetric(BTM + "FailedProduceRequestsPerSec",
+                 "kafka_server_brokertopicmetrics_failedproducerequests_total", "meter", "0.8",
+                 "Partition appends of produce requests this broker failed (NotEnoughReplicas included)."),
+    BrokerMetric(REQ + "ErrorsPerSec,request=Produce,error=NOT_ENOUGH_REPLICAS",
+                 "kafka_network_requestmetrics_errors_total", "meter", "1.0",
+                 "Produce partition responses with NOT_ENOUGH_REPLICAS from this broker (KIP-188)."),
     BrokerMetric(RFM + "FailedPartitionsCount,clientId=Replica", "kafka_server_replicafetchermanager_failedpartitionscount",
                  "gauge", "2.3", "Partitions this broker's replica fetchers marked failed (KIP-461)."),
     BrokerMetric(RFM + "MaxLag,clientId=Replica", "kafka_server_replicafetchermanager_maxlag",
@@ -82,6 +89,9 @@ BY_JMX = {m.jmx: m for m in BROKER_METRICS}
 # Traffic meters come from the telemetry `traffic` table, whose `name` column holds the short name.
 TRAFFIC_METRICS = ("ReplicationBytesInPerSec", "ReplicationBytesOutPerSec",
                    "ReassignmentBytesInPerSec", "ReassignmentBytesOutPerSec")
+
+# Meters of the produce requests a leader rejects (telemetry `produce_errors`, docs/semantics.md §1.5).
+PRODUCE_ERROR_METERS = ("FailedProduceRequestsPerSec", "ErrorsPerSec")
 
 # Broker gauges that count the partitions a broker leads with a docs/semantics.md §2 predicate true:
 # (short gauge name, predicate flag). The simulator's scrape and the pipeline both count from this map.

@@ -13,6 +13,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from replicaflow.model.metrics import BROKER_METRICS, LEADER_FLAG_GAUGES, TRAFFIC_METRICS, jmx
+from replicaflow.pipeline.log_dirs import offline_replica_intervals
+from replicaflow.pipeline.produce import produce_meter_deltas
 from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, running
 
 LONG_MAX = (1 << 63) - 1
@@ -82,7 +84,7 @@ def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:
             .filter(F.col("ts_ms") <= F.col("last_ms")).select(*keys, "ts_ms", "delta"))
 
 
-def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame) -> DataFrame:
+def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, log_dirs: DataFrame) -> DataFrame:
     """(cluster, broker, name, ts_ms, delta) for every interval-counted gauge (leader-only counting, §2)."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
     led = [F.when(F.col(flag), F.lit(jmx(short))) for short, flag in LEADER_FLAG_GAUGES]
@@ -97,7 +99,8 @@ def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame) -> Data
               .filter(F.col("action") == "failed")
               .select("cluster", "broker", "from_ms", "to_ms",
                       F.lit(jmx("FailedPartitionsCount")).alias("name")))
-    intervals = by_leader.unionByName(by_replica).unionByName(offline).unionByName(failed)
+    intervals = (by_leader.unionByName(by_replica).unionByName(offline).unionByName(failed)
+                 .unionByName(offline_replica_intervals(state, log_dirs)))
     return interval_deltas(intervals.join(m, "cluster"), ["cluster", "broker", "name"])
 
 
@@ -175,8 +178,9 @@ def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFr
     base = (grid.join(F.broadcast(meta.select("cluster", F.explode("metrics").alias("name"))), "cluster")
             .withColumn("restart", F.when(F.array_contains(meters, F.col("name")), F.col("restart"))
                         .otherwise(F.lit(0))))
-    gauges = gauge_deltas(state, tables["fetchers"], meta).withColumn("restart", F.lit(0))
+    gauges = gauge_deltas(state, tables["fetchers"], meta, tables["log_dirs"]).withColumn("restart", F.lit(0))
     deltas = (gauges.unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
+              .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
               .groupBy("cluster", "broker", "name", "restart", "ts_ms").agg(F.sum("delta").alias("delta")))
     keys = ["cluster", "broker", "name", "restart"]
     offline_base = (scrape_grid(meta).select("cluster", "ts_ms", F.lit(CONTROLLER_PSEUDO_BROKER).alias("broker"),

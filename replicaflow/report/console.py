@@ -27,6 +27,7 @@ def cluster_rows(s: Mapping) -> Rows:
     rows = [("Kafka", f"{s.get('kafka_version') or '?'}" + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
             ("peak URP", f"{s['peak_urp']} ({s['peak_reassignment_induced_urp']} reassignment-induced)"),
             ("under min ISR", f"peak {s['peak_under_min_isr']}, {s['under_min_isr_minutes']:.1f} partition-min"),
+            ("writes rejected", f"{s.get('produce_requests_rejected', 0)} acks=all requests (NOT_ENOUGH_REPLICAS)"),
             ("offline", f"{s['offline_minutes']:.1f} partition-min"),
             ("incidents", ", ".join(f"{k} {v}" for k, v in s["incidents"].items() if v) or "none"),
             ("ISR shrinks / expands", f"{s['isr_shrinks']} / {s['isr_expands']}"),
@@ -82,6 +83,7 @@ def story_rows(b: dict, a: dict) -> Rows:
     return [("Kafka", f"{b['kafka_version']} → {a['kafka_version']}"), ("peak URP", arrow("peak_urp")),
             ("URP partition-min", arrow("urp_minutes", "{:.1f}")),
             ("under-min-ISR partition-min", arrow("under_min_isr_minutes", "{:.1f}")),
+            ("acks=all requests rejected", f"{b.get('produce_requests_rejected', 0)} → {a.get('produce_requests_rejected', 0)}"),
             ("incidents", f"{sum(b['incidents'].values())} → {sum(a['incidents'].values())}"),
             ("moves done", f"{_moves(b)} → {_moves(a)}"), ("ISR shrinks", arrow("isr_shrinks")),
             ("failed partitions", arrow("peak_failed_partitions"))]

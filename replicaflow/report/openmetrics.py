@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from replicaflow.model.metrics import BROKER_METRICS, BY_JMX, RFM, BrokerMetric, available
+from replicaflow.model.metrics import BROKER_METRICS, BY_JMX, BrokerMetric, available
 from replicaflow.model.version import KafkaVersion
 
 UNDER_MIN_ISR_FAMILY = "kafka_cluster_partition_underminisr"
@@ -38,6 +38,13 @@ def family_name(metric: BrokerMetric, naming: str = "strimzi") -> str:
         parts = dict(kv.split("=", 1) for kv in keys.split(","))
         return f"{domain.replace('.', '_')}_{parts['type']}_{parts['name']}".lower()
     return metric.prometheus.removesuffix("_total") if metric.kind == "meter" else metric.prometheus
+
+
+def jmx_labels(metric: BrokerMetric, naming: str = "strimzi") -> tuple[tuple[str, str], ...]:
+    """The JMX name's keys besides ``type`` and ``name`` as labels (``clientId="Replica"``,
+    ``request="Produce",error="NOT_ENOUGH_REPLICAS"``); Confluent's profile lower-cases label names."""
+    keys = [kv.split("=", 1) for kv in metric.jmx.split(":", 1)[1].split(",")]
+    return tuple((k if naming == "strimzi" else k.lower(), v) for k, v in keys if k not in ("type", "name"))
 
 
 def _family_type(metric: BrokerMetric, naming: str) -> str:
@@ -139,8 +146,7 @@ def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapp
         out.append(f"# TYPE {fam} {_family_type(metric, naming)}")
         out.append(f"# HELP {fam} {_escape(metric.help + ('' if metric.shipped else HYPOTHETICAL))}")
         sample = fam + "_total" if _family_type(metric, naming) == "counter" else fam
-        client_id = "clientId" if naming == "strimzi" else "clientid"
-        extra = ((client_id, "Replica"),) if metric.jmx.startswith(RFM) else ()
+        extra = jmx_labels(metric, naming)
         rows = rows.sort_values(["cluster", "broker", "ts_ms"])
         for (cluster, broker), g in rows.groupby(["cluster", "broker"], sort=True):
             labels = _labels((("cluster", cluster), ("broker", int(broker)), *extra))

@@ -131,7 +131,8 @@ class KafkaController:
         the first live replica, else none (offline) (§6, ``model.election.elect_leader``)."""
         s = self.s
         row = s.rbi[p]
-        live = (row >= 0) & s.up[np.maximum(row, 0)] & (row != exclude)
+        serving = s.up & ~s.log_dir_offline  # a replica in a failed log dir cannot lead (KIP-112)
+        live = (row >= 0) & serving[np.maximum(row, 0)] & (row != exclude)
         old_slot = int(s.lslot[p])
         if prefer_slot is not None and live[prefer_slot] and s.in_isr[p, prefer_slot]:
             new_slot, unclean = prefer_slot, False
@@ -165,7 +166,8 @@ class KafkaController:
         """``kafka-leader-election --election-type preferred``: the first replica leads where it is a live ISR member."""
         s = self.s
         preferred = s.rbi[:, 0]
-        ok = (s.lslot != 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)] & (preferred >= 0)
+        ok = ((s.lslot != 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)] & (preferred >= 0)
+              & ~s.log_dir_offline[np.maximum(preferred, 0)])
         for p in np.nonzero(ok)[0]:
             self.elect(int(p), now, prefer_slot=0)
 

@@ -200,6 +200,35 @@ class Emitter:
         self._log("thread_died", now, s.broker_ids[s.rbi[p, slot]], offset=int(s.log_leo[p, slot]),
                   **self._fetch_error_fields(p, leader_bi))
 
+    # ------------------------------------------------------------------ producers (§1.5)
+    def produce_rejected(self, p: int, min_isr: int, now: int) -> None:
+        """The leader's first NotEnoughReplicas rejection of a run (docs/logs.md: one line per run)."""
+        s = self.s
+        topic, partition = s.tp(p)
+        self._log("produce_rejected", now, s.leader_id(p), topic=topic, partition=partition,
+                  isr=s.replica_ids(p, s.in_isr[p]), min_isr=min_isr)
+
+    # ------------------------------------------------------------------ log directories (KIP-112)
+    def log_dir_changed(self, b: int, state: str, now: int) -> None:
+        """A ``log_dirs`` row: the broker's log directory went ``offline`` or came back ``online``."""
+        self.writer.change("log_dirs", now, broker=int(self.s.broker_ids[b]), state=state)
+
+    def _hosted(self, b: int) -> list[tuple[str, int]]:
+        s = self.s
+        return sorted(s.tp(int(p)) for p in np.nonzero((s.rbi == b).any(axis=1))[0])
+
+    def log_dir_failed(self, b: int, log_dir: str, now: int) -> None:
+        """1.0+: the broker stops serving the replicas of the failed directory (its log records)."""
+        self._log("log_dir_failed", now, self.s.broker_ids[b], log_dir=log_dir,
+                  partitions=[list(tp) for tp in self._hosted(b)])
+
+    def broker_halted_on_storage_error(self, b: int, log_dir: str, now: int) -> None:
+        """Before 1.0: the first append that hits the failed directory halts the broker."""
+        hosted = self._hosted(b)
+        led = sorted(self.s.tp(int(p)) for p in np.nonzero(self.s.leader_bi() == b)[0])
+        topic, partition = (led or hosted or [("", -1)])[0]
+        self._log("storage_halt", now, self.s.broker_ids[b], log_dir=log_dir, topic=topic, partition=partition)
+
     # ------------------------------------------------------------------ the scrape
     def sampled(self, now: int, samples: Iterable[tuple[str, str, dict]]) -> None:
         """Sampled tables of one scrape, ``(group, table, columns)`` in writing order."""

@@ -47,13 +47,13 @@ class Engine:
                                               scenario.version.kip542)
         self.configs = DynamicConfigs(s, scenario, self.quotas, self.emit)
         self.fetchers = ReplicaFetcherManager(s, kafka, scenario.tick_ms, self.quotas, self.emit)
-        self.replica_manager = ReplicaManager(s, scenario)
+        self.replica_manager = ReplicaManager(s, scenario, self.configs, self.emit)
         self.partition = Partition(s, scenario, self.configs, self.emit)
         self.controller = KafkaController(s, kafka, self.clock, self.partition, self.fetchers,
                                           self.configs, self.emit)
         self.faults = Faults(s, scenario.version, scenario.start_ms, self.clock, self.controller, self.partition,
-                             self.fetchers, self.quotas, self.emit)
-        self.scraper = JmxScrape(s, self.partition, self.controller)
+                             self.fetchers, self.quotas, self.replica_manager, self.emit)
+        self.scraper = JmxScrape(s, self.partition, self.controller, self.replica_manager)
         self.clock.handlers.update({
             # scenario events: (now, event, where)
             "reassign": self._reassign,
@@ -63,6 +63,7 @@ class Engine:
             "verify": self._verify,
             "broker_down": self.faults.broker_down,
             "broker_up": self.faults.broker_up,
+            "log_dir_failure": self.faults.log_dir_failure,
             "slow_network": self.faults.slow_network,
             "stall_follower": self.faults.stall_follower,
             "fail_partition": self.faults.fail_partition,

@@ -19,6 +19,7 @@ from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
 from replicaflow.sim.partition import Partition
 from replicaflow.sim.quota_manager import ReplicationQuotaManager
+from replicaflow.sim.replica_manager import ReplicaManager
 from replicaflow.sim.state import NEVER, STATE_DOWN, STATE_SHUTTING_DOWN, STATE_UP, ClusterState
 
 RESTORE_NETWORK = "restore_network"  # the clock's timer kind
@@ -29,10 +30,11 @@ class Faults:
 
     def __init__(self, state: ClusterState, version: KafkaVersion, start_ms: int, clock: Clock,
                  controller: KafkaController, partition: Partition, fetchers: ReplicaFetcherManager,
-                 quotas: ReplicationQuotaManager, emit: Emitter):
+                 quotas: ReplicationQuotaManager, replica_manager: ReplicaManager, emit: Emitter):
         self.s, self.version, self.start_ms, self.clock = state, version, start_ms, clock
         self.controller, self.partition, self.fetchers, self.quotas, self.emit = (
             controller, partition, fetchers, quotas, emit)
+        self.replica_manager = replica_manager
 
     def _set_state(self, b: int, state: str, now: int) -> None:
         self.s.state[b] = state
@@ -66,11 +68,38 @@ class Faults:
         s.traffic[:, b] = 0
         s.traffic_total[:, b] = 0
         self.quotas.reset_broker(b)
+        self.replica_manager.broker_restarted(b)
         s.stall_until[s.rbi == b] = 0
         self.fetchers.broker_restarted(b)
         self._set_state(b, STATE_UP, now)
         self.partition.make_followers(b)
+        if s.log_dir_offline[b]:  # the restarted broker comes back with its (replaced) log directory
+            s.log_dir_offline[b] = False
+            self.emit.log_dir_changed(b, "online", now)
         self.controller.broker_started(b, now)
+
+    def log_dir_failure(self, now: int, event, where: str) -> None:
+        """An I/O error in the broker's log directory (KIP-112, docs/semantics.md §6).
+
+        1.0+: ReplicaManager.handleLogDirFailure stops serving the dir's replicas (leadership moves, the
+        followers stop fetching) and the controller takes them out of the ISRs, as for a shut-down broker;
+        the broker stays up and reports them in OfflineReplicaCount. Before 1.0 a KafkaStorageException
+        halts the broker: a crash.
+        """
+        s, b = self.s, self.s.broker_index(event.broker, where)
+        if not s.up[b] or s.log_dir_offline[b]:
+            return
+        if not self.version.at_least("1.0"):
+            self.emit.broker_halted_on_storage_error(b, event.log_dir, now)
+            s.up[b] = False
+            self._set_state(b, STATE_DOWN, now)
+            self.controller.broker_failed(b, now)
+            return
+        s.log_dir_offline[b] = True
+        s.layout_changed()
+        self.emit.log_dir_failed(b, event.log_dir, now)
+        self.emit.log_dir_changed(b, "offline", now)
+        self.controller.remove_broker_from_isrs(b, now)
 
     # ------------------------------------------------------------------ network
     def slow_network(self, now: int, event, where: str) -> None:

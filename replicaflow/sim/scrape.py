@@ -13,19 +13,22 @@ import numpy as np
 from replicaflow.model.metrics import (
     LEADER_FLAG_GAUGES,
     PARTITION_GAUGES,
+    PRODUCE_ERROR_METERS,
     TRAFFIC_METRICS,
     broker_metrics_for,
 )
 from replicaflow.sim.controller import KafkaController
 from replicaflow.sim.partition import Partition
+from replicaflow.sim.replica_manager import ReplicaManager
 from replicaflow.sim.state import FETCH_ADDED, FETCH_FAILED, STATE_DOWN, ClusterState
 
 
 class JmxScrape:
     """Samples the state; keeps the previous partition gauges so it reports only their changes."""
 
-    def __init__(self, state: ClusterState, partition: Partition, controller: KafkaController):
-        self.s, self.partition, self.controller = state, partition, controller
+    def __init__(self, state: ClusterState, partition: Partition, controller: KafkaController,
+                 replica_manager: ReplicaManager):
+        self.s, self.partition, self.controller, self.replica_manager = state, partition, controller, replica_manager
         self.version = partition.version
         self.metrics = broker_metrics_for(self.version)
         shorts = {m.short for m in self.metrics}
@@ -50,6 +53,7 @@ class JmxScrape:
             "broker": np.tile(s.broker_ids, len(names)), "name": np.repeat(names, s.n_brokers),
             "bytes": s.traffic[self.traffic_rows].ravel()}))
         s.traffic[:] = 0
+        out.append(("telemetry", "produce_errors", self.replica_manager.drain_rejected()))
         flags = self.partition.flags()
         values = self.broker_values(flags)
         live = np.array([st != STATE_DOWN for st in s.state])
@@ -90,12 +94,13 @@ class JmxScrape:
         controller = self.controller.active_controller()
         if controller >= 0:
             offline[controller] = float((s.lslot < 0).sum())
+        hosted = np.bincount(s.rbi[s.rbi >= 0], minlength=n_b).astype(np.float64)
         values = {gauge: count(flags[flag]) for gauge, flag in LEADER_FLAG_GAUGES}
         values.update({
             "ReassignmentMaxLag": reassign_lag,
             "LeaderCount": np.bincount(lb, minlength=n_b).astype(np.float64),
-            "PartitionCount": np.bincount(s.rbi[s.rbi >= 0], minlength=n_b).astype(np.float64),
-            "OfflineReplicaCount": np.zeros(n_b),
+            "PartitionCount": hosted,
+            "OfflineReplicaCount": np.where(s.log_dir_offline, hosted, 0.0),
             "IsrShrinksPerSec": s.shrinks.astype(np.float64),
             "IsrExpandsPerSec": s.expands.astype(np.float64),
             "FailedIsrUpdatesPerSec": np.zeros(n_b),
@@ -103,6 +108,8 @@ class JmxScrape:
             "MaxLag": max_lag,
             "OfflinePartitionsCount": offline,
         })
+        failed = self.replica_manager.failed_total.astype(np.float64)
+        values.update({short: failed for short in PRODUCE_ERROR_METERS})
         for i, name in enumerate(TRAFFIC_METRICS):
             values[name] = s.traffic_total[i].astype(np.float64)
         return values

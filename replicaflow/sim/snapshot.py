@@ -54,4 +54,5 @@ def log_dirs_now(s: ClusterState) -> str:
                             partition=int(s.pnum[p]), size_bytes=int(size))
                 for p, k, size in zip(rows, slots, sizes, strict=True)]
     live = [int(b) for b, up in zip(s.broker_ids, s.up, strict=True) if up]
-    return log_dirs_text(live, replicas)
+    offline = frozenset(int(b) for b, bad in zip(s.broker_ids, s.log_dir_offline, strict=True) if bad)
+    return log_dirs_text(live, replicas, offline)

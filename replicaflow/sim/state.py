@@ -79,6 +79,7 @@ class ClusterState:
     pending_at: np.ndarray            # AlterPartition in flight: commit time, -1 none
     # --- brokers [B] ---
     up: np.ndarray
+    log_dir_offline: np.ndarray       # the broker's log directory failed (KIP-112): its replicas are offline
     state: list[str]
     start_ms: np.ndarray              # process start (ISR check schedule, meter reset)
     net_in_bps: np.ndarray
@@ -214,7 +215,7 @@ def initial_state(scenario: Scenario) -> ClusterState:
         produce_acc=np.zeros(n_p), base_rate=base_rate, burst_rate=np.zeros(n_p),
         burst_until=np.zeros(n_p, dtype=np.int64), topic_min_isr=min_isr,
         pending_at=np.full(n_p, -1, dtype=np.int64),
-        up=np.ones(n_b, dtype=bool), state=[STATE_UP] * n_b, start_ms=np.full(n_b, start, dtype=np.int64),
+        up=np.ones(n_b, dtype=bool), log_dir_offline=np.zeros(n_b, dtype=bool), state=[STATE_UP] * n_b, start_ms=np.full(n_b, start, dtype=np.int64),
         net_in_bps=net_in.copy(), net_out_bps=net_out.copy(), base_net_in_bps=net_in, base_net_out_bps=net_out,
         shrinks=np.zeros(n_b, dtype=np.int64), expands=np.zeros(n_b, dtype=np.int64),
         traffic=np.zeros((4, n_b), dtype=np.int64), traffic_total=np.zeros((4, n_b), dtype=np.int64),

@@ -36,6 +36,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     **{name: ("seq",) for name, schema in TELEMETRY.items() if "seq" in schema.names},
     "replica_offsets": ("ts_ms", "topic", "partition", "broker"),
     "traffic": ("ts_ms", "broker", "name"),
+    "produce_errors": ("ts_ms", "topic", "partition", "broker", "error"),
 }
 
 

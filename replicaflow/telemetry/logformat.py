@@ -284,6 +284,66 @@ def _broker_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     return _lifecycle(e, v, fam, ("BrokerServer id", "kafka.server.BrokerServer"), "shut down completed")
 
 
+# --- producers and storage (docs/logs.md, "Producers and log directories") ----------------------
+
+REPLICA_MANAGER_LOGGER = "kafka.server.ReplicaManager"
+
+
+def _replica_manager_prefix(v: KafkaVersion, broker: int) -> str:
+    return f"[ReplicaManager broker={broker}] " if v.at_least("1.0") else f"[Replica Manager on Broker {broker}]: "
+
+
+def not_enough_replicas_message(v: KafkaVersion, topic: str, partition: int, isr: list[int], min_isr: int) -> str:
+    """Partition.appendRecordsToLeader's NotEnoughReplicasException text: counts up to 2.0, the ISR Set from 2.1."""
+    if v.at_least("2.1"):
+        return (f"The size of the current ISR Set({', '.join(str(int(b)) for b in isr)}) is insufficient to "
+                f"satisfy the min.isr requirement of {min_isr} for partition {topic}-{partition}")
+    tp = f"{topic}-{partition}" if v.at_least("0.11") else f"[{topic},{partition}]"
+    return f"Number of insync replicas for partition {tp} is [{len(isr)}], below required minimum [{min_isr}]"
+
+
+def _produce_rejected(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    pre = _replica_manager_prefix(v, e["broker"])
+    msg = f"Error processing append operation on partition {e['topic']}-{e['partition']}"
+    cause = not_enough_replicas_message(v, e["topic"], e["partition"], list(e["isr"]), int(e["min_isr"]))
+    return [(SERVER, format_line(e["ts_ms"], "ERROR", pre + msg, REPLICA_MANAGER_LOGGER)),
+            (SERVER, f"org.apache.kafka.common.errors.NotEnoughReplicasException: {cause}")]
+
+
+def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """LogDirFailureChannel's ERROR, then ReplicaManager.handleLogDirFailure (INFO up to 2.4, WARN from 2.5;
+    the "are offline" line only in 1.0)."""
+    if not v.at_least("1.0"):
+        raise ValueError(f"event 'log_dir_failed' needs Kafka 1.0+ (KIP-112); {v} logs 'storage_halt'")
+    b, d, ts = e["broker"], e["log_dir"], e["ts_ms"]
+    tps = [f"{t}-{p}" for t, p in e["partitions"]]
+    pre, level = _replica_manager_prefix(v, b), "WARN" if v.at_least("2.5") else "INFO"
+    first = f"{tps[0]} " if tps else ""
+    lines = [(SERVER, format_line(ts, "ERROR", f"Error while appending records to {first}in dir {d}",
+                                  "kafka.server.LogDirFailureChannel")),
+             (SERVER, "java.io.IOException: Input/output error"),
+             (SERVER, format_line(ts, level, f"{pre}Stopping serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]
+    if v.at_least("1.1"):
+        msgs = [f"Broker {b} stopped fetcher for partitions {','.join(tps)} and stopped moving logs for partitions "
+                f" because they are in the failed log directory {d}."]
+    else:
+        msgs = [f"Partitions {','.join(tps)} are offline due to failure on log directory {d}",
+                f"Broker {b} stopped fetcher for partitions {', '.join(tps)} because they are in the failed log dir {d}"]
+    msgs.append(f"Stopped serving replicas in dir {d}")
+    return lines + [(SERVER, format_line(ts, level, pre + m, REPLICA_MANAGER_LOGGER)) for m in msgs]
+
+
+def _storage_halt(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """Before 1.0 a KafkaStorageException on the produce path halts the broker (ReplicaManager.appendToLocalLog)."""
+    if v.at_least("1.0"):
+        raise ValueError(f"event 'storage_halt' is Kafka < 1.0 behaviour; {v} logs 'log_dir_failed'")
+    pre = _replica_manager_prefix(v, e["broker"])
+    msg = "Halting due to unrecoverable I/O error while handling produce request: "
+    return [(SERVER, format_line(e["ts_ms"], "FATAL", pre + msg, REPLICA_MANAGER_LOGGER)),
+            (SERVER, f"kafka.common.KafkaStorageException: I/O exception in append to log "
+                     f"'{e['topic']}-{e['partition']}'")]
+
+
 RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "isr_shrink": _isr_shrink,
     "isr_expand": _isr_expand,
@@ -299,6 +359,9 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "broker_started": _broker_started,
     "unclean_leader_election": _unclean_leader_election,
     "broker_shutdown": _broker_shutdown,
+    "produce_rejected": _produce_rejected,
+    "log_dir_failed": _log_dir_failed,
+    "storage_halt": _storage_halt,
 }
 
 

@@ -1,7 +1,7 @@
 """The data contract (docs/design.md, telemetry, §5): Arrow schemas of every table replicaflow writes or reads.
 
-Telemetry tables are change logs except `replica_offsets` and `traffic`, which are sampled on the
-scrape grid. A scrape at T sees every change with ``ts_ms <= T``. Rows that share a ``ts_ms`` are
+Telemetry tables are change logs except `replica_offsets`, `traffic` and `produce_errors`, which are
+sampled on the scrape grid. A scrape at T sees every change with ``ts_ms <= T``. Rows that share a ``ts_ms`` are
 ordered by ``seq`` (a per-cluster, strictly increasing change number) so a reader can replay
 several changes of one partition at one instant in the order they happened.
 """
@@ -32,11 +32,17 @@ TELEMETRY: dict[str, pa.Schema] = {
                    ("leader_epoch", _I32)),
     "configs": _schema(("seq", _I64), ("entity_type", _STR), ("entity", _STR), ("name", _STR), ("value", _STR)),
     "brokers": _schema(("seq", _I64), ("broker", _I32), ("state", _STR)),
+    # state: 'offline' when the broker's log directory failed (1.0+, KIP-112), 'online' when it came back
+    "log_dirs": _schema(("seq", _I64), ("broker", _I32), ("state", _STR)),
     "fetchers": _schema(("seq", _I64), ("broker", _I32), ("leader", _I32), ("fetcher_id", _I32), ("topic", _STR),
                         ("partition", _I32), ("action", _STR)),
     "replica_offsets": _schema(("topic", _STR), ("partition", _I32), ("broker", _I32),
                                ("log_end_offset", _I64), ("high_watermark", _I64), ("size_bytes", _I64)),
     "traffic": _schema(("broker", _I32), ("name", _STR), ("bytes", _I64)),
+    # Produce requests the leader `broker` rejected with `error` since the previous scrape, one row per
+    # partition and leader with any (sparse sample); `requests` drive the produce error meters.
+    "produce_errors": _schema(("topic", _STR), ("partition", _I32), ("broker", _I32), ("error", _STR),
+                              ("requests", _I64), ("messages", _I64), ("bytes", _I64)),
 }
 
 TRUTH: dict[str, pa.Schema] = {

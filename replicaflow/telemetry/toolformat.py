@@ -90,14 +90,16 @@ def _partition_line(version: KafkaVersion, p: PartitionRow) -> str:
     return "\t".join(cells)
 
 
-def log_dirs_text(live_brokers: list[int], replicas: list[ReplicaSize]) -> str:
-    """The whole ``kafka-log-dirs --describe`` output for the live brokers (a down broker does not answer)."""
+def log_dirs_text(live_brokers: list[int], replicas: list[ReplicaSize], offline: frozenset[int] = frozenset()) -> str:
+    """The whole ``kafka-log-dirs --describe`` output for the live brokers (a down broker does not answer);
+    a broker in ``offline`` reports its failed directory with ``KafkaStorageException`` and no partitions."""
     by_broker: dict[int, list[ReplicaSize]] = {b: [] for b in live_brokers}
     for r in replicas:
         if r.broker in by_broker:
             by_broker[r.broker].append(r)
     doc = {"version": 1, "brokers": [
-        {"broker": b, "logDirs": [{"logDir": LOG_DIR, "error": None, "partitions": [
+        {"broker": b, "logDirs": [{"logDir": LOG_DIR, "error": "KafkaStorageException", "partitions": []}
+                                  if b in offline else {"logDir": LOG_DIR, "error": None, "partitions": [
             {"partition": f"{r.topic}-{r.partition}", "size": r.size_bytes, "offsetLag": 0, "isFuture": False}
             for r in sorted(rs, key=lambda r: (r.topic, r.partition))]}]}
         for b, rs in by_broker.items()]}

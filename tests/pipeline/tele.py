@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from replicaflow.telemetry.schema import TELEMETRY
 
-CHANGE_TABLES = ("assignments", "leaders", "isr", "configs", "brokers", "fetchers")
+CHANGE_TABLES = ("assignments", "leaders", "isr", "configs", "brokers", "fetchers", "log_dirs")
 
 
 class Tele:

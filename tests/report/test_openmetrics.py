@@ -104,3 +104,15 @@ def test_confluent_naming_and_hypothetical_help(built):
     assert ("# HELP kafka_server_replicamanager_reassignmentmaxlag Max over led reassigning partitions of HW minus "
             "an adding replica's LEO (§3.1). Hypothetical: replicaflow's own, never shipped in Apache Kafka."
             in to_openmetrics(lag).splitlines())
+
+
+def test_keys_of_the_jmx_name_become_labels():
+    """The JMX exporter turns the ObjectName's extra keys into labels: RequestMetrics' request and error."""
+    from replicaflow.model.metrics import BY_SHORT
+    from replicaflow.report.openmetrics import family_name, jmx_labels
+
+    errors = BY_SHORT["ErrorsPerSec"]
+    assert jmx_labels(errors) == (("request", "Produce"), ("error", "NOT_ENOUGH_REPLICAS"))
+    assert family_name(errors) == "kafka_network_requestmetrics_errors"
+    assert family_name(errors, "confluent") == "kafka_network_requestmetrics_errorspersec"
+    assert jmx_labels(BY_SHORT["FailedPartitionsCount"], "confluent") == (("clientid", "Replica"),)

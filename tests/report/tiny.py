@@ -58,13 +58,14 @@ HEADLINES = {
               "peak_under_min_isr": 1, "peak_offline": 1, "peak_reassigning": 1, "urp_minutes": 1.5,
               "under_min_isr_minutes": 0.833, "offline_minutes": 0.667,
               "incidents": {"urp": 2, "under_min_isr": 1, "offline": 1},
-              "reassignments": {**_NO_MOVES, "completed": 1}, "isr_shrinks": 3, "isr_expands": 2,
+              "reassignments": {**_NO_MOVES, "completed": 1}, "isr_shrinks": 3, "isr_expands": 2, "produce_requests_rejected": 0,
               "peak_failed_partitions": 1, "reassignment_progress": None},
     "beta": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 1, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 0,
              "peak_under_min_isr": 0, "peak_offline": 0, "peak_reassigning": 0, "urp_minutes": 1.167,
              "under_min_isr_minutes": 0.0, "offline_minutes": 0.0,
              "incidents": {"urp": 1, "under_min_isr": 0, "offline": 0},
-             "reassignments": _NO_MOVES, "isr_shrinks": 1, "isr_expands": 1, "peak_failed_partitions": 0,
+             "reassignments": _NO_MOVES, "isr_shrinks": 1, "isr_expands": 1, "produce_requests_rejected": 0,
+             "peak_failed_partitions": 0,
              "reassignment_progress": None},
 }
 

@@ -36,13 +36,21 @@ def test_kip164_under_min_isr_only_when_two_replicas_are_lost(story):
     # broker 3 down at 60 s: its 6 partitions are URP once the leaders' lag check removes it, none under min ISR
     assert (window(urp, 80, 110) == with_3).all()
     assert (window(umi, 60, 120) == 0).all()
-    # broker 5 down at 120 s: URP = partitions on 3 or 5; under min ISR = exactly those that lost both
+    # broker 5 down at 120 s: URP = partitions on 3 or 5; under min ISR = exactly those that lost both (until
+    # broker 5 returns at 210 s: the acks=all leaders appended nothing meanwhile, so it rejoins at once)
     assert (window(urp, 140, 210) == with_3_or_5).all()
-    assert (window(umi, 140, 210) == with_3_and_5).all()
+    assert (window(umi, 140, 200) == with_3_and_5).all()
     assert umi.loc[230:].max() == 0
     # 0.11 has no UnderMinIsrPartitionCount: the operator sees the same URP and cannot tell the cases apart
     assert not before.has_metric("UnderMinIsrPartitionCount")
     assert before.cluster("UnderReplicatedPartitions").equals(urp)
+    # ...yet 0.11's leaders rejected the same acks=all requests: FailedProduceRequestsPerSec is all it shows
+    failed_b, failed_a = before.cluster("FailedProduceRequestsPerSec"), after.cluster("FailedProduceRequestsPerSec")
+    assert failed_b.iloc[-1] == failed_a.iloc[-1] > 0 and not before.has_metric("ErrorsPerSec")
+    assert after.cluster("ErrorsPerSec").iloc[-1] == failed_a.iloc[-1]
+    assert failed_a.loc[:120].max() == 0 and (window(failed_a.diff(), 140, 200) > 0).all()
+    rejected = after.table("telemetry", "produce_errors")
+    assert rejected.groupby(["topic", "partition"]).ngroups == with_3_and_5
 
 
 def test_kip352_reassignment_is_not_under_replication_from_2_5(story):

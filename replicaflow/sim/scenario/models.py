@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 from replicaflow.errors import ReplicaflowError, show
 from replicaflow.model import election
 from replicaflow.model.fetcher import FETCH_ERRORS
+from replicaflow.model.produce import DEFAULT_BATCH_SIZE_BYTES
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario.fields import (
     DEFAULT_START_MS,
@@ -28,6 +29,7 @@ from replicaflow.sim.scenario.fields import (
     optional,
     positive_duration,
 )
+from replicaflow.telemetry.toolformat import LOG_DIR
 
 # Short names accepted for fetch errors, mapped to the kinds of replicaflow.model.fetcher.
 ERROR_ALIASES = {"fenced_epoch": "fenced_leader_epoch", "corrupt": "corrupt_records"}
@@ -125,6 +127,29 @@ class TopicSpec(FrozenModel):
     message_size_bytes: SizeBytes = Field(1024, alias="message_size")
     initial_size_bytes: SizeBytes = Field(0, alias="initial_size")
     assignment: tuple[tuple[BrokerId, ...], ...] = ()
+    # the producers' acks (None: the release's producer default, model.produce.default_acks) and batch.size
+    acks: Literal["all", "1"] | None = None
+    batch_size_bytes: SizeBytes = Field(DEFAULT_BATCH_SIZE_BYTES, alias="batch_size")
+
+    @field_validator("acks", mode="before")
+    @classmethod
+    def _acks(cls, value):
+        """``all`` / ``-1`` (the same setting in Kafka) or ``1``; acks=0 is not modelled."""
+        if value is None:
+            return None
+        text = str(value).strip().lower() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+        if text in ("all", "-1"):
+            return "all"
+        if text == "1":
+            return "1"
+        raise ValueError(f"expected 'all' (or -1) or 1, found {show(value)}")
+
+    @field_validator("batch_size_bytes")
+    @classmethod
+    def _batch_size(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"expected a batch size of at least 1 byte, found {value}")
+        return value
 
     @field_validator("message_size_bytes")
     @classmethod
@@ -172,6 +197,15 @@ class BrokerDownEvent(_Event):
 class BrokerUpEvent(_Event):
     kind: Literal["broker_up"]
     broker: BrokerId
+
+
+class LogDirFailureEvent(_Event):
+    """The broker's log directory fails (an I/O error): 1.0+ takes its replicas offline, older releases halt
+    (docs/semantics.md §6.1). One log directory per broker; ``log_dir`` only names it in the log lines."""
+
+    kind: Literal["log_dir_failure"]
+    broker: BrokerId
+    log_dir: Name = LOG_DIR
 
 
 class SlowNetworkEvent(_Event):
@@ -246,11 +280,11 @@ class ElectLeadersEvent(_Event):
 
 Event = Annotated[
     ReassignEvent | BrokerDownEvent | BrokerUpEvent | SlowNetworkEvent | FailPartitionEvent | ProduceBurstEvent
-    | StallFollowerEvent | VerifyEvent | ConfigEvent | CancelReassignmentEvent | ElectLeadersEvent,
+    | StallFollowerEvent | VerifyEvent | ConfigEvent | CancelReassignmentEvent | ElectLeadersEvent | LogDirFailureEvent,
     Field(discriminator="kind"),
 ]
 EVENT_KINDS = ("reassign", "broker_down", "broker_up", "slow_network", "fail_partition", "produce_burst",
-               "stall_follower", "verify", "config", "cancel_reassignment", "elect_leaders")
+               "stall_follower", "verify", "config", "cancel_reassignment", "elect_leaders", "log_dir_failure")
 
 
 # ---------------------------------------------------------------------------------------- scenario

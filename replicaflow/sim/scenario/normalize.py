@@ -166,7 +166,7 @@ def flatten_event(raw: Any, i: int, base_dir: Path, problems: Problems) -> tuple
     payload = raw[kind]
     if payload is None:
         payload = {}
-    if kind in ("broker_down", "broker_up") and not isinstance(payload, dict):
+    if kind in ("broker_down", "broker_up", "log_dir_failure") and not isinstance(payload, dict):
         payload = {"broker": payload}
     if not isinstance(payload, dict):
         problems.add(loc + (kind,), f"expected a mapping of event fields, found {show(payload)}")

@@ -177,7 +177,7 @@ class KafkaController:
         self._rebalance_at = -1
         preferred = s.rbi[:, 0]
         ready = ((preferred >= 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)]
-                 & ~np.isin(np.arange(s.n_partitions), list(s.reassignments)))
+                 & ~s.log_dir_offline[np.maximum(preferred, 0)] & ~np.isin(np.arange(s.n_partitions), list(s.reassignments)))
         leader = np.where(s.lslot >= 0, s.leader_bi(), -1)
         for p in np.nonzero(election.imbalanced_partitions(self.mode, preferred, leader, ready))[0]:
             self.elect(int(p), at, prefer_slot=0)

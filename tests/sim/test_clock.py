@@ -102,6 +102,7 @@ def test_the_engine_has_a_handler_for_every_event_kind():
                 {"at": "6s", "produce_burst": {"topic": "t", "rate": "1MB/s", "for": "1s"}},
                 {"at": "7s", "stall_follower": {"broker": 3}}, {"at": "8s", "verify": {}},
                 {"at": "9s", "config": {"broker": "all", "min.insync.replicas": 2}},
-                {"at": "10s", "cancel_reassignment": {}}, {"at": "11s", "elect_leaders": {}}]), SCENARIOS, "<t>")
+                {"at": "10s", "cancel_reassignment": {}}, {"at": "11s", "elect_leaders": {}},
+                {"at": "12s", "log_dir_failure": 2}]), SCENARIOS, "<t>")
     engine = Engine(scenario, TelemetryWriter("t"))
     assert {e.kind for e in scenario.events} | {"session_expired", "restore_network", "leader_rebalance"} == set(engine.clock.handlers)

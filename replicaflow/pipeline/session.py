@@ -67,6 +67,7 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
             .set("spark.ui.showConsoleProgress", "false")
             .set("spark.sql.execution.arrow.pyspark.enabled", "true")
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
+            .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
             .set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2.as_uri()}")
             .set("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2.as_uri()}"))
     if SparkContext._gateway is None:

@@ -91,16 +91,14 @@ def write_scenario(path: Path, brokers: int, partitions: int, topics: int, tick:
     return path
 
 
-def floor_job(spark, roots: list[Path]) -> float:
+def floor_job(spark, roots: list[Path]) -> None:
     """Read every table's Parquet fully and run one groupBy on replica_offsets (the floor)."""
-    start = time.perf_counter()
     for name in TELEMETRY:
         df = spark.read.parquet(*[str(r / "telemetry" / name) for r in roots])
         if name == "replica_offsets":
             df = df.groupBy("cluster", "topic", "partition").agg(F.max("log_end_offset").alias("leo"),
                                                                   F.sum("size_bytes").alias("size"))
         df.write.format("noop").mode("overwrite").save()
-    return time.perf_counter() - start
 
 
 class HeapPeak:
@@ -116,6 +114,23 @@ class HeapPeak:
 
     def peak_mb(self) -> float:
         return sum(p.getPeakUsage().getUsed() for p in self.pools) / 2**20
+
+
+def jvm_cpu_s(spark) -> float:
+    """CPU seconds (user + system) of the driver's JVM so far — in local mode, all of Spark's work.
+
+    Unlike wall time it does not grow when other processes share the cores.
+    """
+    pid = spark.sparkContext._gateway.proc.pid
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(spark, job, *args, **kwargs) -> tuple[float, float]:
+    """(wall s, driver JVM CPU s) of ``job(*args, **kwargs)``."""
+    cpu, start = jvm_cpu_s(spark), time.perf_counter()
+    job(*args, **kwargs)
+    return time.perf_counter() - start, jvm_cpu_s(spark) - cpu
 
 
 def rows(roots: list[Path]) -> int:
@@ -218,34 +233,40 @@ def bench_inputs(spark, inputs: dict[str, list[Path]], work: Path, runs: int) ->
     figures = {}
     for label, roots in inputs.items():
         heap.reset()
-        floor = [floor_job(spark, roots) for _ in range(runs)]
-        took = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            analyze(roots, work / "out" / label.replace(" ", "_"), spark=spark)
-            took.append(time.perf_counter() - start)
+        out = work / "out" / label.replace(" ", "_")
+        floor = [timed(spark, floor_job, spark, roots) for _ in range(runs)]
+        took = [timed(spark, analyze, roots, out, spark=spark) for _ in range(runs)]
         figures[label] = (rows(roots), floor, took, heap.peak_mb())
     return figures
 
 
-def print_figures(console: Console, title: str, figures: dict[str, tuple], hours: list[int], fleet: int) -> None:
+def print_figures(console: Console, title: str, figures: dict[str, tuple], hours: list[int], fleet: int,
+                  local: bool) -> None:
+    """Wall times of every run (figures: the last), and in local mode the JVM's CPU time of the last run."""
     table = Table(title=title)
-    for col in ("input", "replica_offsets rows", "floor", "analyze", "analyze / floor (≤ 2.5×)", "driver heap peak"):
+    cols = ["input", "replica_offsets rows", "floor", "analyze", "analyze / floor (≤ 2.5×)", "driver heap peak"]
+    if local:
+        cols += ["floor CPU", "analyze CPU", "CPU ratio"]
+    for col in cols:
         table.add_column(col, justify="right")
     for label, (n, floor, took, heap) in figures.items():
-        table.add_row(label, f"{n:,}", " / ".join(f"{x:.1f}s" for x in floor), " / ".join(f"{x:.1f}s" for x in took),
-                      f"{took[-1] / floor[-1]:.2f}×", f"{heap:,.0f} MB")
+        row = [label, f"{n:,}", " / ".join(f"{w:.1f}s" for w, _ in floor), " / ".join(f"{w:.1f}s" for w, _ in took),
+               f"{took[-1][0] / floor[-1][0]:.2f}×", f"{heap:,.0f} MB"]
+        if local:
+            row += [f"{floor[-1][1]:.1f}s", f"{took[-1][1]:.1f}s", f"{took[-1][1] / floor[-1][1]:.2f}×"]
+        table.add_row(*row)
     console.print(table)
     one = figures.get("1h")
     if one is None:
         return
     for h in hours:
         if h > 1:
-            console.print(f"{h}h / 1h analyze time: {figures[f'{h}h'][2][-1] / one[2][-1]:.2f}× "
+            console.print(f"{h}h / 1h analyze time: {figures[f'{h}h'][2][-1][0] / one[2][-1][0]:.2f}× "
                           f"(goal ≤ {1.1 * h:.1f}×)")
     if fleet:
         console.print(f"{fleet} clusters / 1 cluster analyze time: "
-                      f"{figures[f'{fleet} clusters × 1h'][2][-1] / one[2][-1]:.2f}× (goal ≤ {1.1 * fleet:.1f}×)")
+                      f"{figures[f'{fleet} clusters × 1h'][2][-1][0] / one[2][-1][0]:.2f}× "
+                      f"(goal ≤ {1.1 * fleet:.1f}×)")
 
 
 def time_demo(master: str, work: Path) -> float:
@@ -304,7 +325,8 @@ def main() -> None:
                 finally:
                     spark.stop()
                 print_figures(console, f"analyze on {label}: {args.brokers} brokers, {args.partitions:,} "
-                                       f"partitions, RF 3, scrape {args.scrape}", figures, args.hours, args.fleet)
+                                       f"partitions, RF 3, scrape {args.scrape}", figures, args.hours, args.fleet,
+                              master == LOCAL)
             if args.demo:
                 demos[label] = time_demo(master, work)
                 console.print(f"replicaflow demo on {label}: {demos[label]:.1f}s end to end (goal ≤ 30s)")

@@ -53,7 +53,9 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     Shuffle partitions default to twice the cores Spark sees (``REPLICAFLOW_SHUFFLE_PARTITIONS``
     overrides): replicaflow's tables are narrow, and Spark's 200 would make hundreds of tiny tasks
     per stage on a laptop; adaptive execution coalesces further. Spark's console progress bar is
-    off because the CLI shows its own (rich) progress.
+    off because the CLI shows its own (rich) progress. On a cluster, set
+    ``REPLICAFLOW_SHUFFLE_PARTITIONS`` (executors may register after the session starts) and
+    ``REPLICAFLOW_EXECUTOR_MEMORY`` (docs/pipeline.md, "On a cluster").
     """
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
     check_master(master)

@@ -244,7 +244,7 @@ def print_figures(console: Console, title: str, figures: dict[str, tuple], hours
                   local: bool) -> None:
     """Wall times of every run (figures: the last), and in local mode the JVM's CPU time of the last run."""
     table = Table(title=title)
-    cols = ["input", "replica_offsets rows", "floor", "analyze", "analyze / floor (≤ 2.5×)", "driver heap peak"]
+    cols = ["input", "rows", "floor", "analyze", "ratio", "heap"]
     if local:
         cols += ["floor CPU", "analyze CPU", "CPU ratio"]
     for col in cols:
@@ -256,6 +256,9 @@ def print_figures(console: Console, title: str, figures: dict[str, tuple], hours
             row += [f"{floor[-1][1]:.1f}s", f"{took[-1][1]:.1f}s", f"{took[-1][1] / floor[-1][1]:.2f}×"]
         table.add_row(*row)
     console.print(table)
+    console.print("rows: replica_offsets rows; floor, analyze: wall time of each run; ratio: analyze / floor, last "
+                  "runs (goal ≤ 2.5×); heap: the driver JVM's peak heap used" +
+                  ("; CPU: the JVM's CPU time of the last run" if local else ""))
     one = figures.get("1h")
     if one is None:
         return

@@ -156,7 +156,7 @@ def alive_workers(webui: int) -> int:
 def standalone(work: Path, memory: str) -> Iterator[str]:
     """A Spark master and one 2-core worker on 127.0.0.1; yields the master URL."""
     port, ui, worker_ui = free_port(), free_port(), free_port()
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(work / "logs"),
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(work / "logs"),
            "SPARK_WORKER_DIR": str(work / "worker")}
     spark_class = str(BIN / "spark-class")
     logs = (work / "master.log").open("w"), (work / "worker.log").open("w")

@@ -1,35 +1,62 @@
-"""Pipeline benchmark (README, Performance): `analyze` on local[2] against a floor job, and at twice the input.
+"""Pipeline benchmark (README, Performance): `analyze` against a floor job, at 1 h, N h and a fleet.
 
-Writes a 50-broker, 50,000-partition (RF 3) scenario of 1 hour (and the same of 2 hours) into a
-temporary directory, simulates both, then times on one local[2] SparkSession:
+A 50-broker, 50,000-partition (RF 3) cluster is simulated for one hour (scrape 30 s, two broker
+outages); longer runs and fleets are made from that hour (benchmarks/synth.py: N hours laid end to
+end, or N copies under other cluster names, in the simulator's format). For each input and each
+master it times, in one session:
 - floor: read the Parquet of every telemetry table and one groupBy over replica_offsets;
-- analyze: `replicaflow.pipeline.runner.analyze` writing every analysis table.
-Goals: analyze ≤ 3× floor; 2-hour analyze ≤ 2.2× the 1-hour one. Each job runs twice in one session
-and both times are printed; the ratios use the second (steady-state) runs.
+- analyze: `replicaflow.pipeline.runner.analyze` writing every analysis table,
+and prints rows, both times, the ratio and the driver JVM's peak heap. Each job runs ``--runs``
+times (default 2); the figures use the last run (steady state: the first pays the JIT and Spark's
+code generation). Goals: analyze ≤ 2.5× the floor at every size; N hours ≤ 1.1·N × one hour; a
+fleet of N clusters ≤ 1.1·N × one cluster. ``--master standalone`` starts a Spark master and one
+2-core worker on 127.0.0.1 (as tests/pipeline/test_cluster.py does) and runs the same jobs there.
+``--demo`` times `replicaflow demo` end to end (a fresh process, as a user runs it) on each master.
 
-    .venv/bin/python benchmarks/bench_pipeline.py [--partitions 50000] [--brokers 50] [--keep DIR]
+Each part stays under ~10 minutes on 2 cores, so it can be run piece by piece:
+
+    .venv/bin/python benchmarks/bench_pipeline.py --hours 1 --master local --keep /tmp/bench
+    .venv/bin/python benchmarks/bench_pipeline.py --hours 1,8 --master local --keep /tmp/bench
+    .venv/bin/python benchmarks/bench_pipeline.py --hours 1 --fleet 4 --master local,standalone --keep /tmp/bench
+    .venv/bin/python benchmarks/bench_pipeline.py --hours none --demo --master local,standalone
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import os
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from pyspark.sql import functions as F
 from rich.console import Console
 from rich.table import Table
 
-from replicaflow.pipeline.runner import analyze
-from replicaflow.pipeline.session import get_spark
-from replicaflow.telemetry.schema import TELEMETRY
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import rename_cluster, repeat_hours  # noqa: E402
+
+from replicaflow.pipeline.runner import analyze  # noqa: E402
+from replicaflow.pipeline.session import get_spark  # noqa: E402
+from replicaflow.telemetry.schema import TELEMETRY  # noqa: E402
+
+BIN = Path(sys.executable).parent
+LOCAL = "local[2]"
+WORKER_CORES = 2
 
 SCENARIO = """\
-name: bench-{hours}h
+name: bench-1h
 seed: 42
-duration: {hours}h
+duration: 1h
 tick: {tick}
 scrape_interval: {scrape}
 kafka:
@@ -56,83 +83,258 @@ TOPIC = """  - name: t{i:03d}
 """
 
 
-def write_scenario(path: Path, hours: int, brokers: int, partitions: int, topics: int, tick: str,
-                   scrape: str) -> Path:
+def write_scenario(path: Path, brokers: int, partitions: int, topics: int, tick: str, scrape: str) -> Path:
     per_topic = partitions // topics
-    text = SCENARIO.format(hours=hours, brokers=brokers, tick=tick, scrape=scrape,
+    text = SCENARIO.format(brokers=brokers, tick=tick, scrape=scrape,
                            topics="".join(TOPIC.format(i=i, partitions=per_topic) for i in range(topics)))
     path.write_text(text)
     return path
 
 
-def floor_job(spark, root: Path) -> float:
+def floor_job(spark, roots: list[Path]) -> None:
     """Read every table's Parquet fully and run one groupBy on replica_offsets (the floor)."""
-    start = time.perf_counter()
     for name in TELEMETRY:
-        df = spark.read.parquet(str(root / "telemetry" / name))
+        df = spark.read.parquet(*[str(r / "telemetry" / name) for r in roots])
         if name == "replica_offsets":
             df = df.groupBy("cluster", "topic", "partition").agg(F.max("log_end_offset").alias("leo"),
                                                                   F.sum("size_bytes").alias("size"))
         df.write.format("noop").mode("overwrite").save()
-    return time.perf_counter() - start
 
 
-def timed_analyze(spark, root: Path, out: Path) -> float:
+class HeapPeak:
+    """The driver JVM's peak heap (sum of its heap pools' peaks) since the last reset."""
+
+    def __init__(self, spark):
+        self.pools = [p for p in spark.sparkContext._jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()
+                      if str(p.getType()) == "Heap memory"]
+
+    def reset(self) -> None:
+        for p in self.pools:
+            p.resetPeakUsage()
+
+    def peak_mb(self) -> float:
+        return sum(p.getPeakUsage().getUsed() for p in self.pools) / 2**20
+
+
+def jvm_cpu_s(spark) -> float:
+    """CPU seconds (user + system) of the driver's JVM so far — in local mode, all of Spark's work.
+
+    Unlike wall time it does not grow when other processes share the cores.
+    """
+    pid = spark.sparkContext._gateway.proc.pid
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(spark, job, *args, **kwargs) -> tuple[float, float]:
+    """(wall s, driver JVM CPU s) of ``job(*args, **kwargs)``."""
+    cpu, start = jvm_cpu_s(spark), time.perf_counter()
+    job(*args, **kwargs)
+    return time.perf_counter() - start, jvm_cpu_s(spark) - cpu
+
+
+def rows(roots: list[Path]) -> int:
+    return sum(pq.ParquetFile(f).metadata.num_rows
+               for r in roots for f in (r / "telemetry" / "replica_offsets").glob("*.parquet"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def alive_workers(webui: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{webui}/json/", timeout=2) as r:
+            return sum(w.get("state") == "ALIVE" for w in json.load(r).get("workers", []))
+    except OSError:
+        return 0
+
+
+@contextlib.contextmanager
+def standalone(work: Path, memory: str) -> Iterator[str]:
+    """A Spark master and one 2-core worker on 127.0.0.1; yields the master URL."""
+    port, ui, worker_ui = free_port(), free_port(), free_port()
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(work / "logs"),
+           "SPARK_WORKER_DIR": str(work / "worker")}
+    spark_class = str(BIN / "spark-class")
+    logs = (work / "master.log").open("w"), (work / "worker.log").open("w")
+    procs = [subprocess.Popen([spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                               "--port", str(port), "--webui-port", str(ui)], env=env, stdout=logs[0],
+                              stderr=subprocess.STDOUT)]
+    try:
+        procs.append(subprocess.Popen([spark_class, "org.apache.spark.deploy.worker.Worker",
+                                       f"spark://127.0.0.1:{port}", "--cores", str(WORKER_CORES), "--memory", memory,
+                                       "--webui-port", str(worker_ui)], env=env, stdout=logs[1],
+                                      stderr=subprocess.STDOUT))
+        deadline = time.monotonic() + 180
+        while alive_workers(ui) < 1:
+            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+                raise RuntimeError(f"the standalone worker did not start: see {work / 'worker.log'}")
+            time.sleep(1)
+        yield f"spark://127.0.0.1:{port}"
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for f in logs:
+            f.close()
+
+
+def masters(names: list[str], work: Path, memory: str) -> Iterator[tuple[str, str]]:
+    """(label, master URL) for each requested master, a standalone one running while its label is current."""
+    for name in names:
+        if name == "local":
+            yield f"local mode ({LOCAL})", LOCAL
+        else:
+            folder = work / "standalone"
+            folder.mkdir(parents=True, exist_ok=True)
+            with standalone(folder, memory) as url:
+                yield f"standalone, one {WORKER_CORES}-core worker ({url})", url
+
+
+def prepare(args, work: Path, console: Console) -> dict[str, list[Path]]:
+    """The inputs by label: '1h', 'Nh' (hours laid end to end) and 'N clusters' (each 1 h)."""
+    from replicaflow.sim.runner import simulate
+
+    base = work / "1h"
+    if not (base / "telemetry" / "_meta.json").exists():
+        scenario = write_scenario(work / "bench-1h.yaml", args.brokers, args.partitions, args.topics, args.tick,
+                                  args.scrape)
+        t0 = time.perf_counter()
+        simulate(scenario, base, progress=True)
+        console.print(f"simulated 1h in {time.perf_counter() - t0:.0f}s")
+    inputs: dict[str, list[Path]] = {}
+    for hours in args.hours:
+        root = base if hours == 1 else work / f"{hours}h"
+        if not (root / "telemetry" / "_meta.json").exists():
+            t0 = time.perf_counter()
+            repeat_hours(base, root, hours)
+            console.print(f"synthesized {hours}h from the simulated hour in {time.perf_counter() - t0:.0f}s")
+        inputs[f"{hours}h"] = [root]
+    if args.fleet:
+        fleet = []
+        for i in range(args.fleet):
+            root = work / f"fleet-{i}"
+            if not (root / "telemetry" / "_meta.json").exists():
+                rename_cluster(base, root, f"bench-1h-c{i}")
+            fleet.append(root)
+        inputs[f"{args.fleet} clusters × 1h"] = fleet
+    return inputs
+
+
+def bench_inputs(spark, inputs: dict[str, list[Path]], work: Path, runs: int) -> dict[str, tuple]:
+    heap = HeapPeak(spark)
+    figures = {}
+    for label, roots in inputs.items():
+        heap.reset()
+        out = work / "out" / label.replace(" ", "_")
+        floor = [timed(spark, floor_job, spark, roots) for _ in range(runs)]
+        took = [timed(spark, analyze, roots, out, spark=spark) for _ in range(runs)]
+        figures[label] = (rows(roots), floor, took, heap.peak_mb())
+    return figures
+
+
+def print_figures(console: Console, title: str, figures: dict[str, tuple], hours: list[int], fleet: int,
+                  local: bool) -> None:
+    """Wall times of every run (figures: the last), and in local mode the JVM's CPU time of the last run."""
+    table = Table(title=title)
+    cols = ["input", "rows", "floor", "analyze", "ratio", "heap"]
+    if local:
+        cols += ["floor CPU", "analyze CPU", "CPU ratio"]
+    for col in cols:
+        table.add_column(col, justify="right")
+    for label, (n, floor, took, heap) in figures.items():
+        row = [label, f"{n:,}", " / ".join(f"{w:.1f}s" for w, _ in floor), " / ".join(f"{w:.1f}s" for w, _ in took),
+               f"{took[-1][0] / floor[-1][0]:.2f}×", f"{heap:,.0f} MB"]
+        if local:
+            row += [f"{floor[-1][1]:.1f}s", f"{took[-1][1]:.1f}s", f"{took[-1][1] / floor[-1][1]:.2f}×"]
+        table.add_row(*row)
+    console.print(table)
+    console.print("rows: replica_offsets rows; floor, analyze: wall time of each run; ratio: analyze / floor, last "
+                  "runs (goal ≤ 2.5×); heap: the driver JVM's peak heap used" +
+                  ("; CPU: the JVM's CPU time of the last run" if local else ""))
+    one = figures.get("1h")
+    if one is None:
+        return
+    for h in hours:
+        if h > 1:
+            console.print(f"{h}h / 1h analyze time: {figures[f'{h}h'][2][-1][0] / one[2][-1][0]:.2f}× "
+                          f"(goal ≤ {1.1 * h:.1f}×)")
+    if fleet:
+        console.print(f"{fleet} clusters / 1 cluster analyze time: "
+                      f"{figures[f'{fleet} clusters × 1h'][2][-1][0] / one[2][-1][0]:.2f}× "
+                      f"(goal ≤ {1.1 * fleet:.1f}×)")
+
+
+def time_demo(master: str, work: Path) -> float:
+    """`replicaflow demo` end to end in a fresh process (its own JVM), as a user runs it."""
+    out = work / "demo"
+    shutil.rmtree(out, ignore_errors=True)
+    if master == LOCAL:
+        cmd = [str(BIN / "replicaflow"), "demo", "--out", str(out)]
+    else:
+        cmd = [sys.executable, "-c", "import sys; from pathlib import Path; from replicaflow.jobs.demo import run_demo; "
+               "run_demo(Path(sys.argv[1]), master=sys.argv[2], progress=False)", str(out), master]
     start = time.perf_counter()
-    analyze(root, out, spark=spark)
-    return time.perf_counter() - start
-
-
-def rows(root: Path) -> int:
-    import pyarrow.parquet as pq
-
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in (root / "telemetry" / "replica_offsets").glob("*.parquet"))
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"demo failed: {done.stderr[-2000:]}")
+    return took
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hours", default="1,8", help="telemetry lengths in hours, comma-separated, or 'none'")
+    ap.add_argument("--fleet", type=int, default=0, help="also a fleet of this many 1h clusters in one analyze")
+    ap.add_argument("--master", default="local", help="comma-separated: local (local[2]) and/or standalone")
+    ap.add_argument("--demo", action="store_true", help="also time `replicaflow demo` end to end on each master")
+    ap.add_argument("--runs", type=int, default=2, help="runs of each job in one session; figures use the last")
     ap.add_argument("--brokers", type=int, default=50)
     ap.add_argument("--partitions", type=int, default=50_000)
     ap.add_argument("--topics", type=int, default=50)
     ap.add_argument("--tick", default="1s", help="simulation tick (a divisor of the scrape interval)")
     ap.add_argument("--scrape", default="30s", help="scrape interval")
-    ap.add_argument("--keep", type=Path, help="keep the generated telemetry here instead of a temp dir")
+    ap.add_argument("--worker-memory", default="4g", help="the standalone worker's (and executor's) memory")
+    ap.add_argument("--keep", type=Path, help="keep the generated telemetry here (reused by later runs)")
     args = ap.parse_args()
-    from replicaflow.sim.runner import simulate
+    args.hours = [] if args.hours == "none" else sorted({int(h) for h in args.hours.split(",")})
+    if (args.fleet or any(h > 1 for h in args.hours)) and 1 not in args.hours:
+        args.hours.insert(0, 1)  # the ratios need the 1h figure of the same run
+    names = [m.strip() for m in args.master.split(",")]
+    if not set(names) <= {"local", "standalone"}:
+        ap.error("--master takes local and/or standalone")
 
     console = Console()
+    console.print(f"load average at start: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, "
+                  f"{os.getloadavg()[2]:.2f} ({os.cpu_count()} cores)")
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("REPLICAFLOW_EXECUTOR_MEMORY", args.worker_memory)
     try:
-        runs = {}
-        for hours in (1, 2):
-            root = work / f"{hours}h"
-            if not (root / "telemetry" / "_meta.json").exists():
-                scenario = write_scenario(work / f"bench-{hours}h.yaml", hours, args.brokers, args.partitions,
-                                          args.topics, args.tick, args.scrape)
-                t0 = time.perf_counter()
-                simulate(scenario, root, progress=True)
-                console.print(f"simulated {hours}h in {time.perf_counter() - t0:.0f}s")
-            runs[hours] = root
-        spark = get_spark("local[2]", app_name="bench-pipeline")
-        figures = {}
-        for hours, root in runs.items():
-            # every job runs twice in the same session: the first pays the JVM's JIT and Spark's code
-            # generation for its plans, the second is the steady state that a long-running session sees
-            floor = [floor_job(spark, root) for _ in range(2)]
-            took = [timed_analyze(spark, root, work / f"out-{hours}h") for _ in range(2)]
-            figures[hours] = (rows(root), floor, took)
-        table = Table(title=f"analyze on local[2]: {args.brokers} brokers, {args.partitions:,} partitions, RF 3, "
-                            f"scrape {args.scrape}")
-        for col in ("input", "replica_offsets rows", "floor (1st / 2nd)", "analyze (1st / 2nd)",
-                    "analyze / floor, 2nd runs (goal ≤ 3×)"):
-            table.add_column(col, justify="right")
-        for hours, (n, floor, took) in figures.items():
-            table.add_row(f"{hours}h", f"{n:,}", f"{floor[0]:.1f}s / {floor[1]:.1f}s", f"{took[0]:.1f}s / {took[1]:.1f}s",
-                          f"{took[1] / floor[1]:.2f}×")
-        console.print(table)
-        console.print(f"2h / 1h analyze time, 2nd runs (goal ≤ 2.2×): {figures[2][2][1] / figures[1][2][1]:.2f}×; "
-                      f"1st runs: {figures[2][2][0] / figures[1][2][0]:.2f}×")
+        inputs = prepare(args, work, console) if args.hours or args.fleet else {}
+        demos = {}
+        for label, master in masters(names, work, args.worker_memory):
+            if inputs:
+                spark = get_spark(master, app_name="bench-pipeline")
+                try:
+                    figures = bench_inputs(spark, inputs, work, args.runs)
+                finally:
+                    spark.stop()
+                print_figures(console, f"analyze on {label}: {args.brokers} brokers, {args.partitions:,} "
+                                       f"partitions, RF 3, scrape {args.scrape}", figures, args.hours, args.fleet,
+                              master == LOCAL)
+            if args.demo:
+                demos[label] = time_demo(master, work)
+                console.print(f"replicaflow demo on {label}: {demos[label]:.1f}s end to end (goal ≤ 30s)")
+        console.print(f"load average at end: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, "
+                      f"{os.getloadavg()[2]:.2f}")
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

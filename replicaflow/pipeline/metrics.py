@@ -9,7 +9,7 @@ Meters are the same running sum of change events, restarted at each ``up`` row o
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.model.metrics import BROKER_METRICS, LEADER_FLAG_GAUGES, TRAFFIC_METRICS, jmx
@@ -135,22 +135,29 @@ def meter_deltas(events: DataFrame, traffic: DataFrame, brokers: DataFrame, grid
     return isr.unionByName(byte_rows.select("cluster", "broker", "name", "restart", "ts_ms", "delta"))
 
 
-def lagging_replicas(replica_offsets: DataFrame) -> DataFrame:
+def lagging_replicas(replica_offsets: DataFrame, state: DataFrame) -> DataFrame:
     """Replica rows whose LEO is behind the partition's HW at that scrape: (…, broker, ts_ms, lag).
 
-    The one pass over replica_offsets, the largest table. The HW is on the leader's row only, so
-    follower rows are joined to the leader row of the same partition and scrape. A shuffled hash
-    join (hinted: the planner otherwise may broadcast millions of leader rows, or sort both sides)
-    measured about half the time of a window over (partition, scrape) on 18 M rows
-    (benchmarks/bench_pipeline.py). Lags ≤ 0 contribute 0 and are dropped.
+    Only a replica outside the ISR can be behind: the HW is the minimum LEO over a set that holds
+    the leader and the whole ISR and never passes a member's LEO (docs/semantics.md §1.5, Kafka's
+    ``Partition.maybeIncrementLeaderHW``). So replica_offsets, the largest table, is read once and
+    never shuffled: the partition intervals of ``state`` with a replica outside the ISR (few, even
+    over days of telemetry) are broadcast to the scan, which keeps the rows of those scrapes (the
+    leader's, for its HW, and the out-of-sync replicas'); a window over (partition, scrape) on that
+    remainder spreads the leader's HW. Pairing every follower row with its leader's row instead
+    shuffled the whole table (benchmarks/bench_pipeline.py, docs/pipeline.md). Lags ≤ 0 contribute
+    0 and are dropped.
     """
-    keys = [*PKEY, "ts_ms"]
-    leaders = (replica_offsets.filter(F.col("high_watermark").isNotNull())
-               .select(*keys, F.col("high_watermark").alias("hw")).hint("shuffle_hash"))
-    followers = replica_offsets.filter(F.col("high_watermark").isNull()).select(*keys, "broker", "log_end_offset")
-    return (followers.join(leaders, keys)
-            .select(*keys, "broker", (F.col("hw") - F.col("log_end_offset")).alias("lag"))
-            .filter(F.col("lag") > 0))
+    out_of_sync = (state.select(*PKEY, "from_ms", "to_ms", F.array_except("replicas", "isr").alias("outside"))
+                   .filter(F.size("outside") > 0))
+    in_interval = (F.col("ts_ms") >= F.col("from_ms")) & (F.col("to_ms").isNull() | (F.col("ts_ms") < F.col("to_ms")))
+    rows = (replica_offsets.join(F.broadcast(out_of_sync), list(PKEY))
+            .filter(in_interval & (F.col("high_watermark").isNotNull() | F.array_contains("outside", F.col("broker"))))
+            .select(*PKEY, "ts_ms", "broker", "log_end_offset", "high_watermark"))
+    hw = F.max("high_watermark").over(Window.partitionBy(*PKEY, "ts_ms"))
+    return (rows.select(*PKEY, "ts_ms", "broker", (hw - F.col("log_end_offset")).alias("lag"), "high_watermark")
+            .filter(F.col("high_watermark").isNull() & (F.col("lag") > 0))
+            .select(*PKEY, "ts_ms", "broker", "lag"))
 
 
 def lag_gauges(lagging: DataFrame, state: DataFrame, fetchers: DataFrame) -> DataFrame:

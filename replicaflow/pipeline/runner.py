@@ -40,7 +40,7 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     """
     events = shared(S.partition_events(t.tables))
     state = shared(S.partition_state(events, t.meta))
-    lagging = shared(M.lagging_replicas(t.tables["replica_offsets"]))
+    lagging = shared(M.lagging_replicas(t.tables["replica_offsets"], state))
     topics = shared(M.topic_metrics(state, t.meta))
     episodes = shared(E.reassignment_episodes(state))
     progress = shared(E.reassignment_progress(episodes, t.tables["replica_offsets"], t.meta))

@@ -53,7 +53,9 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     Shuffle partitions default to twice the cores Spark sees (``REPLICAFLOW_SHUFFLE_PARTITIONS``
     overrides): replicaflow's tables are narrow, and Spark's 200 would make hundreds of tiny tasks
     per stage on a laptop; adaptive execution coalesces further. Spark's console progress bar is
-    off because the CLI shows its own (rich) progress.
+    off because the CLI shows its own (rich) progress. On a cluster, set
+    ``REPLICAFLOW_SHUFFLE_PARTITIONS`` (executors may register after the session starts) and
+    ``REPLICAFLOW_EXECUTOR_MEMORY`` (docs/pipeline.md, "On a cluster").
     """
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
     check_master(master)
@@ -67,6 +69,7 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
             .set("spark.ui.showConsoleProgress", "false")
             .set("spark.sql.execution.arrow.pyspark.enabled", "true")
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
+            .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
             .set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2.as_uri()}")
             .set("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2.as_uri()}"))
     if SparkContext._gateway is None:

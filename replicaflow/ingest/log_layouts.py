@@ -47,7 +47,7 @@ def decode_files(whole: DataFrame, source: Column) -> DataFrame:
     a non-ASCII character of such a file stays U+FFFD and its line is rejected.
     """
     v = F.col("value")
-    head = F.substring(v, 1, 4)
+    head = F.substring(v, 1, 8)
     utf16 = head.startswith("\ufffd\ufffd") & head.contains("\x00") | \
         head.rlike("^(?:[\\x01-\\x7f]\\x00[\\x01-\\x7f]\\x00|\\x00[\\x01-\\x7f]\\x00[\\x01-\\x7f])")
     text = (F.when(utf16, F.regexp_replace(F.regexp_replace(v, "\x00", ""), "^\ufffd\ufffd", ""))

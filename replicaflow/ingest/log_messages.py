@@ -43,10 +43,10 @@ _KV = {  # keys of LeaderAndIsr(...), PartitionState(...), PartitionChangeRecord
     "leader": r"\bleader[=:](-?\d+)",
     "leader_epoch": r"\bleaderEpoch[=:](-?\d+)",
     "partition_epoch": r"\b(?:zkVersion|partitionEpoch)[=:](-?\d+)",
-    "isr": r"\bisr[=:](?:List\(|\[)?([\d, ]*)",
-    "replicas": r"\breplicas[=:](?:List\(|\[)?([\d, ]*)",
-    "adding": r"\baddingReplicas[=:](?:List\(|\[)?([\d, ]*)",
-    "removing": r"\bremovingReplicas[=:](?:List\(|\[)?([\d, ]*)",
+    "isr": r"\bisr[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
+    "replicas": r"\breplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
+    "adding": r"\baddingReplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
+    "removing": r"\bremovingReplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
     "state": r"\bleaderRecoveryState=([\w-]+)",
 }
 

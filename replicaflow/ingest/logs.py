@@ -65,9 +65,9 @@ def _int(col: Column) -> Column:
 
 
 def _ids(col: Column) -> Column:
-    """'1,2,3' (or '1, 2, 3') -> array<int>; '' -> []; null -> null."""
+    """'1,2,3', '1, 2, 3', '[1, 2]', 'List(1, 2)' -> array<int>; '' or '[]' -> []; null -> null."""
     return F.when(col.isNull(), F.lit(None)).otherwise(
-        F.transform(F.filter(F.split(F.regexp_replace(col, r"\s", ""), ","), lambda s: s != ""),
+        F.transform(F.filter(F.split(F.regexp_replace(col, r"[^\d,]", ""), ","), lambda s: s != ""),
                     lambda s: s.try_cast("int")))
 
 
@@ -187,7 +187,9 @@ def _field(name: str) -> Column:
             .otherwise(outer)
     elif subs:
         raise ValueError(f"field {name!r}: one sub-pattern per field")
-    value = F.when(g >= 0, F.nullif(outer, F.lit("")))
+    # a broker list group that matched nothing is the empty list (`adding replicas []`), not unknown
+    keep_empty = _pick([name in LIST_FIELDS and isinstance(spec, int) for spec in specs])
+    value = F.when(g >= 0, F.when(keep_empty, outer).otherwise(F.nullif(outer, F.lit(""))))
     if name == "state":
         value = F.coalesce(value, _pick([r.state for r in RULES]))
     return value

@@ -30,7 +30,7 @@ def hostile(spark, tmp_path_factory):
                                 + "1," * (5 << 20) + " to 1 (kafka.cluster.Partition)").encode() + b"\n"
                                + GOOD.encode() + b"\n",
         "broker-4/server.log": b"\x00\x01\x02\xff\xfe binary \x1b[31m\n" + GOOD.encode() + b"\n",
-        "broker-5/server.log": ("\ufeff" + GOOD + "\n" + GOOD + "\n").encode("utf-16"),
+        "broker-5/server.log": (GOOD + "\n" + GOOD + "\n").encode("utf-16"),  # with its BOM
         "broker-6/server.log": b"\xef\xbb\xbf" + GOOD.encode() + b"\n",
     }
     for rel, data in files.items():

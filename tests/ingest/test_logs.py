@@ -220,7 +220,7 @@ def test_paths_that_match_nothing_raise(tmp_path):
     assert resolve_paths(tmp_path) == [str(tmp_path / "a" / "server.log")]
 
 
-ROUND_TRIP_VERSIONS = ["0.10", "2.1", "2.4", "2.7", "3.0", "3.6"]
+ROUND_TRIP_VERSIONS = ["0.10", "1.1", "2.2", "2.4", "2.7", "3.5", "3.7", "4.0"]
 
 
 def _scenario(version: KafkaVersion, topic: str) -> tuple[list[dict], list[list[int]]]:

@@ -47,9 +47,9 @@ def decode_files(whole: DataFrame, source: Column) -> DataFrame:
     a non-ASCII character of such a file stays U+FFFD and its line is rejected.
     """
     v = F.col("value")
-    head = F.substring(v, 1, 8)
-    utf16 = head.startswith("\ufffd\ufffd") & head.contains("\x00") | \
-        head.rlike("^(?:[\\x01-\\x7f]\\x00[\\x01-\\x7f]\\x00|\\x00[\\x01-\\x7f]\\x00[\\x01-\\x7f])")
+    # rlike sees the bytes decoded (invalid ones as U+FFFD); startswith would compare the raw bytes
+    utf16 = F.substring(v, 1, 8).rlike(
+        "^(?:\ufffd\ufffd)?(?:[\\x01-\\x7f]\\x00[\\x01-\\x7f]\\x00|\\x00[\\x01-\\x7f]\\x00[\\x01-\\x7f])")
     text = (F.when(utf16, F.regexp_replace(F.regexp_replace(v, "\x00", ""), "^\ufffd\ufffd", ""))
             .otherwise(F.regexp_replace(v, "^\ufeff", "")))
     return whole.select(source.alias("source"), F.is_valid_utf8(v).alias("file_utf8"), utf16.alias("file_utf16"),

@@ -80,7 +80,9 @@ def _kraft(version: KafkaVersion, e: dict) -> bool:
 
 def _isr_shrink(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
-    msg = f"Shrinking ISR from {_ids(e['old_isr'])} to {_ids(e['new_isr'])}"
+    # 0.10 names the partition again: `[t,p]` when shrinking, TopicPartition's `t-p` when expanding
+    whose = "" if v.at_least("0.11") else f"for partition [{e['topic']},{e['partition']}] "
+    msg = f"Shrinking ISR {whose}from {_ids(e['old_isr'])} to {_ids(e['new_isr'])}"
     if v.at_least("2.2"):
         items = []
         for r in e.get("out_of_sync", []):
@@ -100,7 +102,8 @@ def _isr_expand(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if v.at_least("2.8"):  # from 2.8 the expansion is only visible as "ISR updated"
         return []
     pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
-    msg = f"Expanding ISR from {_ids(e['old_isr'])} to {_ids(e['new_isr'])}"
+    whose = "" if v.at_least("0.11") else f"for partition {e['topic']}-{e['partition']} "
+    msg = f"Expanding ISR {whose}from {_ids(e['old_isr'])} to {_ids(e['new_isr'])}"
     return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
 
 
@@ -116,14 +119,16 @@ def _isr_updated(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         msg = f"ISR updated from AlterIsr to {isr} and version updated to [{epoch}]"
     else:
         msg = f"ISR updated to [{isr}] and zkVersion updated to [{epoch}]"
-    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
+    # Partition.updateIsr logged the ZooKeeper write at TRACE until 2.4 (INFO from 2.4)
+    level = "INFO" if v.at_least("2.4") else "TRACE"
+    return [(SERVER, format_line(e["ts_ms"], level, pre + msg, PARTITION_LOGGER))]
 
 
 def _isr_update_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if v.alter_partition:
         raise ValueError("event 'isr_update_failed' is a ZooKeeper-era line (Kafka < 2.7)")
     pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
-    ver = f"[{e['partition_epoch']}]" if v.release[:2] == (2, 3) else str(e["partition_epoch"])
+    ver = str(e["partition_epoch"]) if v.at_least("2.4") else f"[{e['partition_epoch']}]"
     msg = f"Cached zkVersion {ver} not equal to that in zookeeper, skip updating ISR"
     return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
 
@@ -147,10 +152,14 @@ def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
                f"epoch {epoch} from offset {e['leo']} with partition epoch {e['partition_epoch']}, high "
                f"watermark {e['hw']}, ISR [{isr}], adding replicas [{adding}] and removing replicas [{removing}]")
         if v.at_least("3.5"):
-            prev_leader = int(e.get("prev_leader", -1))
-            who = f"Some({prev_leader})" if prev_leader >= 0 else "None"
-            msg += (" (under-min-isr)" if e.get("under_min_isr") else "")
-            msg += f". Previous leader {who} and previous leader epoch was {prev}."
+            # Partition.makeLeader writes `removing replicas [..] ${marker}.`: a space, then the marker or "".
+            msg += " (under-min-isr)." if e.get("under_min_isr") else " ."
+            if v.at_least("3.6"):
+                prev_leader = int(e.get("prev_leader", -1))
+                who = f"Some({prev_leader})" if prev_leader >= 0 else "None"
+                msg += f" Previous leader {who} and previous leader epoch was {prev}."
+            else:
+                msg += f" Previous leader epoch was {prev}."
         else:
             msg += f". Previous leader epoch was {prev}."
     return [(STATE_CHANGE, format_line(e["ts_ms"], "INFO", f"[Broker id={e['broker']}] " + msg,

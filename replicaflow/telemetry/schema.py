@@ -90,6 +90,13 @@ ANALYSIS: dict[str, pa.Schema] = {
         ("cluster", _STR), ("ts_ms", _I64), ("broker", _I32), ("source", _STR), ("line_number", _I64),
         ("kind", _STR), ("topic", _STR), ("partition", _I32), ("isr", _LIST), ("leader_epoch", _I32),
         ("message", _STR),
+        # what the line says beyond the partition (docs/logs.md): the leader it names, the broker it is
+        # about when that is not the logging one (fenced broker, controller, previous leader), replica
+        # lists, the partition epoch (zkVersion), an offset, min.insync.replicas of a refused produce,
+        # a state word (target state, `refused`, `under-min-isr`), the log directory, the error name
+        ("leader", _I32), ("target_broker", _I32), ("replicas", _LIST), ("adding", _LIST), ("removing", _LIST),
+        ("partition_epoch", _I32), ("offset", _I64), ("min_isr", _I32), ("state", _STR), ("log_dir", _STR),
+        ("error", _STR),
     ]),
     "rejects": pa.schema([("source", _STR), ("line_number", _I64), ("raw_line", _STR), ("reason", _STR)]),
 }

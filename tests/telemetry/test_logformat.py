@@ -42,8 +42,15 @@ def test_timestamp_layout_is_utc_with_comma_millis():
 
 @pytest.mark.parametrize("version", ["0.9", "0.10.2", "0.11", "1.0", "1.1", "2.1"])
 def test_shrink_up_to_2_1_has_no_details(version):
+    """Partition.maybeShrinkIsr: 0.10 names the partition again ([t,p]); 0.11 drops it."""
     prefix = OLD_PREFIX if version.startswith("0.") else PREFIX
-    assert message(SHRINK, version) == prefix + "Shrinking ISR from 1,2,3 to 1,2"
+    again = "for partition [orders,3] " if version in ("0.9", "0.10.2") else ""
+    assert message(SHRINK, version) == prefix + f"Shrinking ISR {again}from 1,2,3 to 1,2"
+
+
+def test_expand_0_10_names_the_topic_partition():
+    """Partition.maybeExpandIsr at 0.10.2.0: `Expanding ISR for partition $topicPartition from ...` (t-p)."""
+    assert message(EXPAND, "0.10.2") == OLD_PREFIX + "Expanding ISR for partition orders-3 from 1,2 to 1,2,3"
 
 
 @pytest.mark.parametrize("version", ["2.2", "2.4", "2.7", "2.8", "3.0", "3.3", "3.5"])
@@ -98,12 +105,17 @@ def test_isr_updated_per_family():
     assert message(updated([1, 2]), "2.7") == PREFIX + "ISR updated from AlterIsr to 1,2 and version updated to [7]"
     for version in ("2.4", "2.5", "2.6"):
         assert message(updated([1, 2]), version) == PREFIX + "ISR updated to [1,2] and zkVersion updated to [7]"
+    # Partition.updateIsr logged the ZooKeeper write at TRACE before 2.4 (2.3.0: trace("ISR updated to ..."))
+    assert message(updated([1, 2]), "2.3", level="TRACE") == \
+        PREFIX + "ISR updated to [1,2] and zkVersion updated to [7]"
 
 
 def test_failed_isr_write_zk_era():
     ev = {"kind": "isr_update_failed", "topic": "orders", "partition": 3, "partition_epoch": 7}
-    assert message(ev, "2.2") == PREFIX + "Cached zkVersion 7 not equal to that in zookeeper, skip updating ISR"
-    assert message(ev, "2.3") == PREFIX + "Cached zkVersion [7] not equal to that in zookeeper, skip updating ISR"
+    # Partition.updateIsr: `[%d]` up to 2.3.0, `$zkVersion` from 2.4.0
+    assert message(ev, "2.4") == PREFIX + "Cached zkVersion 7 not equal to that in zookeeper, skip updating ISR"
+    for version in ("2.2", "2.3"):
+        assert message(ev, version) == PREFIX + "Cached zkVersion [7] not equal to that in zookeeper, skip updating ISR"
     with pytest.raises(ValueError, match="ZooKeeper-era"):
         render_event({"ts_ms": T, "broker": 1, **ev}, v("2.8"))
 
@@ -165,10 +177,15 @@ def test_leader_start_3_3_and_3_5():
             "replicas [3]")
     assert message(LEADER, "3.3", "state.change.logger") == \
         f"[Broker id=1] {base}. Previous leader epoch was 4."
+    # Partition.makeLeader 3.5.0: `removing replicas [..] ${marker}. Previous leader epoch was E.`
     assert message({**LEADER, "under_min_isr": True}, "3.5", "state.change.logger") == \
+        f"[Broker id=1] {base} (under-min-isr). Previous leader epoch was 4."
+    assert message(LEADER, "3.5", "state.change.logger") == f"[Broker id=1] {base} . Previous leader epoch was 4."
+    # 3.6.0+: `... ${marker}. Previous leader $leaderReplicaIdOpt and previous leader epoch was E.`
+    assert message({**LEADER, "under_min_isr": True}, "3.6", "state.change.logger") == \
         f"[Broker id=1] {base} (under-min-isr). Previous leader Some(1) and previous leader epoch was 4."
-    assert message({**LEADER, "prev_leader": -1}, "3.6", "state.change.logger").endswith(
-        f"{base}. Previous leader None and previous leader epoch was 4.")
+    assert message({**LEADER, "prev_leader": -1}, "3.7", "state.change.logger").endswith(
+        f"{base} . Previous leader None and previous leader epoch was 4.")
 
 
 def test_leader_start_before_2_6_is_the_partition_line():

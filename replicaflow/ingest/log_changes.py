@@ -1,0 +1,58 @@
+"""Telemetry-shaped ``isr`` and ``leaders`` change rows from broker-log events (docs/logs.md, "ISR and
+leader history from logs alone")."""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from replicaflow.telemetry.schema import TELEMETRY
+from replicaflow.telemetry.spark import conform
+
+
+def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """`isr` and `leaders` change rows (TELEMETRY schemas) from the events that carry them.
+
+    From 2.7 (KIP-497) "Shrinking/Expanding ISR" is only a proposal; the committed ISR is the
+    "ISR updated" line. A partition whose leader logs AlterPartition-style updates (no zkVersion)
+    therefore takes its ISR history from the "ISR updated" and leader lines only; up to 2.6 the
+    shrink/expand lines are the synchronous ZooKeeper writes and count -- unless ZooKeeper refused
+    the write (``state`` = ``refused``: the next line of the partition says "Cached zkVersion ... skip
+    updating ISR"). Rows are ordered by (ts_ms, source, line_number) and numbered ``seq``; an ISR row
+    that repeats the previous ISR and leader epoch of its partition is dropped.
+    """
+    k = F.col("kind")
+    keys = ["cluster", "broker", "topic", "partition"]
+    alter_style = events.where((k == "isr_updated") & ~F.col("message").contains("zkVersion")) \
+        .select(*keys).distinct()
+    proposals = events.where(k.isin("isr_shrink", "isr_expand") & ~F.col("state").eqNullSafe("refused")) \
+        .join(alter_style, keys, "left_anti")
+    base = events.where((k == "isr_updated") | ((k == "leader_start") & F.col("isr").isNotNull())) \
+        .unionByName(proposals).select("*", F.lit(True).alias("is_isr"))
+    leaders = events.where(k == "leader_start").select("*", F.lit(False).alias("is_isr"))
+    changed = base.unionByName(leaders).where(F.col("topic").isNotNull() & F.col("partition").isNotNull())
+    order = Window.partitionBy("cluster").orderBy("ts_ms", "source", "line_number", F.col("is_isr").asc())
+    changed = changed.select("*", F.row_number().over(order).cast("long").alias("seq"))
+    by_part = Window.partitionBy("cluster", "topic", "partition").orderBy("seq")
+    epoch = F.last(F.when(~F.col("is_isr"), F.col("leader_epoch")), ignorenulls=True).over(
+        by_part.rowsBetween(Window.unboundedPreceding, Window.currentRow))
+    changed = changed.select("*", epoch.alias("epoch_now")).persist()  # feeds both tables
+    isr = changed.where("is_isr").select("*", F.lag(F.struct(F.array_sort("isr").alias("s"),
+                                                             F.col("epoch_now").alias("e"))).over(by_part).alias("prev"))
+    keep = F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr")) | \
+        ~F.col("prev.e").eqNullSafe(F.col("epoch_now"))
+    isr = isr.where(keep).select("cluster", "ts_ms", "seq", "topic", "partition", "isr",
+                                 F.col("epoch_now").alias("leader_epoch"))
+    lead = changed.where(~F.col("is_isr")).select("cluster", "ts_ms", "seq", "topic", "partition",
+                                                   F.col("broker").alias("leader"), "leader_epoch")
+    return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
+
+
+def mark_refused(events: DataFrame) -> DataFrame:
+    """A ZooKeeper-era shrink/expand whose next event of the same file and partition is "Cached zkVersion
+    ... skip updating ISR" was refused (Partition.updateIsr wrote nothing): ``state`` = ``refused``."""
+    w = Window.partitionBy("source", "topic", "partition").orderBy("line_number")
+    nxt = F.lead("kind").over(w)
+    refused = F.col("kind").isin("isr_shrink", "isr_expand") & (nxt == "isr_update_failed") & \
+        F.col("topic").isNotNull()
+    return events.withColumn("state", F.when(refused, F.lit("refused")).otherwise(F.col("state")))

@@ -1,0 +1,216 @@
+"""The replication messages Kafka writes, 0.10 to 4.x, as one rule table: kind, pattern, field groups.
+
+A rule's pattern is matched on the message body (the logIdent prefix such as ``[Partition t-p
+broker=N]`` removed). Patterns use only character classes and single optional groups, never a
+repeated group, so Java's regex engine neither recurses nor backtracks catastrophically on a long
+ISR list or a long dotted token (log_layouts caps every line first). Which Kafka class writes which
+line at which release is in docs/logs.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+_TP = r"(\[[^\[\]]+,\d+\]|\S+-\d+)"  # TopicAndPartition `[t,p]` (<= 0.11, old controller) or TopicPartition `t-p`
+_L = r"((?:\d[\d,]*)?(?<!,))"  # `1,2,3` (mkString(",")), possibly empty, never ending in a comma
+_LS = r"([\d, ]*)"    # `1, 2, 3` (List/Set toString, Java lists)
+_N = r"(-?\d+)"
+_PARTITION_KEY = r"\bpartition(?:Index|Id)=(\d+)"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One message form. ``fields`` maps a log_events field to a group of ``pattern``, or to
+    (group, sub-pattern, sub-group) for a key inside a captured structure such as ``LeaderAndIsr(...)``.
+    ``explode``: a field holding several partitions (one event row each); ``where``: 'body' or 'attached'
+    (a stack-trace line continuing a record whose body matches ``parent``)."""
+
+    kind: str
+    pattern: str
+    fields: dict = field(default_factory=dict)
+    state: str | None = None
+    explode: str | None = None
+    parent: str | None = None
+
+
+# Kinds whose topic-partition is only in the Partition logger's prefix.
+PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
+# Kinds that touch partitions listed in one field: (kind, pattern of one partition token).
+FETCHER_TOKEN = r"\[\[[^\[\]]+,\d+\], initOffset|\[[^\s\[\],]+-\d+, initOffset|[^\s,()\[\]]+-\d+ -> "
+LIST_TOKEN = r"\[[^\[\],]+,\d+\]|[^\s,()\[\]]+-\d+"
+
+_KV = {  # keys of LeaderAndIsr(...), PartitionState(...), PartitionChangeRecord(...), PartitionRegistration(...)
+    "leader": r"\bleader[=:](-?\d+)",
+    "leader_epoch": r"\bleaderEpoch[=:](-?\d+)",
+    "partition_epoch": r"\b(?:zkVersion|partitionEpoch)[=:](-?\d+)",
+    "isr": r"\bisr[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
+    "replicas": r"\breplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
+    "adding": r"\baddingReplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
+    "removing": r"\bremovingReplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
+    "state": r"\bleaderRecoveryState=([\w-]+)",
+}
+
+
+def _kv(group: int, *keys: str) -> dict:
+    return {k: (group, _KV[k], 1) for k in keys}
+
+
+RULES: list[Rule] = [
+    # --- ISR changes: kafka.cluster.Partition (server.log) ------------------------------------------
+    Rule("isr_shrink", rf"^Shrinking ISR (?:for partition \[[^\[\]]+,\d+\] )?from {_L} to {_L}(?:\. Leader: "
+         rf"\(highWatermark: {_N}, endOffset: (-?\d+|unknown)\)\. Out of sync replicas: .*\.)?$",
+         {"isr": 2, "offset": 4}),
+    Rule("isr_expand", rf"^Expanding ISR (?:for partition {_TP} )?from {_L} to {_L}$", {"isr": 3}),
+    Rule("isr_updated", rf"^ISR updated (?:from AlterIsr )?to \[?{_L}\]? *(\(under-min-isr\))? *and "
+         rf"(?:zk[Vv]ersion|version) updated to \[?{_N}\]?$", {"isr": 1, "state": 2, "partition_epoch": 3}),
+    Rule("isr_update_failed", rf"^Cached zkVersion \[?{_N}\]? not equal to that in zookeeper, skip updating ISR\.?$",
+         {"partition_epoch": 1}),
+    Rule("isr_update_failed", r"^Failed to (?:update ISR|alter partition) to .*(?:due to|with) ([A-Z_]{3,64})\b.*$",
+         {"error": 1}),
+    # --- leadership: Partition.makeLeader / makeFollower (state-change.log from 2.6) -----------------
+    Rule("leader_start", rf"^Leader {_TP} (?:with topic id \S+ )?starts at leader epoch {_N} from offset {_N} with "
+         rf"(?:partition epoch {_N}, )?high watermark {_N},? ISR \[{_L}\],? (?:addingReplicas|adding replicas) "
+         rf"\[{_L}\],? (?:removingReplicas|and removing replicas) \[{_L}\] *(\(under-min-isr\))? *\. Previous "
+         rf"(?:leader (?:Some\((\d+)\)|None) and previous )?leader epoch was {_N}\.?$",
+         {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "isr": 6, "adding": 7, "removing": 8,
+          "state": 9, "target_broker": 10}),
+    Rule("leader_start", rf"^{_TP} starts at Leader Epoch {_N} from offset {_N}\. Previous Leader Epoch was: {_N}$",
+         {"tp": 1, "leader_epoch": 2, "offset": 3}),
+    Rule("follower_start", rf"^Follower {_TP} starts at leader epoch {_N} from offset {_N} with (?:partition epoch "
+         rf"{_N} and )?high watermark {_N}\. (?:Current leader is {_N}\. )?Previous (?:leader (?:Some\((\d+)\)|None) "
+         rf"and previous )?leader epoch was {_N}\.?$",
+         {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "leader": 6, "target_broker": 7}),
+    # --- LeaderAndIsr requests: ReplicaManager (state-change.log) ----------------------------------
+    Rule("become_leader", rf"^(?:Broker (\d+) h|H)andling LeaderAndIsr request correlationId \d+ from controller "
+         rf"(\d+) epoch \d+ starting the become-leader transition for partition {_TP}$",
+         {"broker": 1, "target_broker": 2, "tp": 3}, state="started"),
+    Rule("become_follower", rf"^(?:Broker (\d+) h|H)andling LeaderAndIsr request correlationId \d+ from controller "
+         rf"(\d+) epoch \d+ starting the become-follower transition for partition {_TP}(?: with leader {_N})?$",
+         {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}, state="started"),
+    Rule("become_leader", rf"^(?:Broker (\d+) c|C)ompleted LeaderAndIsr request correlationId \d+ from controller "
+         rf"(\d+) epoch \d+ for the become-leader transition for partition {_TP}$",
+         {"broker": 1, "target_broker": 2, "tp": 3}, state="completed"),
+    Rule("become_follower", rf"^(?:Broker (\d+) c|C)ompleted LeaderAndIsr request correlationId \d+ from controller "
+         rf"(\d+) epoch \d+ for the become-follower transition for partition {_TP}(?: with leader {_N})?$",
+         {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}, state="completed"),
+    Rule("leader_and_isr", rf"^(?:Broker (\d+) r|R)eceived LeaderAndIsr request (.*) correlation id \d+ from "
+         rf"controller (\d+) epoch \d+(?: for partition {_TP})?$",
+         {"broker": 1, "target_broker": 3, "tp": 4, "topic_name": (2, r"topicName='([^']*)'", 1),
+          "partition_index": (2, _PARTITION_KEY, 1),
+          **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")}),
+    Rule("fetchers_stopped", rf"^(?:Broker (\d+) s|S)topped fetchers as part of become-follower request from "
+         rf"controller (\d+) epoch \d+ with correlation id \d+ for partition {_TP}(?: with leader {_N})?$",
+         {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}),
+    # --- ZooKeeper controller: PartitionStateMachine (state-change.log), elections -----------------
+    Rule("partition_state", rf"^Changed partition {_TP} from (\w+) to (\w+) with state (LeaderAndIsr\(.*\))$",
+         {"tp": 1, "state": 3, "isr_states": (4, r"isrWithBrokerEpoch=List\((.*)\)", 1),
+          **_kv(4, "leader", "leader_epoch", "partition_epoch", "isr")}),
+    Rule("partition_state", rf"^Changed partition {_TP} state from (\w+) to (\w+)(?: with (?:assigned replicas "
+         rf"\[?{_L}\]?|leader {_N}|state (LeaderAndIsr\(.*\)|\(Leader:.*\)))?)?$",
+         {"tp": 1, "state": 3, "replicas": 4, "leader": 5, "isr_states": (6, r"isrWithBrokerEpoch=List\((.*)\)", 1),
+          **_kv(6, "leader", "leader_epoch", "partition_epoch", "isr"),
+          "old_leader": (6, r"Leader:(-?\d+)", 1), "old_isr": (6, r"ISR:([\d,]*)", 1)}),
+    Rule("unclean_election", rf"^No broker in ISR is alive for {_TP}\. Elect leader {_N} from live brokers {_L}\. "
+         r"There's potential data loss\.$", {"tp": 1, "leader": 2, "replicas": 3}),
+    Rule("unclean_election", r"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using an unclean "
+         r"election$", {"topic_id": 1, "partition_index": 2, "leader": 3}),
+    Rule("partition_offline", rf"^No (?:broker in ISR for partition {_TP} is alive|replica in ISR for partition "
+         rf"{_TP} is alive)\. Live brokers are: \[(?:Set\()?{_LS}\)?\], ISR brokers are: \[{_L}\]$",
+         {"tp": 1, "tp2": 2, "isr": 4}),
+    Rule("partition_offline", rf"^(?:Controller \d+ epoch \d+ failed to change state for partition {_TP} from "
+         rf"(\w+) to (OnlinePartition)|Failed to elect leader for partition {_TP} under strategy (\w+).*)$",
+         {"tp": 1, "tp2": 4, "state": 3}),
+    # --- KRaft controller: ReplicationControlManager, ClusterControlManager, BrokerHeartbeatManager ---
+    Rule("reassignment_started", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
+         r".*addingReplicas=\[[, ]*\d[\d, ]*\].*|.*removingReplicas=\[[, ]*\d[\d, ]*\].*)\) for topic (\S+)$",
+         {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 3,
+          **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}),
+    Rule("partition_change", r"^Replayed partition (?:assignment )?change PartitionChangeRecord\((.*)\) for topic "
+         r"(\S+)$", {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 2,
+                      **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}),
+    Rule("partition_change", rf"^Replayed PartitionRecord for (new|existing) partition {_TP} and "
+         r"(PartitionRegistration\(.*\))\.$",
+         {"state": 1, "tp": 2, **_kv(3, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding",
+                                     "removing")}),
+    Rule("broker_fenced", r"^(?:Fenced broker: |Added new fenced broker: |Fencing broker )(\d+)(?: because its "
+         r"session has timed out\.)?$", {"target_broker": 1}),
+    Rule("broker_fenced", r"^Fenced broker (\d+) has requested and been granted an immediate shutdown\.?$",
+         {"target_broker": 1}, state="controlled shutdown"),
+    Rule("broker_unfenced", r"^(?:Unfenced broker: |Added new unfenced broker: )(\d+)$", {"target_broker": 1}),
+    Rule("broker_unfenced", r"^The request from broker (\d+) to unfence has been granted because it has caught up "
+         r"with the offset of its register broker record \d+\.?$", {"target_broker": 1}),
+    # --- fetchers: ReplicaFetcherManager, AbstractFetcherThread (server.log) ------------------------
+    Rule("fetcher_added", r"^Added fetcher (?:to broker (?:BrokerEndPoint\(id=)?(\d+).*? )?for partitions (.+)$",
+         {"leader": 1}, explode="fetcher"),
+    Rule("fetcher_removed", r"^Removed fetcher for partitions (.*)$", {}, explode="list"),
+    Rule("partition_failed", rf"^Partition {_TP} marked as failed$", {"tp": 1}),
+    Rule("fetch_error", rf"^Error for partition {_TP} (?:at offset {_N}|to broker (\d+):([\w.$]+)(?::.*)?)$",
+         {"tp": 1, "offset": 2, "leader": 3, "error": 4}),
+    Rule("fetch_error", rf"^(?:Unexpected error occurred|Error) while processing data for partition {_TP} at offset "
+         rf"{_N}$", {"tp": 1, "offset": 2}),
+    Rule("fetch_error", rf"^Found invalid messages during fetch for partition {_TP} offset {_N}$",
+         {"tp": 1, "offset": 2}, state="invalid messages"),
+    Rule("fetch_epoch_mismatch", rf"^Partition {_TP} has an? (older|newer) epoch \({_N}\) than the current leader\..*$",
+         {"tp": 1, "state": 2, "leader_epoch": 3}),
+    Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {_TP} at "
+         rf"offset {_N}$", {"tp": 1, "offset": 2}),
+    # --- log directories: LogManager, ReplicaManager -------------------------------------------------
+    Rule("log_dir_failed", r"^Stopping serving replicas in dir (\S+)(?: with uuid (\S+) because the log directory "
+         r"has failed\.)?$", {"log_dir": 1}),
+    Rule("log_dir_offline", r"^Logs for partitions (.*) are offline and logs for future partitions .* are offline "
+         r"due to failure on log directory (\S+)$", {"log_dir": 2}, explode="list"),
+    Rule("log_dir_offline", r"^Partitions (.*) are offline due to failure on log directory (\S+)$", {"log_dir": 2},
+         explode="list"),
+    Rule("log_dir_offline", r"^Broker \d+ stopped fetcher for partitions (.*) and stopped moving logs for partitions "
+         r".* because they are in the failed log directory (\S+?)\.$", {"log_dir": 2}, explode="list"),
+    Rule("broker_halted", r"^Halting broker because dir (\S+) is offline$", {"log_dir": 1}),
+    # --- reassignment: KafkaController, ReplicationControlManager (controller.log) -------------------
+    Rule("reassignment_started", rf"^Handling reassignment of partition {_TP} to new replicas {_L}$",
+         {"tp": 1, "replicas": 2}),
+    Rule("reassignment_started", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
+         rf"replicas={_L}, addingReplicas=(,*\d[\d,]*), removingReplicas={_L}\)$",
+         {"tp": 1, "replicas": 2, "adding": 3, "removing": 4}),
+    Rule("reassignment_started", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
+         rf"replicas={_L}, addingReplicas={_L}, removingReplicas=(,*\d[\d,]*)\)$",
+         {"tp": 1, "replicas": 2, "adding": 3, "removing": 4}),
+    Rule("reassignment_caught_up", rf"^Target replicas List\({_LS}\) have all caught up with the leader for "
+         rf"reassigning partition {_TP}$", {"replicas": 1, "tp": 2}),
+    Rule("reassignment_completed", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
+         rf"replicas={_L}, addingReplicas=, removingReplicas=\)$", {"tp": 1, "replicas": 2}),
+    Rule("reassignment_completed", rf"^Removed partition {_TP} from the list of reassigned partitions in zookeeper$",
+         {"tp": 1}),
+    Rule("reassignment_completed", r"^AlterPartition request from node (\d+) for (\S+-\d+) completed the ongoing "
+         r"partition reassignment\.?$", {"leader": 1, "tp": 2}),
+    Rule("reassignment_waiting", rf"^New replicas {_L} for partition {_TP} being reassigned not yet caught up with "
+         r"the leader$", {"replicas": 1, "tp": 2}),
+    Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "
+         r"Ignoring request for partition reassignment\.?$", {"tp": 1, "replicas": 2}, state="already assigned"),
+    # --- broker lifecycle: KafkaServer, BrokerServer, KafkaRaftServer, Kafka -------------------------
+    Rule("broker_started", r"^(?:Kafka Server )?started$"),
+    Rule("broker_shutting_down", r"^(?:shutting down|Starting controlled shutdown)$"),
+    Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
+         state="succeeded"),
+    Rule("broker_shutdown", r"^shut down completed$"),
+    Rule("broker_exit", r"^Exiting Kafka.*$"),
+    # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------
+    Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): (?:The size of the current "
+         rf"ISR (?:Set\(|: )?{_LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
+         rf"{_TP}.*|Number of insync replicas for partition {_TP} is \[(\d+)\], below required minimum \[(\d+)\])$",
+         {"error": 1, "isr": 2, "min_isr": 3, "tp": 4, "tp2": 5, "isr_size": 6, "min_isr2": 7},
+         parent=r"^Error processing append operation on partition "),
+    Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {_TP} offset {_N}$",
+         {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
+]
+
+# A line that begins like a replication message but does not match it in full.
+TRUNCATED_STARTS = [
+    ("isr_shrink", r"^Shrinking ISR"), ("isr_expand", r"^Expanding ISR"), ("isr_updated", r"^ISR updated"),
+    ("isr_update_failed", r"^Cached zkVersion"),
+    ("leader_start", r"^Leader \S+ (?:with topic id \S+ )?starts at leader epoch|starts at Leader Epoch"),
+    ("follower_start", r"^Follower \S+ starts at leader epoch"),
+    ("fetcher_added", r"^Added fetcher"), ("fetcher_removed", r"^Removed fetcher"),
+    ("partition_failed", r"^Partition \S+ marked as failed"),
+    ("reassignment", r"^Handling reassignment of partition|^Successfully updated assignment of partition|"
+                     r"^Target replicas List|^AlterPartition request from node|^Replayed partition assignment change"),
+]
+TRUNCATED_LIST = r"(?:,|\[|\[[\d,]*|\b(?:from|to|ISR))$"

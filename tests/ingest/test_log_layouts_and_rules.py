@@ -1,0 +1,115 @@
+"""Layouts (docker compose, Strimzi, journald/syslog, leading whitespace, log time zone) and the message
+families of log_messages.RULES, each line in the form Kafka's source writes it (class named per case)."""
+
+from __future__ import annotations
+
+import pytest
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.ingest.logs import read_logs
+
+pytestmark = pytest.mark.spark
+
+T = "[2024-01-02 03:04:05,678] "
+CASES = [  # (line, expected fields of its one event)
+    # layouts
+    ("kafka-1  | " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)",
+     {"kind": "isr_expand", "isr": [1, 2], "ts_ms": 1704164645678}),
+    ("kafka | " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)",
+     {"kind": "isr_expand", "broker": 1}),
+    ("2024-01-02 03:04:05,678 INFO [Partition t-0 broker=1] ISR updated to 1,2  and version updated to 7 "
+     "(kafka.cluster.Partition) [data-plane-kafka-request-handler-1]",
+     {"kind": "isr_updated", "isr": [1, 2], "partition_epoch": 7, "ts_ms": 1704164645678}),
+    ("Jan 02 03:04:05 host kafka-server-start.sh[123]: " + T + "INFO [Partition t-0 broker=1] ISR updated to 1 "
+     "(under-min-isr) and version updated to 8 (kafka.cluster.Partition)",
+     {"kind": "isr_updated", "isr": [1], "state": "under-min-isr"}),
+    ("   " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
+     {"kind": "isr_shrink", "isr": [1]}),
+    # Partition.makeLeader 3.6+: the empty under-min-isr marker leaves a space before the period
+    (T + "INFO [Broker id=1] Leader t-0 with topic id Some(AAAAAAAAAAAAAAAAAAAAAA) starts at leader epoch 5 from "
+     "offset 10 with partition epoch 9, high watermark 10, ISR [1,2], adding replicas [] and removing replicas [] . "
+     "Previous leader None and previous leader epoch was -1. (state.change.logger)",
+     {"kind": "leader_start", "leader_epoch": 5, "isr": [1, 2], "partition_epoch": 9, "adding": [], "removing": []}),
+    # Partition.makeFollower 3.x
+    (T + "INFO [Broker id=2] Follower t-0 starts at leader epoch 5 from offset 10 with partition epoch 9 and high "
+     "watermark 10. Current leader is 1. Previous leader Some(2) and previous leader epoch was 4. (state.change.logger)",
+     {"kind": "follower_start", "leader": 1, "leader_epoch": 5, "target_broker": 2}),
+    # ReplicaManager.makeFollowers (2.x, TRACE)
+    (T + "TRACE [Broker id=2] Handling LeaderAndIsr request correlationId 3 from controller 1 epoch 4 starting the "
+     "become-follower transition for partition t-0 with leader 1 (state.change.logger)",
+     {"kind": "become_follower", "leader": 1, "state": "started", "target_broker": 1}),
+    (T + "TRACE Broker 2 handling LeaderAndIsr request correlationId 3 from controller 1 epoch 4 starting the "
+     "become-leader transition for partition [t,0] (state.change.logger)",
+     {"kind": "become_leader", "broker": 2, "topic": "t", "partition": 0}),
+    (T + "TRACE [Broker id=2] Stopped fetchers as part of become-follower request from controller 1 epoch 4 with "
+     "correlation id 3 for partition t-0 with leader 1 (state.change.logger)", {"kind": "fetchers_stopped", "leader": 1}),
+    # PartitionStateMachine (ZooKeeper controller)
+    (T + "INFO [Controller id=1 epoch=4] Changed partition t-0 from OnlinePartition to OnlinePartition with state "
+     "LeaderAndIsr(leader=1, leaderEpoch=5, isr=List(1, 2), zkVersion=7) (state.change.logger)",
+     {"kind": "partition_state", "leader": 1, "leader_epoch": 5, "isr": [1, 2], "partition_epoch": 7,
+      "state": "OnlinePartition", "broker": 1}),
+    (T + "INFO [Controller id=1 epoch=4] Changed partition t-0 from OfflinePartition to OnlinePartition with state "
+     "LeaderAndIsr(leader=2, leaderEpoch=6, isrWithBrokerEpoch=List(BrokerState(brokerId=2, brokerEpoch=-1)), "
+     "leaderRecoveryState=RECOVERED, partitionEpoch=8) (state.change.logger)",
+     {"kind": "partition_state", "leader": 2, "isr": [2], "partition_epoch": 8}),
+    (T + "WARN [OfflinePartitionLeaderSelector]: No broker in ISR is alive for [t,0]. Elect leader 3 from live "
+     "brokers 3. There's potential data loss. (kafka.controller.OfflinePartitionLeaderSelector)",
+     {"kind": "unclean_election", "leader": 3, "topic": "t", "partition": 0}),
+    # KRaft
+    (T + "INFO [QuorumController id=9] Replayed partition change PartitionChangeRecord(partitionId=0, "
+     "topicId=AAAAAAAAAAAAAAAAAAAAAA, isr=[1, 2], leader=-1, replicas=null, removingReplicas=null, "
+     "addingReplicas=null, leaderRecoveryState=-1) for topic t (org.apache.kafka.controller.ReplicationControlManager)",
+     {"kind": "partition_change", "leader": -1, "isr": [1, 2], "topic": "t", "partition": 0}),
+    (T + "INFO [QuorumController id=9] Fencing broker 3 because its session has timed out. "
+     "(org.apache.kafka.controller.ReplicationControlManager)", {"kind": "broker_fenced", "target_broker": 3}),
+    # log directories
+    (T + "WARN [ReplicaManager broker=1] Stopping serving replicas in dir /data/k1 (kafka.server.ReplicaManager)",
+     {"kind": "log_dir_failed", "log_dir": "/data/k1"}),
+    (T + "FATAL [ReplicaManager broker=1] Halting broker because dir /data/k1 is offline (kafka.server.ReplicaManager)",
+     {"kind": "broker_halted", "log_dir": "/data/k1"}),
+    # fetchers
+    (T + "ERROR [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Unexpected error occurred while processing "
+     "data for partition t-0 at offset 42 (kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_error", "offset": 42, "broker": 2}),
+    (T + "INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 has an older epoch (4) than the "
+     "current leader. Will await the new LeaderAndIsr state before resuming fetching. (kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_epoch_mismatch", "leader_epoch": 4, "state": "older"}),
+    (T + "INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)", {"kind": "broker_shutting_down"}),
+    (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
+]
+
+
+@pytest.fixture(scope="module")
+def read(spark, tmp_path_factory):
+    root = tmp_path_factory.mktemp("rules")
+    (root / "broker-1").mkdir()
+    (root / "broker-1" / "server.log").write_text("".join(line + "\n" for line, _ in CASES), encoding="utf-8")
+    (root / "broker-1" / "part.log").write_text(
+        T + "INFO Logs for partitions t-0,t-1 are offline and logs for future partitions  are offline due to failure "
+            "on log directory /data/k1 (kafka.log.LogManager)\n", encoding="utf-8")
+    out = read_logs(spark, str(root), cluster="r", log_timezone="Europe/Paris")
+    events = [r.asDict() for r in out["log_events"].collect()]
+    return events, out["rejects"].collect()
+
+
+def test_each_family_and_layout_gives_its_event(read):
+    events, rejects = read
+    assert not rejects
+    by_line = {e["line_number"]: e for e in events if e["source"].endswith("server.log")}
+    for n, (_, expect) in enumerate(CASES, start=1):
+        expect = dict(expect)
+        if "ts_ms" in expect:
+            expect["ts_ms"] -= 3_600_000  # 03:04:05 in Paris is 02:04:05 UTC
+        assert {k: by_line[n][k] for k in expect} == expect, n
+
+
+def test_log_dir_offline_names_each_partition(read):
+    events, _ = read
+    assert sorted((e["topic"], e["partition"], e["log_dir"]) for e in events if e["kind"] == "log_dir_offline") == \
+        [("t", 0, "/data/k1"), ("t", 1, "/data/k1")]
+
+
+def test_unknown_time_zone_is_one_sentence(spark, tmp_path):
+    (tmp_path / "server.log").write_text(T + "INFO x\n")
+    with pytest.raises(ReplicaflowError, match="not an IANA time zone"):
+        read_logs(spark, str(tmp_path), cluster="r", log_timezone="Mars/Olympus")

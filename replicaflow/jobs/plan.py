@@ -8,8 +8,6 @@ Spark tasks (plan/choose.py) and the answer is printed and, with ``--out``, writ
 from __future__ import annotations
 
 import json
-import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,8 +124,9 @@ def prepare(a: PlanArgs) -> Prepared:
 
 
 def _rate(flag: str, text: str) -> float:
+    """``5MB/s``, or a bare number of bytes/s as ``kafka-reassign-partitions --throttle`` takes it."""
     try:
-        return parse_rate_bps(text)
+        return parse_rate_bps(float(text) if text.isascii() and text.isdigit() else text)
     except ValueError as exc:
         raise ReplicaflowError(f"{flag}: {exc}") from None
 
@@ -151,7 +150,6 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
         commit = Commit(a.out, writes=(PLAN_DIR,))
     if spark is None:
         check_master(a.master)
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # local workers: this interpreter's packages
         spark = get_spark(a.master)
     choice = evaluate(spark, prep.cluster, prep.moves, prep.throttles, a.kip542, a.max_moves_per_broker,
                       prep.deadline_ms)

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import socket
+import sys
 import tempfile
 from pathlib import Path
 
@@ -56,6 +57,8 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     off because the CLI shows its own (rich) progress.
     """
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+    # Python workers (plan's candidate tasks) run this interpreter, with its packages, not `python3` on PATH
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     check_master(master)
     active = SparkSession.getActiveSession()
     if active is not None:

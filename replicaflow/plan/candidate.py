@@ -80,9 +80,11 @@ def seed_sizes(engine: Engine, size_messages: list[int]) -> None:
 
 
 def _bytes_left(s) -> np.ndarray:
-    """[P] bytes the adding replicas still miss of their leader's log (0 where nothing is added)."""
-    leader_leo = s.leader_leo()
-    missing = np.where(s.adding & (s.rbi >= 0), np.maximum(leader_leo[:, None] - s.log_leo, 0), 0)
+    """[P] bytes the adding replicas still miss of the partition's log (0 where nothing is added); the log is
+    the longest of the replicas that stay, so a partition whose leader is offline still shows what is left."""
+    assigned = s.rbi >= 0
+    source = np.where(assigned & ~s.adding, s.log_leo, 0).max(axis=1)
+    missing = np.where(s.adding & assigned, np.maximum(source[:, None] - s.log_leo, 0), 0)
     return missing.max(axis=1) * s.msg_size
 
 

@@ -1,0 +1,145 @@
+"""What `plan` answers beyond timing: moves that never finish, a deadline, KIP-73 against KIP-542 with a
+broker restart in the middle, batches, the generated plan (docs/plan.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.jobs.plan import PlanArgs, plan, prepare
+from replicaflow.plan.build import batches_of, never_finishes
+from tests.plan.kafka_files import args, describe
+
+RR6 = [[(p + k) % 6 + 1 for k in range(3)] for p in range(12)]
+
+
+def off_broker(assignment, broker):
+    """Each replica on ``broker`` moved to the first broker the partition does not use."""
+    moves = {}
+    for p, r in enumerate(assignment):
+        if broker in r:
+            free = [b for b in range(1, 7) if b not in r and b != broker]
+            moves[("orders", p)] = [free[p % len(free)] if b == broker else b for b in r]
+    return moves
+
+
+def test_in_sync_traffic_alone_exceeds_the_leader_throttle(spark, tmp_path):
+    """KIP-73 counts in-sync fetches of listed replicas against the leader quota (§5.1): 12 partitions at
+    120 MB/s, two in-sync followers each, so a leader of two moving partitions serves 40 MB/s in sync;
+    a 30MB/s throttle can never move a byte. Reported with the broker, without a simulation."""
+    _, choice, text = plan(args(tmp_path, {"orders": RR6}, off_broker(RR6, 3), 50_000_000,
+                                produce_rate=["orders=120MB/s"], throttle=["30MB/s"]), spark=spark)
+    (r,) = choice.results
+    assert not r.finished and r.wall_s == 0.0
+    assert r.reason.startswith("broker ") and "in-sync replication" in r.reason and "leader quota" in r.reason
+    assert choice.recommended is None
+    assert "never finishes" in text
+
+
+def test_produce_outruns_the_move_kip542():
+    """Under KIP-542 only adding replicas count, but a new replica still has to copy faster than its
+    partition grows: the follower side receiving partitions growing at 12 MB/s in all cannot do it at 8MB/s (each leader sends 6 MB/s: fine)."""
+    from replicaflow.plan.build import Move
+    from replicaflow.plan.inputs import ClusterModel
+
+    cluster = ClusterModel(brokers=[1, 2, 3, 4], racks={}, replicas={("t", 0): (1, 2), ("t", 1): (2, 3)},
+                           min_isr={"t": 1}, rate_bps={"t": 12e6})
+    moves = [Move("t", 0, (1, 2), (1, 4), 10**9), Move("t", 1, (2, 3), (2, 4), 10**9)]
+    reason = never_finishes(cluster, moves, 8e6, kip542=True)
+    assert reason.startswith("broker 4:") and "follower quota" in reason
+    assert never_finishes(cluster, moves, 30e6, kip542=True) is None
+
+
+def test_stalled_move_is_found_by_simulation(spark, tmp_path):
+    """A move the rates allow on paper but that makes no net progress (its only source broker is down for
+    good) is given up after the stall window with its bytes left, not run forever."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        "name: stall\nduration: 1h\nkafka: {version: '3.7'}\ncluster: {brokers: 3}\n"
+        "topics: [{name: t, partitions: 1, replication_factor: 1, assignment: [[1]], initial_size: 100MB}]\n"
+        "events: [{at: 1s, broker_down: 1}]\n", encoding="utf-8")
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps({"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [2]}]}))
+    _, choice, _ = plan(PlanArgs(reassignment=plan_file, cluster=cluster, throttle=["1MB/s"]), spark=spark)
+    (r,) = choice.results
+    assert not r.finished and r.reason.startswith("no net progress in 30 simulated minutes")
+    assert 0 < r.bytes_left["t-0"] <= 100_000_000
+
+
+def test_deadline_recommends_the_smallest_throttle_meeting_it(spark, tmp_path):
+    """With --deadline the candidates are ranked by throttle and the smallest that finishes in time wins;
+    the next smaller one misses it."""
+    throttles = ["5MB/s", "10MB/s", "20MB/s", "40MB/s"]
+    _, choice, text = plan(args(tmp_path, {"orders": RR6}, off_broker(RR6, 3), 100_000_000,
+                                produce_rate=["orders=1MB/s"], throttle=throttles, deadline="40s"), spark=spark)
+    by_rate = sorted(choice.results, key=lambda r: r.throttle_bps)
+    best = choice.recommended
+    assert best.duration_ms <= 40_000
+    smaller = [r for r in by_rate if r.throttle_bps < best.throttle_bps]
+    assert smaller and all(r.duration_ms > 40_000 for r in smaller)
+    assert "deadline 40s: met" in text
+    assert f"--throttle {int(best.throttle_bps)}" in text
+
+
+def test_kip73_against_kip542_with_a_broker_restart(spark, tmp_path):
+    """The same plan under KIP-73 and KIP-542 while broker 2 restarts mid-move: under KIP-73 the tool lists
+    every existing replica of the moving partitions, so broker 2 catching up after its restart is throttled
+    with the move (its partitions stay under-replicated longer); KIP-542 throttles only the adding replicas."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        "name: bounce\nduration: 1h\nkafka: {version: '3.7'}\ncluster: {brokers: 5, min_insync_replicas: 2}\n"
+        "topics: [{name: orders, partitions: 6, replication_factor: 3, produce_rate: 6MB/s, initial_size: 60MB,\n"
+        "          assignment: [[1,2,3],[2,3,1],[3,1,2],[1,2,3],[2,3,1],[3,1,2]]}]\n"
+        "events: [{at: 20s, broker_down: 2}, {at: 40s, broker_up: 2}]\n", encoding="utf-8")
+    moves = {("orders", p): [4 if b == 3 else b for b in r]
+             for p, r in enumerate([[1, 2, 3], [2, 3, 1], [3, 1, 2]] * 2)}
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": t, "partition": p, "replicas": r} for (t, p), r in moves.items()]}))
+    _, choice, text = plan(PlanArgs(reassignment=plan_file, cluster=cluster, throttle=["12MB/s"]), spark=spark)
+    kip73, kip542 = choice.recommended, choice.other_mode
+    assert not kip73.kip542 and kip542.kip542 and kip73.finished and kip542.finished
+    assert kip542.duration_ms < 0.75 * kip73.duration_ms
+    assert kip542.flags["urp"]["partition_minutes"] < kip73.flags["urp"]["partition_minutes"]
+    assert "same throttle under KIP-542" in text
+    # at 8MB/s the restarted broker's throttled catch-up and the in-sync traffic eat broker 1's leader quota:
+    # under KIP-73 the move stops making progress, under KIP-542 it finishes
+    _, choice, text = plan(PlanArgs(reassignment=plan_file, cluster=cluster, throttle=["8MB/s"], kip542=True),
+                           spark=spark)
+    assert choice.recommended.kip542 and choice.recommended.finished
+    assert not choice.other_mode.finished and choice.other_mode.reason.startswith("no net progress")
+    assert choice.other_mode.bottleneck["side"] == "leader quota"
+    assert "same throttle under KIP-73: never (no net progress" in text
+
+
+def test_batches_per_broker():
+    """--max-moves-per-broker: no broker takes part in more than N moves of a batch (KIP-236 style)."""
+    from replicaflow.plan.build import Move
+
+    moves = [Move("t", p, (1, 2), (1, 3), 1) for p in range(5)]
+    groups = batches_of(moves, 2)
+    assert [len(g) for g in groups] == [2, 2, 1]
+    assert batches_of(moves, None) == [moves]
+
+
+def test_batches_run_one_after_the_other(spark, tmp_path):
+    """Each batch starts when the previous one's slowest partition completed."""
+    _, choice, text = plan(args(tmp_path, {"orders": RR6}, off_broker(RR6, 3), 20_000_000,
+                                throttle=["10MB/s"], max_moves_per_broker=2), spark=spark)
+    r = choice.recommended
+    assert len(r.batches) >= 3
+    for (_, end, _), (start, _, _) in zip(r.batches, r.batches[1:], strict=False):
+        assert start == end
+    assert r.batches[-1][1] == r.duration_ms and "batch 1:" in text
+
+
+def test_generate_remove_broker(tmp_path):
+    """--generate --remove-brokers 3 lays every topic out again over the other brokers, Kafka's placement."""
+    prep = prepare(PlanArgs(topics=describe(tmp_path / "d.txt", {"orders": RR6}), generate=True,
+                            remove_brokers=[3]))
+    assert all(3 not in r for r in prep.plan.values())
+    assert {len(r) for r in prep.plan.values()} == {3}
+    with pytest.raises(ReplicaflowError, match="--remove-brokers: unknown broker 9"):
+        prepare(PlanArgs(topics=describe(tmp_path / "d.txt", {"orders": RR6}), generate=True, remove_brokers=[9]))

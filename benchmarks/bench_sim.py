@@ -10,7 +10,11 @@ Measures, with this tree's replicaflow:
   replica-ticks per second: a throttled drain (every replica off broker 3 of a 6-broker cluster,
   400 partitions of 5 GiB, RF 3, min ISR 2, 20 MB/s produced, `--throttle 50MB/s`; its first
   minutes), the same drain with 100 MiB partitions run until every move completed, and a broker
-  bounce (2,400 partitions, one broker crashes and returns).
+  bounce (2,400 partitions, one broker crashes and returns);
+- with ``--plan``, `replicaflow plan` on the drain above written as Kafka's tool outputs (400 partitions
+  of 5 GiB, 20 MB/s, five throttles from 50 to 100 MB/s on ``local[2]``): the wall time of the whole
+  answer, and per candidate the simulated seconds per wall second and replica-ticks per second of
+  its Spark task (the issue's goal: ≤ 30 s on 2 cores, about 1,000× real time per candidate).
 
 With ``--baseline REV`` the same measurements also run against the replicaflow of git revision REV
 (checked out in a temporary ``git worktree``), alternating the two in fresh processes ``--repeat``
@@ -209,6 +213,44 @@ def measure(args) -> dict:
     return out
 
 
+def measure_plan(throttles: list[str], size_bytes: int) -> None:
+    """`plan` end to end on the drain (Spark start included), then each candidate's own speed."""
+    from replicaflow.jobs.plan import PlanArgs, plan
+
+    assignment = round_robin(400, 6, 3)
+    moves = []
+    for p, replicas in enumerate(assignment):
+        if 3 in replicas:
+            free = [b for b in range(1, 7) if b not in replicas]
+            moves.append({"topic": "orders", "partition": p,
+                          "replicas": [free[p % len(free)] if b == 3 else b for b in replicas]})
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        lines = ["Topic: orders\tTopicId: bench\tPartitionCount: 400\tReplicationFactor: 3\t"
+                 "Configs: min.insync.replicas=2"]
+        lines += [f"\tTopic: orders\tPartition: {p}\tLeader: {r[0]}\tReplicas: {','.join(map(str, r))}\t"
+                  f"Isr: {','.join(map(str, r))}" for p, r in enumerate(assignment)]
+        (tmp / "describe.txt").write_text("\n".join(lines) + "\n")
+        doc = {"version": 1, "brokers": [{"broker": b, "logDirs": [{"logDir": "/d", "error": None, "partitions": [
+            {"partition": f"orders-{p}", "size": size_bytes, "offsetLag": 0, "isFuture": False}
+            for p, r in enumerate(assignment) if b in r]}]} for b in range(1, 7)]}
+        (tmp / "logdirs.json").write_text(json.dumps(doc))
+        (tmp / "plan.json").write_text(json.dumps({"version": 1, "partitions": moves}))
+        t0 = time.perf_counter()
+        _, choice, text = plan(PlanArgs(reassignment=tmp / "plan.json", topics=tmp / "describe.txt",
+                                        log_dirs=tmp / "logdirs.json", produce_rate=["orders=20MB/s"],
+                                        throttle=throttles))
+        wall = time.perf_counter() - t0
+    print(text)
+    print(f"\nplan, drain 400 x {size_bytes / 2**30:.0f}GiB, {len(throttles)} throttles + the other quota mode: "
+          f"{wall:.1f} s wall (Spark start included)")
+    runs = [*choice.results, *([choice.other_mode] if choice.other_mode else [])]
+    for r in runs:
+        if r.wall_s:
+            print(f"  {r.label:<40} {r.simulated_ms / 1000:8.0f} sim s  {r.simulated_ms / 1000 / r.wall_s:7.0f} sim s/wall s"
+                  f"  {r.replica_ticks / r.wall_s / 1e6:6.2f} M replica-ticks/s")
+
+
 # ---------------------------------------------------------------------------------------- driver
 def run_worker(tree: Path, argv: list[str]) -> dict:
     """The measurements in a fresh process importing replicaflow from ``tree``."""
@@ -252,8 +294,12 @@ def main() -> None:
     ap.add_argument("--baseline", metavar="REV", help="also measure git revision REV, alternating")
     ap.add_argument("--repeat", type=int, default=2, help="alternations with --baseline (best of)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--plan", action="store_true", help="time `replicaflow plan` on the 5 GiB drain instead")
+    ap.add_argument("--plan-size", default=5 * 2**30, type=int, help="partition size of --plan, bytes")
     args = ap.parse_args()
-    if args.worker:
+    if args.plan:
+        measure_plan(["50MB/s", "60MB/s", "70MB/s", "85MB/s", "100MB/s"], args.plan_size)
+    elif args.worker:
         print(json.dumps(measure(args)))
     elif args.baseline:
         sizes = ("brokers", "partitions", "ticks", "small_partitions", "small_ticks", "drain_minutes")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import replicaflow
+from replicaflow.model.units import format_rate
 from replicaflow.plan.build import Move, candidate, headroom_throttle_bps, never_finishes
 from replicaflow.plan.candidate import CandidateResult, simulate_candidate
 from replicaflow.plan.inputs import ClusterModel
@@ -76,7 +77,7 @@ def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float]
     results: dict[float, CandidateResult] = {}
     specs = []
     for rate in rates:
-        label = f"throttle {rate:.0f}"
+        label = f"throttle {format_rate(rate)}"
         reason = never_finishes(cluster, moves, rate, kip542)
         if reason is not None:
             results[rate] = unable(label, rate, kip542, reason)

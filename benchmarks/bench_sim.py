@@ -247,8 +247,8 @@ def measure_plan(throttles: list[str], size_bytes: int) -> None:
     runs = [*choice.results, *([choice.other_mode] if choice.other_mode else [])]
     for r in runs:
         if r.wall_s:
-            print(f"  {r.label:<40} {r.simulated_ms / 1000:8.0f} sim s  {r.simulated_ms / 1000 / r.wall_s:7.0f} sim s/wall s"
-                  f"  {r.replica_ticks / r.wall_s / 1e6:6.2f} M replica-ticks/s")
+            print(f"  {r.label:<38} {r.simulated_ms / 1000:6.0f} sim s: {r.simulated_ms / 1000 / r.wall_s:5.0f} per wall s, "
+                  f"{r.simulated_ms / 1000 / r.cpu_s:5.0f} per CPU s, {r.replica_ticks / r.cpu_s / 1e6:5.2f} M replica-ticks/CPU s")
 
 
 # ---------------------------------------------------------------------------------------- driver

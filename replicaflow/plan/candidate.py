@@ -64,6 +64,7 @@ class CandidateResult:
     brokers: list[dict]                     # per broker: replication in/out peak and mean, capacity
     series: dict[str, list] = field(default_factory=dict)  # t_ms, bytes_left, moves per broker over time
     wall_s: float = 0.0
+    cpu_s: float = 0.0                      # the task's own CPU time (the machine may be shared)
     simulated_ms: int = 0
     replica_ticks: int = 0
 
@@ -104,7 +105,7 @@ def _utilization(engine: Engine, now: int, rates_in: np.ndarray, rates_out: np.n
 
 def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     """Run ``spec`` until no reassignment is left (and no batch waits), or until it is shown stuck."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     sc = spec.scenario
     engine = Engine(sc, TelemetryWriter(sc.name))
     s = engine.s
@@ -199,6 +200,6 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
         bytes_left={names[p]: int(left[p]) for p in np.nonzero(left)[0]},
         batches=[(a - start, b - start, n) for a, b, n in batches], bottleneck=bottleneck,
         flags={f: {"peak": peaks[f], "partition_minutes": round(minutes[f], 1)} for f in flag_names},
-        brokers=brokers, series=series, wall_s=time.perf_counter() - t0, simulated_ms=elapsed,
+        brokers=brokers, series=series, wall_s=time.perf_counter() - t0, cpu_s=time.process_time() - c0, simulated_ms=elapsed,
         replica_ticks=int((s.rbi >= 0).sum()) * (elapsed // tick))
 

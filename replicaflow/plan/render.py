@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import shlex
+import textwrap
 
 from replicaflow.model.units import format_bytes, format_duration, format_rate
 from replicaflow.plan.build import Move, strimzi_eta_ms
@@ -53,7 +54,7 @@ def commands(plan_path: str, throttle_bps: float | None, kip542: bool, bootstrap
     if throttle_bps and kip542:
         lines.append(f"kafka-configs --bootstrap-server {bootstrap} --alter --entity-type brokers --entity-default "
                      f"--add-config reassignment.throttled.rate={int(throttle_bps)}")
-    lines.append(f"kafka-configs --bootstrap-server {bootstrap} --describe --entity-type brokers --entity-default")
+    lines.append(f"kafka-configs --bootstrap-server {bootstrap} --describe --entity-type brokers")
     lines.append(f"kafka-reassign-partitions --bootstrap-server {bootstrap} --reassignment-json-file {q(plan_path)} "
                  "--verify")
     return lines
@@ -63,7 +64,7 @@ def _row(r: CandidateResult) -> str:
     took = format_duration(r.duration_ms) if r.finished else "never"
     neck = (f"broker {r.bottleneck['broker']} {r.bottleneck['side']}" if r.bottleneck else "-")
     under = r.flags.get("under_min_isr", {}).get("peak", "-") if r.flags else "-"
-    return f"{format_rate(r.throttle_bps or 0):>10} {took:>10} {under!s:>6}  {neck:<30}"
+    return f"{format_rate(r.throttle_bps or 0):>10} {took:>10} {under!s:>6}  {neck}"
 
 
 def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str, kip542: bool,
@@ -82,9 +83,9 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     out.append("")
     if best is None:
         out.append("no throttle among the candidates lets the moves finish")
-        return "\n".join(out)
-    out.append(f"recommended: --throttle {format_rate(best.throttle_bps)} ({choice.why}), "
-               f"takes {format_duration(best.duration_ms)}")
+        return "\n".join(_fit(out))
+    out.append(f"recommended: --throttle {format_rate(best.throttle_bps)}, takes {format_duration(best.duration_ms)}")
+    out.append(f"  ({choice.why})")
     if deadline_ms is not None:
         out.append(f"deadline {format_duration(deadline_ms)}: "
                    f"{'met' if best.duration_ms <= deadline_ms else 'missed'}")
@@ -103,8 +104,24 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         said = format_duration(other.duration_ms) if other.finished else f"never ({other.reason})"
         out.append(f"same throttle under {mode}: {said}")
     out.append("")
-    out += commands(plan_path, best.throttle_bps, kip542)
-    return "\n".join(out)
+    return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542))])
+
+
+def _fit(lines: list[str]) -> list[str]:
+    """Every line within 80 columns: long sentences continue indented on the next lines."""
+    return [part for line in lines for part in (textwrap.wrap(line, 80, subsequent_indent="  ") or [""])]
+
+
+def wrapped(command: str, width: int = 78) -> str:
+    """A shell command cut at spaces into lines of at most ``width`` columns, joined with backslashes."""
+    lines, line = [], ""
+    for word in command.split(" "):
+        if line and len(line) + 1 + len(word) > width - 2:
+            lines.append(line + " \\")
+            line = "    " + word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join([*lines, line])
 
 
 def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str, kip542: bool,

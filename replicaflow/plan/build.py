@@ -19,6 +19,7 @@ HEADROOM = 0.9                 # the throttle keeps 10 % of each broker's spare 
 STRIMZI_PER_BROKER = 5         # Cruise Control num.concurrent.partition.movements.per.broker
 STRIMZI_CLUSTER_MAX = 1250     # Cruise Control max.num.cluster.movements
 TICK_MS = 1000                 # quota accuracy holds at 1 s ticks (the engine's room rule, §5.1)
+SAMPLE_MS = 10_000             # state sampled every 10 s, or more often for a short move (~100 samples)
 PLAN_MAX_WORK = 10**15         # the planner bounds its own runs (stall and max_ms), not the scenario loader
 
 
@@ -163,7 +164,9 @@ def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | No
     sizes = [cluster.size_bytes.get((t, p), 0) // DEFAULT_MESSAGE_BYTES
              for t in topics for p in range(cluster.partitions(t))]
     after = max((e.at_ms for e in cluster.extra_events), default=0)
-    return CandidateSpec(label=label, scenario=sc, size_messages=sizes,
+    naive_ms = sum(m.size_bytes * len(m.adding) for m in moves) / (throttle_bps or cluster.network_bps) * 1000
+    sample_ms = int(max(tick_ms, min(SAMPLE_MS, naive_ms // 100 // tick_ms * tick_ms)))
+    return CandidateSpec(label=label, scenario=sc, size_messages=sizes, sample_ms=sample_ms,
                          batches=[reassign_event(g, throttle_bps) for g in groups[1:]],
                          throttle_bps=throttle_bps, after_ms=after)
 

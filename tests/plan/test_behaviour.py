@@ -143,3 +143,28 @@ def test_generate_remove_broker(tmp_path):
     assert {len(r) for r in prep.plan.values()} == {3}
     with pytest.raises(ReplicaflowError, match="--remove-brokers: unknown broker 9"):
         prepare(PlanArgs(topics=describe(tmp_path / "d.txt", {"orders": RR6}), generate=True, remove_brokers=[9]))
+
+
+def test_json_and_out_files(spark, tmp_path):
+    """--json carries Cruise Control / Strimzi field names and per-partition bytes_left_to_move; --out writes
+    plan.json and plan.html (plotly) under OUT/plan/."""
+    from typer.testing import CliRunner
+
+    from replicaflow.cli import app
+
+    a = args(tmp_path, {"orders": RR6}, off_broker(RR6, 3), 10_000_000, throttle=["20MB/s"])
+    argv = ["plan", "--reassignment", str(a.reassignment), "--topics", str(a.topics), "--log-dirs", str(a.log_dirs),
+            "--throttle", "20MB/s", "--json", "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output[result.output.index("{"):result.output.rindex("}") + 1])
+    assert doc["summary"] == {"numReplicaMovements": 6, "dataToMoveMB": 60, "numIntraBrokerReplicaMovements": 0,
+                              "intraBrokerDataToMoveMB": 0, "numLeaderMovements": 2}
+    (cand,) = doc["candidates"]
+    assert {p["partition"] for p in cand["partitions"]} == {f"orders-{p}" for t, p in off_broker(RR6, 3)}
+    assert all(p["bytes_left_to_move"] == 0 and 0 < p["eta_ms"] <= cand["duration_ms"] for p in cand["partitions"])
+    assert doc["strimzi_eta_ms"] > 0 and doc["recommended"]["commands"][0].endswith("--throttle 20000000")
+    assert json.loads((tmp_path / "out" / "plan" / "plan.json").read_text())["summary"] == doc["summary"]
+    html = (tmp_path / "out" / "plan" / "plan.html").read_text()
+    assert "bytes left to move" in html
+    assert "moves receiving per broker" in html

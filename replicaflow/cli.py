@@ -211,7 +211,16 @@ def plan(
     remove_brokers: str | None = typer.Option(None, "--remove-brokers", metavar="IDS",
                                               help="With --generate: brokers to empty, e.g. 3."),
     brokers: str | None = typer.Option(None, "--brokers", metavar="IDS",
-                                       help="With --generate: the brokers to lay the topics over, e.g. 1,2,4."),
+                                       help="With --generate: the brokers to lay the topics over, e.g. 1,2,4 "
+                                            "(with --topics: the cluster's brokers, when some hold no replica)."),
+    racks: str | None = typer.Option(None, "--racks", metavar="ID:RACK,...",
+                                     help="Each broker's broker.rack, e.g. 1:a,2:b,3:c (replaces the racks of "
+                                          "--cluster); --generate then places replicas rack-aware."),
+    disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware",
+                                            help="With --generate: ignore racks, as Kafka's option of that name."),
+    seed: int = typer.Option(0, "--seed", metavar="N",
+                             help="With --generate: seed of each topic's start index and replica shift, "
+                                  "which Kafka draws at random (default 0)."),
     network: str | None = typer.Option(None, "--network", metavar="RATE",
                                        help="Each broker's NIC per direction (default 125MB/s = 1 Gbit/s)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON (Cruise Control / Strimzi field names)."),
@@ -230,7 +239,8 @@ def plan(
             produce_rate=produce_rate or [], metrics=metrics, throttle=throttle or [], deadline=deadline,
             max_moves_per_broker=max_moves_per_broker, kip542=kip542, generate=generate,
             remove_brokers=_broker_list("--remove-brokers", remove_brokers),
-            brokers=_broker_list("--brokers", brokers), network=network, master=master,
+            brokers=_broker_list("--brokers", brokers), racks=racks, disable_rack_aware=disable_rack_aware,
+            seed=seed, network=network, master=master,
             out=_out(out) if out is not None else None, json_out=json_out)
         prep, _choice, text = plan_job(args)
     except ReplicaflowError as exc:

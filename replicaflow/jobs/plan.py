@@ -44,6 +44,9 @@ class PlanArgs:
     generate: bool = False
     remove_brokers: list[int] = field(default_factory=list)
     brokers: list[int] = field(default_factory=list)
+    racks: str | None = None
+    disable_rack_aware: bool = False
+    seed: int = 0
     network: str | None = None
     master: str = "local[2]"
     out: Path | None = None
@@ -81,6 +84,8 @@ def prepare(a: PlanArgs) -> Prepared:
         cluster = cluster_from_scenario(a.cluster, DEFAULT_MAX_WORK)
     else:
         cluster = cluster_from_describe(a.topics, a.log_dirs, _ids("--brokers", a.brokers) or None)
+    if a.racks is not None:
+        cluster.racks = _racks(a.racks, cluster.brokers)
     if a.version is not None:
         from replicaflow.model.version import KafkaVersion
 
@@ -104,6 +109,8 @@ def prepare(a: PlanArgs) -> Prepared:
             deadline_ms = parse_duration_ms(a.deadline)
         except ValueError as exc:
             raise ReplicaflowError(f"--deadline: {exc}") from None
+    if not a.generate and (a.seed or a.disable_rack_aware):
+        raise ReplicaflowError("--seed and --disable-rack-aware only apply with --generate")
     if a.generate:
         if bool(a.remove_brokers) == bool(a.brokers):
             raise ReplicaflowError("--generate: give exactly one of --remove-brokers or --brokers")
@@ -112,7 +119,7 @@ def prepare(a: PlanArgs) -> Prepared:
         unknown = [b for b in a.remove_brokers if b not in cluster.brokers]
         if unknown:
             raise ReplicaflowError(f"--remove-brokers: unknown broker {unknown[0]}")
-        plan = generate(cluster, keep)
+        plan = generate(cluster, keep, rack_aware=not a.disable_rack_aware, seed=a.seed)
         plan_path = str(a.out / PLAN_DIR / "reassignment.json") if a.out is not None else "reassignment.json"
     else:
         plan = read_reassignment(a.reassignment, cluster)
@@ -121,6 +128,22 @@ def prepare(a: PlanArgs) -> Prepared:
     if not moves:
         raise ReplicaflowError(f"{plan_path}: every partition already has the listed replicas; nothing to move")
     return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate)
+
+
+def _racks(text: str, known: list[int]) -> dict[int, str]:
+    """``--racks 1:a,2:b``: each broker's ``broker.rack`` (``kafka-topics --describe`` carries none)."""
+    racks: dict[int, str] = {}
+    for item in text.split(","):
+        broker, sep, rack = item.partition(":")
+        if not sep or not rack or not broker.strip().isdigit():
+            raise ReplicaflowError(f"--racks: expected BROKER:RACK pairs like 1:a,2:b, found {item!r}")
+        b = int(broker)
+        if b not in known:
+            raise ReplicaflowError(f"--racks: unknown broker {b} (brokers: {','.join(map(str, known))})")
+        if b in racks:
+            raise ReplicaflowError(f"--racks: broker {b} is listed twice")
+        racks[b] = rack.strip()
+    return racks
 
 
 def _rate(flag: str, text: str) -> float:

@@ -5,10 +5,11 @@ throttle that keeps headroom, moves that can never finish, Strimzi's ETA (docs/p
 from __future__ import annotations
 
 import os
+import random
 from dataclasses import dataclass
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.assignment import assign_replicas
+from replicaflow.model.assignment import assign_replicas, random_start
 from replicaflow.model.predicates import reassignment_state
 from replicaflow.model.units import format_rate
 from replicaflow.plan.candidate import CandidateSpec
@@ -179,12 +180,23 @@ def strimzi_eta_ms(data_bytes: float, n_brokers: int, network_bps: float, thrott
     return data_bytes / (max_moves * bandwidth) * 1000.0
 
 
-def generate(cluster: ClusterModel, brokers: list[int]) -> dict[tuple[str, int], tuple[int, ...]]:
+def generate(cluster: ClusterModel, brokers: list[int], rack_aware: bool = True,
+             seed: int = 0) -> dict[tuple[str, int], tuple[int, ...]]:
     """``kafka-reassign-partitions --generate``: every topic with a replica off ``brokers`` laid out again over
-    them by Kafka's default placement (``assign_replicas``, start index 0: Kafka picks it at random)."""
+    them by Kafka's ``assignReplicasToBrokers`` -- rack-aware when the brokers have racks (all or none, as
+    Kafka demands), unless ``rack_aware`` is off (``--disable-rack-aware``). Kafka draws each topic's start
+    index and replica shift at random; here they come from ``random.Random(seed)``, topics in name order."""
     unknown = [b for b in brokers if b not in cluster.brokers]
     if unknown:
         raise ReplicaflowError(f"--brokers: unknown broker {unknown[0]} (brokers: {','.join(map(str, cluster.brokers))})")
+    racks = None
+    if rack_aware and any(b in cluster.racks for b in brokers):
+        bare = [b for b in brokers if b not in cluster.racks]
+        if bare:
+            raise ReplicaflowError(f"--generate: broker {bare[0]} has no rack while others have one; give every "
+                                   "broker a rack (--racks) or use --disable-rack-aware, as Kafka requires")
+        racks = {b: cluster.racks[b] for b in brokers}
+    rng = random.Random(seed)
     plan = {}
     for t in cluster.topics():
         n, rf = cluster.partitions(t), len(cluster.replicas[(t, 0)])
@@ -193,7 +205,8 @@ def generate(cluster: ClusterModel, brokers: list[int]) -> dict[tuple[str, int],
         if rf > len(brokers):
             raise ReplicaflowError(f"--brokers: topic {t} has replication factor {rf} but only {len(brokers)} "
                                    "brokers remain")
-        for p, replicas in enumerate(assign_replicas(brokers, n, rf)):
+        start, shift = random_start(len(brokers), rng)
+        for p, replicas in enumerate(assign_replicas(brokers, n, rf, start, shift, racks=racks)):
             plan[(t, p)] = tuple(replicas)
     if not plan:
         raise ReplicaflowError("--generate: no replica is on the brokers to remove; nothing to move")

@@ -4,11 +4,13 @@ broker restart in the middle, batches, the generated plan (docs/plan.md)."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.jobs.plan import PlanArgs, plan, prepare
+from replicaflow.model.assignment import assign_replicas, random_start
 from replicaflow.plan.build import batches_of, never_finishes
 from tests.plan.kafka_files import args, describe
 
@@ -143,6 +145,49 @@ def test_generate_remove_broker(tmp_path):
     assert {len(r) for r in prep.plan.values()} == {3}
     with pytest.raises(ReplicaflowError, match="--remove-brokers: unknown broker 9"):
         prepare(PlanArgs(topics=describe(tmp_path / "d.txt", {"orders": RR6}), generate=True, remove_brokers=[9]))
+
+
+RACKS6 = "1:a,2:a,3:b,4:b,5:c,6:c"
+
+
+def test_generate_rack_aware_like_kafka(tmp_path):
+    """--generate --remove-brokers 3 with racks (--racks, as broker.rack) is Kafka's
+    AdminUtils.assignReplicasToBrokersRackAware over brokers 1,2,4,5,6 (ReassignPartitionsCommand
+    calculateAssignment): every partition on 3 distinct racks, each broker leads 12/5 rounded, the
+    start index and shift drawn from --seed (the same seed gives the same plan, another seed another)."""
+    d = describe(tmp_path / "d.txt", {"orders": RR6})
+    prep = prepare(PlanArgs(topics=d, generate=True, remove_brokers=[3], racks=RACKS6, seed=7))
+    racks = {1: "a", 2: "a", 3: "b", 4: "b", 5: "c", 6: "c"}
+    assert all(3 not in r and len({racks[b] for b in r}) == 3 for r in prep.plan.values())
+    leaders = sorted(sum(1 for r in prep.plan.values() if r[0] == b) for b in (1, 2, 4, 5, 6))
+    assert leaders == [2, 2, 2, 3, 3]
+    start, shift = random_start(5, random.Random(7))
+    assert [prep.plan[("orders", p)] for p in range(12)] == [
+        tuple(r) for r in assign_replicas([1, 2, 4, 5, 6], 12, 3, start, shift, racks={b: racks[b] for b in
+                                                                                       (1, 2, 4, 5, 6)})]
+    same = prepare(PlanArgs(topics=d, generate=True, brokers=[1, 2, 4, 5, 6], racks=RACKS6, seed=7))
+    assert same.plan == prep.plan
+    plans = {tuple(prepare(PlanArgs(topics=d, generate=True, remove_brokers=[3], racks=RACKS6, seed=s))
+                   .plan.items()) for s in range(6)}
+    assert len(plans) > 1
+    unaware = prepare(PlanArgs(topics=d, generate=True, remove_brokers=[3], racks=RACKS6, seed=7,
+                               disable_rack_aware=True))
+    assert unaware.plan == {("orders", p): tuple(r) for p, r in enumerate(
+        assign_replicas([1, 2, 4, 5, 6], 12, 3, start, shift))}
+    assert any(len({racks[b] for b in r}) < 3 for r in unaware.plan.values())
+
+
+def test_generate_rack_errors(tmp_path):
+    """Kafka refuses rack-aware placement when only some brokers have a rack; --racks is checked."""
+    d = describe(tmp_path / "d.txt", {"orders": RR6})
+    with pytest.raises(ReplicaflowError, match="broker 5 has no rack while others have one"):
+        prepare(PlanArgs(topics=d, generate=True, remove_brokers=[3], racks="1:a,2:a,4:b"))
+    with pytest.raises(ReplicaflowError, match="--racks: expected BROKER:RACK pairs"):
+        prepare(PlanArgs(topics=d, generate=True, remove_brokers=[3], racks="1=a"))
+    with pytest.raises(ReplicaflowError, match="--racks: unknown broker 9"):
+        prepare(PlanArgs(topics=d, generate=True, remove_brokers=[3], racks="9:a"))
+    with pytest.raises(ReplicaflowError, match="only apply with --generate"):
+        prepare(PlanArgs(topics=d, reassignment=tmp_path / "x.json", seed=3))
 
 
 def test_json_and_out_files(spark, tmp_path):

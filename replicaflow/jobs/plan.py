@@ -185,5 +185,5 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
             if prep.generated:
                 (folder / "reassignment.json").write_text(reassignment_json(prep.plan) + "\n", encoding="utf-8")
             (folder / "plan.json").write_text(plan_json(*args) + "\n", encoding="utf-8")
-            (folder / "plan.html").write_text(html_section(prep.cluster, choice), encoding="utf-8")
+            (folder / "plan.html").write_text(html_section(prep.cluster, choice, prep.moves), encoding="utf-8")
     return prep, choice, text

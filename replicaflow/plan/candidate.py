@@ -57,6 +57,7 @@ class CandidateResult:
     duration_ms: int                        # until the last move completed (or until given up)
     reason: str | None                      # why it cannot finish
     eta_ms: dict[str, int]                  # "topic-partition" → completion time after the start
+    start_ms: dict[str, int]                # "topic-partition" → when its batch was submitted
     bytes_left: dict[str, int]              # at the end (0 for completed moves)
     batches: list[tuple[int, int, int]]     # (start_ms, end_ms, partitions) per batch
     bottleneck: dict | None                 # broker, side, busy_ms, utilization
@@ -116,6 +117,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     pending = list(spec.batches)
     moving: set[int] = set(s.reassignments)
     eta: dict[str, int] = {}
+    started = dict.fromkeys((names[p] for p in moving), 0)
     batches = [[start, None, len(moving)]]
     busy = np.zeros((len(SIDES), s.n_brokers), dtype=np.int64)
     peak_util = np.zeros((len(SIDES), s.n_brokers))
@@ -146,6 +148,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
                 engine.step(now + tick)
                 now += tick
                 moving = set(s.reassignments)
+                started.update(dict.fromkeys((names[p] for p in moving), now - tick - start))
         if not moving and not pending:
             break
         if (now - start) % spec.sample_ms:
@@ -196,7 +199,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     elapsed = now - start
     return CandidateResult(
         label=spec.label, throttle_bps=spec.throttle_bps, kip542=sc.kafka.kip542, finished=reason is None,
-        duration_ms=elapsed, reason=reason, eta_ms=eta,
+        duration_ms=elapsed, reason=reason, eta_ms=eta, start_ms=started,
         bytes_left={names[p]: int(left[p]) for p in np.nonzero(left)[0]},
         batches=[(a - start, b - start, n) for a, b, n in batches], bottleneck=bottleneck,
         flags={f: {"peak": peaks[f], "partition_minutes": round(minutes[f], 1)} for f in flag_names},

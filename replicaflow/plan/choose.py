@@ -66,7 +66,7 @@ def run_specs(spark, specs: list) -> list[CandidateResult]:
 
 def unable(label: str, throttle: float, kip542: bool, reason: str) -> CandidateResult:
     return CandidateResult(label=label, throttle_bps=throttle, kip542=kip542, finished=False, duration_ms=0,
-                           reason=reason, eta_ms={}, bytes_left={}, batches=[], bottleneck=None, flags={},
+                           reason=reason, eta_ms={}, start_ms={}, bytes_left={}, batches=[], bottleneck=None, flags={},
                            brokers=[])
 
 

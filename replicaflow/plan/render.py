@@ -7,14 +7,66 @@ import html
 import json
 import shlex
 import textwrap
+from dataclasses import dataclass
 
 from replicaflow.model.units import format_bytes, format_duration, format_rate
 from replicaflow.plan.build import Move, strimzi_eta_ms
 from replicaflow.plan.candidate import CandidateResult
 from replicaflow.plan.choose import Choice
 from replicaflow.plan.inputs import ClusterModel
+from replicaflow.report.figures import PALETTE, plotly_text
 
 MB = 1e6  # Cruise Control's dataToMoveMB is in MB
+GANTT_TOP = 40  # partitions drawn one bar each; the rest fold into one "others" bar
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One row of the moves' Gantt chart: a partition from its batch's start to its completion."""
+
+    name: str
+    start_ms: int
+    end_ms: int
+    destination: str        # the brokers it adds, e.g. "to 4" ("others" for the folded row)
+    finished: bool
+
+
+def gantt_bars(moves: list[Move], r: CandidateResult, top: int = GANTT_TOP) -> list[Bar]:
+    """Each moved partition's bar, latest completion first; beyond ``top`` the rest fold into one bar from
+    the earliest start to the latest end, so the chart keeps the moves that decide the duration."""
+    bars = []
+    for m in moves:
+        name = f"{m.topic}-{m.partition}"
+        if name not in r.start_ms:
+            continue
+        end = r.eta_ms.get(name)
+        bars.append(Bar(name, r.start_ms[name], r.duration_ms if end is None else end,
+                        "to " + ",".join(map(str, m.adding)) if m.adding else "leader only", end is not None))
+    bars.sort(key=lambda b: (-b.end_ms, b.name))
+    if len(bars) <= top + 1:
+        return bars
+    rest = bars[top:]
+    return [*bars[:top], Bar(f"others ({len(rest)} partitions)", min(b.start_ms for b in rest),
+                             max(b.end_ms for b in rest), "others", all(b.finished for b in rest))]
+
+
+def gantt_figure(bars: list[Bar], title: str):
+    """Horizontal bars on a minutes axis, one colour per destination (plotly has no Gantt on numbers)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, dest in enumerate(dict.fromkeys(b.destination for b in bars)):
+        rows = [b for b in bars if b.destination == dest]
+        color = "#8c959f" if dest == "others" else PALETTE[i % len(PALETTE)]
+        fig.add_trace(go.Bar(
+            y=[plotly_text(b.name) for b in rows], base=[b.start_ms / 60_000 for b in rows],
+            x=[(b.end_ms - b.start_ms) / 60_000 for b in rows], orientation="h", name=plotly_text(dest),
+            marker={"color": color, "pattern": {"shape": ["" if b.finished else "/" for b in rows]}},
+            hovertemplate="%{y}: %{base:.1f} to %{x:.1f} min long<extra>%{fullData.name}</extra>"))
+    fig.update_layout(title=title, xaxis_title="minutes", barmode="overlay", height=max(300, 18 * len(bars) + 120),
+                      yaxis={"autorange": "reversed", "categoryorder": "array",
+                             "categoryarray": [plotly_text(b.name) for b in bars]})
+    return fig
 
 
 def proposal_summary(moves: list[Move]) -> dict:
@@ -40,8 +92,9 @@ def result_json(r: CandidateResult) -> dict:
         "bottleneck": r.bottleneck, "partitions_flags": r.flags, "batches": [
             {"start_ms": a, "end_ms": b, "partitions": n} for a, b, n in r.batches],
         "brokers": r.brokers,
-        "partitions": [{"partition": name, "eta_ms": r.eta_ms.get(name), "bytes_left_to_move": r.bytes_left.get(name, 0)}
-                       for name in sorted(set(r.eta_ms) | set(r.bytes_left))],
+        "partitions": [{"partition": name, "start_ms": r.start_ms.get(name), "eta_ms": r.eta_ms.get(name),
+                        "bytes_left_to_move": r.bytes_left.get(name, 0)}
+                       for name in sorted(set(r.eta_ms) | set(r.bytes_left) | set(r.start_ms))],
     }
 
 
@@ -143,8 +196,9 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
     return json.dumps(doc, indent=2, allow_nan=False)
 
 
-def html_section(cluster: ClusterModel, choice: Choice) -> str:
-    """Moves per broker over time (who is receiving), bytes left over time per candidate, the bottleneck."""
+def html_section(cluster: ClusterModel, choice: Choice, moves: list[Move]) -> str:
+    """Bytes left over time per candidate; for the choice each partition's move as a Gantt bar, the moves
+    per broker over time (who is receiving) and the bottleneck."""
     import plotly.graph_objects as go
 
     best = choice.recommended
@@ -156,6 +210,9 @@ def html_section(cluster: ClusterModel, choice: Choice) -> str:
                                       mode="lines", name=format_rate(r.throttle_bps or 0)))
     left.update_layout(title="bytes left to move", xaxis_title="minutes", yaxis_title="bytes")
     parts.append(left.to_html(full_html=False, include_plotlyjs=True))
+    if best is not None and best.start_ms:
+        title = f"each partition's move at {format_rate(best.throttle_bps or 0)} (hatched: never completes)"
+        parts.append(gantt_figure(gantt_bars(moves, best), title).to_html(full_html=False, include_plotlyjs=False))
     if best is not None and best.series.get("t_ms"):
         gantt = go.Figure()
         per = list(zip(*best.series["moves_per_broker"], strict=True))

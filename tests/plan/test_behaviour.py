@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -12,6 +14,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.jobs.plan import PlanArgs, plan, prepare
 from replicaflow.model.assignment import assign_replicas, random_start
 from replicaflow.plan.build import batches_of, never_finishes
+from replicaflow.plan.render import Bar, gantt_bars
 from tests.plan.kafka_files import args, describe
 
 RR6 = [[(p + k) % 6 + 1 for k in range(3)] for p in range(12)]
@@ -135,6 +138,32 @@ def test_batches_run_one_after_the_other(spark, tmp_path):
     for (_, end, _), (start, _, _) in zip(r.batches, r.batches[1:], strict=False):
         assert start == end
     assert r.batches[-1][1] == r.duration_ms and "batch 1:" in text
+    starts = Counter(r.start_ms.values())
+    assert starts == Counter({a: n for a, _, n in r.batches})
+    for name, start in r.start_ms.items():
+        (batch_end,) = [b for a, b, _ in r.batches if a == start]
+        assert start < r.eta_ms[name] <= batch_end
+
+
+def test_gantt_bars_of_the_moves(spark, tmp_path):
+    """The Gantt chart's bars: one per moved partition from its batch's start to its completion, latest
+    first, coloured by the broker it adds; beyond the top N the rest fold into one "others" bar spanning
+    them; a move that never completes runs to the end of the simulation (hatched)."""
+    a = args(tmp_path, {"orders": RR6}, off_broker(RR6, 3), 20_000_000, throttle=["10MB/s"], max_moves_per_broker=2)
+    prep, choice, _ = plan(a, spark=spark)
+    r = choice.recommended
+    bars = gantt_bars(prep.moves, r)
+    assert len(bars) == len(prep.moves) == 6
+    assert [b.end_ms for b in bars] == sorted(r.eta_ms.values(), reverse=True)
+    assert bars[0].end_ms == r.duration_ms and all(b.finished for b in bars)
+    assert {b.name: b.start_ms for b in bars} == r.start_ms
+    assert {b.destination for b in bars} <= {f"to {x}" for x in (1, 2, 4, 5, 6)}
+    folded = gantt_bars(prep.moves, r, top=2)
+    assert [b.name for b in folded[:2]] == [b.name for b in bars[:2]]
+    assert folded[2] == Bar("others (4 partitions)", min(b.start_ms for b in bars[2:]),
+                            max(b.end_ms for b in bars[2:]), "others", True)
+    stuck = replace(r, eta_ms={}, duration_ms=123_000)
+    assert {(b.end_ms, b.finished) for b in gantt_bars(prep.moves, stuck)} == {(123_000, False)}
 
 
 def test_generate_remove_broker(tmp_path):
@@ -213,3 +242,5 @@ def test_json_and_out_files(spark, tmp_path):
     html = (tmp_path / "out" / "plan" / "plan.html").read_text()
     assert "bytes left to move" in html
     assert "moves receiving per broker" in html
+    assert "each partition's move at 20MB\\u002fs" in html and '"orientation":"h"' in html
+    assert all(p["start_ms"] == 0 for p in cand["partitions"])

@@ -242,9 +242,9 @@ def measure_plan(throttles: list[str], size_bytes: int) -> None:
                                         throttle=throttles))
         wall = time.perf_counter() - t0
     print(text)
-    print(f"\nplan, drain 400 x {size_bytes / 2**30:.0f}GiB, {len(throttles)} throttles + the other quota mode: "
+    print(f"\nplan, drain 400 x {size_bytes / 2**30:.0f}GiB, {len(throttles)} throttles in both quota modes: "
           f"{wall:.1f} s wall (Spark start included)")
-    runs = [*choice.results, *([choice.other_mode] if choice.other_mode else [])]
+    runs = [*choice.results, *choice.other_modes]
     for r in runs:
         if r.wall_s:
             print(f"  {r.label:<38} {r.simulated_ms / 1000:6.0f} sim s: {r.simulated_ms / 1000 / r.wall_s:5.0f} per wall s, "

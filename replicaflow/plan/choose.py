@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import replicaflow
@@ -30,7 +30,14 @@ class Choice:
     why: str
     headroom_bps: float
     headroom_broker: int
-    other_mode: CandidateResult | None = None    # the recommended throttle in the other quota mode
+    other_modes: list[CandidateResult] = field(default_factory=list)  # each of ``results`` in the other quota mode
+
+    @property
+    def other_mode(self) -> CandidateResult | None:
+        """The recommended throttle in the other quota mode (KIP-73 against KIP-542 at the choice)."""
+        if self.recommended is None:
+            return None
+        return next((r for r in self.other_modes if r.throttle_bps == self.recommended.throttle_bps), None)
 
 
 def throttles(cluster: ClusterModel, given: list[float]) -> tuple[list[float], float, int]:
@@ -72,31 +79,23 @@ def unable(label: str, throttle: float, kip542: bool, reason: str) -> CandidateR
 
 def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float], kip542: bool,
              max_per_broker: int | None, deadline_ms: int | None) -> Choice:
-    """Simulate the candidates, recommend one, and run the recommended throttle in the other quota mode."""
+    """Simulate every candidate in both quota modes in one Spark job (the chosen mode recommends; the other
+    shows KIP-73 against KIP-542 at each throttle), then recommend one."""
     rates, head, who = throttles(cluster, given)
-    results: dict[float, CandidateResult] = {}
+    results: dict[tuple[float, bool], CandidateResult] = {}
     specs = []
     for rate in rates:
-        label = f"throttle {format_rate(rate)}"
-        reason = never_finishes(cluster, moves, rate, kip542)
-        if reason is not None:
-            results[rate] = unable(label, rate, kip542, reason)
-        else:
-            specs.append(candidate(cluster, moves, rate, kip542, max_per_broker, label))
-    # Without a deadline the choice is almost surely the largest throttle within the headroom: its run in the
-    # other quota mode joins the same Spark job instead of waiting for the others to end.
-    other = not kip542
-    other_label = f"{'KIP-542' if other else 'KIP-73'} at the recommended throttle"
-    feasible = [s.throttle_bps for s in specs if s.throttle_bps <= head + 1] or [s.throttle_bps for s in specs]
-    guess = max(feasible) if deadline_ms is None and feasible else None
-    extra = [] if guess is None or never_finishes(cluster, moves, guess, other) else [
-        candidate(cluster, moves, guess, other, max_per_broker, other_label)]
+        for mode in (kip542, not kip542):
+            label = f"throttle {format_rate(rate)}" + ("" if mode == kip542 else (" KIP-542" if mode else " KIP-73"))
+            reason = never_finishes(cluster, moves, rate, mode)
+            if reason is not None:
+                results[(rate, mode)] = unable(label, rate, mode, reason)
+            else:
+                specs.append(candidate(cluster, moves, rate, mode, max_per_broker, label))
     specs.sort(key=lambda s: s.throttle_bps)  # the slowest first: they set the job's length
-    ran = run_specs(spark, specs + extra)
-    guessed = ran[len(specs):]
-    for r in ran[:len(specs)]:
-        results[r.throttle_bps] = r
-    ordered = [results[r] for r in rates]
+    for r in run_specs(spark, specs):
+        results[(r.throttle_bps, r.kip542)] = r
+    ordered = [results[(r, kip542)] for r in rates]
     done = [r for r in ordered if r.finished]
     if deadline_ms is not None:
         meeting = [r for r in done if r.duration_ms <= deadline_ms]
@@ -112,14 +111,4 @@ def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float]
         why = "the largest throttle that keeps headroom on every broker"
     if best is None:
         why = "no candidate can finish"
-    choice = Choice(ordered, best, why, head, who)
-    if best is not None:
-        reason = never_finishes(cluster, moves, best.throttle_bps, other)
-        if reason:
-            choice.other_mode = unable(other_label, best.throttle_bps, other, reason)
-        elif guessed and guessed[0].throttle_bps == best.throttle_bps:
-            choice.other_mode = guessed[0]
-        else:
-            choice.other_mode = run_specs(spark, [candidate(cluster, moves, best.throttle_bps, other, max_per_broker,
-                                                            other_label)])[0]
-    return choice
+    return Choice(ordered, best, why, head, who, [results[(r, not kip542)] for r in rates])

@@ -113,11 +113,15 @@ def commands(plan_path: str, throttle_bps: float | None, kip542: bool, bootstrap
     return lines
 
 
-def _row(r: CandidateResult) -> str:
-    took = format_duration(r.duration_ms) if r.finished else "never"
+def _row(r: CandidateResult, other: CandidateResult) -> str:
+    took, other_took = (format_duration(x.duration_ms) if x.finished else "never" for x in (r, other))
     neck = (f"broker {r.bottleneck['broker']} {r.bottleneck['side']}" if r.bottleneck else "-")
     under = r.flags.get("under_min_isr", {}).get("peak", "-") if r.flags else "-"
-    return f"{format_rate(r.throttle_bps or 0):>10} {took:>10} {under!s:>6}  {neck}"
+    return f"{format_rate(r.throttle_bps or 0):>10} {took:>10} {other_took:>10} {under!s:>7}  {neck}"
+
+
+def _other_name(kip542: bool) -> str:
+    return "KIP-73" if kip542 else "KIP-542"
 
 
 def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str, kip542: bool,
@@ -127,11 +131,14 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     out = [f"moves: {len(moves)} partitions, {sum(len(m.adding) for m in moves)} new replicas, "
            f"{format_bytes(data)} to copy",
            f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
-           "", f"{'throttle':>10} {'takes':>10} {'<minISR':>6}  bottleneck", "-" * 64]
-    out += [_row(r) for r in choice.results]
+           "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]
+    out += [_row(r, o) for r, o in zip(choice.results, choice.other_modes, strict=True)]
     for r in choice.results:
         if not r.finished:
             out.append(f"{format_rate(r.throttle_bps or 0)} never finishes: {r.reason}")
+    for r in choice.other_modes:
+        if not r.finished:
+            out.append(f"{format_rate(r.throttle_bps or 0)} under {_other_name(kip542)} never finishes: {r.reason}")
     best = choice.recommended
     out.append("")
     if best is None:
@@ -192,6 +199,7 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
                                                                    best.throttle_bps),
         "candidates": [result_json(r) for r in choice.results],
         "other_mode": None if choice.other_mode is None else result_json(choice.other_mode),
+        "other_mode_candidates": [result_json(r) for r in choice.other_modes],
     }
     return json.dumps(doc, indent=2, allow_nan=False)
 

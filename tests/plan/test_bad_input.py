@@ -72,3 +72,16 @@ def test_metrics_file_rates(tmp_path):
                   'kafka_server_brokertopicmetrics_bytesin_total{broker="2",topic="orders"} 10000000 11000\n',
                   encoding="utf-8")
     assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 3e6})
+
+
+def test_plan_help_explains_every_option():
+    """`plan --help` gives every option a sentence, and names the rack, seed and quota-mode choices."""
+    import typer.main
+
+    command = typer.main.get_command(app).commands["plan"]
+    options = [p for p in command.params if p.name != "help"]
+    assert len(options) >= 20 and all(len(p.help or "") > 15 for p in options)
+    out = runner.invoke(app, ["plan", "--help"], env={"COLUMNS": "200"}).output
+    for flag in ("--racks", "--seed", "--disable-rack-aware", "--kip542", "--generate", "--max-moves-per-broker"):
+        assert flag in out
+    assert "Kafka draws at random" in out and "both" in out and "Gantt" in out

@@ -250,3 +250,18 @@ def test_json_and_out_files(spark, tmp_path):
     assert "moves receiving per broker" in html
     assert "each partition's move at 20MB\\u002fs" in html and '"orientation":"h"' in html
     assert all(p["start_ms"] == 0 for p in cand["partitions"])
+
+
+def test_generate_takes_racks_from_the_cluster_file(tmp_path):
+    """--cluster's racks (here `racks: 3`, a, b, c round-robin) make --generate rack-aware
+    (assignReplicasToBrokersRackAware), and --racks replaces them."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        "name: racked\nduration: 1h\nkafka: {version: '3.7'}\ncluster: {brokers: 6, racks: 3}\n"
+        "topics: [{name: orders, partitions: 12, replication_factor: 3, produce_rate: 1MB/s}]\n", encoding="utf-8")
+    prep = prepare(PlanArgs(cluster=cluster, generate=True, remove_brokers=[3], seed=1))
+    racks = prep.cluster.racks
+    assert racks == {1: "a", 2: "b", 3: "c", 4: "a", 5: "b", 6: "c"}
+    assert all(len({racks[b] for b in r}) == 3 and 3 not in r for r in prep.plan.values())
+    moved = prepare(PlanArgs(cluster=cluster, generate=True, remove_brokers=[3], seed=1, racks="1:x,2:x,4:x,5:y,6:y"))
+    assert all({moved.cluster.racks[b] for b in r} == {"x", "y"} for r in moved.plan.values())

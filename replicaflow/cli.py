@@ -174,6 +174,97 @@ def demo(
     typer.echo(f"demo report: {path}")
 
 
+def _broker_list(flag: str, text: str | None) -> list[int]:
+    if not text:
+        return []
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4, found {text!r}") from None
+
+
+@app.command()
+def plan(
+    reassignment: Path | None = typer.Option(None, "--reassignment", metavar="PLAN.json",
+                                             help="kafka-reassign-partitions JSON (version 1) to evaluate."),
+    topics: Path | None = typer.Option(None, "--topics", metavar="DESCRIBE.txt",
+                                       help="kafka-topics --describe output of the cluster."),
+    cluster: Path | None = typer.Option(None, "--cluster", metavar="CLUSTER.yaml",
+                                        help="A scenario file as the cluster instead (its events are kept)."),
+    log_dirs: Path | None = typer.Option(None, "--log-dirs", metavar="LOGDIRS.json",
+                                         help="kafka-log-dirs --describe output: each partition's size "
+                                              "(without it, --topics partitions start empty)."),
+    version: str | None = typer.Option(None, "--version", metavar="X.Y", help="Kafka release (default 3.7)."),
+    produce_rate: list[str] = typer.Option(None, "--produce-rate", metavar="TOPIC=RATE",
+                                           help="A topic's produce rate, e.g. orders=20MB/s (repeatable)."),
+    metrics: Path | None = typer.Option(None, "--metrics", metavar="FILE.om",
+                                        help="Produce rates from Prometheus text (BytesInPerSec per topic)."),
+    throttle: list[str] = typer.Option(None, "--throttle", metavar="RATE",
+                                       help="A throttle to simulate, e.g. 50MB/s or bytes/s as Kafka's tool "
+                                            "takes it (repeatable); default: 20, 40 .. 100% of the headroom "
+                                            "throttle (90% of each broker's spare NIC)."),
+    deadline: str | None = typer.Option(None, "--deadline", metavar="DURATION",
+                                        help="Recommend the smallest throttle finishing within it, e.g. 2h "
+                                             "(else the largest keeping headroom)."),
+    max_moves_per_broker: int | None = typer.Option(None, "--max-moves-per-broker", metavar="N",
+                                                    help="Run the moves in batches, N per broker at a time, each "
+                                                         "batch after the previous one completed."),
+    kip542: bool = typer.Option(False, "--kip542", help="Recommend under KIP-542's reassignment quota (else KIP-73's "
+                                                         "replication throttle); every throttle runs in both."),
+    generate: bool = typer.Option(False, "--generate", help="Write the plan as kafka-reassign-partitions "
+                                                            "--generate would (with --remove-brokers/--brokers)."),
+    remove_brokers: str | None = typer.Option(None, "--remove-brokers", metavar="IDS",
+                                              help="With --generate: brokers to empty, e.g. 3."),
+    brokers: str | None = typer.Option(None, "--brokers", metavar="IDS",
+                                       help="With --generate: the brokers to lay the topics over, e.g. 1,2,4 "
+                                            "(with --topics: the cluster's brokers, when some hold no replica)."),
+    racks: str | None = typer.Option(None, "--racks", metavar="ID:RACK,...",
+                                     help="Each broker's broker.rack, e.g. 1:a,2:b,3:c (replaces the racks of "
+                                          "--cluster); --generate then places replicas rack-aware."),
+    disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware",
+                                            help="With --generate: ignore racks, as Kafka's option of that name."),
+    seed: int = typer.Option(0, "--seed", metavar="N",
+                             help="With --generate: seed of each topic's start index and replica shift, "
+                                  "which Kafka draws at random; another seed, another of Kafka's plans."),
+    network: str | None = typer.Option(None, "--network", metavar="RATE",
+                                       help="Each broker's NIC per direction (default 125MB/s = 1 Gbit/s)."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON instead of the table (Cruise Control / Strimzi "
+                                                          "field names, per-partition ETA)."),
+    master: str = typer.Option("local[2]", "--master", metavar="URL",
+                               help="Spark master URL: the candidates run as parallel Spark tasks."),
+    out: str | None = typer.Option(None, "--out", "-o", metavar="OUT",
+                                   help="Also write OUT/plan/: plan.json, plan.html (bytes left, a "
+                                        "Gantt chart of the moves) and, with --generate, reassignment.json."),
+) -> None:
+    """How long a reassignment takes, whether producers go under min ISR, and which throttle to use.
+
+    Give the cluster (--topics with --log-dirs, or --cluster) and the plan (--reassignment, or --generate
+    with --remove-brokers/--brokers). Each candidate throttle is simulated under KIP-73 and KIP-542
+    until every move completes or is shown unable to; see docs/plan.md.
+    """
+    from replicaflow.jobs.plan import PlanArgs, reassignment_json
+    from replicaflow.jobs.plan import plan as plan_job
+
+    try:
+        args = PlanArgs(
+            reassignment=reassignment, topics=topics, cluster=cluster, log_dirs=log_dirs, version=version,
+            produce_rate=produce_rate or [], metrics=metrics, throttle=throttle or [], deadline=deadline,
+            max_moves_per_broker=max_moves_per_broker, kip542=kip542, generate=generate,
+            remove_brokers=_broker_list("--remove-brokers", remove_brokers),
+            brokers=_broker_list("--brokers", brokers), racks=racks, disable_rack_aware=disable_rack_aware,
+            seed=seed, network=network, master=master,
+            out=_out(out) if out is not None else None, json_out=json_out)
+        prep, _choice, text = plan_job(args)
+    except ReplicaflowError as exc:
+        fail(exc)
+    if prep.generated and out is None and not json_out:
+        typer.echo("Proposed partition reassignment configuration")
+        typer.echo(reassignment_json(prep.plan))
+    typer.echo(text)
+    if out is not None:
+        _said(f"wrote {Path(out) / 'plan'}/")
+
+
 def main() -> None:
     try:
         app(standalone_mode=True)

@@ -19,7 +19,7 @@ PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").g
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 TICKED = re.compile(r"`([^`\n]+)`")
-PACKAGE = re.compile(r"^(?:replicaflow/)?((?:model|sim|telemetry|ingest|pipeline|report|jobs)(?:/\w+)*)/$")
+PACKAGE = re.compile(r"^(?:replicaflow/)?((?:model|sim|telemetry|ingest|pipeline|report|jobs|plan)(?:/\w+)*)/$")
 MODULE = re.compile(r"^[\w/]+\.py$")
 
 

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import socket
+import sys
 import tempfile
 from pathlib import Path
 
@@ -58,6 +59,8 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     ``REPLICAFLOW_EXECUTOR_MEMORY`` (docs/pipeline.md, "On a cluster").
     """
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+    # Python workers (plan's candidate tasks) run this interpreter, with its packages, not `python3` on PATH
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     check_master(master)
     active = SparkSession.getActiveSession()
     if active is not None:

@@ -65,6 +65,11 @@ class ReplicationQuotaManager:
         valid = (self.wid > (wid - n)[..., None]) & (self.wid >= 0)
         return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(now, self.t0, win, n)
 
+    def rates_bps(self, now: int) -> np.ndarray:
+        """[quota row, broker] the sampled rate Kafka's quota sees at ``now`` (0 before the sensor exists)."""
+        total, oldest = self._retained(now)
+        return np.where(self.t0 >= 0, quota.rate_bps(total, oldest, now, self.window_ms), 0.0)
+
     def exceeded(self, now: int) -> np.ndarray:
         """[quota row, broker] the quota's rate is strictly above its limit (§5.1, A11)."""
         total, oldest = self._retained(now)

@@ -1,0 +1,189 @@
+"""`replicaflow plan`: Kafka's tool outputs and a reassignment → how long, who suffers, which throttle.
+
+Every input is read and checked before Spark starts (plan/inputs.py); the candidates then run as
+Spark tasks (plan/choose.py) and the answer is printed and, with ``--out``, written as ``OUT/plan/``
+(``reassignment.json`` when generated, ``plan.json``, ``plan.html``) in one commit (docs/plan.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.model.units import parse_duration_ms, parse_rate_bps
+from replicaflow.plan.build import generate, moves_of
+from replicaflow.plan.choose import Choice, evaluate
+from replicaflow.plan.inputs import (
+    ClusterModel,
+    cluster_from_describe,
+    cluster_from_scenario,
+    metrics_rates,
+    produce_rates,
+    read_reassignment,
+)
+from replicaflow.plan.render import console_text, html_section, plan_json
+
+PLAN_DIR = "plan"  # what `plan --out OUT` writes into OUT
+
+
+@dataclass
+class PlanArgs:
+    reassignment: Path | None = None
+    topics: Path | None = None
+    cluster: Path | None = None
+    log_dirs: Path | None = None
+    version: str | None = None
+    produce_rate: list[str] = field(default_factory=list)
+    metrics: Path | None = None
+    throttle: list[str] = field(default_factory=list)
+    deadline: str | None = None
+    max_moves_per_broker: int | None = None
+    kip542: bool = False
+    generate: bool = False
+    remove_brokers: list[int] = field(default_factory=list)
+    brokers: list[int] = field(default_factory=list)
+    racks: str | None = None
+    disable_rack_aware: bool = False
+    seed: int = 0
+    network: str | None = None
+    master: str = "local[2]"
+    out: Path | None = None
+    json_out: bool = False
+
+
+@dataclass
+class Prepared:
+    cluster: ClusterModel
+    plan: dict
+    moves: list
+    throttles: list[float]
+    deadline_ms: int | None
+    plan_path: str
+    generated: bool
+
+
+def _ids(flag: str, values: list[int]) -> list[int]:
+    if len(set(values)) != len(values):
+        raise ReplicaflowError(f"{flag}: a broker is listed twice")
+    return values
+
+
+def prepare(a: PlanArgs) -> Prepared:
+    """Everything read and checked; raises one sentence on the first problem, before any simulation."""
+    if (a.topics is None) == (a.cluster is None):
+        raise ReplicaflowError("give the cluster with exactly one of --topics DESCRIBE.txt or --cluster CLUSTER.yaml")
+    if a.generate == (a.reassignment is not None):
+        raise ReplicaflowError("give exactly one of --reassignment PLAN.json or --generate")
+    if a.max_moves_per_broker is not None and a.max_moves_per_broker < 1:
+        raise ReplicaflowError(f"--max-moves-per-broker: expected at least 1, found {a.max_moves_per_broker}")
+    if a.cluster is not None:
+        from replicaflow.sim.scenario import DEFAULT_MAX_WORK
+
+        cluster = cluster_from_scenario(a.cluster, DEFAULT_MAX_WORK)
+    else:
+        cluster = cluster_from_describe(a.topics, a.log_dirs, _ids("--brokers", a.brokers) or None)
+    if a.racks is not None:
+        cluster.racks = _racks(a.racks, cluster.brokers)
+    if a.version is not None:
+        from replicaflow.model.version import KafkaVersion
+
+        cluster.version = str(KafkaVersion.parse(a.version))
+    if a.network is not None:
+        cluster.network_bps = _rate("--network", a.network)
+        if cluster.network_bps <= 0:
+            raise ReplicaflowError("--network: expected a positive rate")
+    topics = set(cluster.topics())
+    if a.produce_rate and a.metrics is not None:
+        raise ReplicaflowError("give produce rates with --produce-rate or --metrics, not both")
+    if a.metrics is not None:
+        cluster.rate_bps.update(metrics_rates(a.metrics, topics))
+    cluster.rate_bps.update(produce_rates(a.produce_rate, topics))
+    throttles = [_rate("--throttle", t) for t in a.throttle]
+    if any(t <= 0 for t in throttles):
+        raise ReplicaflowError("--throttle: expected a positive rate")
+    deadline_ms = None
+    if a.deadline is not None:
+        try:
+            deadline_ms = parse_duration_ms(a.deadline)
+        except ValueError as exc:
+            raise ReplicaflowError(f"--deadline: {exc}") from None
+    if not a.generate and (a.seed or a.disable_rack_aware):
+        raise ReplicaflowError("--seed and --disable-rack-aware only apply with --generate")
+    if a.generate:
+        if bool(a.remove_brokers) == bool(a.brokers):
+            raise ReplicaflowError("--generate: give exactly one of --remove-brokers or --brokers")
+        keep = _ids("--brokers", a.brokers) or [b for b in cluster.brokers
+                                                if b not in _ids("--remove-brokers", a.remove_brokers)]
+        unknown = [b for b in a.remove_brokers if b not in cluster.brokers]
+        if unknown:
+            raise ReplicaflowError(f"--remove-brokers: unknown broker {unknown[0]}")
+        plan = generate(cluster, keep, rack_aware=not a.disable_rack_aware, seed=a.seed)
+        plan_path = str(a.out / PLAN_DIR / "reassignment.json") if a.out is not None else "reassignment.json"
+    else:
+        plan = read_reassignment(a.reassignment, cluster)
+        plan_path = str(a.reassignment)
+    moves = moves_of(cluster, plan)
+    if not moves:
+        raise ReplicaflowError(f"{plan_path}: every partition already has the listed replicas; nothing to move")
+    return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate)
+
+
+def _racks(text: str, known: list[int]) -> dict[int, str]:
+    """``--racks 1:a,2:b``: each broker's ``broker.rack`` (``kafka-topics --describe`` carries none)."""
+    racks: dict[int, str] = {}
+    for item in text.split(","):
+        broker, sep, rack = item.partition(":")
+        if not sep or not rack or not broker.strip().isdigit():
+            raise ReplicaflowError(f"--racks: expected BROKER:RACK pairs like 1:a,2:b, found {item!r}")
+        b = int(broker)
+        if b not in known:
+            raise ReplicaflowError(f"--racks: unknown broker {b} (brokers: {','.join(map(str, known))})")
+        if b in racks:
+            raise ReplicaflowError(f"--racks: broker {b} is listed twice")
+        racks[b] = rack.strip()
+    return racks
+
+
+def _rate(flag: str, text: str) -> float:
+    """``5MB/s``, or a bare number of bytes/s as ``kafka-reassign-partitions --throttle`` takes it."""
+    try:
+        return parse_rate_bps(float(text) if text.isascii() and text.isdigit() else text)
+    except ValueError as exc:
+        raise ReplicaflowError(f"{flag}: {exc}") from None
+
+
+def reassignment_json(plan: dict) -> str:
+    """The plan as ``kafka-reassign-partitions --generate`` prints its proposal."""
+    return json.dumps({"version": 1, "partitions": [
+        {"topic": t, "partition": p, "replicas": list(r), "log_dirs": ["any"] * len(r)}
+        for (t, p), r in sorted(plan.items())]})
+
+
+def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
+    """Check, simulate, recommend; returns the inputs, the choice and the text printed (JSON with ``--json``)."""
+    from replicaflow.pipeline.session import check_master, get_spark
+
+    prep = prepare(a)
+    commit = None
+    if a.out is not None:
+        from replicaflow.telemetry.outputs import Commit
+
+        commit = Commit(a.out, writes=(PLAN_DIR,))
+    if spark is None:
+        check_master(a.master)
+        spark = get_spark(a.master)
+    choice = evaluate(spark, prep.cluster, prep.moves, prep.throttles, a.kip542, a.max_moves_per_broker,
+                      prep.deadline_ms)
+    args = (prep.cluster, prep.moves, choice, prep.plan_path, a.kip542, prep.deadline_ms)
+    text = plan_json(*args) if a.json_out else console_text(*args)
+    if commit is not None:
+        with commit.staged() as stage:
+            folder = stage / PLAN_DIR
+            folder.mkdir()
+            if prep.generated:
+                (folder / "reassignment.json").write_text(reassignment_json(prep.plan) + "\n", encoding="utf-8")
+            (folder / "plan.json").write_text(plan_json(*args) + "\n", encoding="utf-8")
+            (folder / "plan.html").write_text(html_section(prep.cluster, choice, prep.moves), encoding="utf-8")
+    return prep, choice, text

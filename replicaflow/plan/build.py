@@ -1,0 +1,213 @@
+"""From the inputs to what the engine runs: the scenario of a candidate, its batches, and the
+analytic facts that need no simulation — data to move, the steady traffic each broker carries, the
+throttle that keeps headroom, moves that can never finish, Strimzi's ETA (docs/plan.md)."""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.model.assignment import assign_replicas, random_start
+from replicaflow.model.predicates import reassignment_state
+from replicaflow.model.units import format_rate
+from replicaflow.plan.candidate import CandidateSpec
+from replicaflow.plan.inputs import DEFAULT_MESSAGE_BYTES, ClusterModel
+from replicaflow.sim.scenario import ReassignEvent, parse_scenario
+
+HEADROOM = 0.9                 # the throttle keeps 10 % of each broker's spare NIC free
+STRIMZI_PER_BROKER = 5         # Cruise Control num.concurrent.partition.movements.per.broker
+STRIMZI_CLUSTER_MAX = 1250     # Cruise Control max.num.cluster.movements
+TICK_MS = 1000                 # quota accuracy holds at 1 s ticks (the engine's room rule, §5.1)
+SAMPLE_MS = 10_000             # state sampled every 10 s, or more often for a short move (~100 samples)
+PLAN_MAX_WORK = 10**15         # the planner bounds its own runs (stall and max_ms), not the scenario loader
+
+
+@dataclass(frozen=True)
+class Move:
+    topic: str
+    partition: int
+    before: tuple[int, ...]
+    after: tuple[int, ...]
+    size_bytes: int
+
+    @property
+    def adding(self) -> list[int]:
+        return reassignment_state(list(self.before), list(self.after))[1]
+
+    @property
+    def removing(self) -> list[int]:
+        return reassignment_state(list(self.before), list(self.after))[2]
+
+
+def moves_of(cluster: ClusterModel, plan: dict) -> list[Move]:
+    """The partitions whose replica set or order changes (a reorder only moves leadership)."""
+    return [Move(t, p, cluster.replicas[(t, p)], tuple(r), cluster.size_bytes.get((t, p), 0))
+            for (t, p), r in sorted(plan.items()) if tuple(r) != cluster.replicas[(t, p)]]
+
+
+def partition_rate_bps(cluster: ClusterModel, topic: str) -> float:
+    return cluster.rate_bps.get(topic, 0.0) / cluster.partitions(topic)
+
+
+def steady_traffic(cluster: ClusterModel) -> dict[int, tuple[float, float]]:
+    """Per broker, (bytes in, bytes out) per second before any move: produce into the partitions it leads
+    and the in-sync followers' fetches (the first replica leads, as after a preferred election)."""
+    traffic = {b: [0.0, 0.0] for b in cluster.brokers}
+    for (t, _p), replicas in cluster.replicas.items():
+        rate = partition_rate_bps(cluster, t)
+        traffic[replicas[0]][0] += rate
+        traffic[replicas[0]][1] += rate * (len(replicas) - 1)
+        for f in replicas[1:]:
+            traffic[f][0] += rate
+    return {b: (i, o) for b, (i, o) in traffic.items()}
+
+
+def headroom_throttle_bps(cluster: ClusterModel) -> tuple[float, int]:
+    """The largest throttle keeping headroom on every broker: min over brokers and directions of
+    (NIC capacity − the traffic that is not the move) × 0.9; and the broker that sets it."""
+    best, who = float("inf"), cluster.brokers[0]
+    for b, (t_in, t_out) in steady_traffic(cluster).items():
+        room = (cluster.network_bps - max(t_in, t_out)) * HEADROOM
+        if room < best:
+            best, who = room, b
+    if best <= 0:
+        raise ReplicaflowError(f"broker {who} has no network headroom: its produce and replication traffic "
+                               f"already fill the {format_rate(cluster.network_bps)} NIC")
+    return best, who
+
+
+def never_finishes(cluster: ClusterModel, moves: list[Move], throttle_bps: float | None,
+                   kip542: bool) -> str | None:
+    """Why the throttle can never complete the moves, from the rates alone (§5.1), or None.
+
+    KIP-73's leader quota counts every fetch of a listed replica, in sync or not, and only the
+    out-of-sync ones are held back: if the in-sync followers of the moving partitions a broker leads
+    already fetch at the throttle, the new replicas get nothing. Either way a new replica has to copy
+    faster than its partition grows: the produce into the partitions a broker receives (follower
+    side) or sends (leader side) must stay below the throttle. KIP-542 counts only adding replicas.
+    """
+    if throttle_bps is None:
+        return None
+    insync, growth_out, growth_in = {}, {}, {}
+    for m in moves:
+        rate = partition_rate_bps(cluster, m.topic)
+        leader = m.before[0]
+        if not kip542:
+            insync[leader] = insync.get(leader, 0.0) + rate * (len(m.before) - 1)
+        growth_out[leader] = growth_out.get(leader, 0.0) + rate * len(m.adding)
+        for b in m.adding:
+            growth_in[b] = growth_in.get(b, 0.0) + rate
+    for b in sorted(insync):
+        if insync[b] >= throttle_bps:
+            return (f"broker {b}: in-sync replication of the moving partitions it leads ({format_rate(insync[b])}) "
+                    f"already uses the {format_rate(throttle_bps)} leader quota (KIP-73 counts it)")
+    for b in sorted(growth_out):
+        if insync.get(b, 0.0) + growth_out[b] >= throttle_bps:
+            return (f"broker {b}: produce into the partitions it sends ({format_rate(growth_out[b])}) plus in-sync "
+                    f"replication ({format_rate(insync.get(b, 0.0))}) outruns the {format_rate(throttle_bps)} "
+                    "leader quota")
+    for b in sorted(growth_in):
+        if growth_in[b] >= throttle_bps:
+            return (f"broker {b}: produce into the partitions it receives ({format_rate(growth_in[b])}) outruns "
+                    f"the {format_rate(throttle_bps)} follower quota")
+    return None
+
+
+def batches_of(moves: list[Move], max_per_broker: int | None) -> list[list[Move]]:
+    """KIP-236-style batches: each broker takes part (adding or removing a replica) in at most N moves of a
+    batch; moves are taken in plan order, each into the first batch with room."""
+    if not max_per_broker:
+        return [moves]
+    batches: list[list[Move]] = []
+    loads: list[dict[int, int]] = []
+    for m in moves:
+        brokers = set(m.adding) | set(m.removing)
+        fits = [i for i, load in enumerate(loads) if all(load.get(b, 0) < max_per_broker for b in brokers)]
+        if not fits:
+            batches.append([])
+            loads.append({})
+        i = fits[0] if fits else len(batches) - 1
+        batches[i].append(m)
+        for b in brokers:
+            loads[i][b] = loads[i].get(b, 0) + 1
+    return batches
+
+
+def reassign_event(batch: list[Move], throttle_bps: float | None) -> ReassignEvent:
+    return ReassignEvent.model_validate({
+        "kind": "reassign", "at": 0, "throttle": throttle_bps,
+        "partitions": [{"topic": m.topic, "partition": m.partition, "replicas": list(m.after)} for m in batch]})
+
+
+def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | None, kip542: bool,
+              max_per_broker: int | None, label: str, tick_ms: int = TICK_MS) -> CandidateSpec:
+    """The scenario of one candidate: the cluster, the first batch at 0 (``--execute --throttle``), the rest
+    fed as each completes, and the scenario's own events (a broker restart …)."""
+    topics = cluster.topics()
+    data = {
+        "name": "plan", "duration": "1d", "tick": f"{tick_ms}ms", "scrape_interval": "1h",
+        "kafka": {"version": cluster.version, "kip542": kip542},
+        "cluster": {"brokers": [{"id": b, **({"rack": cluster.racks[b]} if b in cluster.racks else {}),
+                                 "network_in": cluster.network_bps, "network_out": cluster.network_bps}
+                                for b in cluster.brokers]},
+        "topics": [{"name": t, "partitions": cluster.partitions(t),
+                    "replication_factor": len(cluster.replicas[(t, 0)]), "min_insync_replicas": cluster.min_isr[t],
+                    "produce_rate": cluster.rate_bps.get(t, 0.0), "message_size": DEFAULT_MESSAGE_BYTES,
+                    "assignment": [list(cluster.replicas[(t, p)]) for p in range(cluster.partitions(t))]}
+                   for t in topics],
+    }
+    sc = parse_scenario(data, base_dir=os.getcwd(), source="<plan>", max_work=PLAN_MAX_WORK)
+    groups = batches_of(moves, max_per_broker)
+    events = [reassign_event(groups[0], throttle_bps), *cluster.extra_events]
+    sc = sc.model_copy(update={"events": tuple(sorted(events, key=lambda e: e.at_ms))})
+    sizes = [cluster.size_bytes.get((t, p), 0) // DEFAULT_MESSAGE_BYTES
+             for t in topics for p in range(cluster.partitions(t))]
+    after = max((e.at_ms for e in cluster.extra_events), default=0)
+    naive_ms = sum(m.size_bytes * len(m.adding) for m in moves) / (throttle_bps or cluster.network_bps) * 1000
+    sample_ms = int(max(tick_ms, min(SAMPLE_MS, naive_ms // 100 // tick_ms * tick_ms)))
+    return CandidateSpec(label=label, scenario=sc, size_messages=sizes, sample_ms=sample_ms,
+                         batches=[reassign_event(g, throttle_bps) for g in groups[1:]],
+                         throttle_bps=throttle_bps, after_ms=after)
+
+
+def strimzi_eta_ms(data_bytes: float, n_brokers: int, network_bps: float, throttle_bps: float | None) -> float:
+    """Strimzi proposal 088's estimate: maxMoves = min(brokers × per-broker concurrency, cluster max),
+    bandwidth = min(NIC / maxMoves, throttle), ETA = data / (maxMoves × bandwidth)."""
+    max_moves = min(n_brokers * STRIMZI_PER_BROKER, STRIMZI_CLUSTER_MAX)
+    bandwidth = network_bps / max_moves if throttle_bps is None else min(network_bps / max_moves, throttle_bps)
+    return data_bytes / (max_moves * bandwidth) * 1000.0
+
+
+def generate(cluster: ClusterModel, brokers: list[int], rack_aware: bool = True,
+             seed: int = 0) -> dict[tuple[str, int], tuple[int, ...]]:
+    """``kafka-reassign-partitions --generate``: every topic with a replica off ``brokers`` laid out again over
+    them by Kafka's ``assignReplicasToBrokers`` -- rack-aware when the brokers have racks (all or none, as
+    Kafka demands), unless ``rack_aware`` is off (``--disable-rack-aware``). Kafka draws each topic's start
+    index and replica shift at random; here they come from ``random.Random(seed)``, topics in name order."""
+    unknown = [b for b in brokers if b not in cluster.brokers]
+    if unknown:
+        raise ReplicaflowError(f"--brokers: unknown broker {unknown[0]} (brokers: {','.join(map(str, cluster.brokers))})")
+    racks = None
+    if rack_aware and any(b in cluster.racks for b in brokers):
+        bare = [b for b in brokers if b not in cluster.racks]
+        if bare:
+            raise ReplicaflowError(f"--generate: broker {bare[0]} has no rack while others have one; give every "
+                                   "broker a rack (--racks) or use --disable-rack-aware, as Kafka requires")
+        racks = {b: cluster.racks[b] for b in brokers}
+    rng = random.Random(seed)
+    plan = {}
+    for t in cluster.topics():
+        n, rf = cluster.partitions(t), len(cluster.replicas[(t, 0)])
+        if all(b in brokers for p in range(n) for b in cluster.replicas[(t, p)]):
+            continue
+        if rf > len(brokers):
+            raise ReplicaflowError(f"--brokers: topic {t} has replication factor {rf} but only {len(brokers)} "
+                                   "brokers remain")
+        start, shift = random_start(len(brokers), rng)
+        for p, replicas in enumerate(assign_replicas(brokers, n, rf, start, shift, racks=racks)):
+            plan[(t, p)] = tuple(replicas)
+    if not plan:
+        raise ReplicaflowError("--generate: no replica is on the brokers to remove; nothing to move")
+    return plan

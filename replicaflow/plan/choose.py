@@ -1,0 +1,114 @@
+"""Which throttles to simulate, running them as Spark tasks, and the one to recommend (docs/plan.md).
+
+Candidates are the throttles given with ``--throttle``, else a ladder up to the headroom throttle
+(``build.headroom_throttle_bps``). A candidate the rates already rule out (``build.never_finishes``)
+is reported without a simulation. The rest run as parallel Spark tasks,
+``parallelize(specs).map(simulate_candidate)``, each returning its small summary. The recommendation
+is the smallest throttle meeting ``--deadline``, else the largest keeping headroom on every broker.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import replicaflow
+from replicaflow.model.units import format_rate
+from replicaflow.plan.build import Move, candidate, headroom_throttle_bps, never_finishes
+from replicaflow.plan.candidate import CandidateResult, simulate_candidate
+from replicaflow.plan.inputs import ClusterModel
+
+LADDER = (0.2, 0.4, 0.6, 0.8, 1.0)  # shares of the headroom throttle tried without --throttle
+
+
+@dataclass
+class Choice:
+    results: list[CandidateResult]
+    recommended: CandidateResult | None
+    why: str
+    headroom_bps: float
+    headroom_broker: int
+    other_modes: list[CandidateResult] = field(default_factory=list)  # each of ``results`` in the other quota mode
+
+    @property
+    def other_mode(self) -> CandidateResult | None:
+        """The recommended throttle in the other quota mode (KIP-73 against KIP-542 at the choice)."""
+        if self.recommended is None:
+            return None
+        return next((r for r in self.other_modes if r.throttle_bps == self.recommended.throttle_bps), None)
+
+
+def throttles(cluster: ClusterModel, given: list[float]) -> tuple[list[float], float, int]:
+    head, who = headroom_throttle_bps(cluster)
+    if given:
+        return sorted(set(given)), head, who
+    return [max(1e6, round(head * share / 1e6) * 1e6) for share in LADDER], head, who
+
+
+def ship_package(sc) -> None:
+    """Spark's Python workers import replicaflow from a zip of this very package (``addPyFile``), so a
+    worker started elsewhere (``--master spark://…``, or a checkout not installed) runs the same engine."""
+    if getattr(sc, "_replicaflow_shipped", False):
+        return
+    root = Path(replicaflow.__file__).resolve().parent
+    folder = Path(tempfile.mkdtemp(prefix="replicaflow-plan-"))
+    zipped = folder / "replicaflow.zip"
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in sorted(root.rglob("*")):
+            if f.is_file() and "__pycache__" not in f.parts:
+                z.write(f, Path("replicaflow") / f.relative_to(root))
+    sc.addPyFile(str(zipped))
+    sc._replicaflow_shipped = True
+
+
+def run_specs(spark, specs: list) -> list[CandidateResult]:
+    """Every candidate as its own Spark task (``local[N]`` runs N at a time; a cluster spreads them)."""
+    if not specs:
+        return []
+    ship_package(spark.sparkContext)
+    return spark.sparkContext.parallelize(specs, len(specs)).map(simulate_candidate).collect()
+
+
+def unable(label: str, throttle: float, kip542: bool, reason: str) -> CandidateResult:
+    return CandidateResult(label=label, throttle_bps=throttle, kip542=kip542, finished=False, duration_ms=0,
+                           reason=reason, eta_ms={}, start_ms={}, bytes_left={}, batches=[], bottleneck=None, flags={},
+                           brokers=[])
+
+
+def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float], kip542: bool,
+             max_per_broker: int | None, deadline_ms: int | None) -> Choice:
+    """Simulate every candidate in both quota modes in one Spark job (the chosen mode recommends; the other
+    shows KIP-73 against KIP-542 at each throttle), then recommend one."""
+    rates, head, who = throttles(cluster, given)
+    results: dict[tuple[float, bool], CandidateResult] = {}
+    specs = []
+    for rate in rates:
+        for mode in (kip542, not kip542):
+            label = f"throttle {format_rate(rate)}" + ("" if mode == kip542 else (" KIP-542" if mode else " KIP-73"))
+            reason = never_finishes(cluster, moves, rate, mode)
+            if reason is not None:
+                results[(rate, mode)] = unable(label, rate, mode, reason)
+            else:
+                specs.append(candidate(cluster, moves, rate, mode, max_per_broker, label))
+    specs.sort(key=lambda s: s.throttle_bps)  # the slowest first: they set the job's length
+    for r in run_specs(spark, specs):
+        results[(r.throttle_bps, r.kip542)] = r
+    ordered = [results[(r, kip542)] for r in rates]
+    done = [r for r in ordered if r.finished]
+    if deadline_ms is not None:
+        meeting = [r for r in done if r.duration_ms <= deadline_ms]
+        if meeting:
+            best = min(meeting, key=lambda r: r.throttle_bps)
+            why = "the smallest throttle that meets the deadline"
+        else:
+            best = max(done, key=lambda r: r.throttle_bps) if done else None
+            why = "no candidate meets the deadline; the largest that keeps headroom"
+    else:
+        fitting = [r for r in done if r.throttle_bps <= head + 1]
+        best = max(fitting or done, key=lambda r: r.throttle_bps) if done else None
+        why = "the largest throttle that keeps headroom on every broker"
+    if best is None:
+        why = "no candidate can finish"
+    return Choice(ordered, best, why, head, who, [results[(r, not kip542)] for r in rates])

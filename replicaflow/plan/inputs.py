@@ -1,0 +1,193 @@
+"""What `replicaflow plan` reads, in Kafka's own formats, checked before any simulation (docs/plan.md).
+
+The cluster comes from ``kafka-topics --describe`` (assignment, ``min.insync.replicas`` overrides)
+or from a scenario file; partition sizes from ``kafka-log-dirs --describe`` (the largest replica of
+each partition: what a new replica has to copy); produce rates from ``TOPIC=RATE`` flags or an
+OpenMetrics/Prometheus text file (``kafka_server_brokertopicmetrics_bytesin_total{topic=…}``, summed
+over brokers). The reassignment is ``kafka-reassign-partitions``' JSON (version 1). Every problem is
+one ``ReplicaflowError`` sentence naming the file and the field or line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replicaflow.errors import ReplicaflowError, quote, show
+from replicaflow.ingest.log_dirs_command import read_log_dirs
+from replicaflow.ingest.topic_command import read_topic_describe
+from replicaflow.model.topic import topic_name_problem
+from replicaflow.model.units import parse_rate_bps
+from replicaflow.telemetry.textfile import read_text
+
+DEFAULT_NETWORK_BPS = 125e6  # 1 Gbit/s NIC per direction, the scenario files' default too
+DEFAULT_MESSAGE_BYTES = 1024
+BYTES_IN_METRIC = "kafka_server_brokertopicmetrics_bytesin"  # JMX BrokerTopicMetrics BytesInPerSec, per topic
+
+
+@dataclass
+class ClusterModel:
+    """The cluster a plan is simulated on: brokers, each partition's replicas, size and produce rate."""
+
+    brokers: list[int]
+    racks: dict[int, str]
+    replicas: dict[tuple[str, int], tuple[int, ...]]
+    min_isr: dict[str, int]                      # per topic (the default 1 where not overridden)
+    size_bytes: dict[tuple[str, int], int] = field(default_factory=dict)
+    rate_bps: dict[str, float] = field(default_factory=dict)  # whole topic
+    network_bps: float = DEFAULT_NETWORK_BPS
+    version: str = "3.7"
+    extra_events: tuple = ()                    # a scenario's own events (broker restarts …), kept in the plan
+
+    def topics(self) -> list[str]:
+        return sorted({t for t, _ in self.replicas})
+
+    def partitions(self, topic: str) -> int:
+        return 1 + max(p for t, p in self.replicas if t == topic)
+
+
+def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[int] | None) -> ClusterModel:
+    """The cluster of a ``kafka-topics --describe`` output (plus ``kafka-log-dirs`` sizes)."""
+    snap = read_topic_describe(describe)
+    replicas = {k: p.replicas for k, p in snap.partitions.items()}
+    for topic in {t for t, _ in replicas}:
+        n = 1 + max(p for t, p in replicas if t == topic)
+        missing = [p for p in range(n) if (topic, p) not in replicas]
+        if missing:
+            raise ReplicaflowError(f"{describe}: topic {quote(topic)} lacks the line of partition {missing[0]}; "
+                                   "plan needs every partition of a topic")
+    min_isr = {}
+    for t, d in snap.topics.items():
+        value = d.configs.get("min.insync.replicas", "1")
+        if not value.isdigit() or int(value) < 1:
+            raise ReplicaflowError(f"{describe}: topic {quote(t)}: min.insync.replicas={quote(value)} is not a "
+                                   "positive integer")
+        min_isr[t] = int(value)
+    known = set(brokers or ()) | snap.brokers()
+    model = ClusterModel(brokers=sorted(known), racks={}, replicas=replicas,
+                         min_isr={t: min_isr.get(t, 1) for t, _ in replicas})
+    if log_dirs is not None:
+        for r in read_log_dirs(log_dirs):
+            key = (r.topic, r.partition)
+            if key not in replicas:
+                raise ReplicaflowError(f"{log_dirs}: partition {r.topic}-{r.partition} on broker {r.broker} is not "
+                                       f"in {describe}")
+            if not r.is_future and r.dir_error is None:
+                model.size_bytes[key] = max(model.size_bytes.get(key, 0), r.size_bytes)
+    return model
+
+
+def cluster_from_scenario(path: Path, max_work: int) -> ClusterModel:
+    """The cluster of a scenario file: brokers with racks and NICs, topics with sizes and rates, events."""
+    from replicaflow.sim.scenario import load_scenario
+
+    sc = load_scenario(path, max_work=max_work)
+    replicas, sizes = {}, {}
+    for t in sc.topics:
+        for p, row in enumerate(t.assignment):
+            replicas[(t.name, p)] = tuple(row)
+            sizes[(t.name, p)] = t.initial_size_bytes
+    return ClusterModel(
+        brokers=sc.cluster.broker_ids, racks={b.id: b.rack for b in sc.cluster.brokers if b.rack},
+        replicas=replicas, size_bytes=sizes,
+        min_isr={t.name: t.min_insync_replicas or sc.cluster.min_insync_replicas for t in sc.topics},
+        rate_bps={t.name: t.produce_rate_bps for t in sc.topics},
+        network_bps=min(min(b.network_in_bps, b.network_out_bps) for b in sc.cluster.brokers),
+        version=sc.kafka.version, extra_events=tuple(e for e in sc.events if e.kind != "reassign"))
+
+
+def produce_rates(flags: list[str], topics: set[str]) -> dict[str, float]:
+    """``--produce-rate TOPIC=RATE`` flags, each naming a topic of the cluster."""
+    rates = {}
+    for flag in flags:
+        topic, sep, rate = flag.partition("=")
+        if not sep:
+            raise ReplicaflowError(f"--produce-rate: expected TOPIC=RATE like orders=20MB/s, found {quote(flag)}")
+        if topic not in topics:
+            raise ReplicaflowError(f"--produce-rate: topic {quote(topic)} is not in the cluster")
+        try:
+            rates[topic] = parse_rate_bps(rate)
+        except (ValueError, ReplicaflowError) as exc:
+            raise ReplicaflowError(f"--produce-rate {topic}: {exc}") from None
+    return rates
+
+
+def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
+    """Per-topic produce rates from a Prometheus/OpenMetrics text file (prometheus-client's parser).
+
+    A gauge ``…bytesin_rate`` / ``…bytesinpersec`` (bytes/s) is taken as it is; a counter ``…bytesin_total``
+    needs two samples with timestamps of the same series, and the rate is their difference over time.
+    """
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = read_text(path, "metrics file")
+    series: dict[tuple, list[tuple[float, float]]] = {}
+    gauges: dict[str, float] = {}
+    try:
+        for family in text_string_to_metric_families(text):
+            for s in family.samples:
+                topic = s.labels.get("topic")
+                if not s.name.startswith(BYTES_IN_METRIC) or topic is None or topic not in topics:
+                    continue
+                if s.name.endswith("_total"):
+                    series.setdefault(tuple(sorted(s.labels.items())), []).append((s.timestamp or 0.0, s.value))
+                else:
+                    gauges[topic] = gauges.get(topic, 0.0) + float(s.value)
+    except ValueError as exc:
+        raise ReplicaflowError(f"{path}: not Prometheus/OpenMetrics text ({exc})") from None
+    rates = dict(gauges)
+    for labels, points in series.items():
+        topic = dict(labels)["topic"]
+        points.sort()
+        if len(points) < 2 or points[-1][0] <= points[0][0]:
+            raise ReplicaflowError(f"{path}: {BYTES_IN_METRIC}_total{{topic={quote(topic)}}} needs two samples "
+                                   "with timestamps to give a rate")
+        (t0, v0), (t1, v1) = points[0], points[-1]
+        rates[topic] = rates.get(topic, 0.0) + (float(v1) - float(v0)) / float(t1 - t0)
+    if not rates:
+        raise ReplicaflowError(f"{path}: no {BYTES_IN_METRIC} sample with a topic label of the cluster")
+    return rates
+
+
+def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int], tuple[int, ...]]:
+    """``kafka-reassign-partitions`` JSON: every partition once, known topics, partitions and brokers."""
+    text = read_text(path, "reassignment file")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReplicaflowError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ReplicaflowError(f"{path}: JSON nested too deeply") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("partitions"), list):
+        raise ReplicaflowError(f"{path}: expected {{\"version\": 1, \"partitions\": [...]}}, found {show(doc)}")
+    if doc.get("version", 1) != 1:
+        raise ReplicaflowError(f"{path}: version: expected 1, found {show(doc.get('version'))}")
+    moves: dict[tuple[str, int], tuple[int, ...]] = {}
+    known = set(cluster.brokers)
+    for i, m in enumerate(doc["partitions"]):
+        at = f"{path}: partitions[{i}]"
+        if not isinstance(m, dict):
+            raise ReplicaflowError(f"{at}: expected {{topic, partition, replicas}}, found {show(m)}")
+        topic, part, replicas = m.get("topic"), m.get("partition"), m.get("replicas")
+        if not isinstance(topic, str) or topic_name_problem(topic):
+            raise ReplicaflowError(f"{at}.topic: expected a topic name, found {show(topic)}")
+        if isinstance(part, bool) or not isinstance(part, int) or part < 0:
+            raise ReplicaflowError(f"{at}.partition: expected a partition number, found {show(part)}")
+        if (not isinstance(replicas, list) or not replicas
+                or any(isinstance(r, bool) or not isinstance(r, int) for r in replicas)):
+            raise ReplicaflowError(f"{at}.replicas: expected a list of broker ids, found {show(replicas)}")
+        if len(set(replicas)) != len(replicas):
+            raise ReplicaflowError(f"{at}.replicas: broker listed twice in {show(replicas)}")
+        if (topic, part) in moves:
+            raise ReplicaflowError(f"{at}: partition {topic}-{part} is listed twice")
+        if (topic, part) not in cluster.replicas:
+            raise ReplicaflowError(f"{at}: partition {topic}-{part} is not in the cluster's describe output")
+        unknown = [r for r in replicas if r not in known]
+        if unknown:
+            raise ReplicaflowError(f"{at}.replicas: unknown broker {unknown[0]} (brokers: "
+                                   f"{','.join(map(str, cluster.brokers))})")
+        moves[(topic, part)] = tuple(replicas)
+    if not moves:
+        raise ReplicaflowError(f"{path}: partitions: the plan moves nothing")
+    return moves

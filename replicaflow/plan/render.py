@@ -1,0 +1,236 @@
+"""What `replicaflow plan` prints and writes: the candidates table, the commands to run, the JSON in
+Cruise Control / Strimzi field names, and the HTML section (docs/plan.md, "Outputs")."""
+
+from __future__ import annotations
+
+import html
+import json
+import shlex
+import textwrap
+from dataclasses import dataclass
+
+from replicaflow.model.units import format_bytes, format_duration, format_rate
+from replicaflow.plan.build import Move, strimzi_eta_ms
+from replicaflow.plan.candidate import CandidateResult
+from replicaflow.plan.choose import Choice
+from replicaflow.plan.inputs import ClusterModel
+from replicaflow.report.figures import PALETTE, plotly_text
+
+MB = 1e6  # Cruise Control's dataToMoveMB is in MB
+GANTT_TOP = 40  # partitions drawn one bar each; the rest fold into one "others" bar
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One row of the moves' Gantt chart: a partition from its batch's start to its completion."""
+
+    name: str
+    start_ms: int
+    end_ms: int
+    destination: str        # the brokers it adds, e.g. "to 4" ("others" for the folded row)
+    finished: bool
+
+
+def gantt_bars(moves: list[Move], r: CandidateResult, top: int = GANTT_TOP) -> list[Bar]:
+    """Each moved partition's bar, latest completion first; beyond ``top`` the rest fold into one bar from
+    the earliest start to the latest end, so the chart keeps the moves that decide the duration."""
+    bars = []
+    for m in moves:
+        name = f"{m.topic}-{m.partition}"
+        if name not in r.start_ms:
+            continue
+        end = r.eta_ms.get(name)
+        bars.append(Bar(name, r.start_ms[name], r.duration_ms if end is None else end,
+                        "to " + ",".join(map(str, m.adding)) if m.adding else "leader only", end is not None))
+    bars.sort(key=lambda b: (-b.end_ms, b.name))
+    if len(bars) <= top + 1:
+        return bars
+    rest = bars[top:]
+    return [*bars[:top], Bar(f"others ({len(rest)} partitions)", min(b.start_ms for b in rest),
+                             max(b.end_ms for b in rest), "others", all(b.finished for b in rest))]
+
+
+def gantt_figure(bars: list[Bar], title: str):
+    """Horizontal bars on a minutes axis, one colour per destination (plotly has no Gantt on numbers)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, dest in enumerate(dict.fromkeys(b.destination for b in bars)):
+        rows = [b for b in bars if b.destination == dest]
+        color = "#8c959f" if dest == "others" else PALETTE[i % len(PALETTE)]
+        fig.add_trace(go.Bar(
+            y=[plotly_text(b.name) for b in rows], base=[b.start_ms / 60_000 for b in rows],
+            x=[(b.end_ms - b.start_ms) / 60_000 for b in rows], orientation="h", name=plotly_text(dest),
+            marker={"color": color, "pattern": {"shape": ["" if b.finished else "/" for b in rows]}},
+            hovertemplate="%{y}: %{base:.1f} to %{x:.1f} min long<extra>%{fullData.name}</extra>"))
+    fig.update_layout(title=title, xaxis_title="minutes", barmode="overlay", height=max(300, 18 * len(bars) + 120),
+                      yaxis={"autorange": "reversed", "categoryorder": "array",
+                             "categoryarray": [plotly_text(b.name) for b in bars]})
+    return fig
+
+
+def proposal_summary(moves: list[Move]) -> dict:
+    """Cruise Control's optimization summary fields (as Strimzi's KafkaRebalance status shows them)."""
+    inter = sum(len(m.adding) for m in moves)
+    return {
+        "numReplicaMovements": inter,
+        "dataToMoveMB": round(sum(m.size_bytes * len(m.adding) for m in moves) / MB),
+        "numIntraBrokerReplicaMovements": 0,
+        "intraBrokerDataToMoveMB": 0,
+        "numLeaderMovements": sum(1 for m in moves if m.before[0] != m.after[0]),
+    }
+
+
+def data_to_move_bytes(moves: list[Move]) -> int:
+    return sum(m.size_bytes * len(m.adding) for m in moves)
+
+
+def result_json(r: CandidateResult) -> dict:
+    return {
+        "label": r.label, "throttle_bps": r.throttle_bps, "kip542": r.kip542, "finished": r.finished,
+        "duration_ms": r.duration_ms if r.finished else None, "reason": r.reason,
+        "bottleneck": r.bottleneck, "partitions_flags": r.flags, "batches": [
+            {"start_ms": a, "end_ms": b, "partitions": n} for a, b, n in r.batches],
+        "brokers": r.brokers,
+        "partitions": [{"partition": name, "start_ms": r.start_ms.get(name), "eta_ms": r.eta_ms.get(name),
+                        "bytes_left_to_move": r.bytes_left.get(name, 0)}
+                       for name in sorted(set(r.eta_ms) | set(r.bytes_left) | set(r.start_ms))],
+    }
+
+
+def commands(plan_path: str, throttle_bps: float | None, kip542: bool, bootstrap: str = "localhost:9092") -> list[str]:
+    """The commands an operator runs for the choice: execute with the throttle, watch, verify (which clears it)."""
+    q = shlex.quote
+    throttle = f" --throttle {int(throttle_bps)}" if throttle_bps else ""
+    lines = [f"kafka-reassign-partitions --bootstrap-server {bootstrap} --reassignment-json-file {q(plan_path)} "
+             f"--execute{throttle}"]
+    if throttle_bps and kip542:
+        lines.append(f"kafka-configs --bootstrap-server {bootstrap} --alter --entity-type brokers --entity-default "
+                     f"--add-config reassignment.throttled.rate={int(throttle_bps)}")
+    lines.append(f"kafka-configs --bootstrap-server {bootstrap} --describe --entity-type brokers")
+    lines.append(f"kafka-reassign-partitions --bootstrap-server {bootstrap} --reassignment-json-file {q(plan_path)} "
+                 "--verify")
+    return lines
+
+
+def _row(r: CandidateResult, other: CandidateResult) -> str:
+    took, other_took = (format_duration(x.duration_ms) if x.finished else "never" for x in (r, other))
+    neck = (f"broker {r.bottleneck['broker']} {r.bottleneck['side']}" if r.bottleneck else "-")
+    under = r.flags.get("under_min_isr", {}).get("peak", "-") if r.flags else "-"
+    return f"{format_rate(r.throttle_bps or 0):>10} {took:>10} {other_took:>10} {under!s:>7}  {neck}"
+
+
+def _other_name(kip542: bool) -> str:
+    return "KIP-73" if kip542 else "KIP-542"
+
+
+def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str, kip542: bool,
+                 deadline_ms: int | None) -> str:
+    """The terminal answer, every line within 80 columns but the commands."""
+    data = data_to_move_bytes(moves)
+    out = [f"moves: {len(moves)} partitions, {sum(len(m.adding) for m in moves)} new replicas, "
+           f"{format_bytes(data)} to copy",
+           f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
+           "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]
+    out += [_row(r, o) for r, o in zip(choice.results, choice.other_modes, strict=True)]
+    for r in choice.results:
+        if not r.finished:
+            out.append(f"{format_rate(r.throttle_bps or 0)} never finishes: {r.reason}")
+    for r in choice.other_modes:
+        if not r.finished:
+            out.append(f"{format_rate(r.throttle_bps or 0)} under {_other_name(kip542)} never finishes: {r.reason}")
+    best = choice.recommended
+    out.append("")
+    if best is None:
+        out.append("no throttle among the candidates lets the moves finish")
+        return "\n".join(_fit(out))
+    out.append(f"recommended: --throttle {format_rate(best.throttle_bps)}, takes {format_duration(best.duration_ms)}")
+    out.append(f"  ({choice.why})")
+    if deadline_ms is not None:
+        out.append(f"deadline {format_duration(deadline_ms)}: "
+                   f"{'met' if best.duration_ms <= deadline_ms else 'missed'}")
+    if best.bottleneck:
+        b = best.bottleneck
+        out.append(f"bottleneck: broker {b['broker']} {b['side']}, busy for {format_duration(b['busy_ms'])}")
+    if len(best.batches) > 1:
+        for i, (a, e, n) in enumerate(best.batches, 1):
+            out.append(f"batch {i}: {n} partitions, {format_duration(a)} to {format_duration(e)}")
+    naive = data / best.throttle_bps * 1000 if best.throttle_bps else 0
+    out.append(f"naive data/throttle: {format_duration(naive)}; Strimzi's ETA: "
+               f"{format_duration(strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps, best.throttle_bps))}")
+    other = choice.other_mode
+    if other is not None:
+        mode = "KIP-542" if other.kip542 else "KIP-73"
+        said = format_duration(other.duration_ms) if other.finished else f"never ({other.reason})"
+        out.append(f"same throttle under {mode}: {said}")
+    out.append("")
+    return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542))])
+
+
+def _fit(lines: list[str]) -> list[str]:
+    """Every line within 80 columns: long sentences continue indented on the next lines."""
+    return [part for line in lines for part in (textwrap.wrap(line, 80, subsequent_indent="  ") or [""])]
+
+
+def wrapped(command: str, width: int = 78) -> str:
+    """A shell command cut at spaces into lines of at most ``width`` columns, joined with backslashes."""
+    lines, line = [], ""
+    for word in command.split(" "):
+        if line and len(line) + 1 + len(word) > width - 2:
+            lines.append(line + " \\")
+            line = "    " + word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join([*lines, line])
+
+
+def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str, kip542: bool,
+              deadline_ms: int | None) -> str:
+    data = data_to_move_bytes(moves)
+    best = choice.recommended
+    doc = {
+        "summary": proposal_summary(moves),
+        "headroom_throttle_bps": choice.headroom_bps, "headroom_broker": choice.headroom_broker,
+        "deadline_ms": deadline_ms,
+        "recommended": None if best is None else {
+            "throttle_bps": best.throttle_bps, "why": choice.why, "duration_ms": best.duration_ms,
+            "commands": commands(plan_path, best.throttle_bps, kip542)},
+        "strimzi_eta_ms": None if best is None else strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps,
+                                                                   best.throttle_bps),
+        "candidates": [result_json(r) for r in choice.results],
+        "other_mode": None if choice.other_mode is None else result_json(choice.other_mode),
+        "other_mode_candidates": [result_json(r) for r in choice.other_modes],
+    }
+    return json.dumps(doc, indent=2, allow_nan=False)
+
+
+def html_section(cluster: ClusterModel, choice: Choice, moves: list[Move]) -> str:
+    """Bytes left over time per candidate; for the choice each partition's move as a Gantt bar, the moves
+    per broker over time (who is receiving) and the bottleneck."""
+    import plotly.graph_objects as go
+
+    best = choice.recommended
+    parts = ["<h2>Reassignment plan</h2>"]
+    left = go.Figure()
+    for r in choice.results:
+        if r.series.get("t_ms"):
+            left.add_trace(go.Scatter(x=[t / 60_000 for t in r.series["t_ms"]], y=r.series["bytes_left"],
+                                      mode="lines", name=format_rate(r.throttle_bps or 0)))
+    left.update_layout(title="bytes left to move", xaxis_title="minutes", yaxis_title="bytes")
+    parts.append(left.to_html(full_html=False, include_plotlyjs=True))
+    if best is not None and best.start_ms:
+        title = f"each partition's move at {format_rate(best.throttle_bps or 0)} (hatched: never completes)"
+        parts.append(gantt_figure(gantt_bars(moves, best), title).to_html(full_html=False, include_plotlyjs=False))
+    if best is not None and best.series.get("t_ms"):
+        gantt = go.Figure()
+        per = list(zip(*best.series["moves_per_broker"], strict=True))
+        for b, counts in zip(cluster.brokers, per, strict=False):
+            gantt.add_trace(go.Scatter(x=[t / 60_000 for t in best.series["t_ms"]], y=counts, mode="lines",
+                                       line_shape="hv", name=f"broker {b}"))
+        gantt.update_layout(title="moves receiving per broker (recommended throttle)", xaxis_title="minutes")
+        parts.append(gantt.to_html(full_html=False, include_plotlyjs=False))
+        if best.bottleneck:
+            b = best.bottleneck
+            parts.append(f"<p>bottleneck: broker {b['broker']} {html.escape(b['side'])}, busy for "
+                         f"{format_duration(b['busy_ms'])} (peak {b['peak_utilization']:.0%} of its limit)</p>")
+    return "<!doctype html><meta charset='utf-8'><title>replicaflow plan</title>" + "\n".join(parts)

@@ -76,6 +76,10 @@ def test_garbage_beside_real_logs_is_counted_and_the_run_succeeds(logs):
     assert any(Path(e["source"]).name == "server.log.gz" and e["broker"] == 9 for e in events)  # .gz read
     meta = json.loads((out / "telemetry" / "_meta.json").read_text())
     assert meta["source"] == "logs" and meta["kafka_version"] == "3.6" and meta["kafka_version_source"] == "logs"
+    report = cli("report", str(out), cwd=logs)
+    assert report.returncode == 0, report.stderr
+    html = (out / "report.html").read_text()
+    assert "inferred from the log lines" in html and "unknown: replica_offsets, traffic" in html
 
 
 def test_nothing_readable_is_one_sentence_and_non_zero(logs):

@@ -255,9 +255,10 @@ def _brokers(spark: SparkSession, events: DataFrame, inputs: ClusterInputs, clus
             .select("cluster", "ts_ms", "broker", "source", "line_number",
                     F.when(F.col("kind") == "broker_started", F.lit("up")).otherwise(F.lit("down")).alias("state")))
     seen = events.where(F.col("broker").isNotNull()).select("broker").distinct()
-    if inputs.topics is not None:
-        listed = sorted({b for p in inputs.topics.partitions.values() for b in p.replicas})
-        seen = seen.unionByName(spark.createDataFrame([(b,) for b in listed], "broker int")).distinct()
+    listed = {b for p in inputs.topics.partitions.values() for b in p.replicas} if inputs.topics else set()
+    listed |= {r.broker for r in inputs.log_dirs or ()}  # kafka-log-dirs answers from live brokers only
+    if listed:
+        seen = seen.unionByName(spark.createDataFrame([(b,) for b in sorted(listed)], "broker int")).distinct()
     first = life.groupBy("broker").agg(F.min_by("state", F.struct("ts_ms", "source", "line_number")).alias("first"))
     initial = (seen.join(first, "broker", "left").where(F.col("first").isNull() | (F.col("first") != "up"))
                .select(F.lit(cluster).alias("cluster"), F.lit(start_ms).cast("long").alias("ts_ms"), "broker",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from replicaflow.jobs.analyze import FLEET, analyze_logs
+from replicaflow.jobs.analyze import analyze_logs
 from replicaflow.model.metrics import jmx
 from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
 
@@ -74,6 +74,10 @@ def fleet(spark, tmp_path_factory):
     return root, out
 
 
+def metas(out: Path) -> dict[str, dict]:
+    return {m["cluster"]: m for m in json.loads((out / "telemetry" / "_metas.json").read_text())}
+
+
 def test_gauges_and_isr_meters_equal_truth_from_logs_alone(fleet):
     root, out = fleet
     analysis = keyed(out / "analysis" / "broker_metrics")
@@ -81,7 +85,7 @@ def test_gauges_and_isr_meters_equal_truth_from_logs_alone(fleet):
     truth: dict = {}
     for release in RELEASES:
         cluster = f"v{release.replace('.', '')}"
-        meta = json.loads((out / FLEET / cluster / "telemetry" / "_meta.json").read_text())
+        meta = metas(out)[cluster]
         truth.update({k: v for k, v in keyed(root / cluster / "truth" / "broker_metrics").items()
                       if k[3] in names and k[1] <= meta["end_ms"]})
     compared = {k: v for k, v in analysis.items() if k[3] in names}
@@ -102,7 +106,7 @@ def test_version_inferred_from_log_forms_bounds_the_release(fleet):
     """The earliest release the log forms allow, never later than the simulated one."""
     _, out = fleet
     for release in RELEASES:
-        meta = json.loads((out / FLEET / f"v{release.replace('.', '')}" / "telemetry" / "_meta.json").read_text())
+        meta = metas(out)[f"v{release.replace('.', '')}"]
         assert meta["kafka_version_source"] == "logs"
         inferred = tuple(map(int, meta["kafka_version"].split(".")))
         real = tuple(map(int, release.split(".")))

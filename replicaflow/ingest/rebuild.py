@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import reduce
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
@@ -85,10 +86,11 @@ def infer_version(seen: list[bool]) -> tuple[str, str | None]:
 
 @dataclass(frozen=True)
 class Rebuilt:
-    """One cluster: telemetry tables (TELEMETRY schemas), its meta, and the reader's outputs."""
+    """Every cluster that yielded events: telemetry tables (TELEMETRY schemas, all clusters in each),
+    one meta per cluster, and the reader's outputs."""
 
     tables: dict[str, DataFrame]
-    meta: dict
+    metas: list[dict]
     log_events: DataFrame
     rejects: DataFrame
     line_counts: DataFrame
@@ -109,70 +111,98 @@ def _seq(df: DataFrame, *order: str) -> DataFrame:
     return df.withColumn("seq", F.row_number().over(w).cast("long"))
 
 
-def _period(events: DataFrame, opts: RebuildOptions) -> dict:
-    """start/end of the logged period, event count and the log forms seen: one Spark job."""
+def _union(frames: list[DataFrame]) -> DataFrame:
+    return reduce(DataFrame.unionByName, frames)
+
+
+def _periods(events: DataFrame) -> dict[str, dict]:
+    """Per cluster: first and last event, event count and the log forms seen -- one Spark job for the fleet."""
     forms = [F.max(F.col("message").rlike(p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
-    row = events.agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"), F.count(F.lit(1)).alias("n"),
-                     *forms).first()
-    return {"lo": row["lo"], "hi": row["hi"], "n": row["n"], "forms": [bool(row[f"form{i}"]) for i in range(len(FORMS))]}
+    rows = events.groupBy("cluster").agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"), *forms).collect()
+    return {r["cluster"]: {"lo": r["lo"], "hi": r["hi"], "forms": [bool(r[f"form{i}"]) for i in range(len(FORMS))]}
+            for r in rows}
 
 
-def rebuild(spark: SparkSession, inputs: ClusterInputs, opts: RebuildOptions,
-            shown_as: tuple[str, str] | None = None) -> Rebuilt | None:
-    """The cluster's telemetry tables and meta (None when its logs hold no replication event)."""
-    parsed = read_logs(spark, list(inputs.logs), inputs.cluster, shown_as)
+@dataclass(frozen=True)
+class _Cluster:
+    inputs: ClusterInputs
+    start_ms: int
+    end_ms: int
+    anchor_ms: int
+
+    @property
+    def snapshot_first(self) -> bool:
+        return self.inputs.topics is not None and self.anchor_ms <= self.start_ms
+
+
+def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptions,
+            shown_as: tuple[str, str] | None = None) -> Rebuilt:
+    """Every cluster's telemetry tables and meta, in a handful of Spark jobs whatever the fleet's size.
+
+    A cluster whose logs hold no replication event is left out; none at all is one sentence."""
     tz = opts.log_timezone
-    events = parsed["log_events"].withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).persist()
-    period = _period(events, opts)
-    if not period["n"]:
+    parsed = [read_logs(spark, list(i.logs), i.cluster, shown_as) for i in inputs]
+    events = _union([p["log_events"] for p in parsed]).withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).persist()
+    periods = _periods(events)
+    if not periods:
         events.unpersist()
-        return None
+        files = sum(len(i.logs) for i in inputs)
+        raise ReplicaflowError(f"--logs: no replication event in {files} file(s) of cluster(s) "
+                               f"{', '.join(i.cluster for i in inputs)}; nothing to analyze (docs/logs.md)")
     interval = opts.scrape_interval_ms
-    start_ms = period["lo"] // interval * interval
-    end_ms = max(period["hi"], start_ms)
-    if opts.kafka_version is not None:
-        version, source, last = opts.kafka_version, "option", None
-    else:
-        (version, last), source = infer_version(period["forms"]), "logs"
-    anchor_ms = {"start": start_ms, "end": end_ms}.get(opts.topics_at, opts.topics_at)  # type: ignore[arg-type]
-    snap_first = inputs.topics is not None and anchor_ms <= start_ms
-    cluster = inputs.cluster
-
-    isr, leaders = _isr_and_leaders(spark, parsed, events, inputs, tz, start_ms if snap_first else None)
-    first = (isr.groupBy("topic", "partition").agg(F.min("ts_ms").alias("i"))
-             .join(leaders.groupBy("topic", "partition").agg(F.min("ts_ms").alias("l")), ["topic", "partition"], "full")
-             .collect())
-    known = {(r["topic"], r["partition"]): max(r["i"] if r["i"] is not None else 1 << 62,
-                                               r["l"] if r["l"] is not None else 1 << 62) for r in first}
+    clusters: dict[str, _Cluster] = {}
+    metas = []
+    for i in inputs:
+        if i.cluster not in periods:
+            continue
+        period = periods[i.cluster]
+        start_ms = period["lo"] // interval * interval
+        end_ms = max(period["hi"], start_ms)
+        anchor = {"start": start_ms, "end": end_ms}.get(opts.topics_at, opts.topics_at)  # type: ignore[arg-type]
+        clusters[i.cluster] = c = _Cluster(i, start_ms, end_ms, int(anchor))
+        if opts.kafka_version is not None:
+            version, source, last = opts.kafka_version, "option", None
+        else:
+            (version, last), source = infer_version(period["forms"]), "logs"
+        metas.append({
+            "cluster": i.cluster, "kafka_version": version, "kafka_version_source": source,
+            "kafka_version_last": last, "start_ms": int(start_ms), "end_ms": int(end_ms),
+            "scrape_interval_ms": int(interval), "source": "logs", "topics_snapshot": i.topics_path,
+            "topics_at_ms": c.anchor_ms if i.topics is not None else None, "log_timezone": tz or "UTC",
+            "provenance": provenance(i),
+        })
+    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz)
+    first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
+             .join(leaders.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("l")),
+                   ["cluster", "topic", "partition"], "full").collect())
+    never = 1 << 62
+    known = {(r["cluster"], r["topic"], r["partition"]): max(never if r["i"] is None else r["i"],
+                                                            never if r["l"] is None else r["l"]) for r in first}
     tables = {
-        "assignments": _assignments(spark, events, inputs, cluster, anchor_ms, start_ms, known),
+        "assignments": _assignments(spark, events, clusters, known),
         "leaders": leaders, "isr": isr,
-        "brokers": _brokers(spark, events, inputs, cluster, start_ms),
+        "brokers": _brokers(spark, events, clusters),
         "fetchers": _fetchers(events),
-        "configs": _configs(spark, inputs, opts, cluster, start_ms),
+        "configs": _configs(spark, clusters, opts),
+        "replica_offsets": spark.createDataFrame([], from_arrow_schema(TELEMETRY["replica_offsets"])),
+        "traffic": spark.createDataFrame([], from_arrow_schema(TELEMETRY["traffic"])),
     }
-    for name in ("replica_offsets", "traffic"):
-        tables[name] = spark.createDataFrame([], from_arrow_schema(TELEMETRY[name]))
     tables = {name: conform(df, TELEMETRY[name]) for name, df in tables.items()}
-    meta = {
-        "cluster": cluster, "kafka_version": version, "kafka_version_source": source,
-        "kafka_version_last": last, "start_ms": int(start_ms), "end_ms": int(end_ms),
-        "scrape_interval_ms": int(interval), "source": "logs",
-        "topics_snapshot": inputs.topics_path, "topics_at_ms": int(anchor_ms) if inputs.topics else None,
-        "log_timezone": tz or "UTC", "provenance": provenance(inputs),
-    }
-    return Rebuilt(tables, meta, events, parsed["rejects"], parsed["line_counts"])
+    return Rebuilt(tables, metas, events, _union([p["rejects"] for p in parsed]),
+                   _union([p["line_counts"] for p in parsed]))
 
 
-def _isr_and_leaders(spark: SparkSession, parsed: dict, events: DataFrame, inputs: ClusterInputs, tz: str | None,
-                     snapshot_ms: int | None) -> tuple[DataFrame, DataFrame]:
+def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame, clusters: dict[str, _Cluster],
+                     tz: str | None) -> tuple[DataFrame, DataFrame]:
     """The reader's rows (seq doubled), the A-side of each ISR change line just before it, the snapshot's
     rows first when it precedes the logs; repeats of a partition's previous ISR and epoch dropped."""
     keys = ["cluster", "topic", "partition"]
-    isr = parsed["isr"].select(*keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"),
-                               "isr", F.coalesce("leader_epoch", F.lit(UNKNOWN_EPOCH)).alias("leader_epoch"))
-    lead = parsed["leaders"].select(*keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"),
-                                    (F.col("seq") * 2 + 1).alias("seq"), "leader", "leader_epoch")
+    isr = _union([p["isr"] for p in parsed]).select(
+        *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "isr",
+        F.coalesce("leader_epoch", F.lit(UNKNOWN_EPOCH)).alias("leader_epoch"))
+    lead = _union([p["leaders"] for p in parsed]).select(
+        *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "leader",
+        "leader_epoch")
     changes = (events.where(F.col("kind").isin("isr_shrink", "isr_expand"))
                .select(*keys, "ts_ms", _ids(F.regexp_extract("message", FROM_TO, 1)).alias("a"),
                        F.array_sort(_ids(F.regexp_extract("message", FROM_TO, 2))).alias("b"))
@@ -180,10 +210,10 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict, events: DataFrame, input
     before = (isr.join(changes, [*keys, "ts_ms"]).where(F.array_sort("isr") == F.col("b"))
               .select(*keys, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("a").alias("isr"), "leader_epoch"))
     isr = isr.unionByName(before)
-    if snapshot_ms is not None and inputs.topics is not None:
-        rows = [(inputs.cluster, snapshot_ms, -1 - i, p.topic, p.partition, list(p.isr),
-                 -1 if p.leader is None else p.leader)
-                for i, p in enumerate(sorted(inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]
+    rows = [(name, c.start_ms, -1 - n, p.topic, p.partition, list(p.isr), -1 if p.leader is None else p.leader)
+            for name, c in clusters.items() if c.snapshot_first
+            for n, p in enumerate(sorted(c.inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]
+    if rows:
         snap = spark.createDataFrame(rows, "cluster string, ts_ms long, seq long, topic string, partition int, "
                                            "isr array<int>, leader int")
         isr = isr.unionByName(snap.select(*keys, "ts_ms", "seq", "isr", F.lit(UNKNOWN_EPOCH).alias("leader_epoch")))
@@ -197,13 +227,13 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict, events: DataFrame, input
     return isr, lead  # seq shared with the reader's numbering, so leaders and isr rows of one instant keep their order
 
 
-def _moves(events: DataFrame) -> dict[tuple[str, int], list[replay.Move]]:
+def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
     """The controller's reassignment lines per partition (few: collected to the driver)."""
     rows = (events.where(F.col("kind").isin("reassignment_started", "reassignment_completed")
                          & F.col("topic").isNotNull() & F.col("partition").isNotNull())
-            .select("ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message")
-            .orderBy("ts_ms", "source", "line_number").collect())
-    out: dict[tuple[str, int], list[replay.Move]] = {}
+            .select("cluster", "ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message")
+            .orderBy("cluster", "ts_ms", "source", "line_number").collect())
+    out: dict[tuple[str, str, int], list[replay.Move]] = {}
     for n, r in enumerate(rows):
         msg, listed = r["message"], tuple(r["isr"]) if r["isr"] is not None else None
         whole = None
@@ -213,11 +243,10 @@ def _moves(events: DataFrame) -> dict[tuple[str, int], list[replay.Move]]:
                 adding = m24.group(1) if m24 else mk.group(2)
                 removing = m24.group(2) if m24 else mk.group(1)
                 whole = replay.Assignment(listed or (), _tuple(adding), _tuple(removing))
-            move = replay.Move(r["ts_ms"], n, "started",
-                               target=whole.target if whole else listed, whole=whole)
+            move = replay.Move(r["ts_ms"], n, "started", target=whole.target if whole else listed, whole=whole)
         else:
             move = replay.Move(r["ts_ms"], n, "completed", target=listed)
-        out.setdefault((r["topic"], r["partition"]), []).append(move)
+        out.setdefault((r["cluster"], r["topic"], r["partition"]), []).append(move)
     return out
 
 
@@ -225,44 +254,49 @@ def _tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.split(r"[,\s]+", text) if x)
 
 
-def _assignments(spark: SparkSession, events: DataFrame, inputs: ClusterInputs, cluster: str, anchor_ms: int,
-                 start_ms: int, known: dict) -> DataFrame:
+def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], known: dict) -> DataFrame:
     """One row where each partition's state begins (assignment, leader and ISR all known), then its changes."""
     moves = _moves(events)
-    snap = inputs.topics.partitions if inputs.topics is not None else {}
-    rows = []
-    for key in sorted(set(snap) | set(moves)):
-        p = snap.get(key)
-        anchor = replay.Assignment(p.replicas, p.adding, p.removing) if p is not None else None
-        hist = replay.history(anchor, anchor_ms, moves.get(key, []), start_ms)
-        if not hist:
-            continue
-        begin = max(hist[0][0], known.get(key, 1 << 62))
-        if begin >= 1 << 62:
-            continue
-        current = [a for ts, a in hist if ts <= begin][-1]
-        rows.append((key, begin, current))
-        rows += [(key, ts, a) for ts, a in hist if ts > begin]
-    # before any leader or ISR row of the same instant (the controller decides, then the brokers log)
-    data = [(cluster, ts, i - ASSIGNMENT_SEQ, key[0], key[1], list(a.replicas), list(a.adding), list(a.removing))
-            for i, (key, ts, a) in enumerate(sorted(rows, key=lambda r: (r[1], r[0])))]
+    data = []
+    for name, c in clusters.items():
+        snap = {(name, *k): v for k, v in c.inputs.topics.partitions.items()} if c.inputs.topics else {}
+        rows = []
+        for key in sorted(set(snap) | {k for k in moves if k[0] == name}):
+            p = snap.get(key)
+            anchor = replay.Assignment(p.replicas, p.adding, p.removing) if p is not None else None
+            hist = replay.history(anchor, c.anchor_ms, moves.get(key, []), c.start_ms)
+            begin = max(hist[0][0], known.get(key, 1 << 62)) if hist else 1 << 62
+            if begin >= 1 << 62:
+                continue
+            rows.append((key, begin, [a for ts, a in hist if ts <= begin][-1]))
+            rows += [(key, ts, a) for ts, a in hist if ts > begin]
+        # numbered below any leader or ISR row of the same instant (the controller decides, then brokers log)
+        data += [(name, ts, n - ASSIGNMENT_SEQ, key[1], key[2], list(a.replicas), list(a.adding), list(a.removing))
+                 for n, (key, ts, a) in enumerate(sorted(rows, key=lambda r: (r[1], r[0])))]
     return spark.createDataFrame(data, "cluster string, ts_ms long, seq long, topic string, partition int, "
                                        "replicas array<int>, adding array<int>, removing array<int>")
 
 
-def _brokers(spark: SparkSession, events: DataFrame, inputs: ClusterInputs, cluster: str, start_ms: int) -> DataFrame:
+def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster]) -> DataFrame:
+    """Lifecycle lines as up/down rows; a broker logging (or listed) before any lifecycle line is up from the start."""
     life = (events.where(F.col("kind").isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull())
             .select("cluster", "ts_ms", "broker", "source", "line_number",
                     F.when(F.col("kind") == "broker_started", F.lit("up")).otherwise(F.lit("down")).alias("state")))
-    seen = events.where(F.col("broker").isNotNull()).select("broker").distinct()
-    listed = {b for p in inputs.topics.partitions.values() for b in p.replicas} if inputs.topics else set()
-    listed |= {r.broker for r in inputs.log_dirs or ()}  # kafka-log-dirs answers from live brokers only
+    listed = []
+    for name, c in clusters.items():
+        ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()
+        ids |= {r.broker for r in c.inputs.log_dirs or ()}  # kafka-log-dirs answers from live brokers only
+        listed += [(name, b) for b in sorted(ids)]
+    seen = events.where(F.col("broker").isNotNull()).select("cluster", "broker").distinct()
     if listed:
-        seen = seen.unionByName(spark.createDataFrame([(b,) for b in sorted(listed)], "broker int")).distinct()
-    first = life.groupBy("broker").agg(F.min_by("state", F.struct("ts_ms", "source", "line_number")).alias("first"))
-    initial = (seen.join(first, "broker", "left").where(F.col("first").isNull() | (F.col("first") != "up"))
-               .select(F.lit(cluster).alias("cluster"), F.lit(start_ms).cast("long").alias("ts_ms"), "broker",
-                       F.lit("").alias("source"), F.lit(0).cast("long").alias("line_number"), F.lit("up").alias("state")))
+        seen = seen.unionByName(spark.createDataFrame(listed, "cluster string, broker int")).distinct()
+    starts = spark.createDataFrame([(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
+    first = life.groupBy("cluster", "broker").agg(
+        F.min_by("state", F.struct("ts_ms", "source", "line_number")).alias("first"))
+    initial = (seen.join(F.broadcast(starts), "cluster").join(first, ["cluster", "broker"], "left")
+               .where(F.col("first").isNull() | (F.col("first") != "up"))
+               .select("cluster", F.col("start_ms").alias("ts_ms"), "broker", F.lit("").alias("source"),
+                       F.lit(0).cast("long").alias("line_number"), F.lit("up").alias("state")))
     return _seq(life.unionByName(initial), "ts_ms", "source", "line_number")
 
 
@@ -270,6 +304,7 @@ def _fetchers(events: DataFrame) -> DataFrame:
     action = (F.when(F.col("kind") == "fetcher_added", F.lit("added"))
               .when(F.col("kind") == "fetcher_removed", F.lit("removed"))
               .when(F.col("kind") == "partition_failed", F.lit("failed")))
+
     def num(p: str) -> Column:
         return F.nullif(F.regexp_extract("message", p, 1), F.lit("")).try_cast("int")
     rows = events.where(action.isNotNull() & F.col("topic").isNotNull()).select(
@@ -278,15 +313,17 @@ def _fetchers(events: DataFrame) -> DataFrame:
     return _seq(rows, "ts_ms", "source", "line_number")
 
 
-def _configs(spark: SparkSession, inputs: ClusterInputs, opts: RebuildOptions, cluster: str,
-             start_ms: int) -> DataFrame:
-    rows = []
-    if opts.min_insync_replicas is not None:
-        rows.append(("broker", DEFAULT_BROKER, MIN_ISR, str(opts.min_insync_replicas)))
-    if inputs.topics is not None:
-        rows += [("topic", t.topic, k, v) for t in sorted(inputs.topics.topics.values(), key=lambda t: t.topic)
-                 for k, v in sorted(t.configs.items())]
-    data = [(cluster, start_ms, i, *r) for i, r in enumerate(rows)]
+def _configs(spark: SparkSession, clusters: dict[str, _Cluster], opts: RebuildOptions) -> DataFrame:
+    """The describe's topic configs and the broker default, from the start of the logs."""
+    data = []
+    for name, c in clusters.items():
+        rows = []
+        if opts.min_insync_replicas is not None:
+            rows.append(("broker", DEFAULT_BROKER, MIN_ISR, str(opts.min_insync_replicas)))
+        if c.inputs.topics is not None:
+            rows += [("topic", t.topic, k, v) for t in sorted(c.inputs.topics.topics.values(), key=lambda t: t.topic)
+                     for k, v in sorted(t.configs.items())]
+        data += [(name, c.start_ms, n, *r) for n, r in enumerate(rows)]
     return spark.createDataFrame(data, "cluster string, ts_ms long, seq long, entity_type string, entity string, "
                                        "name string, value string")
 
@@ -299,14 +336,3 @@ def provenance(inputs: ClusterInputs) -> dict[str, str]:
         "leaders": "logs", "isr": "logs", "brokers": "logs", "fetchers": "logs",
         "configs": snap, "replica_offsets": "unknown", "traffic": "unknown",
     }
-
-
-def check_read(rebuilt: list[Rebuilt | None], inputs: list[ClusterInputs]) -> list[Rebuilt]:
-    """The clusters that yielded events; none at all is one sentence."""
-    got = [r for r in rebuilt if r is not None]
-    if not got:
-        names = ", ".join(i.cluster for i in inputs)
-        files = sum(len(i.logs) for i in inputs)
-        raise ReplicaflowError(f"--logs: no replication event in {files} file(s) of cluster(s) {names}; "
-                               "nothing to analyze (see the rejects of a run with telemetry, or docs/logs.md)")
-    return got

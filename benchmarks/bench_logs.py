@@ -119,7 +119,7 @@ def main() -> None:
                 parsed[name].write.format("noop").mode("overwrite").save()
 
         def rebuilt() -> None:
-            r = rebuild(spark, inputs, opts)
+            r = rebuild(spark, [inputs], opts)
             for df in (*r.tables.values(), r.rejects):
                 df.write.format("noop").mode("overwrite").save()
             r.log_events.unpersist()

@@ -9,6 +9,7 @@ Every problem is one sentence naming the option or the file (docs/real-cluster.m
 
 from __future__ import annotations
 
+import os
 import re
 import zoneinfo
 from collections.abc import Sequence
@@ -63,7 +64,7 @@ def cluster_of_path(path: str) -> str | None:
 
 
 def _snapshot_cluster(path: Path) -> str | None:
-    parts = [p for p in path.resolve().parent.parts if p != "/"]
+    parts = [p for p in Path(os.path.abspath(path)).parent.parts if p != "/"]  # a link keeps the name given
     while parts and parts[-1].lower() in _SKIPPED:
         parts.pop()
     return parts[-1] if parts else None

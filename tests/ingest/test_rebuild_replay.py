@@ -59,3 +59,13 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     assert infer_version(seen(r"with topic id ", r"Previous leader (?:Some|None)")) == ("3.5", None)
     assert infer_version(seen(r"Successfully updated assignment of partition", r"starts at Leader Epoch")) == \
         ("2.4", "2.5")
+
+
+def test_snapshot_cluster_is_its_folder_as_given_not_the_link_target(tmp_path):
+    """simulate --logs writes OUT/snapshots as a link into OUT/.replicaflow/gen-*; the cluster is OUT's name."""
+    from replicaflow.ingest.sources import _snapshot_cluster
+
+    gen = tmp_path / "v37" / ".replicaflow" / "gen-1" / "snapshots"
+    gen.mkdir(parents=True)
+    (tmp_path / "v37" / "snapshots").symlink_to(gen)
+    assert _snapshot_cluster(tmp_path / "v37" / "snapshots" / "describe.txt") == "v37"

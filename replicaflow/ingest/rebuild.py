@@ -224,7 +224,23 @@ def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame,
     isr = isr.select("*", prev.alias("prev"))
     isr = isr.where(F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr"))
                     | ~F.col("prev.e").eqNullSafe(F.col("leader_epoch"))).drop("prev")
-    return isr, lead  # seq shared with the reader's numbering, so leaders and isr rows of one instant keep their order
+    return _instant_order(isr, lead)
+
+
+def _instant_order(isr: DataFrame, lead: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """One ``seq`` over both tables. Lines of one millisecond in different files have no order of their own;
+    a leader's ISR change is taken before a new leader's line of the same instant (the controller moves
+    leadership after the ISR it saw: a reassignment completes once the target joined the ISR), so the
+    change counts on the leader that made it (IsrExpandsPerSec). A leader line's own ISR row stays with it."""
+    keys = ["cluster", "topic", "partition", "ts_ms"]
+    from_line = lead.select(*keys, (F.col("seq") + 2).alias("seq"), F.lit(True).alias("with_leader"))
+    isr = isr.join(from_line, [*keys, "seq"], "left").select(
+        "*", F.when(F.col("seq") < 0, -1).when(F.col("with_leader"), 1).otherwise(0).alias("rank")).drop("with_leader")
+    lead = lead.select("*", F.when(F.col("seq") < 0, -1).otherwise(1).alias("rank"))
+    both = (isr.select("*", F.lit(True).alias("is_isr"))
+            .unionByName(lead.select("*", F.lit(False).alias("is_isr")), allowMissingColumns=True))
+    both = _seq(both, "ts_ms", "rank", "seq").persist()
+    return both.where("is_isr"), both.where(~F.col("is_isr"))
 
 
 def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:

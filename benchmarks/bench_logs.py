@@ -60,7 +60,8 @@ def churn(partitions: int) -> str:
     for k in range(4):
         moved = [f"        - {{topic: orders, partition: {p}, replicas: [{1 + (p + k) % 12}, {1 + (p + k + 4) % 12}, "
                  f"{1 + (p + k + 8) % 12}]}}" for p in range(k * 100, k * 100 + 100) if p < partitions]
-        out.append(f"  - at: {120 + 240 * k}s\n    reassign:\n      partitions:\n" + "\n".join(moved))
+        if moved:
+            out.append(f"  - at: {120 + 240 * k}s\n    reassign:\n      partitions:\n" + "\n".join(moved))
     return "\n".join(out)
 
 

@@ -219,12 +219,13 @@ def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame,
         isr = isr.unionByName(snap.select(*keys, "ts_ms", "seq", "isr", F.lit(UNKNOWN_EPOCH).alias("leader_epoch")))
         lead = lead.unionByName(snap.select(*keys, "ts_ms", "seq", "leader",
                                             F.lit(None).cast("int").alias("leader_epoch")))
+    isr, lead = _instant_order(isr, lead)
     w = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
     prev = F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("leader_epoch").alias("e"))).over(w)
     isr = isr.select("*", prev.alias("prev"))
     isr = isr.where(F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr"))
                     | ~F.col("prev.e").eqNullSafe(F.col("leader_epoch"))).drop("prev")
-    return _instant_order(isr, lead)
+    return isr, lead
 
 
 def _instant_order(isr: DataFrame, lead: DataFrame) -> tuple[DataFrame, DataFrame]:
@@ -239,7 +240,12 @@ def _instant_order(isr: DataFrame, lead: DataFrame) -> tuple[DataFrame, DataFram
     lead = lead.select("*", F.when(F.col("seq") < 0, -1).otherwise(1).alias("rank"))
     both = (isr.select("*", F.lit(True).alias("is_isr"))
             .unionByName(lead.select("*", F.lit(False).alias("is_isr")), allowMissingColumns=True))
-    both = _seq(both, "ts_ms", "rank", "seq").persist()
+    both = _seq(both, "ts_ms", "rank", "seq")
+    # an ISR row's epoch is the last leader line's in this order (the reader's own order may differ)
+    upto = Window.partitionBy("cluster", "topic", "partition").orderBy("seq").rowsBetween(Window.unboundedPreceding, 0)
+    epoch = F.coalesce(F.last(F.when(~F.col("is_isr"), F.col("leader_epoch")), ignorenulls=True).over(upto),
+                       F.lit(UNKNOWN_EPOCH))
+    both = both.withColumn("leader_epoch", F.when(F.col("is_isr"), epoch).otherwise(F.col("leader_epoch"))).persist()
     return both.where("is_isr"), both.where(~F.col("is_isr"))
 
 

@@ -18,12 +18,12 @@ import pytest
 from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
 
 STORY = """name: garbage
-duration: 30s
+duration: 60s
 tick: 1s
 kafka: {version: "3.7"}
 cluster: {brokers: 3}
 topics: [{name: orders, partitions: 3, replication_factor: 3, produce_rate: 100KB/s}]
-events: [{at: 5s, stall_follower: {broker: 2, for: 20s}}]
+events: [{at: 5s, stall_follower: {broker: 2, for: 45s}}]
 """
 LINE_10MB = 10 * 2**20
 

@@ -63,8 +63,8 @@ def logs(tmp_path_factory) -> Path:
 
 def test_garbage_beside_real_logs_is_counted_and_the_run_succeeds(logs):
     out = logs / "out"
-    run = cli("analyze", "--logs", str(logs / "logs"), "--topics", str(logs / "describe.txt"), "--topics-at",
-              "start", "--cluster", "garbage", "--out", str(out), "-q", cwd=logs)
+    run = cli("-q", "analyze", "--logs", str(logs / "logs"), "--topics", str(logs / "describe.txt"), "--topics-at",
+              "start", "--cluster", "garbage", "--out", str(out), cwd=logs)
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
     rejects = pq.read_table(out / "analysis" / "rejects").to_pylist()

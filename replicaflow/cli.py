@@ -99,25 +99,76 @@ def simulate(
     _said(f"next: replicaflow analyze {out} --out {out}")
 
 
-@app.command()
+ANALYZE_HELP = """Reconstruct every partition's state with Spark and compute the KIP metrics, incidents and reassignments.
+
+From telemetry: `replicaflow analyze DIR --out OUT` (DIR holds telemetry/, the output of simulate; several
+DIRs are analyzed in one Spark job). With `--logs` the same cluster's broker logs add log_events and
+rejects.
+
+From a real cluster, without telemetry: `replicaflow analyze --logs GLOB --topics DESCRIBE.txt --out OUT`
+rebuilds the telemetry tables from the broker logs and a `kafka-topics --describe` snapshot (written to
+OUT/telemetry/), then analyzes them. Lag gauges and byte meters are unknown from logs and stay absent
+(docs/real-cluster.md has the table of what comes from where)."""
+
+
+@app.command(help=ANALYZE_HELP)
 def analyze(
-    telemetry_dir: Path = typer.Argument(..., metavar="DIR",
-                                         help="A directory holding telemetry/ (the output of `simulate`)."),
+    telemetry_dirs: list[Path] = typer.Argument(None, metavar="DIR", show_default=False,
+                                                help="Directories holding telemetry/ (the output of `simulate`); "
+                                                     "none with --logs: analyze the logs alone."),
     out: str = typer.Option(..., "--out", "-o", metavar="OUT",
                              help="Output directory: analysis/ is written here, atomically."),
     master: str = typer.Option("local[2]", "--master", metavar="URL",
                                help="Spark master URL, e.g. local[4] or spark://host:7077."),
     allow_empty: bool = typer.Option(False, "--allow-empty",
                                      help="Analyze telemetry whose tables are all empty (refused otherwise)."),
-    logs: list[str] = typer.Option(None, "--logs", metavar="GLOB", help="Broker logs of the same cluster (file, directory or glob; "
-                                   "repeatable): adds log_events and rejects (docs/logs.md)."),
+    logs: list[str] = typer.Option(None, "--logs", metavar="GLOB", help="Broker logs (file, directory or glob; "
+                                   "repeatable; .gz read as text): with DIR, the same cluster's logs add log_events "
+                                   "and rejects (docs/logs.md); without DIR, the cluster is analyzed from them."),
+    topics: list[str] = typer.Option(None, "--topics", metavar="DESCRIBE.txt",
+                                     help="Output of kafka-topics --describe (repeatable, one per cluster): anchors "
+                                          "the assignment, min.insync.replicas and throttled replicas."),
+    topics_at: str = typer.Option("end", "--topics-at", metavar="WHEN",
+                                  help="When --topics was taken: start or end of the logged period, or epoch ms."),
+    log_dirs: list[str] = typer.Option(None, "--log-dirs", metavar="LOGDIRS.json",
+                                       help="Output of kafka-log-dirs --describe (repeatable, one per cluster)."),
+    cluster: str = typer.Option(None, "--cluster", metavar="NAME", help="The cluster's name (default: cluster)."),
+    cluster_from_path: bool = typer.Option(False, "--cluster-from-path",
+                                           help="A fleet: each file's cluster is the folder above its broker-N "
+                                                "folder (logs/<cluster>/broker-N/...)."),
+    kafka_version: str = typer.Option(None, "--kafka-version", metavar="X.Y",
+                                      help="The brokers' Kafka release (default: inferred from the log forms, "
+                                           "the earliest release they allow)."),
+    log_timezone: str = typer.Option(None, "--log-timezone", metavar="TZ",
+                                     help="Time zone of the log timestamps, e.g. Europe/Berlin (default UTC)."),
+    scrape_interval: str = typer.Option("10s", "--scrape-interval", metavar="DURATION",
+                                        help="Grid of the recomputed gauges when analyzing logs alone, e.g. 30s."),
+    min_insync_replicas: int = typer.Option(None, "--min-insync-replicas", metavar="N",
+                                            help="The brokers' default min.insync.replicas (describe shows "
+                                                 "topic overrides only; Kafka's default is 1)."),
 ) -> None:
-    """Reconstruct every partition's state with Spark and compute the KIP metrics, incidents and reassignments."""
     from replicaflow.jobs.analyze import analyze as analyze_job
+    from replicaflow.jobs.analyze import analyze_logs
 
+    logs_only = {"--topics": topics, "--log-dirs": log_dirs, "--cluster": cluster,
+                 "--cluster-from-path": cluster_from_path, "--kafka-version": kafka_version,
+                 "--log-timezone": log_timezone, "--min-insync-replicas": min_insync_replicas,
+                 "--topics-at": topics_at != "end" or None, "--scrape-interval": scrape_interval != "10s" or None}
     try:
-        analyze_job(telemetry_dir, _out(out), master=master, progress=_progress(), logs=logs or None,
-                    allow_empty=allow_empty)
+        if telemetry_dirs:
+            given = [name for name, value in logs_only.items() if value]
+            if given:
+                raise ReplicaflowError(f"{given[0]}: only for analyzing logs alone (no DIR); with telemetry the "
+                                       "cluster's tables are already known")
+            analyze_job(telemetry_dirs, _out(out), master=master, progress=_progress(), logs=logs or None,
+                        allow_empty=allow_empty)
+        elif logs:
+            analyze_logs(logs, _out(out), topics=topics or (), log_dirs=log_dirs or (), cluster=cluster,
+                         cluster_from_path=cluster_from_path, kafka_version=kafka_version,
+                         scrape_interval=scrape_interval, topics_at=topics_at, log_timezone=log_timezone,
+                         min_insync_replicas=min_insync_replicas, master=master, progress=_progress())
+        else:
+            raise ReplicaflowError("analyze: give a telemetry DIR, or --logs to analyze a cluster from its logs")
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"wrote {Path(out) / 'analysis'}/")

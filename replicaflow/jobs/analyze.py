@@ -7,6 +7,7 @@ the pipeline as extra tables, so the pipeline never depends on ingest/ (docs/arc
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,13 +15,17 @@ from pyspark.sql import SparkSession
 from rich.console import Console
 
 from replicaflow.errors import ReplicaflowError
+from replicaflow.ingest import sources
 from replicaflow.ingest.logs import read_logs
-from replicaflow.pipeline.load import check_inputs
+from replicaflow.ingest.rebuild import rebuild
+from replicaflow.pipeline.load import META_SCHEMA, Telemetry, check_inputs, meta_row
 from replicaflow.pipeline.runner import analyze as run_analysis
 from replicaflow.pipeline.session import check_master, get_spark
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
+from replicaflow.telemetry.io import META_FILE
 from replicaflow.telemetry.outputs import ANALYSIS, REPORT, Commit
+from replicaflow.telemetry.spark import spark_path
 
 LogPaths = str | Path | Sequence[str | Path]
 
@@ -57,6 +62,39 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         check_master(master)
     with commit.staged() as stage:
         summary = analyze_into(checked, stage, master, progress, spark, logs)
+    if progress:
+        print_analyze(Console(stderr=True), summary)
+    return summary
+
+
+
+def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log_dirs: Sequence[str] = (),
+                 cluster: str | None = None, cluster_from_path: bool = False, kafka_version: str | None = None,
+                 scrape_interval: str = "10s", topics_at: str = "end", log_timezone: str | None = None,
+                 min_insync_replicas: int | None = None, master: str = "local[2]", progress: bool = False,
+                 spark: SparkSession | None = None) -> dict:
+    """A real cluster (or a fleet) from its broker logs and Kafka's tool outputs alone (docs/real-cluster.md):
+    the telemetry tables are rebuilt (ingest/rebuild.py) into ``out/telemetry`` (every cluster's rows;
+    ``_meta.json`` for one cluster, ``_metas.json`` for several), then analyzed as any telemetry."""
+    inputs = sources.plan(logs, topics, log_dirs, cluster, cluster_from_path)
+    opts = sources.options(kafka_version, scrape_interval, topics_at, log_timezone, min_insync_replicas)
+    commit = Commit(out, writes=("telemetry", *ANALYSIS), drops=REPORT)
+    if spark is None:
+        check_master(master)
+    with commit.staged() as stage:
+        session = spark or get_spark(master)
+        built = rebuild(session, inputs, opts)
+        tele = stage / "telemetry"
+        for name, df in built.tables.items():
+            df.write.parquet(str(tele / name))
+        metas = built.metas
+        meta_file = tele / (META_FILE if len(metas) == 1 else "_metas.json")
+        meta_file.write_text(json.dumps(metas[0] if len(metas) == 1 else metas, indent=2, sort_keys=True) + "\n")
+        tables = {name: session.read.parquet(spark_path(tele / name)) for name in built.tables}
+        t = Telemetry(tables, session.createDataFrame([meta_row(m) for m in metas], META_SCHEMA), tuple(metas))
+        summary = run_analysis([tele], stage, master=master, progress=progress, spark=session, telemetry=t,
+                               extra_tables={"log_events": built.log_events, "rejects": built.rejects})
+        built.log_events.unpersist()
     if progress:
         print_analyze(Console(stderr=True), summary)
     return summary

@@ -63,8 +63,11 @@ def conform(df: DataFrame, name: str) -> DataFrame:
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
             spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None,
-            checked: Sequence[Checked] | None = None) -> dict:
+            checked: Sequence[Checked] | None = None, telemetry: Telemetry | None = None) -> dict:
     """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the headline summary.
+
+    ``telemetry``: tables already read (``analyze --logs`` alone rebuilds a fleet's tables into one
+    folder per table, docs/real-cluster.md); ``telemetry_dirs`` then only names them in messages.
 
     ``extra_tables`` are analysis tables of other sources written beside the computed ones, e.g.
     ``log_events`` and ``rejects`` that the analyze job reads from broker logs with ingest/
@@ -85,7 +88,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                 st.update(text)
                 console.log(text)
 
-        t = read_telemetry(session, telemetry_dirs, checked)
+        t = telemetry or read_telemetry(session, telemetry_dirs, checked)
         cached: list[DataFrame] = []
 
         def shared(df: DataFrame) -> DataFrame:

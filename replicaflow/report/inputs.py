@@ -159,7 +159,8 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
         rows.append({"what": what, "value": value, "hypothetical": hypothetical})
 
     version = meta.get("kafka_version") or analysis.summary.get(cluster, {}).get("kafka_version")
-    add("Kafka version", str(version) if version else "not recorded")
+    how = {"logs": " (inferred from the log lines' forms)", "option": " (--kafka-version)"}
+    add("Kafka version", f"{version}{how.get(meta.get('kafka_version_source'), '')}" if version else "not recorded")
     if meta.get("kip542"):
         add("reassignment throttles", "KIP-542 leader/follower.reassignment.throttled.rate", hypothetical=True)
     else:
@@ -174,6 +175,12 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
         extra = f", scenario {meta['scenario']}" if meta.get("scenario") else ""
         extra += f", seed {meta['seed']}" if meta.get("seed") is not None else ""
         add("source", f"{source}{extra}")
+    if isinstance(meta.get("provenance"), dict):  # analyze --logs alone (docs/real-cluster.md)
+        by_origin: dict[str, list[str]] = {}
+        for table, origin in meta["provenance"].items():
+            by_origin.setdefault(str(origin), []).append(str(table))
+        add("rebuilt from", "; ".join(f"{origin}: {', '.join(t)}" for origin, t in sorted(by_origin.items()))
+            + " (unknown: lag gauges and byte meters absent)")
     if {"start_ms", "end_ms"} <= set(meta):
         add("run", f"{format_ts_ms(meta['start_ms'])} → {format_ts_ms(meta['end_ms'])} UTC "
                    f"({format_duration(meta['end_ms'] - meta['start_ms'])})")

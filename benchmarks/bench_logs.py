@@ -1,0 +1,144 @@
+"""Log benchmark (docs/real-cluster.md): reading simulator-written broker logs on local[2] against a floor job.
+
+Simulates a churning cluster (a few thousand partitions, followers stalling in turn, partitions moved)
+with --logs, then copies its logs with the topic renamed per copy (``orders`` → ``orders_k``: new
+partitions, same brokers) until ``--size`` of logs lie in a temporary folder. On one local[2]
+SparkSession, each job twice (the ratios use the second, steady-state runs):
+
+- floor: ``spark.read.text`` of every file and one count;
+- read: ``ingest/logs.py`` ``read_logs`` — every line classified, log_events, rejects and the
+  isr/leaders change rows computed (written to Spark's ``noop`` sink);
+- rebuild: ``ingest/rebuild.py`` — the read plus every telemetry table rebuilt (noop sink).
+
+Prints lines/s and the ratio to the floor side by side. Goal: read ≤ 4× the floor.
+
+    .venv/bin/python benchmarks/bench_logs.py [--size 1GB] [--partitions 3000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from replicaflow.ingest.logs import read_logs, resolve_paths
+from replicaflow.ingest.rebuild import rebuild
+from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
+from replicaflow.model.units import format_bytes, parse_bytes
+from replicaflow.pipeline.session import get_spark
+from replicaflow.sim.runner import simulate
+
+SCENARIO = """\
+name: bench-logs
+seed: 5
+duration: 20m
+tick: 1s
+scrape_interval: 30s
+kafka:
+  version: "3.7"
+cluster:
+  brokers: 12
+topics:
+  - name: orders
+    partitions: {partitions}
+    replication_factor: 3
+    produce_rate: 30MB/s
+    message_size: 1KiB
+events:
+{events}
+"""
+
+
+def churn(partitions: int) -> str:
+    """A follower stall on every broker in turn (ISR shrinks and expands) and moves of 100 partitions."""
+    out = [f"  - {{at: {60 + 80 * b}s, stall_follower: {{broker: {b}, for: 45s}}}}" for b in range(1, 13)]
+    for k in range(4):
+        moved = [f"        - {{topic: orders, partition: {p}, replicas: [{1 + (p + k) % 12}, {1 + (p + k + 4) % 12}, "
+                 f"{1 + (p + k + 8) % 12}]}}" for p in range(k * 100, k * 100 + 100) if p < partitions]
+        if moved:
+            out.append(f"  - at: {120 + 240 * k}s\n    reassign:\n      partitions:\n" + "\n".join(moved))
+    return "\n".join(out)
+
+
+def generate(root: Path, size_bytes: int, partitions: int) -> tuple[list[str], int]:
+    """Simulate once, then copy the logs (topic renamed per copy) until ``size_bytes``; (files, bytes)."""
+    scenario = root / "bench-logs.yaml"
+    scenario.write_text(SCENARIO.format(partitions=partitions, events=churn(partitions)))
+    simulate(scenario, root / "sim", logs=True)
+    sources = sorted((root / "sim" / "logs").rglob("*.log"))
+    texts = {p.relative_to(root / "sim" / "logs"): p.read_text() for p in sources}
+    total, k = 0, 0
+    while total < size_bytes:
+        for rel, text in texts.items():
+            path = root / "logs" / f"copy-{k:03d}" / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = text if k == 0 else text.replace("orders", f"orders_{k}")
+            path.write_text(data)
+            total += len(data.encode())
+        k += 1
+    return resolve_paths([str(root / "logs")]), total
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", default="1GB", help="bytes of logs to read, e.g. 50MB or 1GB")
+    ap.add_argument("--partitions", type=int, default=3000)
+    ap.add_argument("--keep", type=Path, help="generate into (or reuse) this folder instead of a temporary one")
+    args = ap.parse_args()
+    console = Console()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="bench-logs-"))
+    try:
+        if args.keep and (root / "logs").is_dir():
+            files = resolve_paths([str(root / "logs")])
+            size = sum(Path(f).stat().st_size for f in files)
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            with console.status("simulating and copying logs"):
+                files, size = generate(root, parse_bytes(args.size), args.partitions)
+        spark = get_spark("local[2]")
+        lines = spark.read.text(files).count()
+        inputs = ClusterInputs("bench", tuple(files))
+        opts = RebuildOptions(kafka_version="3.7")
+
+        def floor() -> None:
+            spark.read.text(files).count()
+
+        def read() -> None:
+            parsed = read_logs(spark, files, "bench")
+            for name in ("log_events", "rejects", "isr", "leaders", "line_counts"):
+                parsed[name].write.format("noop").mode("overwrite").save()
+
+        def rebuilt() -> None:
+            r = rebuild(spark, [inputs], opts)
+            for df in (*r.tables.values(), r.rejects):
+                df.write.format("noop").mode("overwrite").save()
+            r.log_events.unpersist()
+
+        times = {name: [timed(fn), timed(fn)] for name, fn in (("floor", floor), ("read", read),
+                                                                 ("rebuild", rebuilt))}
+        table = Table(title=f"{format_bytes(size)} of logs, {len(files)} files, {lines:,} lines, local[2]")
+        for col in ("job", "first s", "steady s", "lines/s", "× floor"):
+            table.add_column(col, justify="right")
+        base = times["floor"][1]
+        for name, (first, steady) in times.items():
+            table.add_row(name, f"{first:.1f}", f"{steady:.1f}", f"{lines / steady:,.0f}", f"{steady / base:.2f}")
+        console.print(table)
+        console.print(f"goal: read ≤ 4× floor — {'met' if times['read'][1] <= 4 * base else 'not met'}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,360 @@
+"""The telemetry tables of one cluster rebuilt from its broker logs and a describe snapshot (docs/real-cluster.md).
+
+The log reader (ingest/logs.py) gives ``log_events`` and the ``isr`` / ``leaders`` change rows; this
+module adds what the pipeline needs besides them, from the same events and the snapshot:
+
+- ``assignments``: the describe snapshot replayed forward and backward over the controller's
+  reassignment lines (ingest/replay.py);
+- ``leaders`` / ``isr``: the reader's rows, plus the snapshot's leader and ISR at the start when the
+  snapshot precedes the logs, plus the ISR a "Shrinking/Expanding ISR from A to B" line names as A
+  (before 2.6 the leader line carries no ISR, so A is the first ISR known under a new leader epoch);
+  an epoch not yet logged is -1, so the leader's own changes compare equal epochs (IsrShrinksPerSec);
+- ``brokers``: "started" → up, "shut down completed" → down; a broker that logs before any
+  lifecycle line is up from the start of the logs;
+- ``fetchers``: "Added fetcher" → added, "Removed fetcher" → removed, "marked as failed" → failed;
+- ``configs``: the describe's ``Configs:`` (topic overrides: min.insync.replicas, throttled replicas)
+  from the start, and ``--min-insync-replicas`` as the broker default;
+- ``replica_offsets`` and ``traffic`` stay empty: no log line carries offsets, lags or bytes.
+
+A partition's state begins at the first instant its assignment, leader and ISR are all known.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import reduce
+
+from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.ingest import replay
+from replicaflow.ingest.logs import read_logs
+from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
+from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
+from replicaflow.telemetry.schema import TELEMETRY
+from replicaflow.telemetry.spark import conform
+
+UNKNOWN_EPOCH = -1
+ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other change row
+FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition \[.+,\d+\] )?from (\d+(?:,\d+)*) to (\d+(?:,\d+)*)"
+WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
+WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
+FETCH_LEADER = r"(?:leaderId=|to broker (?:BrokerEndPoint\((?:id=)?)?|ReplicaFetcherThread-\d+-)(\d+)"
+FETCH_ID = r"(?:fetcherId=|ReplicaFetcherThread-)(\d+)"
+
+# Log forms that bound the release (docs/real-cluster.md, "Kafka version"): (pattern, first, last release).
+FORMS: tuple[tuple[str, str | None, str | None], ...] = (
+    (r"^Partition \[.+,\d+\] on broker \d+: ", None, "0.11"),
+    (r"^\[KafkaServer id=\d+\]", "1.0", None),
+    (r"Added fetcher for partitions List\(", None, "2.1"),
+    (r"Added fetcher to broker ", "2.2", None),
+    (r"Leader: \(highWatermark", "2.2", None),
+    (r"marked as failed$", "2.3", None),
+    (r"Handling reassignment of partition", None, "2.3"),
+    (r"Successfully updated assignment of partition", "2.4", None),
+    (r"starts at Leader Epoch", None, "2.5"),
+    (r"addingReplicas \[", "2.6", "3.2"),
+    (r"zkVersion updated to", None, "2.6"),
+    (r"ISR updated from AlterIsr to", "2.7", "2.7"),
+    (r"ISR updated to \S+ and version updated to \[", "2.8", "3.4"),
+    (r"with topic id ", "3.3", None),
+    (r"ISR updated to \S+ +(?:\(under-min-isr\) +)?and version updated to \d", "3.5", None),
+    (r"Previous leader (?:Some|None)", "3.5", None),
+    (r"lastCaughtUpTimeMs", "3.6", None),
+)
+FALLBACK_VERSION = "0.10"
+
+
+def _release(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
+def infer_version(seen: list[bool]) -> tuple[str, str | None]:
+    """(release, last release) from the forms seen: the earliest release they all allow."""
+    lo, hi = FALLBACK_VERSION, None
+    for (_, first, last), hit in zip(FORMS, seen, strict=True):
+        if hit and first and _release(first) > _release(lo):
+            lo = first
+        if hit and last and (hi is None or _release(last) < _release(hi)):
+            hi = last
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """Every cluster that yielded events: telemetry tables (TELEMETRY schemas, all clusters in each),
+    one meta per cluster, and the reader's outputs."""
+
+    tables: dict[str, DataFrame]
+    metas: list[dict]
+    log_events: DataFrame
+    rejects: DataFrame
+    line_counts: DataFrame
+
+
+def _in_utc(col: Column, tz: str | None) -> Column:
+    """Log4j writes the broker's local time: ``--log-timezone`` turns it into UTC epoch ms."""
+    return col if tz is None else F.unix_millis(F.to_utc_timestamp(F.timestamp_millis(col), tz))
+
+
+def _ids(col: Column) -> Column:
+    return F.transform(F.filter(F.split(F.regexp_replace(col, r"\s", ""), ","), lambda s: s != ""),
+                       lambda s: s.try_cast("int"))
+
+
+def _seq(df: DataFrame, *order: str) -> DataFrame:
+    w = Window.partitionBy("cluster").orderBy(*order)
+    return df.withColumn("seq", F.row_number().over(w).cast("long"))
+
+
+def _union(frames: list[DataFrame]) -> DataFrame:
+    return reduce(DataFrame.unionByName, frames)
+
+
+def _periods(events: DataFrame) -> dict[str, dict]:
+    """Per cluster: first and last event, event count and the log forms seen -- one Spark job for the fleet."""
+    forms = [F.max(F.col("message").rlike(p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
+    rows = events.groupBy("cluster").agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"), *forms).collect()
+    return {r["cluster"]: {"lo": r["lo"], "hi": r["hi"], "forms": [bool(r[f"form{i}"]) for i in range(len(FORMS))]}
+            for r in rows}
+
+
+@dataclass(frozen=True)
+class _Cluster:
+    inputs: ClusterInputs
+    start_ms: int
+    end_ms: int
+    anchor_ms: int
+
+    @property
+    def snapshot_first(self) -> bool:
+        return self.inputs.topics is not None and self.anchor_ms <= self.start_ms
+
+
+def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptions,
+            shown_as: tuple[str, str] | None = None) -> Rebuilt:
+    """Every cluster's telemetry tables and meta, in a handful of Spark jobs whatever the fleet's size.
+
+    A cluster whose logs hold no replication event is left out; none at all is one sentence."""
+    tz = opts.log_timezone
+    parsed = [read_logs(spark, list(i.logs), i.cluster, shown_as) for i in inputs]
+    events = _union([p["log_events"] for p in parsed]).withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).persist()
+    periods = _periods(events)
+    if not periods:
+        events.unpersist()
+        files = sum(len(i.logs) for i in inputs)
+        raise ReplicaflowError(f"--logs: no replication event in {files} file(s) of cluster(s) "
+                               f"{', '.join(i.cluster for i in inputs)}; nothing to analyze (docs/logs.md)")
+    interval = opts.scrape_interval_ms
+    clusters: dict[str, _Cluster] = {}
+    metas = []
+    for i in inputs:
+        if i.cluster not in periods:
+            continue
+        period = periods[i.cluster]
+        start_ms = period["lo"] // interval * interval
+        end_ms = max(period["hi"], start_ms)
+        anchor = {"start": start_ms, "end": end_ms}.get(opts.topics_at, opts.topics_at)  # type: ignore[arg-type]
+        clusters[i.cluster] = c = _Cluster(i, start_ms, end_ms, int(anchor))
+        if opts.kafka_version is not None:
+            version, source, last = opts.kafka_version, "option", None
+        else:
+            (version, last), source = infer_version(period["forms"]), "logs"
+        metas.append({
+            "cluster": i.cluster, "kafka_version": version, "kafka_version_source": source,
+            "kafka_version_last": last, "start_ms": int(start_ms), "end_ms": int(end_ms),
+            "scrape_interval_ms": int(interval), "source": "logs", "topics_snapshot": i.topics_path,
+            "topics_at_ms": c.anchor_ms if i.topics is not None else None, "log_timezone": tz or "UTC",
+            "provenance": provenance(i),
+        })
+    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz)
+    first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
+             .join(leaders.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("l")),
+                   ["cluster", "topic", "partition"], "full").collect())
+    never = 1 << 62
+    known = {(r["cluster"], r["topic"], r["partition"]): max(never if r["i"] is None else r["i"],
+                                                            never if r["l"] is None else r["l"]) for r in first}
+    tables = {
+        "assignments": _assignments(spark, events, clusters, known),
+        "leaders": leaders, "isr": isr,
+        "brokers": _brokers(spark, events, clusters),
+        "fetchers": _fetchers(events),
+        "configs": _configs(spark, clusters, opts),
+        "replica_offsets": spark.createDataFrame([], from_arrow_schema(TELEMETRY["replica_offsets"])),
+        "traffic": spark.createDataFrame([], from_arrow_schema(TELEMETRY["traffic"])),
+    }
+    tables = {name: conform(df, TELEMETRY[name]) for name, df in tables.items()}
+    return Rebuilt(tables, metas, events, _union([p["rejects"] for p in parsed]),
+                   _union([p["line_counts"] for p in parsed]))
+
+
+def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame, clusters: dict[str, _Cluster],
+                     tz: str | None) -> tuple[DataFrame, DataFrame]:
+    """The reader's rows (seq doubled), the A-side of each ISR change line just before it, the snapshot's
+    rows first when it precedes the logs; repeats of a partition's previous ISR and epoch dropped."""
+    keys = ["cluster", "topic", "partition"]
+    isr = _union([p["isr"] for p in parsed]).select(
+        *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "isr",
+        F.coalesce("leader_epoch", F.lit(UNKNOWN_EPOCH)).alias("leader_epoch"))
+    lead = _union([p["leaders"] for p in parsed]).select(
+        *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "leader",
+        "leader_epoch")
+    changes = (events.where(F.col("kind").isin("isr_shrink", "isr_expand"))
+               .select(*keys, "ts_ms", _ids(F.regexp_extract("message", FROM_TO, 1)).alias("a"),
+                       F.array_sort(_ids(F.regexp_extract("message", FROM_TO, 2))).alias("b"))
+               .where(F.size("a") > 0).dropDuplicates([*keys, "ts_ms", "b"]))
+    before = (isr.join(changes, [*keys, "ts_ms"]).where(F.array_sort("isr") == F.col("b"))
+              .select(*keys, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("a").alias("isr"), "leader_epoch"))
+    isr = isr.unionByName(before)
+    rows = [(name, c.start_ms, -1 - n, p.topic, p.partition, list(p.isr), -1 if p.leader is None else p.leader)
+            for name, c in clusters.items() if c.snapshot_first
+            for n, p in enumerate(sorted(c.inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]
+    if rows:
+        snap = spark.createDataFrame(rows, "cluster string, ts_ms long, seq long, topic string, partition int, "
+                                           "isr array<int>, leader int")
+        isr = isr.unionByName(snap.select(*keys, "ts_ms", "seq", "isr", F.lit(UNKNOWN_EPOCH).alias("leader_epoch")))
+        lead = lead.unionByName(snap.select(*keys, "ts_ms", "seq", "leader",
+                                            F.lit(None).cast("int").alias("leader_epoch")))
+    isr, lead = _instant_order(isr, lead)
+    w = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
+    prev = F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("leader_epoch").alias("e"))).over(w)
+    isr = isr.select("*", prev.alias("prev"))
+    isr = isr.where(F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr"))
+                    | ~F.col("prev.e").eqNullSafe(F.col("leader_epoch"))).drop("prev")
+    return isr, lead
+
+
+def _instant_order(isr: DataFrame, lead: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """One ``seq`` over both tables. Lines of one millisecond in different files have no order of their own;
+    a leader's ISR change is taken before a new leader's line of the same instant (the controller moves
+    leadership after the ISR it saw: a reassignment completes once the target joined the ISR), so the
+    change counts on the leader that made it (IsrExpandsPerSec). A leader line's own ISR row stays with it."""
+    keys = ["cluster", "topic", "partition", "ts_ms"]
+    from_line = lead.select(*keys, (F.col("seq") + 2).alias("seq"), F.lit(True).alias("with_leader"))
+    isr = isr.join(from_line, [*keys, "seq"], "left").select(
+        "*", F.when(F.col("seq") < 0, -1).when(F.col("with_leader"), 1).otherwise(0).alias("rank")).drop("with_leader")
+    lead = lead.select("*", F.when(F.col("seq") < 0, -1).otherwise(1).alias("rank"))
+    both = (isr.select("*", F.lit(True).alias("is_isr"))
+            .unionByName(lead.select("*", F.lit(False).alias("is_isr")), allowMissingColumns=True))
+    both = _seq(both, "ts_ms", "rank", "seq")
+    # an ISR row's epoch is the last leader line's in this order (the reader's own order may differ)
+    upto = Window.partitionBy("cluster", "topic", "partition").orderBy("seq").rowsBetween(Window.unboundedPreceding, 0)
+    epoch = F.coalesce(F.last(F.when(~F.col("is_isr"), F.col("leader_epoch")), ignorenulls=True).over(upto),
+                       F.lit(UNKNOWN_EPOCH))
+    both = both.withColumn("leader_epoch", F.when(F.col("is_isr"), epoch).otherwise(F.col("leader_epoch"))).persist()
+    return both.where("is_isr"), both.where(~F.col("is_isr"))
+
+
+def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
+    """The controller's reassignment lines per partition (few: collected to the driver)."""
+    rows = (events.where(F.col("kind").isin("reassignment_started", "reassignment_completed")
+                         & F.col("topic").isNotNull() & F.col("partition").isNotNull())
+            .select("cluster", "ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message")
+            .orderBy("cluster", "ts_ms", "source", "line_number").collect())
+    out: dict[tuple[str, str, int], list[replay.Move]] = {}
+    for n, r in enumerate(rows):
+        msg, listed = r["message"], tuple(r["isr"]) if r["isr"] is not None else None
+        whole = None
+        if r["kind"] == "reassignment_started":
+            m24, mk = re.search(WHOLE_24, msg), re.search(WHOLE_KRAFT, msg)
+            if m24 or mk:
+                adding = m24.group(1) if m24 else mk.group(2)
+                removing = m24.group(2) if m24 else mk.group(1)
+                whole = replay.Assignment(listed or (), _tuple(adding), _tuple(removing))
+            move = replay.Move(r["ts_ms"], n, "started", target=whole.target if whole else listed, whole=whole)
+        else:
+            move = replay.Move(r["ts_ms"], n, "completed", target=listed)
+        out.setdefault((r["cluster"], r["topic"], r["partition"]), []).append(move)
+    return out
+
+
+def _tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.split(r"[,\s]+", text) if x)
+
+
+def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], known: dict) -> DataFrame:
+    """One row where each partition's state begins (assignment, leader and ISR all known), then its changes."""
+    moves = _moves(events)
+    data = []
+    for name, c in clusters.items():
+        snap = {(name, *k): v for k, v in c.inputs.topics.partitions.items()} if c.inputs.topics else {}
+        rows = []
+        for key in sorted(set(snap) | {k for k in moves if k[0] == name}):
+            p = snap.get(key)
+            anchor = replay.Assignment(p.replicas, p.adding, p.removing) if p is not None else None
+            hist = replay.history(anchor, c.anchor_ms, moves.get(key, []), c.start_ms)
+            begin = max(hist[0][0], known.get(key, 1 << 62)) if hist else 1 << 62
+            if begin >= 1 << 62:
+                continue
+            rows.append((key, begin, [a for ts, a in hist if ts <= begin][-1]))
+            rows += [(key, ts, a) for ts, a in hist if ts > begin]
+        # numbered below any leader or ISR row of the same instant (the controller decides, then brokers log)
+        data += [(name, ts, n - ASSIGNMENT_SEQ, key[1], key[2], list(a.replicas), list(a.adding), list(a.removing))
+                 for n, (key, ts, a) in enumerate(sorted(rows, key=lambda r: (r[1], r[0])))]
+    return spark.createDataFrame(data, "cluster string, ts_ms long, seq long, topic string, partition int, "
+                                       "replicas array<int>, adding array<int>, removing array<int>")
+
+
+def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster]) -> DataFrame:
+    """Lifecycle lines as up/down rows; a broker logging (or listed) before any lifecycle line is up from the start."""
+    life = (events.where(F.col("kind").isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull())
+            .select("cluster", "ts_ms", "broker", "source", "line_number",
+                    F.when(F.col("kind") == "broker_started", F.lit("up")).otherwise(F.lit("down")).alias("state")))
+    listed = []
+    for name, c in clusters.items():
+        ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()
+        ids |= {r.broker for r in c.inputs.log_dirs or ()}  # kafka-log-dirs answers from live brokers only
+        listed += [(name, b) for b in sorted(ids)]
+    seen = events.where(F.col("broker").isNotNull()).select("cluster", "broker").distinct()
+    if listed:
+        seen = seen.unionByName(spark.createDataFrame(listed, "cluster string, broker int")).distinct()
+    starts = spark.createDataFrame([(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
+    first = life.groupBy("cluster", "broker").agg(
+        F.min_by("state", F.struct("ts_ms", "source", "line_number")).alias("first"))
+    initial = (seen.join(F.broadcast(starts), "cluster").join(first, ["cluster", "broker"], "left")
+               .where(F.col("first").isNull() | (F.col("first") != "up"))
+               .select("cluster", F.col("start_ms").alias("ts_ms"), "broker", F.lit("").alias("source"),
+                       F.lit(0).cast("long").alias("line_number"), F.lit("up").alias("state")))
+    return _seq(life.unionByName(initial), "ts_ms", "source", "line_number")
+
+
+def _fetchers(events: DataFrame) -> DataFrame:
+    action = (F.when(F.col("kind") == "fetcher_added", F.lit("added"))
+              .when(F.col("kind") == "fetcher_removed", F.lit("removed"))
+              .when(F.col("kind") == "partition_failed", F.lit("failed")))
+
+    def num(p: str) -> Column:
+        return F.nullif(F.regexp_extract("message", p, 1), F.lit("")).try_cast("int")
+    rows = events.where(action.isNotNull() & F.col("topic").isNotNull()).select(
+        "cluster", "ts_ms", "broker", num(FETCH_LEADER).alias("leader"), num(FETCH_ID).alias("fetcher_id"),
+        "topic", "partition", action.alias("action"), "source", "line_number")
+    return _seq(rows, "ts_ms", "source", "line_number")
+
+
+def _configs(spark: SparkSession, clusters: dict[str, _Cluster], opts: RebuildOptions) -> DataFrame:
+    """The describe's topic configs and the broker default, from the start of the logs."""
+    data = []
+    for name, c in clusters.items():
+        rows = []
+        if opts.min_insync_replicas is not None:
+            rows.append(("broker", DEFAULT_BROKER, MIN_ISR, str(opts.min_insync_replicas)))
+        if c.inputs.topics is not None:
+            rows += [("topic", t.topic, k, v) for t in sorted(c.inputs.topics.topics.values(), key=lambda t: t.topic)
+                     for k, v in sorted(t.configs.items())]
+        data += [(name, c.start_ms, n, *r) for n, r in enumerate(rows)]
+    return spark.createDataFrame(data, "cluster string, ts_ms long, seq long, entity_type string, entity string, "
+                                       "name string, value string")
+
+
+def provenance(inputs: ClusterInputs) -> dict[str, str]:
+    """Where each table came from (the report's provenance line; docs/real-cluster.md has the table)."""
+    snap = "snapshot" if inputs.topics is not None else "unknown"
+    return {
+        "assignments": f"{snap}+logs" if inputs.topics is not None else "logs",
+        "leaders": "logs", "isr": "logs", "brokers": "logs", "fetchers": "logs",
+        "configs": snap, "replica_offsets": "unknown", "traffic": "unknown",
+    }

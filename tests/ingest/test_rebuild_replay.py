@@ -1,0 +1,71 @@
+"""ingest/replay.py: a partition's assignment history from a describe snapshot taken at any time and the
+controller's reassignment lines (docs/real-cluster.md, "Anchoring")."""
+
+from __future__ import annotations
+
+from replicaflow.ingest.rebuild import FORMS, infer_version
+from replicaflow.ingest.replay import Assignment, Move, history
+from replicaflow.ingest.sources import cluster_of_path
+
+ORIGIN, TARGET = (1, 2, 3), (4, 2, 3)
+ORIGIN_BACK = (2, 3, 1)  # read back from "replicas=4,2,3,1, addingReplicas=4": the origin's order is not in the line
+MOVING = Assignment((4, 2, 3, 1), adding=(4,), removing=(1,))
+START_24 = Move(100, 0, "started", target=TARGET, whole=MOVING)     # 2.4+ / KRaft: the whole assignment
+START_OLD = Move(100, 0, "started", target=TARGET)                   # before 2.4: the target only
+DONE = Move(200, 1, "completed", target=TARGET)
+DONE_BARE = Move(200, 1, "completed")                                 # ZooKeeper < 2.4 / KRaft: partition only
+
+
+def test_snapshot_at_the_end_replays_backward_to_the_origin_when_the_start_names_the_whole_assignment():
+    assert history(Assignment(TARGET), 1000, [START_24, DONE_BARE], start_ms=0) == [
+        (0, Assignment(ORIGIN_BACK)), (100, MOVING), (200, Assignment(TARGET))]
+
+
+def test_snapshot_at_the_end_before_2_4_knows_the_assignment_only_from_the_completion():
+    """'Handling reassignment … to new replicas' does not name the origin: nothing before the completion is known."""
+    assert history(Assignment(TARGET), 1000, [START_OLD, DONE], start_ms=0) == [(200, Assignment(TARGET))]
+
+
+def test_snapshot_at_the_start_replays_forward_with_the_kip455_layout():
+    assert history(Assignment(ORIGIN), 0, [START_OLD, DONE_BARE], start_ms=0) == [
+        (0, Assignment(ORIGIN)), (100, MOVING), (200, Assignment(TARGET))]
+
+
+def test_snapshot_during_the_move_is_the_truth_at_its_instant():
+    assert history(MOVING, 150, [START_24, DONE_BARE], start_ms=0) == [
+        (0, Assignment(ORIGIN_BACK)), (100, MOVING), (200, Assignment(TARGET))]
+
+
+def test_no_snapshot_starts_at_the_first_line_naming_the_whole_assignment():
+    assert history(None, 0, [START_OLD, DONE], start_ms=0) == [(200, Assignment(TARGET))]
+    assert history(None, 0, [START_24, DONE_BARE], start_ms=0) == [(100, MOVING), (200, Assignment(TARGET))]
+
+
+def test_no_move_keeps_the_snapshot_from_the_start():
+    assert history(Assignment(ORIGIN), 500, [], start_ms=0) == [(0, Assignment(ORIGIN))]
+
+
+def test_cluster_from_path_skips_logs_folders():
+    assert cluster_of_path("/data/logs/prod-eu/broker-3/server.log") == "prod-eu"
+    assert cluster_of_path("/out/v37/logs/broker-1/state-change.log") == "v37"
+    assert cluster_of_path("/somewhere/server.log") is None
+
+
+def test_version_forms_pick_the_earliest_release_they_allow():
+    def seen(*patterns: str) -> list[bool]:
+        return [p in patterns for p, _, _ in FORMS]
+    assert infer_version(seen()) == ("0.10", None)
+    assert infer_version(seen(r"ISR updated from AlterIsr to", r"zkVersion updated to")) == ("2.7", "2.6")
+    assert infer_version(seen(r"with topic id ", r"Previous leader (?:Some|None)")) == ("3.5", None)
+    assert infer_version(seen(r"Successfully updated assignment of partition", r"starts at Leader Epoch")) == \
+        ("2.4", "2.5")
+
+
+def test_snapshot_cluster_is_its_folder_as_given_not_the_link_target(tmp_path):
+    """simulate --logs writes OUT/snapshots as a link into OUT/.replicaflow/gen-*; the cluster is OUT's name."""
+    from replicaflow.ingest.sources import _snapshot_cluster
+
+    gen = tmp_path / "v37" / ".replicaflow" / "gen-1" / "snapshots"
+    gen.mkdir(parents=True)
+    (tmp_path / "v37" / "snapshots").symlink_to(gen)
+    assert _snapshot_cluster(tmp_path / "v37" / "snapshots" / "describe.txt") == "v37"

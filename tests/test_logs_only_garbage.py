@@ -1,0 +1,111 @@
+"""`replicaflow analyze --logs` without telemetry on hostile input, through the CLI: no crash, rejects
+counted, exit 0 when anything was read, one sentence and a non-zero exit when nothing was or a path is
+missing (refused before Spark starts)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
+
+STORY = """name: garbage
+duration: 60s
+tick: 1s
+kafka: {version: "3.7"}
+cluster: {brokers: 3}
+topics: [{name: orders, partitions: 3, replication_factor: 3, produce_rate: 100KB/s}]
+events: [{at: 5s, stall_follower: {broker: 2, for: 45s}}]
+"""
+LINE_10MB = 10 * 2**20
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "100"}
+    return subprocess.run([sys.executable, "-m", "replicaflow.cli", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory) -> Path:
+    """A simulated cluster's logs, plus every kind of garbage beside them under broker-N folders."""
+    root = tmp_path_factory.mktemp("garbage")
+    (root / "s.yaml").write_text(STORY)
+    simulate(root / "s.yaml", root / "sim", logs=True)
+    logs = root / "logs"
+    shutil.copytree(root / "sim" / "logs", logs)
+    shutil.copy(root / "sim" / SNAPSHOTS / DESCRIBE_START, root / "describe.txt")
+    junk = logs / "broker-9"
+    junk.mkdir()
+    (junk / "binary.log").write_bytes(bytes(range(256)) * 64 + b"\x00\xff\xfe" * 100)
+    (junk / "long.log").write_text("x" * LINE_10MB + "\n")
+    shaped = "[2026-01-01 00:00:05,000] INFO [Partition orders-0 broker=9] Shrinking ISR from " + "1," * (LINE_10MB // 2)
+    (junk / "shaped.log").write_text(shaped + "\n")
+    (junk / "empty.log").write_text("")
+    line = "[2026-01-01 00:00:07,000] INFO [KafkaServer id=9] started (kafka.server.KafkaServer)\n"
+    with gzip.open(junk / "server.log.gz", "wt") as f:
+        f.write(line)
+    (junk / "utf16.log").write_bytes(line.encode("utf-16"))
+    many = logs / "broker-8"
+    many.mkdir()
+    for i in range(2000):
+        (many / f"server.log.{i}").write_text(f"[2026-01-01 00:00:{i % 60:02d},000] INFO unrelated line {i} (x.Y)\n")
+    return root
+
+
+def test_garbage_beside_real_logs_is_counted_and_the_run_succeeds(logs):
+    out = logs / "out"
+    run = cli("-q", "analyze", "--logs", str(logs / "logs"), "--topics", str(logs / "describe.txt"), "--topics-at",
+              "start", "--cluster", "garbage", "--out", str(out), cwd=logs)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    rejects = pq.read_table(out / "analysis" / "rejects").to_pylist()
+    by_file = {Path(r["source"]).name for r in rejects}
+    assert {"binary.log", "long.log", "shaped.log", "utf16.log"} <= by_file
+    assert all(len(r["raw_line"]) < 1100 for r in rejects)  # a 10 MB line stays a line
+    events = pq.read_table(out / "analysis" / "log_events").to_pylist()
+    assert any(e["kind"] == "isr_shrink" for e in events)
+    assert any(Path(e["source"]).name == "server.log.gz" and e["broker"] == 9 for e in events)  # .gz read
+    meta = json.loads((out / "telemetry" / "_meta.json").read_text())
+    assert meta["source"] == "logs" and meta["kafka_version"] == "3.6" and meta["kafka_version_source"] == "logs"
+    report = cli("report", str(out), cwd=logs)
+    assert report.returncode == 0, report.stderr
+    html = (out / "report.html").read_text()
+    assert "inferred from the log lines" in html and "unknown: replica_offsets, traffic" in html
+
+
+def test_nothing_readable_is_one_sentence_and_non_zero(logs):
+    only = logs / "only-garbage" / "broker-1"
+    only.mkdir(parents=True)
+    shutil.copy(logs / "logs" / "broker-9" / "binary.log", only)
+    (only / "empty.log").write_text("")
+    run = cli("analyze", "--logs", str(only), "--out", str(logs / "out2"), cwd=logs)
+    assert run.returncode != 0
+    assert "Traceback" not in run.stderr
+    assert "no replication event in 2 file(s)" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("args", "sentence"), [
+    (["--logs", "missing/*.log"], "--logs: 'missing/*.log' matches no file"),
+    (["--logs", "logs", "--topics", "nope.txt"], "--topics: nope.txt does not exist"),
+    (["--logs", "logs", "--topics", "s.yaml"], "s.yaml:1: expected a line starting with 'Topic:'"),
+    (["--logs", "logs", "--log-dirs", "describe.txt"], "describe.txt"),
+    (["--logs", "logs", "--kafka-version", "3.10"], "--kafka-version: Kafka 3.x ended with 3.9"),
+    (["--logs", "logs", "--log-timezone", "Mars/Olympus"], "--log-timezone: unknown time zone"),
+    (["--logs", "logs", "--topics-at", "noon"], "--topics-at: expected 'start', 'end' or epoch milliseconds"),
+    (["--logs", "logs", "--cluster", "a", "--cluster-from-path"], "--cluster and --cluster-from-path"),
+])
+def test_bad_input_refused_before_spark(logs, args, sentence):
+    out = logs / "refused"
+    run = cli("analyze", *args, "--out", str(out), cwd=logs)
+    assert run.returncode == 2, run.stderr
+    assert sentence in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert not out.exists()  # refused before the output (and Spark) was touched

@@ -9,7 +9,7 @@ See docs/logs.md (layouts).
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
@@ -34,8 +34,13 @@ LAYOUT_OFFSET = rf"^\[?{_TS}({_OFFSET})?[\] ]"
 TS_START = r"^\[?\d{4}-\d{2}-\d{2}"
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
 LOGGER = r"^[A-Za-z_$][\w.$]{0,511}\)$"
-CONTINUATION = (r"^(?:\s+at |\s*\.\.\. \d+ (?:more|common frames omitted)|Caused by: |\s+Suppressed: |"
-                r"[A-Za-z_$][\w$]{0,255}\.[\w$.]{0,1024}(?:Exception|Error|Throwable)(?::|$))")
+# A stack-trace line (an indent of spaces is gone: _unwrap drops it); a continuation line is one of those or
+# the last line of a message that itself holds a newline (ZooKeeper's `Stat` ends in one), which ends in
+# the layout's ` (%c)` (Strimzi: ` (%c) [%t]`), a dotted logger name.
+STACK_LINE = (r"^\s*(?:at [\w$.<>/@-]{1,1024}\([^()]{0,1024}\)$|\.\.\. \d+ (?:more|common frames omitted)|Caused by: |"
+              r"Suppressed: |[A-Za-z_$][\w$]{0,255}\.[\w$.]{0,1024}(?:Exception|Error|Throwable)(?::|$))")
+CONTINUATION = (rf"{STACK_LINE}|^.{{0,4096}}(?:^|\s)\([A-Za-z_$][\w$]{{0,255}}\.[\w$.]{{0,1024}}\)"
+                r"(?: \[[^\[\]]{0,512}\])?$")
 
 
 def decode_files(whole: DataFrame, source: Column) -> DataFrame:
@@ -83,7 +88,9 @@ def _unwrap(raw: Column) -> tuple[Column, Column]:
     inner = F.ltrim(inner)
     # a compose or syslog prefix before a bracketed or ISO timestamp or a JSON record
     after_compose = F.regexp_extract(inner, COMPOSE, 2)
-    inner = F.when(inner.rlike(COMPOSE) & F.ltrim(after_compose).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"),
+    # (a stack trace printed through the envelope keeps its lines under the record they continue)
+    inner = F.when(inner.rlike(COMPOSE) & (F.ltrim(after_compose).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)")
+                                          | after_compose.rlike(STACK_LINE)),
                    F.ltrim(after_compose)).otherwise(inner)
     after_syslog = F.regexp_extract(inner, SYSLOG, 1)
     inner = F.when(inner.rlike(SYSLOG) & F.ltrim(after_syslog).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"),
@@ -147,12 +154,15 @@ def line_status(df: DataFrame) -> DataFrame:
     too_long = F.col("raw_length") > MAX_LINE_CHARS
     record = ~too_long & F.col("has_layout") & F.col("ts_ms").isNotNull() & F.col("level").isin(*LEVELS) & \
         F.col("msg").isNotNull() & F.col("utf8_ok") & ~F.col("cri_flag").eqNullSafe("P")
+    # the line after a CRI 'P' line is the rest of that split line, never a message's own continuation
+    after_partial = F.lag("cri_flag").over(Window.partitionBy("source").orderBy("line_number")).eqNullSafe("P")
     reason = (
         F.when(too_long, F.concat(F.lit("line longer than "), F.lit(str(MAX_LINE_CHARS)), F.lit(" characters ("),
                                   F.col("raw_length").cast("string"), F.lit("): not parsed")))
         .when(~F.col("utf8_ok") & F.col("file_utf16"), F.lit("non-ASCII character in a UTF-16 file"))
         .when(~F.col("utf8_ok"), F.lit("invalid UTF-8"))
         .when(F.col("cri_flag") == "P", F.lit("partial line (CRI 'P' flag): long line split by the container runtime"))
+        .when(after_partial, F.lit("rest of a partial line (CRI 'P' flag before it)"))
         .when(record, F.lit(None))
         .when(F.col("bad_json"), F.lit("unreadable JSON log record (no message field or invalid JSON)"))
         .when(F.col("json_layout") & F.col("ts_ms").isNull(), F.lit("no timestamp in JSON log record"))

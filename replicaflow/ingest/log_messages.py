@@ -23,7 +23,9 @@ class Rule:
     """One message form. ``fields`` maps a log_events field to a group of ``pattern``, or to
     (group, sub-pattern, sub-group) for a key inside a captured structure such as ``LeaderAndIsr(...)``.
     ``explode``: a field holding several partitions (one event row each); ``where``: 'body' or 'attached'
-    (a stack-trace line continuing a record whose body matches ``parent``)."""
+    (a stack-trace line continuing a record whose body matches ``parent``); ``ident``: the logIdent the
+    record must carry, where other classes write the same body (``[ReplicaFetcherManager on broker 1]
+    shutting down`` is not the broker shutting down)."""
 
     kind: str
     pattern: str
@@ -31,8 +33,12 @@ class Rule:
     state: str | None = None
     explode: str | None = None
     parent: str | None = None
+    ident: str | None = None
+    sparse: bool = False  # unchanged fields are left out of the message: an empty list group is unknown, not []
 
 
+# KafkaServer (0.10-1.x `[Kafka Server N], `, 2.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
+_SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer nodeId|BrokerServer id)=\d+\]) "
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
 # Kinds that touch partitions listed in one field: (kind, pattern of one partition token).
@@ -49,6 +55,18 @@ _KV = {  # keys of LeaderAndIsr(...), PartitionState(...), PartitionChangeRecord
     "removing": r"\bremovingReplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
     "state": r"\bleaderRecoveryState=([\w-]+)",
 }
+
+
+# `partition change for t-p with topic ID x: replicas: [..] -> [..], isr: [..] -> [..], ..., leader: a -> b,
+# leaderEpoch: a -> b, partitionEpoch: a -> b` (PartitionRegistration.diff: that order, unchanged fields left out)
+_PARTITION_DIFF = (r"partition change for (\S+-\d+) with topic ID \S+: "
+                   r"(?:replicas: \[[\d, ]*\] -> \[([\d, ]*)\](?:, |$))?(?:isr: \[[\d, ]*\] -> \[([\d, ]*)\](?:, |$))?"
+                   r"(?:removingReplicas: \[[\d, ]*\] -> \[([\d, ]*)\](?:, |$))?"
+                   r"(?:addingReplicas: \[[\d, ]*\] -> \[([\d, ]*)\](?:, |$))?(?:leader: -?\d+ -> (-?\d+)(?:, |$))?"
+                   r"(?:leaderRecoveryState: \S+ -> ([\w-]+)(?:, |$))?(?:leaderEpoch: -?\d+ -> (-?\d+)(?:, |$))?"
+                   r"(?:partitionEpoch: -?\d+ -> (-?\d+))?.*$")
+_PARTITION_DIFF_FIELDS = {"tp": 1, "replicas": 2, "isr": 3, "removing": 4, "adding": 5, "leader": 6, "state": 7,
+                          "leader_epoch": 8, "partition_epoch": 9}
 
 
 def _kv(group: int, *keys: str) -> dict:
@@ -114,6 +132,9 @@ RULES: list[Rule] = [
          r"There's potential data loss\.$", {"tp": 1, "leader": 2, "replicas": 3}),
     Rule("unclean_election", r"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using an unclean "
          r"election$", {"topic_id": 1, "partition_index": 2, "leader": 3}),
+    # --- KRaft controller: PartitionRegistration.maybeLogPartitionChange (3.3+), the changed fields only ---
+    Rule("unclean_election", rf"^UNCLEAN {_PARTITION_DIFF}", _PARTITION_DIFF_FIELDS, sparse=True),
+    Rule("partition_change", rf"^{_PARTITION_DIFF}", _PARTITION_DIFF_FIELDS, sparse=True),
     Rule("partition_offline", rf"^No (?:broker in ISR for partition {_TP} is alive|replica in ISR for partition "
          rf"{_TP} is alive)\. Live brokers are: \[(?:Set\()?{_LS}\)?\], ISR brokers are: \[{_L}\]$",
          {"tp": 1, "tp2": 2, "isr": 4}),
@@ -186,11 +207,11 @@ RULES: list[Rule] = [
     Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "
          r"Ignoring request for partition reassignment\.?$", {"tp": 1, "replicas": 2}, state="already assigned"),
     # --- broker lifecycle: KafkaServer, BrokerServer, KafkaRaftServer, Kafka -------------------------
-    Rule("broker_started", r"^(?:Kafka Server )?started$"),
-    Rule("broker_shutting_down", r"^(?:shutting down|Starting controlled shutdown)$"),
+    Rule("broker_started", r"^(?:Kafka Server )?started$", ident=_SERVER_IDENT),
+    Rule("broker_shutting_down", r"^(?:shutting down|Starting controlled shutdown)$", ident=_SERVER_IDENT),
     Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
-         state="succeeded"),
-    Rule("broker_shutdown", r"^shut down completed$"),
+         state="succeeded", ident=_SERVER_IDENT),
+    Rule("broker_shutdown", r"^shut down completed$", ident=_SERVER_IDENT),
     Rule("broker_exit", r"^Exiting Kafka.*$"),
     # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): (?:The size of the current "

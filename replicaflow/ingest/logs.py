@@ -188,7 +188,9 @@ def _field(name: str) -> Column:
     elif subs:
         raise ValueError(f"field {name!r}: one sub-pattern per field")
     # a broker list group that matched nothing is the empty list (`adding replicas []`), not unknown
-    keep_empty = _pick([name in LIST_FIELDS and isinstance(spec, int) for spec in specs])
+    # (a rule that leaves unchanged fields out says nothing about them: null)
+    keep_empty = _pick([name in LIST_FIELDS and isinstance(spec, int) and not rule.sparse
+                        for rule, spec in zip(RULES, specs, strict=True)])
     value = F.when(g >= 0, F.when(keep_empty, outer).otherwise(F.nullif(outer, F.lit(""))))
     if name == "state":
         value = F.coalesce(value, _pick([r.state for r in RULES]))
@@ -206,6 +208,8 @@ def _classify(df: DataFrame) -> DataFrame:
     for i, rule in enumerate(RULES):
         if rule.parent is None:
             cond = is_record & body.rlike(rule.pattern)
+            if rule.ident is not None:
+                cond = cond & msg.rlike(rule.ident)
         else:
             cond = attachable & F.col("parent.body").rlike(rule.parent) & inner.rlike(rule.pattern)
         rule_col = F.when(cond, F.lit(i)) if rule_col is None else rule_col.when(cond, F.lit(i))

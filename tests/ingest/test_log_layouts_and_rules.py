@@ -74,8 +74,28 @@ CASES = [  # (line, expected fields of its one event)
     (T + "INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 has an older epoch (4) than the "
      "current leader. Will await the new LeaderAndIsr state before resuming fetching. (kafka.server.ReplicaFetcherThread)",
      {"kind": "fetch_epoch_mismatch", "leader_epoch": 4, "state": "older"}),
+    # PartitionRegistration.maybeLogPartitionChange (3.3+): only the changed fields, in diff()'s order
+    (T + "INFO [QuorumController id=1] UNCLEAN partition change for t-1 with topic ID AAAAAAAAAAAAAAAAAAAAAA: "
+     "replicas: [1, 2] -> [2, 3], isr: [1] -> [2], leader: 1 -> 2, leaderEpoch: 7 -> 8, partitionEpoch: 9 -> 10 "
+     "(org.apache.kafka.controller.ReplicationControlManager)",
+     {"kind": "unclean_election", "topic": "t", "partition": 1, "replicas": [2, 3], "isr": [2], "leader": 2,
+      "leader_epoch": 8, "partition_epoch": 10}),
+    (T + "DEBUG [QuorumController id=1] partition change for t-2 with topic ID AAAAAAAAAAAAAAAAAAAAAA: isr: [1, 2, 3] "
+     "-> [1, 2], partitionEpoch: 4 -> 5 (org.apache.kafka.controller.ReplicationControlManager)",
+     {"kind": "partition_change", "partition": 2, "isr": [1, 2], "replicas": None, "adding": None, "leader": None,
+      "partition_epoch": 5}),
     (T + "INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)", {"kind": "broker_shutting_down"}),
     (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
+]
+
+QUIET = [
+    T + "INFO [ReplicaFetcherManager on broker 1] shutting down (kafka.server.ReplicaFetcherManager)",
+    T + "INFO [Kafka Request Handler on Broker 1], shutting down (kafka.server.KafkaRequestHandlerPool)",
+    T + "INFO Stat of the created znode at /brokers/ids/1 is: 1478,1478,1718600148028,1718600148028,1,0,0,1,194,0,1478",
+    " (kafka.zk.KafkaZkClient)",
+    T + "ERROR [KafkaServer id=2] Fatal error during KafkaServer shutdown. (kafka.server.KafkaServer)",
+    "java.lang.IllegalStateException: Kafka server is still starting up, cannot shut down!",
+    "        at kafka.server.KafkaServer.shutdown(KafkaServer.scala:670)",
 ]
 
 
@@ -87,6 +107,9 @@ def read(spark, tmp_path_factory):
     (root / "broker-1" / "part.log").write_text(
         T + "INFO Logs for partitions t-0,t-1 are offline and logs for future partitions  are offline due to failure "
             "on log directory /data/k1 (kafka.log.LogManager)\n", encoding="utf-8")
+    # no event, no reject: other threads' `shutting down` (only KafkaServer's logIdent is the broker), the tail
+    # of a message holding a newline (ZooKeeper's Stat), a stack trace indented with spaces
+    (root / "broker-1" / "quiet.log").write_text("".join(line + "\n" for line in QUIET), encoding="utf-8")
     out = read_logs(spark, str(root), cluster="r", log_timezone="Europe/Paris")
     events = [r.asDict() for r in out["log_events"].collect()]
     return events, out["rejects"].collect()
@@ -101,6 +124,11 @@ def test_each_family_and_layout_gives_its_event(read):
         if "ts_ms" in expect:
             expect["ts_ms"] -= 3_600_000  # 03:04:05 in Paris is 02:04:05 UTC
         assert {k: by_line[n][k] for k in expect} == expect, n
+
+
+def test_other_threads_shutdown_and_message_tails_give_no_event(read):
+    events, _ = read
+    assert [e for e in events if e["source"].endswith("quiet.log")] == []
 
 
 def test_log_dir_offline_names_each_partition(read):

@@ -155,7 +155,7 @@ def test_every_unreadable_line_is_rejected_with_its_reason(parsed):
     assert rejects[("docker/broker-5-json.log", 5)].startswith("unreadable JSON log record")
     assert rejects[("json/broker-6/server.json", 5)] == "no timestamp in JSON log record"
     assert rejects[("k8s/my-cluster-kafka-4/0.log", 3)].startswith("partial line (CRI 'P' flag)")
-    assert rejects[("k8s/my-cluster-kafka-4/0.log", 4)] == "no timestamp"
+    assert rejects[("k8s/my-cluster-kafka-4/0.log", 4)] == "rest of a partial line (CRI 'P' flag before it)"
     assert len(rejects) == 11 + 2 + 1 + 2
     raw = {(r["source"], r["line_number"]): r["raw_line"] for r in rows["rejects"]}
     assert raw[(g, 2)].endswith("Shrinking ISR from 9,8,7 to 9,")

@@ -28,7 +28,8 @@ STATE_UP, STATE_DOWN, STATE_SHUTTING_DOWN = "up", "down", "shutting_down"
 # The [P, S] arrays that travel with their replica when a partition's row is re-laid, and the value of a new replica.
 FRESH_REPLICA = {"rbi": -1, "log_leo": 0, "v_leo": UNKNOWN_OFFSET, "v_lfl": 0, "v_lft": 0, "v_lcu": 0,
                  "in_isr": False, "adding": False, "removing": False, "failed": False, "thread_dead": False,
-                 "stall_until": 0, "fetch_state": FETCH_NONE, "fetch_leader": -1, "pending_isr": False}
+                 "stall_until": 0, "fetch_state": FETCH_NONE, "fetch_leader": -1, "pending_isr": False,
+                 "elr": False, "last_known_elr": False}
 
 
 @dataclass
@@ -65,6 +66,8 @@ class ClusterState:
     fetch_state: np.ndarray           # last `fetchers` action written for the replica
     fetch_leader: np.ndarray          # leader broker index of that `fetchers` row, -1 none
     pending_isr: np.ndarray           # proposed ISR of an AlterPartition in flight
+    elr: np.ndarray                   # eligible leader replicas (KIP-966, docs/semantics.md §6)
+    last_known_elr: np.ndarray        # replicas that left the ISR/ELR while under min ISR (KIP-966)
     # --- partitions [P] ---
     lslot: np.ndarray                 # leader slot or -1 (no leader: offline)
     leader_epoch: np.ndarray
@@ -208,7 +211,7 @@ def initial_state(scenario: Scenario) -> ClusterState:
         in_isr=assigned.copy(), adding=np.zeros_like(assigned), removing=np.zeros_like(assigned),
         failed=np.zeros_like(assigned), thread_dead=np.zeros_like(assigned), stall_until=zeros_ps.copy(),
         fetch_state=np.zeros((n_p, slots), dtype=np.int8), fetch_leader=np.full_like(rbi, -1),
-        pending_isr=np.zeros_like(assigned),
+        pending_isr=np.zeros_like(assigned), elr=np.zeros_like(assigned), last_known_elr=np.zeros_like(assigned),
         lslot=np.zeros(n_p, dtype=np.int32), leader_epoch=np.zeros(n_p, dtype=np.int32),
         partition_epoch=np.zeros(n_p, dtype=np.int32), hw=initial.copy(), epoch_start=np.zeros(n_p, dtype=np.int64),
         produce_acc=np.zeros(n_p), base_rate=base_rate, burst_rate=np.zeros(n_p),

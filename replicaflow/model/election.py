@@ -120,6 +120,15 @@ def next_elr(old_isr, new_isr, elr, last_known_elr, min_isr, unclean_shutdown=Fa
     return new_elr, new_lke
 
 
+def election_was_clean(new_leader, prev_isr):
+    """Whether the controller's UncleanLeaderElectionsPerSec meter leaves a leader change uncounted: no leader
+    (-1), or a leader from the previous ISR (KRaft ``PartitionRegistration.electionWasClean``, which the
+    ZooKeeper controller's unclean elections match). An ELR member elected from an empty ISR counts.
+    ``new_leader`` [P] broker ids, ``prev_isr`` [P, S] broker ids (-1 padding)."""
+    new_leader, prev_isr = np.asarray(new_leader), np.atleast_2d(prev_isr)
+    return (new_leader < 0) | (prev_isr == np.asarray(new_leader)[..., None]).any(axis=-1)
+
+
 def messages_lost(log_end_offsets, assigned, new_leader_leo):
     """Messages an unclean leader loses: everything any replica's log holds beyond the new leader's LEO
     (the replicas truncate to it when they follow it, §6)."""

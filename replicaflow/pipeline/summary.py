@@ -23,7 +23,8 @@ STATUSES = P.STATUSES
 PEAKS = {"urp": "peak_urp", "urp_legacy": "peak_urp_legacy", "urp_kip352": "peak_urp_kip352",
          "reassignment_induced_urp": "peak_reassignment_induced_urp", "under_min_isr": "peak_under_min_isr",
          "offline": "peak_offline", "reassigning": "peak_reassigning"}
-METER_TOTALS = {"IsrShrinksPerSec": "isr_shrinks", "IsrExpandsPerSec": "isr_expands"}
+METER_TOTALS = {"IsrShrinksPerSec": "isr_shrinks", "IsrExpandsPerSec": "isr_expands",
+                "UncleanLeaderElectionsPerSec": "unclean_elections"}
 SUMMED_GAUGE_PEAKS = {"FailedPartitionsCount": "peak_failed_partitions"}  # peak of the sum over brokers
 TABLES = ("cluster_metrics", "incidents", "reassignments", "broker_metrics")
 

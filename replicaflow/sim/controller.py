@@ -157,11 +157,16 @@ class KafkaController:
             slots, uncleans = election.elect_leader(live, s.in_isr[p], self.configs.unclean_leader_election()[p],
                                                     s.elr[p] if self.elr_enabled else None)
             new_slot, unclean = int(slots[0]), bool(uncleans[0])
+        prev_leader = s.leader_id(p)
+        prev_epoch = int(s.leader_epoch[p])
+        new_leader = int(row[new_slot]) if new_slot >= 0 else -1
+        if not election.election_was_clean(new_leader, np.where(s.in_isr[p], row, -1))[0]:
+            controller = self.active_controller()  # the controller's UncleanLeaderElectionsPerSec meter
+            if controller >= 0:
+                s.unclean_meter[controller] += 1
         if new_slot >= 0 and not s.in_isr[p].any() and s.elr[p, new_slot]:
             s.in_isr[p, new_slot] = True  # an ELR member leads with itself as the ISR (KIP-966)
             s.elr[p, new_slot] = False
-        prev_leader = s.leader_id(p)
-        prev_epoch = int(s.leader_epoch[p])
         lost = 0
         if unclean:
             lost = int(election.messages_lost(s.log_leo[p], row >= 0, s.log_leo[p, new_slot]))

@@ -27,7 +27,7 @@ class JmxScrape:
     def __init__(self, state: ClusterState, partition: Partition, controller: KafkaController):
         self.s, self.partition, self.controller = state, partition, controller
         self.version = partition.version
-        self.metrics = broker_metrics_for(self.version)
+        self.metrics = broker_metrics_for(self.version, controller.mode)
         shorts = {m.short for m in self.metrics}
         self.traffic_rows = [i for i, name in enumerate(TRAFFIC_METRICS) if name in shorts]
         self._prev_gauges: np.ndarray | None = None
@@ -102,6 +102,7 @@ class JmxScrape:
             "FailedPartitionsCount": np.bincount(s.rbi[s.fetch_state == FETCH_FAILED], minlength=n_b).astype(np.float64),
             "MaxLag": max_lag,
             "OfflinePartitionsCount": offline,
+            "UncleanLeaderElectionsPerSec": s.unclean_meter.astype(np.float64),
         })
         for i, name in enumerate(TRAFFIC_METRICS):
             values[name] = s.traffic_total[i].astype(np.float64)

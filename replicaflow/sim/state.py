@@ -89,6 +89,7 @@ class ClusterState:
     base_net_in_bps: np.ndarray
     base_net_out_bps: np.ndarray
     shrinks: np.ndarray               # IsrShrinksPerSec count since process start
+    unclean_meter: np.ndarray         # UncleanLeaderElectionsPerSec count of the broker as controller, since start
     expands: np.ndarray               # IsrExpandsPerSec count since process start
     traffic: np.ndarray               # [4, B] bytes this scrape interval (TRAFFIC_METRICS order)
     traffic_total: np.ndarray         # [4, B] the same meters' counts since process start
@@ -220,6 +221,7 @@ def initial_state(scenario: Scenario) -> ClusterState:
         up=np.ones(n_b, dtype=bool), state=[STATE_UP] * n_b, start_ms=np.full(n_b, start, dtype=np.int64),
         net_in_bps=net_in.copy(), net_out_bps=net_out.copy(), base_net_in_bps=net_in, base_net_out_bps=net_out,
         shrinks=np.zeros(n_b, dtype=np.int64), expands=np.zeros(n_b, dtype=np.int64),
+        unclean_meter=np.zeros(n_b, dtype=np.int64),
         traffic=np.zeros((4, n_b), dtype=np.int64), traffic_total=np.zeros((4, n_b), dtype=np.int64),
         index=index, topic_index={name: i for i, name in enumerate(topics)},
     )

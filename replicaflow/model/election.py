@@ -74,21 +74,59 @@ def completion_epoch_bumps(controller: str, removed_in_isr):
     return 1 + removed_in_isr if controller == ZOOKEEPER else np.ones_like(removed_in_isr)
 
 
-def elect_leader(live, in_isr, unclean):
-    """The new leader's slot of each partition row: the first live ISR member in assignment order, else —
-    with ``unclean.leader.election.enable`` — the first live replica, else -1 (offline); and whether
+def elect_leader(live, in_isr, unclean, elr=None):
+    """The new leader's slot of each partition row: the first live ISR member in assignment order — or,
+    when the ISR is empty, the first live eligible leader replica (KIP-966, a clean election) — else,
+    with ``unclean.leader.election.enable``, the first live replica, else -1 (offline); and whether
     the choice was unclean (``PartitionLeaderElectionAlgorithms.offlinePartitionLeaderElection``,
-    KRaft ``PartitionChangeBuilder.electLeader``).
+    KRaft ``PartitionChangeBuilder.electLeader`` / ``isValidNewLeader``).
 
-    ``live`` and ``in_isr`` are [P, S] (assigned, live replicas; ISR members), ``unclean`` is [P].
+    ``live``, ``in_isr`` and ``elr`` are [P, S] (assigned, live replicas; ISR members; ELR members),
+    ``unclean`` is [P].
     """
     live, in_isr = np.atleast_2d(live), np.atleast_2d(in_isr)
     unclean = np.broadcast_to(np.asarray(unclean, dtype=bool), live.shape[:1])
     clean = live & in_isr
+    if elr is not None:
+        clean = clean | (live & np.atleast_2d(elr) & ~in_isr.any(axis=1)[:, None])
     has_clean = clean.any(axis=1)
     pool = np.where(has_clean[:, None], clean, live & unclean[:, None])
     slot = np.where(pool.any(axis=1), pool.argmax(axis=1), -1)
     return slot, (slot >= 0) & ~has_clean
+
+
+def eligible_leader_replicas_problem(version: KafkaVersion, enabled: bool) -> str | None:
+    """Why ``kafka.eligible_leader_replicas`` cannot be set for ``version`` (one sentence), or None."""
+    if enabled and not version.elr_supported:
+        return f"eligible leader replicas (KIP-966) need Kafka 4.0 or later, not {version}"
+    return None
+
+
+def next_elr(old_isr, new_isr, elr, last_known_elr, min_isr, unclean_shutdown=False):
+    """The ELR and LastKnownElr after an ISR change, with eligible leader replicas on (KIP-966,
+    ``PartitionChangeBuilder.maybePopulateTargetElr``).
+
+    At or above min ISR both are empty. Below it, the ELR is the old ELR and old ISR less the new ISR
+    and less the replicas whose broker shut down uncleanly; LastKnownElr gathers everything that has
+    left (old ISR, ELR and LastKnownElr) that is in neither the new ISR nor the ELR. Arrays are [P, S]
+    bool (``unclean_shutdown`` broadcasts), ``min_isr`` [P] (the topic's effective min ISR).
+    """
+    old_isr, new_isr = np.atleast_2d(old_isr), np.atleast_2d(new_isr)
+    elr, last_known_elr = np.atleast_2d(elr), np.atleast_2d(last_known_elr)
+    below = (new_isr.sum(axis=1) < np.asarray(min_isr))[:, None]
+    candidates = elr | old_isr
+    new_elr = below & candidates & ~new_isr & ~np.asarray(unclean_shutdown, dtype=bool)
+    new_lke = below & (candidates | last_known_elr) & ~new_isr & ~new_elr
+    return new_elr, new_lke
+
+
+def election_was_clean(new_leader, prev_isr):
+    """Whether the controller's UncleanLeaderElectionsPerSec meter leaves a leader change uncounted: no leader
+    (-1), or a leader from the previous ISR (KRaft ``PartitionRegistration.electionWasClean``, which the
+    ZooKeeper controller's unclean elections match). An ELR member elected from an empty ISR counts.
+    ``new_leader`` [P] broker ids, ``prev_isr`` [P, S] broker ids (-1 padding)."""
+    new_leader, prev_isr = np.asarray(new_leader), np.atleast_2d(prev_isr)
+    return (new_leader < 0) | (prev_isr == np.asarray(new_leader)[..., None]).any(axis=-1)
 
 
 def messages_lost(log_end_offsets, assigned, new_leader_leo):

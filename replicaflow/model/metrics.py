@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from replicaflow.model import election
 from replicaflow.model.version import KafkaVersion
 
 RM = "kafka.server:type=ReplicaManager,name="
@@ -17,6 +18,7 @@ BTM = "kafka.server:type=BrokerTopicMetrics,name="
 RFM = "kafka.server:type=ReplicaFetcherManager,name="
 CTRL = "kafka.controller:type=KafkaController,name="
 REQ = "kafka.network:type=RequestMetrics,name="
+CTRL_STATS = "kafka.controller:type=ControllerStats,name="
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class BrokerMetric:
     aggregate: str = "sum"
     # False for replicaflow's own gauges that Apache Kafka never shipped (shown marked as hypothetical)
     shipped: bool = True
+    # first release whose KRaft controller has it, where that differs from ``since`` (None: same)
+    kraft_since: str | None = None
 
     @property
     def short(self) -> str:
@@ -81,6 +85,10 @@ BROKER_METRICS: tuple[BrokerMetric, ...] = (
                  aggregate="max"),
     BrokerMetric(CTRL + "OfflinePartitionsCount", "kafka_controller_kafkacontroller_offlinepartitionscount",
                  "gauge", "0.8", "Partitions without a live leader; reported by the active controller, 0 elsewhere."),
+    BrokerMetric(CTRL_STATS + "UncleanLeaderElectionsPerSec",
+                 "kafka_controller_controllerstats_uncleanleaderelections_total", "meter", "0.8",
+                 "Elections of a leader outside the previous ISR, counted by the active controller (§6).",
+                 kraft_since="3.9"),
 )
 
 BY_SHORT = {m.short: m for m in BROKER_METRICS}
@@ -110,16 +118,24 @@ def jmx(short: str) -> str:
     return BY_SHORT[short].jmx
 
 
-def available(short: str, version: KafkaVersion) -> bool:
-    """Whether ``version`` exports the broker metric or per-partition gauge named ``short``.
+def available(short: str, version: KafkaVersion, controller: str | None = None) -> bool:
+    """Whether ``version`` exports the broker metric or per-partition gauge named ``short`` with the
+    ``controller`` kind (None: the release's default).
 
     The only place that says which release has which metric; an unknown name is a programming
-    error (KeyError), not a metric that is silently absent.
+    error (KeyError), not a metric that is silently absent. UncleanLeaderElectionsPerSec is the ZooKeeper
+    controller's ``ControllerStats`` meter in every release and KRaft's ``ControllerMetadataMetrics`` one
+    from 3.9 (KAFKA-12670).
     """
-    since = BY_SHORT[short].since if short in BY_SHORT else PARTITION_GAUGE_SINCE[short]
+    if short not in BY_SHORT:
+        return version.at_least(PARTITION_GAUGE_SINCE[short])
+    metric = BY_SHORT[short]
+    kind = controller or election.default_controller(version)
+    since = metric.kraft_since if kind == election.KRAFT and metric.kraft_since else metric.since
     return version.at_least(since)
 
 
-def broker_metrics_for(version: KafkaVersion) -> tuple[BrokerMetric, ...]:
-    """The broker metrics a release exports (ReassignmentMaxLag is replicaflow's, from 2.5: §3.1)."""
-    return tuple(m for m in BROKER_METRICS if available(m.short, version))
+def broker_metrics_for(version: KafkaVersion, controller: str | None = None) -> tuple[BrokerMetric, ...]:
+    """The broker metrics a release and controller kind export (ReassignmentMaxLag is replicaflow's, from 2.5:
+    §3.1)."""
+    return tuple(m for m in BROKER_METRICS if available(m.short, version, controller))

@@ -139,6 +139,16 @@ class KafkaVersion:
         return 18_000 if self.at_least("2.5") else 6_000
 
     @property
+    def elr_supported(self) -> bool:
+        """KIP-966 eligible leader replicas exist from 4.0 (``eligible.leader.replicas.version`` feature)."""
+        return self.major >= 4
+
+    @property
+    def default_eligible_leader_replicas(self) -> bool:
+        """New clusters turn eligible leader replicas on from 4.1 (off by default in 4.0)."""
+        return self.at_least("4.1")
+
+    @property
     def kraft_keeps_epoch_on_isr_shrink(self) -> bool:
         """Metadata version 3.6 (KAFKA-15021): a KRaft ISR shrink no longer bumps the leader epoch."""
         return self.at_least("3.6")

@@ -66,7 +66,7 @@ def meta_row(meta: dict) -> tuple:
     version = KafkaVersion.parse(str(meta["kafka_version"]), bool(meta.get("kip542", False)))
     return (str(meta["cluster"]), str(meta["kafka_version"]), int(meta["start_ms"]), int(meta["end_ms"]),
             int(meta["scrape_interval_ms"]), version.urp_semantics == "kip352", version.min_isr_capped,
-            [m.jmx for m in broker_metrics_for(version)])
+            [m.jmx for m in broker_metrics_for(version, meta.get("controller"))])
 
 
 def read_telemetry(spark: SparkSession, telemetry_dirs: Path | str | Sequence[Path | str],

@@ -119,11 +119,31 @@ def isr_meter_events(events: DataFrame) -> DataFrame:
                        F.explode(F.array_compact(F.array(shrink, expand))).alias("name"))
 
 
+def unclean_election_events(events: DataFrame, brokers: DataFrame) -> DataFrame:
+    """UncleanLeaderElectionsPerSec: a leaders row whose leader is not in the ISR in force before it
+    (``model.election.election_was_clean``; no ISR yet — a new partition — is clean), counted on the
+    active controller at that row: the lowest-id broker whose state is ``up`` (docs/semantics.md §6)."""
+    elected = (events.filter((F.col("src") == "l") & (F.col("leader") != -1)
+                             & ~F.coalesce(F.array_contains("isr", F.col("leader")), F.lit(True)))
+               .select("cluster", "ts_ms", "seq"))
+    ids = brokers.select("cluster", "broker").distinct()
+    at_event = elected.join(ids, "cluster").select("cluster", "broker", "ts_ms", "seq", F.lit(True).alias("event"))
+    states = brokers.select("cluster", "broker", "ts_ms", "seq", "state", F.lit(False).alias("event"))
+    controller = (at_event.unionByName(states, allowMissingColumns=True)
+                  .withColumn("now", F.last("state", ignorenulls=True).over(running("cluster", "broker")))
+                  .filter(F.col("event") & (F.col("now") == "up"))
+                  .groupBy("cluster", "ts_ms", "seq").agg(F.min("broker").alias("broker")))
+    return controller.select("cluster", "broker", "ts_ms", "seq",
+                             F.lit(jmx("UncleanLeaderElectionsPerSec")).alias("name"))
+
+
 def meter_deltas(events: DataFrame, traffic: DataFrame, brokers: DataFrame, grid: DataFrame,
                  meta: DataFrame) -> DataFrame:
-    """(cluster, broker, name, restart, ts_ms, delta) of the meters: ISR changes and traffic bytes."""
+    """(cluster, broker, name, restart, ts_ms, delta) of the meters: ISR changes, unclean elections and
+    traffic bytes."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
-    isr = (restart_of_events(isr_meter_events(events), brokers).join(m, "cluster")
+    counted = isr_meter_events(events).unionByName(unclean_election_events(events, brokers))
+    isr = (restart_of_events(counted, brokers).join(m, "cluster")
            .select("cluster", "broker", "name", "restart", scrape_at_or_after("ts_ms").alias("ts_ms"),
                    F.lit(1).cast("long").alias("delta"), last_scrape().alias("last_ms"))
            .filter(F.col("ts_ms") <= F.col("last_ms")).select("cluster", "broker", "name", "restart", "ts_ms", "delta"))

@@ -25,7 +25,8 @@ PEAKS = {"urp": "peak_urp", "urp_legacy": "peak_urp_legacy", "urp_kip352": "peak
          "offline": "peak_offline", "reassigning": "peak_reassigning"}
 # FailedProduceRequestsPerSec: the acks=all produce requests leaders rejected (docs/semantics.md §1.5)
 METER_TOTALS = {"IsrShrinksPerSec": "isr_shrinks", "IsrExpandsPerSec": "isr_expands",
-                "FailedProduceRequestsPerSec": "produce_requests_rejected"}
+                "FailedProduceRequestsPerSec": "produce_requests_rejected",
+                "UncleanLeaderElectionsPerSec": "unclean_elections"}
 SUMMED_GAUGE_PEAKS = {"FailedPartitionsCount": "peak_failed_partitions"}  # peak of the sum over brokers
 TABLES = ("cluster_metrics", "incidents", "reassignments", "broker_metrics")
 

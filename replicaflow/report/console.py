@@ -32,6 +32,8 @@ def cluster_rows(s: Mapping) -> Rows:
             ("incidents", ", ".join(f"{k} {v}" for k, v in s["incidents"].items() if v) or "none"),
             ("ISR shrinks / expands", f"{s['isr_shrinks']} / {s['isr_expands']}"),
             ("reassignments", moves)]
+    if s.get("unclean_elections"):
+        rows.insert(-1, ("unclean elections", f"{s['unclean_elections']} (leader outside the ISR)"))
     p = s.get("reassignment_progress")
     if p:
         if p["moves_that_cannot_finish"]:

@@ -6,7 +6,8 @@ every ISR once its session expires (``session_timeout``: per release and control
 ``model.election.session_timeout_ms``), and the partitions it led elect the first live ISR member
 in assignment order — or, with ``unclean.leader.election.enable``, the first live replica, losing
 what only the others had. The last ISR member stays in the ISR and the partition goes offline until
-it returns. Elections always bump the leader epoch; other decisions bump it as
+it returns — unless eligible leader replicas are on (KIP-966): then the ISR may empty and a live ELR
+member is elected cleanly. Elections always bump the leader epoch; other decisions bump it as
 ``model.election.bumps_leader_epoch`` says (ZooKeeper always, KRaft not on ISR shrinks from 3.6),
 and any new leader epoch clears the followers' KIP-461 failed partitions (§4). A reassignment
 (KIP-455) re-lays the partition's replicas as ``model.predicates.reassignment_state`` says, and
@@ -43,9 +44,11 @@ class KafkaController:
         self.mode = kafka.controller
         self.session_timeout_ms = kafka.session_timeout_ms
         self.auto_leader_rebalance = kafka.auto_leader_rebalance
+        self.elr_enabled = kafka.eligible_leader_replicas
         self.session_deadline = np.full(state.n_brokers, -1, dtype=np.int64)  # crash time of a live session, -1
         self.messages_lost = np.zeros(state.n_partitions, dtype=np.int64)  # by unclean elections, per partition
         self.unclean_elections = 0
+        self.crashed = np.zeros(state.n_brokers, dtype=bool)  # down after a crash (not a controlled shutdown)
         self._rebalance_at = -1  # the scheduled leader-rebalance check, -1 none
 
     def start(self, now: int) -> None:
@@ -67,6 +70,7 @@ class KafkaController:
     def broker_failed(self, b: int, now: int) -> None:
         """A crashed broker keeps its session until ``session_timeout`` passes without heartbeats."""
         self.session_deadline[b] = now
+        self.crashed[b] = True
         self.clock.schedule(now + self.session_timeout_ms, SESSION_EXPIRED, b, now)
 
     def session_expired(self, at: int, b: int, incarnation: int) -> None:
@@ -80,16 +84,26 @@ class KafkaController:
         self.remove_broker_from_isrs(b, now)
 
     def broker_registering(self, b: int, now: int) -> None:
-        """A broker bounced before its session expired: the controller sees the failure first."""
+        """A broker bounced before its session expired: the controller sees the failure first. A broker
+        back from a crash registers as an unclean shutdown: with eligible leader replicas on, it leaves
+        every ELR for the LastKnownElr (``ReplicationControlManager.handleBrokerUncleanShutdown``, §6)."""
         if self.session_deadline[b] >= 0:
             self.session_deadline[b] = -1
             self.remove_broker_from_isrs(b, now)
+        s = self.s
+        if self.elr_enabled and self.crashed[b]:
+            rows = np.nonzero(((s.rbi == b) & s.elr).any(axis=1))[0]
+            for p in rows:
+                self.partition.update_elr(int(p), s.in_isr[p].copy(), s.rbi[p] == b)
+                s.partition_epoch[p] += 1
+        self.crashed[b] = False
 
     def broker_started(self, b: int, now: int) -> None:
-        """Offline partitions whose last ISR member is the returning broker elect it; with unclean election
-        enabled, any offline partition it holds a replica of (§6)."""
+        """Offline partitions whose last ISR member — or, with an empty ISR, an ELR member (KIP-966) — is the
+        returning broker elect it; with unclean election enabled, any offline partition it holds a
+        replica of (§6)."""
         s = self.s
-        eligible = s.in_isr | self.configs.unclean_leader_election()[:, None]
+        eligible = s.in_isr | self.configs.unclean_leader_election()[:, None] | (s.elr & ~s.in_isr.any(axis=1)[:, None])
         offline = np.nonzero((s.lslot < 0) & ((s.rbi == b) & eligible).any(axis=1))[0]
         for p in offline:
             self.elect(int(p), now)
@@ -108,7 +122,9 @@ class KafkaController:
     def remove_broker_from_isrs(self, b: int, now: int) -> None:
         """Take a dead or shutting-down broker out of every ISR, re-electing where it led (§6).
 
-        As Kafka's controller does, the last ISR member stays in the ISR (the partition goes offline).
+        As Kafka's controller does, the last ISR member stays in the ISR (the partition goes offline),
+        unless eligible leader replicas are on: then the ISR may become empty and the ELR keeps
+        who left it under min ISR (KIP-966, ``PartitionChangeBuilder.build``).
         """
         s = self.s
         member = (s.rbi == b) & s.in_isr
@@ -116,8 +132,10 @@ class KafkaController:
         for p in np.nonzero(member.any(axis=1) | led)[0]:
             p = int(p)
             slot = np.nonzero(s.rbi[p] == b)[0][0]
-            if s.in_isr[p].sum() > 1:
+            if s.in_isr[p].sum() > 1 or self.elr_enabled:
+                old = s.in_isr[p].copy()
                 s.in_isr[p, slot] = False
+                self.partition.update_elr(p, old)
             if led[p]:
                 self.elect(p, now, exclude=b)
             else:
@@ -137,14 +155,24 @@ class KafkaController:
         if prefer_slot is not None and live[prefer_slot] and s.in_isr[p, prefer_slot]:
             new_slot, unclean = prefer_slot, False
         else:
-            slots, uncleans = election.elect_leader(live, s.in_isr[p], self.configs.unclean_leader_election()[p])
+            slots, uncleans = election.elect_leader(live, s.in_isr[p], self.configs.unclean_leader_election()[p],
+                                                    s.elr[p] if self.elr_enabled else None)
             new_slot, unclean = int(slots[0]), bool(uncleans[0])
         prev_leader = s.leader_id(p)
         prev_epoch = int(s.leader_epoch[p])
+        new_leader = int(row[new_slot]) if new_slot >= 0 else -1
+        if not election.election_was_clean(new_leader, np.where(s.in_isr[p], row, -1))[0]:
+            controller = self.active_controller()  # the controller's UncleanLeaderElectionsPerSec meter
+            if controller >= 0:
+                s.unclean_meter[controller] += 1
+        if new_slot >= 0 and not s.in_isr[p].any() and s.elr[p, new_slot]:
+            s.in_isr[p, new_slot] = True  # an ELR member leads with itself as the ISR (KIP-966)
+            s.elr[p, new_slot] = False
         lost = 0
         if unclean:
             lost = int(election.messages_lost(s.log_leo[p], row >= 0, s.log_leo[p, new_slot]))
             s.in_isr[p] = np.arange(s.slots) == new_slot  # the unclean leader's ISR is itself alone
+            s.elr[p] = s.last_known_elr[p] = False  # an unclean election clears both (KIP-966)
             self.messages_lost[p] += lost
             self.unclean_elections += 1
         s.lslot[p] = new_slot

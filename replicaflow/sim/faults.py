@@ -64,7 +64,7 @@ class Faults:
         self.controller.broker_registering(b, now)
         s.up[b] = True
         s.start_ms[b] = now
-        s.shrinks[b] = s.expands[b] = 0
+        s.shrinks[b] = s.expands[b] = s.unclean_meter[b] = 0
         s.traffic[:, b] = 0
         s.traffic_total[:, b] = 0
         self.quotas.reset_broker(b)

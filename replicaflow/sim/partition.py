@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from replicaflow.model import election, predicates
 from replicaflow.model import isr as isr_rules
-from replicaflow.model import predicates
 from replicaflow.model.rows import row_any, row_sum
 from replicaflow.sim.configs import DynamicConfigs
 from replicaflow.sim.emitter import Emitter
@@ -175,6 +175,7 @@ class Partition:
                 continue
             leader = int(s.rbi[p, s.lslot[p]])
             s.in_isr[p] = new
+            self.update_elr(p, old)
             self._view = None
             s.partition_epoch[p] += 1
             if (old & ~new).any():
@@ -184,6 +185,17 @@ class Partition:
             n_isr, n_rep = int(new.sum()), int((s.rbi[p] >= 0).sum())
             under = bool(predicates.under_min_isr(n_isr, int(min_isr[p]), n_rep, self.version.min_isr_capped))
             self.emit.isr_committed(p, old, new, now, under)
+
+    def update_elr(self, p: int, old_isr: np.ndarray, unclean_shutdown=False) -> None:
+        """With ``kafka.eligible_leader_replicas`` on, the ELR and LastKnownElr follow an ISR change of
+        ``p`` (KIP-966, ``model.election.next_elr``; min ISR capped at the replica count, §6)."""
+        if not self.kafka.eligible_leader_replicas:
+            return
+        s = self.s
+        min_isr = min(int(self.configs.min_isr()[p]), int((s.rbi[p] >= 0).sum()))
+        elr, lke = election.next_elr(old_isr, s.in_isr[p], s.elr[p], s.last_known_elr[p], [min_isr],
+                                     unclean_shutdown)
+        s.elr[p], s.last_known_elr[p] = elr[0], lke[0]
 
     # ------------------------------------------------------------------ high watermark (§1.5)
     def advance_hw(self, now: int, topo: Topology) -> None:

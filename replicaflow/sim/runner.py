@@ -69,6 +69,7 @@ def meta_for(scenario: Scenario, engine: Engine) -> dict:
     return {
         "cluster": scenario.name, "scenario": scenario.name, "seed": scenario.seed,
         "kafka_version": scenario.kafka.version, "kip542": scenario.kafka.kip542,
+        "controller": scenario.kafka.controller,
         "start_ms": scenario.start_ms, "end_ms": scenario.start_ms + scenario.duration_ms,
         "scrape_interval_ms": scenario.scrape_interval_ms, "tick_ms": scenario.tick_ms,
         "replica_lag_time_max_ms": scenario.kafka.replica_lag_time_max_ms, "source": "simulator",

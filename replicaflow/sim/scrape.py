@@ -30,7 +30,7 @@ class JmxScrape:
                  replica_manager: ReplicaManager):
         self.s, self.partition, self.controller, self.replica_manager = state, partition, controller, replica_manager
         self.version = partition.version
-        self.metrics = broker_metrics_for(self.version)
+        self.metrics = broker_metrics_for(self.version, controller.mode)
         shorts = {m.short for m in self.metrics}
         self.traffic_rows = [i for i, name in enumerate(TRAFFIC_METRICS) if name in shorts]
         self._prev_gauges: np.ndarray | None = None
@@ -107,6 +107,7 @@ class JmxScrape:
             "FailedPartitionsCount": np.bincount(s.rbi[s.fetch_state == FETCH_FAILED], minlength=n_b).astype(np.float64),
             "MaxLag": max_lag,
             "OfflinePartitionsCount": offline,
+            "UncleanLeaderElectionsPerSec": s.unclean_meter.astype(np.float64),
         })
         failed = self.replica_manager.failed_total.astype(np.float64)
         values.update({short: failed for short in PRODUCE_ERROR_METERS})

@@ -32,7 +32,8 @@ def describe_now(s: ClusterState, configs: DynamicConfigs, seed: int) -> str:
         partitions.append(PartitionRow(
             topic=topic, partition=number, leader=None if leader < 0 else leader,
             replicas=tuple(s.replica_ids(p)), isr=tuple(s.replica_ids(p, s.in_isr[p])),
-            adding=tuple(s.replica_ids(p, s.adding[p])), removing=tuple(s.replica_ids(p, s.removing[p]))))
+            adding=tuple(s.replica_ids(p, s.adding[p])), removing=tuple(s.replica_ids(p, s.removing[p])),
+            elr=tuple(s.replica_ids(p, s.elr[p])), last_known_elr=tuple(s.replica_ids(p, s.last_known_elr[p]))))
     by_topic: dict[str, list[PartitionRow]] = {}
     for row in partitions:
         by_topic.setdefault(row.topic, []).append(row)

@@ -28,7 +28,8 @@ STATE_UP, STATE_DOWN, STATE_SHUTTING_DOWN = "up", "down", "shutting_down"
 # The [P, S] arrays that travel with their replica when a partition's row is re-laid, and the value of a new replica.
 FRESH_REPLICA = {"rbi": -1, "log_leo": 0, "v_leo": UNKNOWN_OFFSET, "v_lfl": 0, "v_lft": 0, "v_lcu": 0,
                  "in_isr": False, "adding": False, "removing": False, "failed": False, "thread_dead": False,
-                 "stall_until": 0, "fetch_state": FETCH_NONE, "fetch_leader": -1, "pending_isr": False}
+                 "stall_until": 0, "fetch_state": FETCH_NONE, "fetch_leader": -1, "pending_isr": False,
+                 "elr": False, "last_known_elr": False}
 
 
 @dataclass
@@ -65,6 +66,8 @@ class ClusterState:
     fetch_state: np.ndarray           # last `fetchers` action written for the replica
     fetch_leader: np.ndarray          # leader broker index of that `fetchers` row, -1 none
     pending_isr: np.ndarray           # proposed ISR of an AlterPartition in flight
+    elr: np.ndarray                   # eligible leader replicas (KIP-966, docs/semantics.md §6)
+    last_known_elr: np.ndarray        # replicas that left the ISR/ELR while under min ISR (KIP-966)
     # --- partitions [P] ---
     lslot: np.ndarray                 # leader slot or -1 (no leader: offline)
     leader_epoch: np.ndarray
@@ -87,6 +90,7 @@ class ClusterState:
     base_net_in_bps: np.ndarray
     base_net_out_bps: np.ndarray
     shrinks: np.ndarray               # IsrShrinksPerSec count since process start
+    unclean_meter: np.ndarray         # UncleanLeaderElectionsPerSec count of the broker as controller, since start
     expands: np.ndarray               # IsrExpandsPerSec count since process start
     traffic: np.ndarray               # [4, B] bytes this scrape interval (TRAFFIC_METRICS order)
     traffic_total: np.ndarray         # [4, B] the same meters' counts since process start
@@ -209,7 +213,7 @@ def initial_state(scenario: Scenario) -> ClusterState:
         in_isr=assigned.copy(), adding=np.zeros_like(assigned), removing=np.zeros_like(assigned),
         failed=np.zeros_like(assigned), thread_dead=np.zeros_like(assigned), stall_until=zeros_ps.copy(),
         fetch_state=np.zeros((n_p, slots), dtype=np.int8), fetch_leader=np.full_like(rbi, -1),
-        pending_isr=np.zeros_like(assigned),
+        pending_isr=np.zeros_like(assigned), elr=np.zeros_like(assigned), last_known_elr=np.zeros_like(assigned),
         lslot=np.zeros(n_p, dtype=np.int32), leader_epoch=np.zeros(n_p, dtype=np.int32),
         partition_epoch=np.zeros(n_p, dtype=np.int32), hw=initial.copy(), epoch_start=np.zeros(n_p, dtype=np.int64),
         produce_acc=np.zeros(n_p), base_rate=base_rate, burst_rate=np.zeros(n_p),
@@ -218,6 +222,7 @@ def initial_state(scenario: Scenario) -> ClusterState:
         up=np.ones(n_b, dtype=bool), log_dir_offline=np.zeros(n_b, dtype=bool), state=[STATE_UP] * n_b, start_ms=np.full(n_b, start, dtype=np.int64),
         net_in_bps=net_in.copy(), net_out_bps=net_out.copy(), base_net_in_bps=net_in, base_net_out_bps=net_out,
         shrinks=np.zeros(n_b, dtype=np.int64), expands=np.zeros(n_b, dtype=np.int64),
+        unclean_meter=np.zeros(n_b, dtype=np.int64),
         traffic=np.zeros((4, n_b), dtype=np.int64), traffic_total=np.zeros((4, n_b), dtype=np.int64),
         index=index, topic_index={name: i for i, name in enumerate(topics)},
     )

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from replicaflow.errors import ReplicaflowError, quote, show
+from replicaflow.model import election
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import io
 from replicaflow.telemetry.schema import TELEMETRY
@@ -83,6 +84,9 @@ def check_meta(root: Path) -> dict:
         KafkaVersion.parse(str(meta["kafka_version"]), bool(meta.get("kip542", False)))
     except ReplicaflowError as exc:
         raise ReplicaflowError(f"{path}: {exc}") from None
+    if meta.get("controller", election.ZOOKEEPER) not in election.CONTROLLERS:
+        raise ReplicaflowError(f"{path}: 'controller' must be one of {', '.join(election.CONTROLLERS)}, "
+                               f"found {show(meta['controller'])}")
     return meta
 
 

@@ -43,6 +43,8 @@ class PartitionRow:
     isr: tuple[int, ...]
     adding: tuple[int, ...]
     removing: tuple[int, ...]
+    elr: tuple[int, ...] = ()
+    last_known_elr: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def _partition_line(version: KafkaVersion, p: PartitionRow) -> str:
     if version.at_least("2.6") and (p.adding or p.removing):
         cells += [f"Adding Replicas: {_ids(p.adding)}", f"Removing Replicas: {_ids(p.removing)}"]
     if version.at_least("3.8"):
-        cells += ["Elr: ", "LastKnownElr: "]
+        cells += [f"Elr: {_ids(p.elr)}", f"LastKnownElr: {_ids(p.last_known_elr)}"]
     return "\t".join(cells)
 
 

@@ -48,6 +48,7 @@ class KafkaSpec(FrozenModel):
     session_timeout_ms: PositiveMs = Field(alias="session_timeout")
     unclean_leader_election: bool
     auto_leader_rebalance: bool = False
+    eligible_leader_replicas: bool
     fetch_rtt_ms: PositiveMs = Field(50, alias="fetch_rtt")
     isr_commit_delay_ms: DurationMs = Field(0, alias="isr_commit_delay")
     quota_window_samples: int = Field(11, ge=1, le=10_000, strict=True)
@@ -70,6 +71,7 @@ class KafkaSpec(FrozenModel):
         controller = data["controller"] if data["controller"] in election.CONTROLLERS else election.ZOOKEEPER
         data.setdefault("session_timeout", f"{election.session_timeout_ms(version, controller)}ms")
         data.setdefault("unclean_leader_election", version.default_unclean_leader_election)
+        data.setdefault("eligible_leader_replicas", version.default_eligible_leader_replicas)
         return data
 
     @model_validator(mode="after")
@@ -77,6 +79,10 @@ class KafkaSpec(FrozenModel):
         problem = election.controller_problem(KafkaVersion.parse(self.version), self.controller)
         if problem is not None:
             raise ValueError(f"controller: {problem}")
+        problem = election.eligible_leader_replicas_problem(KafkaVersion.parse(self.version),
+                                                            self.eligible_leader_replicas)
+        if problem is not None:
+            raise ValueError(f"eligible_leader_replicas: {problem}")
         return self
 
     @field_validator("version", mode="before")

@@ -69,17 +69,18 @@ def test_garbage_beside_real_logs_is_counted_and_the_run_succeeds(logs):
     assert "Traceback" not in run.stderr
     rejects = pq.read_table(out / "analysis" / "rejects").to_pylist()
     by_file = {Path(r["source"]).name for r in rejects}
-    assert {"binary.log", "long.log", "shaped.log", "utf16.log"} <= by_file
+    assert {"binary.log", "long.log", "shaped.log"} <= by_file
     assert all(len(r["raw_line"]) < 1100 for r in rejects)  # a 10 MB line stays a line
     events = pq.read_table(out / "analysis" / "log_events").to_pylist()
     assert any(e["kind"] == "isr_shrink" for e in events)
     assert any(Path(e["source"]).name == "server.log.gz" and e["broker"] == 9 for e in events)  # .gz read
+    assert any(Path(e["source"]).name == "utf16.log" and e["broker"] == 9 for e in events)  # its ASCII read
     meta = json.loads((out / "telemetry" / "_meta.json").read_text())
     assert meta["source"] == "logs" and meta["kafka_version"] == "3.6" and meta["kafka_version_source"] == "logs"
     report = cli("report", str(out), cwd=logs)
     assert report.returncode == 0, report.stderr
     html = (out / "report.html").read_text()
-    assert "inferred from the log lines" in html and "unknown: replica_offsets, traffic" in html
+    assert "inferred from the log lines" in html and "unknown: produce_errors, replica_offsets, traffic" in html
 
 
 def test_nothing_readable_is_one_sentence_and_non_zero(logs):

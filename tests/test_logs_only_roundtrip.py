@@ -108,6 +108,10 @@ def test_gauges_equal_truth_from_logs_alone(fleet):
 
 
 def test_isr_meters_equal_truth_from_logs_alone(fleet):
+    """Before 2.6 the leader line names no ISR: the old leader's expansion logged in the same millisecond
+    as the new leader's line (another broker's file) must count on the old leader (ingest/rebuild.py,
+    ``_instant_order``); it was lost on 0.10-2.4 while any ISR row numbered after a leader line was
+    taken as that line's own."""
     truth, bad = mismatches(fleet, METERS)
     assert not bad
     for short in METERS:

@@ -14,7 +14,9 @@ module adds what the pipeline needs besides them, from the same events and the s
 - ``fetchers``: "Added fetcher" → added, "Removed fetcher" → removed, "marked as failed" → failed;
 - ``configs``: the describe's ``Configs:`` (topic overrides: min.insync.replicas, throttled replicas)
   from the start, and ``--min-insync-replicas`` as the broker default;
-- ``replica_offsets`` and ``traffic`` stay empty: no log line carries offsets, lags or bytes.
+- ``log_dirs``: "Stopping serving replicas in dir" → offline, the broker's next start → online;
+- ``replica_offsets``, ``traffic`` and ``produce_errors`` stay empty: no log line carries offsets, lags,
+  bytes or request counts.
 
 A partition's state begins at the first instant its assignment, leader and ISR are all known.
 """
@@ -39,7 +41,9 @@ from replicaflow.telemetry.spark import conform
 
 UNKNOWN_EPOCH = -1
 ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other change row
-FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition \[.+,\d+\] )?from (\d+(?:,\d+)*) to (\d+(?:,\d+)*)"
+# 0.10 names the partition again: `[t,p]` when shrinking, `t-p` when expanding. Character classes only
+# (no repeated group): Java's regex recurses per repetition of a group, and a hostile line is 1 MiB long.
+FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition (?:\[[^\[\]]+\]|\S+-\d+) )?from ([\d,]+) to ([\d,]+)"
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
 FETCH_LEADER = r"(?:leaderId=|to broker (?:BrokerEndPoint\((?:id=)?)?|ReplicaFetcherThread-\d+-)(\d+)"
@@ -183,9 +187,11 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         "leaders": leaders, "isr": isr,
         "brokers": _brokers(spark, events, clusters),
         "fetchers": _fetchers(events),
+        "log_dirs": _log_dirs(events),
         "configs": _configs(spark, clusters, opts),
         "replica_offsets": spark.createDataFrame([], from_arrow_schema(TELEMETRY["replica_offsets"])),
         "traffic": spark.createDataFrame([], from_arrow_schema(TELEMETRY["traffic"])),
+        "produce_errors": spark.createDataFrame([], from_arrow_schema(TELEMETRY["produce_errors"])),
     }
     tables = {name: conform(df, TELEMETRY[name]) for name, df in tables.items()}
     return Rebuilt(tables, metas, events, _union([p["rejects"] for p in parsed]),
@@ -219,7 +225,9 @@ def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame,
         isr = isr.unionByName(snap.select(*keys, "ts_ms", "seq", "isr", F.lit(UNKNOWN_EPOCH).alias("leader_epoch")))
         lead = lead.unionByName(snap.select(*keys, "ts_ms", "seq", "leader",
                                             F.lit(None).cast("int").alias("leader_epoch")))
-    isr, lead = _instant_order(isr, lead)
+    carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
+               .select(*keys, "ts_ms").distinct())
+    isr, lead = _instant_order(isr, lead, carried)
     w = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
     prev = F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("leader_epoch").alias("e"))).over(w)
     isr = isr.select("*", prev.alias("prev"))
@@ -228,13 +236,17 @@ def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame,
     return isr, lead
 
 
-def _instant_order(isr: DataFrame, lead: DataFrame) -> tuple[DataFrame, DataFrame]:
+def _instant_order(isr: DataFrame, lead: DataFrame, carried: DataFrame) -> tuple[DataFrame, DataFrame]:
     """One ``seq`` over both tables. Lines of one millisecond in different files have no order of their own;
     a leader's ISR change is taken before a new leader's line of the same instant (the controller moves
     leadership after the ISR it saw: a reassignment completes once the target joined the ISR), so the
-    change counts on the leader that made it (IsrExpandsPerSec). A leader line's own ISR row stays with it."""
+    change counts on the leader that made it (IsrExpandsPerSec). A leader line's own ISR row (the reader
+    numbers it right after the line) stays with it; ``carried`` holds the instants whose leader line
+    names an ISR at all: before 2.6 none does, and the row numbered after such a line is another broker's
+    change of that instant (the old leader's expansion that let a reassignment complete)."""
     keys = ["cluster", "topic", "partition", "ts_ms"]
-    from_line = lead.select(*keys, (F.col("seq") + 2).alias("seq"), F.lit(True).alias("with_leader"))
+    from_line = lead.join(carried, keys, "left_semi").select(*keys, (F.col("seq") + 2).alias("seq"),
+                                                             F.lit(True).alias("with_leader"))
     isr = isr.join(from_line, [*keys, "seq"], "left").select(
         "*", F.when(F.col("seq") < 0, -1).when(F.col("with_leader"), 1).otherwise(0).alias("rank")).drop("with_leader")
     lead = lead.select("*", F.when(F.col("seq") < 0, -1).otherwise(1).alias("rank"))
@@ -335,6 +347,16 @@ def _fetchers(events: DataFrame) -> DataFrame:
     return _seq(rows, "ts_ms", "source", "line_number")
 
 
+def _log_dirs(events: DataFrame) -> DataFrame:
+    """"Stopping serving replicas in dir" → offline; the broker's next start → online (the directory is
+    back only after a restart, KIP-112)."""
+    rows = (events.where(F.col("kind").isin("log_dir_failed", "broker_started") & F.col("broker").isNotNull())
+            .select("cluster", "ts_ms", "broker", "source", "line_number",
+                    F.when(F.col("kind") == "log_dir_failed", F.lit("offline")).otherwise(F.lit("online"))
+                    .alias("state")))
+    return _seq(rows, "ts_ms", "source", "line_number")
+
+
 def _configs(spark: SparkSession, clusters: dict[str, _Cluster], opts: RebuildOptions) -> DataFrame:
     """The describe's topic configs and the broker default, from the start of the logs."""
     data = []
@@ -355,6 +377,6 @@ def provenance(inputs: ClusterInputs) -> dict[str, str]:
     snap = "snapshot" if inputs.topics is not None else "unknown"
     return {
         "assignments": f"{snap}+logs" if inputs.topics is not None else "logs",
-        "leaders": "logs", "isr": "logs", "brokers": "logs", "fetchers": "logs",
-        "configs": snap, "replica_offsets": "unknown", "traffic": "unknown",
+        "leaders": "logs", "isr": "logs", "brokers": "logs", "fetchers": "logs", "log_dirs": "logs",
+        "configs": snap, "replica_offsets": "unknown", "traffic": "unknown", "produce_errors": "unknown",
     }

@@ -8,13 +8,16 @@ the pipeline as extra tables, so the pipeline never depends on ingest/ (docs/arc
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
+from py4j.protocol import Py4JError
+from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 from rich.console import Console
 
-from replicaflow.errors import ReplicaflowError
+from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import sources
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.rebuild import rebuild
@@ -68,6 +71,30 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
 
 
 
+def _java_reason(exc: BaseException) -> str:
+    """The JVM's own exception class and first message line; a JVM that died cannot say (its
+    ``str()`` fails), which is itself the reason."""
+    try:
+        java = getattr(exc, "java_exception", None)
+        text = java.toString() if java is not None else str(exc)
+    except Exception:  # noqa: BLE001 -- a dead JVM gateway raises anything
+        return "the JVM stopped answering (out of memory?)"
+    first = (text.strip().splitlines() or [type(exc).__name__])[0]
+    return quote(first, 160)
+
+
+@contextmanager
+def _spark_failure(inputs: Sequence[sources.ClusterInputs]) -> Iterator[None]:
+    """A Spark job that fails on the logs (a JVM out of memory on a huge file, a corrupt archive) is one
+    sentence naming what was being read, not a Java traceback (CONTRIBUTING.md, bad input)."""
+    try:
+        yield
+    except (Py4JError, PySparkException) as exc:
+        files = sum(len(i.logs) for i in inputs)
+        raise ReplicaflowError(f"--logs: Spark failed analyzing {files} log file(s) of cluster(s) "
+                               f"{', '.join(i.cluster for i in inputs)}: {_java_reason(exc)}") from None
+
+
 def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log_dirs: Sequence[str] = (),
                  cluster: str | None = None, cluster_from_path: bool = False, kafka_version: str | None = None,
                  scrape_interval: str = "10s", topics_at: str = "end", log_timezone: str | None = None,
@@ -81,7 +108,7 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
     commit = Commit(out, writes=("telemetry", *ANALYSIS), drops=REPORT)
     if spark is None:
         check_master(master)
-    with commit.staged() as stage:
+    with commit.staged() as stage, _spark_failure(inputs):
         session = spark or get_spark(master)
         built = rebuild(session, inputs, opts)
         tele = stage / "telemetry"

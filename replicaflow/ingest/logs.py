@@ -125,19 +125,6 @@ def _source(shown_as: tuple[str, str] | None) -> Column:
         .otherwise(path)
 
 
-def _source(shown_as: tuple[str, str] | None) -> Column:
-    """The file a line came from as a path: Spark gives a URL (``%20`` for a space, ``%5B`` for ``[``).
-    ``shown_as`` = (staging prefix, final prefix) names logs read from a command's staging folder by the
-    path they have once the command commits (``run --logs``)."""
-    url = F.regexp_replace(F.col("_metadata.file_path"), r"^file:(//)?", "")
-    path = F.url_decode(F.replace(url, F.lit("+"), F.lit("%2B")))
-    if shown_as is None:
-        return path
-    staged, final = shown_as
-    return F.when(path.startswith(staged), F.concat(F.lit(final), F.substring(path, len(staged) + 1, 1 << 30))) \
-        .otherwise(path)
-
-
 def _lines(spark: SparkSession, files: list[str], shown_as: tuple[str, str] | None = None) -> DataFrame:
     try:
         whole = spark.read.text([spark_path(f) for f in files], wholetext=True)

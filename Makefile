@@ -3,6 +3,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
+# pytest-xdist workers, each with its own local[2] SparkSession (two suit the 2-core CI machine)
+TEST_WORKERS ?= 2
 
 .PHONY: test demo lint check-java install clean bench
 
@@ -29,7 +31,7 @@ lint: $(STAMP)
 test: check-java $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-logo
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
 
 demo: check-java $(STAMP)
 	$(BIN)/replicaflow demo

@@ -94,8 +94,8 @@ def simulate(
         simulate_job(scenario, _out(out), logs=logs, progress=_progress(), max_work=max_work)
     except ReplicaflowError as exc:
         fail(exc)
-    wrote = ", ".join(f"{Path(out) / d}/" for d in ("telemetry", "truth", *(("logs",) if logs else ())))
-    typer.echo(f"wrote {wrote}")
+    wrote = ", ".join(f"{d}/" for d in ("telemetry", "truth", *(("logs",) if logs else ())))
+    typer.echo(f"wrote {wrote} in {Path(out)}/")
     _said(f"next: replicaflow analyze {out} --out {out}")
 
 

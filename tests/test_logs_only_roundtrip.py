@@ -10,13 +10,14 @@ not compared (docs/real-cluster.md).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from replicaflow.jobs.analyze import analyze_logs
 from replicaflow.model.metrics import jmx
 from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
 
@@ -61,16 +62,21 @@ def keyed(path: Path) -> dict[tuple, float]:
 
 
 @pytest.fixture(scope="module")
-def fleet(spark, tmp_path_factory):
+def fleet(tmp_path_factory):
+    """Analyzed through the CLI in its own process: a fresh JVM, as an operator runs it (the fleet is the
+    largest Spark job of the test run)."""
     root = tmp_path_factory.mktemp("roundtrip")
     for release in RELEASES:
         path = root / f"v{release.replace('.', '')}.yaml"
         path.write_text(story(release))
         simulate(path, root / path.stem, logs=True)
     out = root / "analyzed"
-    analyze_logs([str(root / "v*" / "logs")], out, topics=[str(root / f"v{r.replace('.', '')}" / SNAPSHOTS /
-                                                             DESCRIBE_START) for r in RELEASES],
-                 cluster_from_path=True, topics_at="start", kafka_version=None, spark=spark)
+    topics = [arg for r in RELEASES
+              for arg in ("--topics", str(root / f"v{r.replace('.', '')}" / SNAPSHOTS / DESCRIBE_START))]
+    done = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs",
+                           str(root / "v*" / "logs"), *topics, "--cluster-from-path", "--topics-at", "start",
+                           "--out", str(out)], capture_output=True, text=True, timeout=1500)
+    assert done.returncode == 0, done.stderr[-3000:]
     return root, out
 
 

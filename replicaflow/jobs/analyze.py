@@ -17,13 +17,13 @@ from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 from rich.console import Console
 
-from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import sources
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.pipeline.load import META_SCHEMA, Telemetry, check_inputs, meta_row
 from replicaflow.pipeline.runner import analyze as run_analysis
-from replicaflow.pipeline.session import check_master, get_spark
+from replicaflow.pipeline.session import check_master, get_spark, java_reason
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import META_FILE
@@ -71,18 +71,6 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
 
 
 
-def _java_reason(exc: BaseException) -> str:
-    """The JVM's own exception class and first message line; a JVM that died cannot say (its
-    ``str()`` fails), which is itself the reason."""
-    try:
-        java = getattr(exc, "java_exception", None)
-        text = java.toString() if java is not None else str(exc)
-    except Exception:  # noqa: BLE001 -- a dead JVM gateway raises anything
-        return "the JVM stopped answering (out of memory?)"
-    first = (text.strip().splitlines() or [type(exc).__name__])[0]
-    return quote(first, 160)
-
-
 @contextmanager
 def _spark_failure(inputs: Sequence[sources.ClusterInputs]) -> Iterator[None]:
     """A Spark job that fails on the logs (a JVM out of memory on a huge file, a corrupt archive) is one
@@ -92,7 +80,7 @@ def _spark_failure(inputs: Sequence[sources.ClusterInputs]) -> Iterator[None]:
     except (Py4JError, PySparkException) as exc:
         files = sum(len(i.logs) for i in inputs)
         raise ReplicaflowError(f"--logs: Spark failed analyzing {files} log file(s) of cluster(s) "
-                               f"{', '.join(i.cluster for i in inputs)}: {_java_reason(exc)}") from None
+                               f"{', '.join(i.cluster for i in inputs)}: {java_reason(exc)}") from None
 
 
 def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log_dirs: Sequence[str] = (),

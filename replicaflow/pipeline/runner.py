@@ -20,7 +20,7 @@ from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
 from replicaflow.pipeline.load import Telemetry, read_telemetry
-from replicaflow.pipeline.session import get_spark
+from replicaflow.pipeline.session import get_spark, java_reason
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
@@ -111,8 +111,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         except Exception as exc:  # a Spark failure on data that passed the checks: one sentence, no trace
             if not type(exc).__module__.startswith(("pyspark", "py4j")):
                 raise
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise ReplicaflowError(f"analyze: Spark failed reading {telemetry_dirs}: {first}") from None
+            raise ReplicaflowError(f"analyze: Spark failed reading {telemetry_dirs}: {java_reason(exc)}") from None
         finally:
             for df in cached:
                 df.unpersist()

@@ -31,6 +31,18 @@ _STANDALONE = re.compile(r"^spark://([^:/,]+):(\d+)(,[^:/,]+:\d+)*$")
 MASTER_CONNECT_TIMEOUT_S = 3.0
 
 
+def java_reason(exc: BaseException) -> str:
+    """The JVM's own exception class and first message line; a JVM that died cannot say (its
+    ``str()`` fails), which is itself the reason."""
+    try:
+        java = getattr(exc, "java_exception", None)
+        text = java.toString() if java is not None else str(exc)
+    except Exception:  # noqa: BLE001 -- a dead JVM gateway raises anything
+        return "the JVM stopped answering (out of memory?)"
+    first = (text.strip().splitlines() or [type(exc).__name__])[0]
+    return quote(first, 160)
+
+
 def check_master(master: str) -> str:
     """``--master`` checked in seconds, before any work: a URL Spark understands, and for a standalone
     master one that answers (Spark itself would retry for over a minute before failing)."""

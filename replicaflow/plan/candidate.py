@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from replicaflow.model.metrics import TRAFFIC_METRICS
+from replicaflow.model.units import format_bytes, format_duration
 from replicaflow.sim.engine import Engine
 from replicaflow.sim.quota_manager import (
     FOLLOWER_REASSIGNMENT,
@@ -179,7 +180,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
         if best_left is None or total_left < best_left:
             best_left, best_at = total_left, now
         elif now - best_at >= spec.stall_ms and now - start > spec.after_ms:
-            reason = f"no net progress in {spec.stall_ms // 60_000} simulated minutes: {total_left:,} bytes left"
+            reason = f"no net progress in {format_duration(spec.stall_ms)} simulated: {format_bytes(total_left)} left to copy"
             break
         if now - start >= spec.max_ms:
             reason = f"still moving after {spec.max_ms // 86_400_000} simulated days"

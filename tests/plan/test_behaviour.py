@@ -70,7 +70,7 @@ def test_stalled_move_is_found_by_simulation(spark, tmp_path):
     plan_file.write_text(json.dumps({"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [2]}]}))
     _, choice, _ = plan(PlanArgs(reassignment=plan_file, cluster=cluster, throttle=["1MB/s"]), spark=spark)
     (r,) = choice.results
-    assert not r.finished and r.reason.startswith("no net progress in 30 simulated minutes")
+    assert not r.finished and r.reason.startswith("no net progress in 30m simulated: ")
     assert 0 < r.bytes_left["t-0"] <= 100_000_000
 
 
@@ -122,7 +122,7 @@ def test_kip73_against_kip542_with_a_broker_restart(spark, tmp_path):
     row = next(line for line in text.splitlines() if line.split()[:1] == ["8MB/s"])
     assert row.split()[1:3] == ["never", format_duration(slow542.duration_ms)]
     assert "KIP-542" in text.splitlines()[3] and all(len(line) <= 80 for line in text.splitlines()
-                                                    if not line.startswith("kafka-"))
+                                                    if not line.startswith("kafka-") and str(tmp_path) not in line)
 
 
 def test_batches_per_broker():

@@ -25,7 +25,8 @@ def cluster_rows(s: Mapping) -> Rows:
     """The measures of one cluster, label → value."""
     moves = ", ".join(f"{k} {v}" for k, v in s["reassignments"].items() if v) or "none"
     rows = [("Kafka", f"{s.get('kafka_version') or '?'}" + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
-            ("peak URP", f"{s['peak_urp']} ({s['peak_reassignment_induced_urp']} reassignment-induced)"),
+            ("peak URP", f"{s['peak_urp']} (as Kafka {s.get('kafka_version') or '?'} counts it)"),
+            ("reassignment-induced URP", f"peak {s['peak_reassignment_induced_urp']} (URP before 2.5, not since KIP-352)"),
             ("under min ISR", f"peak {s['peak_under_min_isr']}, {s['under_min_isr_minutes']:.1f} partition-min"),
             ("writes rejected", f"{s.get('produce_requests_rejected', 0)} acks=all requests (NOT_ENOUGH_REPLICAS)"),
             ("offline", f"{s['offline_minutes']:.1f} partition-min"),

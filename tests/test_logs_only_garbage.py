@@ -25,7 +25,7 @@ cluster: {brokers: 3}
 topics: [{name: orders, partitions: 3, replication_factor: 3, produce_rate: 100KB/s}]
 events: [{at: 5s, stall_follower: {broker: 2, for: 45s}}]
 """
-LINE_3MB = 3 * 2**20  # three times ingest/log_layouts.MAX_LINE_CHARS
+LINE_10MB = 10 * 2**20
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -46,8 +46,8 @@ def logs(tmp_path_factory) -> Path:
     junk = logs / "broker-9"
     junk.mkdir()
     (junk / "binary.log").write_bytes(bytes(range(256)) * 64 + b"\x00\xff\xfe" * 100)
-    (junk / "long.log").write_text("x" * LINE_3MB + "\n")
-    shaped = "[2026-01-01 00:00:05,000] INFO [Partition orders-0 broker=9] Shrinking ISR from " + "1," * (LINE_3MB // 2)
+    (junk / "long.log").write_text("x" * LINE_10MB + "\n")
+    shaped = "[2026-01-01 00:00:05,000] INFO [Partition orders-0 broker=9] Shrinking ISR from " + "1," * (LINE_10MB // 2)
     (junk / "shaped.log").write_text(shaped + "\n")
     (junk / "empty.log").write_text("")
     line = "[2026-01-01 00:00:07,000] INFO [KafkaServer id=9] started (kafka.server.KafkaServer)\n"
@@ -56,7 +56,7 @@ def logs(tmp_path_factory) -> Path:
     (junk / "utf16.log").write_bytes(line.encode("utf-16"))
     many = logs / "broker-8"
     many.mkdir()
-    for i in range(500):
+    for i in range(2000):
         (many / f"server.log.{i}").write_text(f"[2026-01-01 00:00:{i % 60:02d},000] INFO unrelated line {i} (x.Y)\n")
     return root
 
@@ -70,7 +70,7 @@ def test_garbage_beside_real_logs_is_counted_and_the_run_succeeds(logs):
     rejects = pq.read_table(out / "analysis" / "rejects").to_pylist()
     by_file = {Path(r["source"]).name for r in rejects}
     assert {"binary.log", "long.log", "shaped.log"} <= by_file
-    assert all(len(r["raw_line"]) < 1100 for r in rejects)  # a 3 MB line stays a line
+    assert all(len(r["raw_line"]) < 1100 for r in rejects)  # a 10 MB line stays a line
     events = pq.read_table(out / "analysis" / "log_events").to_pylist()
     assert any(e["kind"] == "isr_shrink" for e in events)
     assert any(Path(e["source"]).name == "server.log.gz" and e["broker"] == 9 for e in events)  # .gz read

@@ -1,7 +1,7 @@
-"""Round trip: simulate with --logs on eight releases, analyze the logs plus one describe snapshot ONLY (no
+"""Round trip: simulate with --logs on eight releases (3.5 and 3.7 also under KRaft), analyze the logs plus one describe snapshot ONLY (no
 telemetry), and the gauges and ISR meters equal truth/broker_metrics at every scrape of the logged period.
 
-All releases are one fleet, analyzed in one run (clusters named by their folders). Each story stalls a
+All ten clusters are one fleet, analyzed in one run (clusters named by their folders). Each story stalls a
 follower (ISR shrink, then expand), moves two partitions (their leaders leave: new leader lines) and, from
 2.3 (KIP-461), fails one partition on a follower. Byte meters and lag gauges are unknown from logs and
 not compared (docs/real-cluster.md).
@@ -22,21 +22,26 @@ from replicaflow.model.metrics import jmx
 from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
 
 RELEASES = ("0.10", "1.1", "2.2", "2.4", "2.7", "3.5", "3.7", "4.0")
+# cluster name -> (release, controller): each release with its default controller (ZooKeeper before 4.0,
+# KRaft in 4.x), and 3.5 and 3.7 also under KRaft, the releases that have both (KRaft from 3.3)
+CLUSTERS = {**{f"v{r.replace('.', '')}": (r, None) for r in RELEASES}, "v35k": ("3.5", "kraft"),
+            "v37k": ("3.7", "kraft")}
 GAUGES = ("UnderReplicatedPartitions", "UnderMinIsrPartitionCount", "AtMinIsrPartitionCount",
           "ReassigningPartitions", "FailedPartitionsCount", "LeaderCount", "OfflinePartitionsCount", "PartitionCount")
 METERS = ("IsrShrinksPerSec", "IsrExpandsPerSec")
 
 
-def story(release: str) -> str:
+def story(name: str) -> str:
+    release, controller = CLUSTERS[name]
     fail = ("  - {at: 60s, fail_partition: {topic: orders, partition: 2, broker: 4, error: unexpected}}\n"
             if release >= "2.3" or release == "4.0" else "")
-    return f"""name: v{release.replace('.', '')}
+    return f"""name: {name}
 seed: 11
 duration: 90s
 tick: 1s
 kafka:
   version: "{release}"
-cluster:
+{f"  controller: {controller}" + chr(10) if controller else ""}cluster:
   brokers: 4
 topics:
   - name: orders
@@ -66,13 +71,12 @@ def fleet(tmp_path_factory):
     """Analyzed through the CLI in its own process: a fresh JVM, as an operator runs it (the fleet is the
     largest Spark job of the test run)."""
     root = tmp_path_factory.mktemp("roundtrip")
-    for release in RELEASES:
-        path = root / f"v{release.replace('.', '')}.yaml"
-        path.write_text(story(release))
-        simulate(path, root / path.stem, logs=True)
+    for name in CLUSTERS:
+        path = root / f"{name}.yaml"
+        path.write_text(story(name))
+        simulate(path, root / name, logs=True)
     out = root / "analyzed"
-    topics = [arg for r in RELEASES
-              for arg in ("--topics", str(root / f"v{r.replace('.', '')}" / SNAPSHOTS / DESCRIBE_START))]
+    topics = [arg for name in CLUSTERS for arg in ("--topics", str(root / name / SNAPSHOTS / DESCRIBE_START))]
     done = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs",
                            str(root / "v*" / "logs"), *topics, "--cluster-from-path", "--topics-at", "start",
                            "--out", str(out)], capture_output=True, text=True, timeout=1500)
@@ -89,18 +93,17 @@ def mismatches(fleet, shorts: tuple[str, ...]) -> tuple[dict, list]:
     analysis = keyed(out / "analysis" / "broker_metrics")
     names = {jmx(n) for n in shorts}
     truth: dict = {}
-    for release in RELEASES:
-        cluster = f"v{release.replace('.', '')}"
+    for cluster in CLUSTERS:
         meta = metas(out)[cluster]
         truth.update({k: v for k, v in keyed(root / cluster / "truth" / "broker_metrics").items()
                       if k[3] in names and k[1] <= meta["end_ms"]})
     compared = {k: v for k, v in analysis.items() if k[3] in names}
     bad = sorted((k, truth.get(k), compared.get(k)) for k in truth.keys() | compared.keys()
                  if truth.get(k) != compared.get(k))
-    print(f"\n{len(truth)} truth rows over {len(RELEASES)} releases, {len(bad)} mismatches")
+    print(f"\n{len(truth)} truth rows over {len(CLUSTERS)} clusters, {len(bad)} mismatches")
     for (cluster, name), n in sorted(Counter((k[0], k[3].split("name=")[1]) for k, _, _ in bad).items()):
         print(f"  {cluster} {name}: {n}, first {next(b for b in bad if b[0][0] == cluster and b[0][3].endswith(name))}")
-    assert len({k[0] for k in truth}) == len(RELEASES)
+    assert {k[0] for k in truth} == set(CLUSTERS)
     return truth, bad
 
 
@@ -110,7 +113,7 @@ def test_gauges_equal_truth_from_logs_alone(fleet):
     # not trivially healthy: URP on every release, leaders and replicas counted (AtMinIsr is 2.4+, KIP-427)
     for short in ("UnderReplicatedPartitions", "LeaderCount", "PartitionCount"):
         peaks = {k[0] for k, v in truth.items() if k[3] == jmx(short) and v > 0}
-        assert peaks == {f"v{r.replace('.', '')}" for r in RELEASES}, short
+        assert peaks == set(CLUSTERS), short
 
 
 def test_isr_meters_equal_truth_from_logs_alone(fleet):
@@ -122,14 +125,14 @@ def test_isr_meters_equal_truth_from_logs_alone(fleet):
     assert not bad
     for short in METERS:
         peaks = {k[0] for k, v in truth.items() if k[3] == jmx(short) and v > 0}
-        assert peaks == {f"v{r.replace('.', '')}" for r in RELEASES}, short
+        assert peaks == set(CLUSTERS), short
 
 
 def test_version_inferred_from_log_forms_bounds_the_release(fleet):
     """The earliest release the log forms allow, never later than the simulated one."""
     _, out = fleet
-    for release in RELEASES:
-        meta = metas(out)[f"v{release.replace('.', '')}"]
+    for name, (release, _) in CLUSTERS.items():
+        meta = metas(out)[name]
         assert meta["kafka_version_source"] == "logs"
         inferred = tuple(map(int, meta["kafka_version"].split(".")))
         real = tuple(map(int, release.split(".")))

@@ -139,9 +139,8 @@ class KafkaController:
             if led[p]:
                 self.elect(p, now, exclude=b)
             else:
-                self._bump_epochs(p, election.ISR_SHRINK)
                 s.pending_at[p] = -1
-                self.emit.leader_and_isr_changed(p, now)
+                self._bump_and_tell(p, now, election.ISR_SHRINK)
 
     # ------------------------------------------------------------------ elections
     def elect(self, p: int, now: int, prefer_slot: int | None = None, exclude: int = -1, bumps: int = 1) -> None:
@@ -228,6 +227,17 @@ class KafkaController:
                 s.failed[p] = False
                 s.layout_changed()
 
+    def _bump_and_tell(self, p: int, now: int, change: str, times: int = 1) -> None:
+        """A controller change that keeps the leader: new epochs, the rows, and -- where the leader epoch
+        moved -- the leader's own record of it: ``Partition.makeLeader`` logs its start line for every new
+        leader epoch it receives, not only when it becomes leader (2.4 unconditionally, 3.x ``isNewLeaderEpoch``)."""
+        s = self.s
+        prev_epoch = int(s.leader_epoch[p])
+        self._bump_epochs(p, change, times)
+        self.emit.leader_and_isr_changed(p, now)
+        if s.leader_epoch[p] != prev_epoch and s.lslot[p] >= 0:
+            self.emit.leader_started(p, now, s.leader_id(p), prev_epoch)
+
     # ------------------------------------------------------------------ reassignments (KIP-455)
     def start_reassignment(self, now: int, event, where: str) -> dict:
         """AlterPartitionReassignments: each partition gets target + the rest of its origin; the ZooKeeper
@@ -252,8 +262,7 @@ class KafkaController:
             s.reassignments[p] = Reassignment(origin=origin, target=target)
             self.emit.assignment_changed(p, now)
             if election.bumps_leader_epoch(self.version, self.mode, election.REASSIGNMENT_START):
-                self._bump_epochs(p, election.REASSIGNMENT_START)
-                self.emit.leader_and_isr_changed(p, now)
+                self._bump_and_tell(p, now, election.REASSIGNMENT_START)
             self.emit.reassignment_started(p, list(move.replicas), self.controller_id(), now)
         self.configs.assignment_changed()
         return before
@@ -293,8 +302,7 @@ class KafkaController:
         s.removing[p] = False
         self.emit.assignment_changed(p, now)
         if old_leader in final:
-            self._bump_epochs(p, election.REPLICAS_REMOVED, bumps)
-            self.emit.leader_and_isr_changed(p, now)
+            self._bump_and_tell(p, now, election.REPLICAS_REMOVED, bumps)
         else:
             self.elect(p, now, bumps=bumps)
         self.configs.assignment_changed()

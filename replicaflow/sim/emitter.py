@@ -101,7 +101,8 @@ class Emitter:
                            leader_epoch=int(s.leader_epoch[p]))
 
     def leader_started(self, p: int, now: int, prev_leader: int, prev_epoch: int) -> None:
-        """The elected broker becomes leader (its log record; the rows came with ``leader_and_isr_changed``)."""
+        """The leader starts a new leader epoch, elected or kept (its log record; the rows came with
+        ``leader_and_isr_changed``)."""
         s = self.s
         slot = s.lslot[p]
         topic, partition = s.tp(p)

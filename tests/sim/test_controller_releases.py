@@ -94,6 +94,21 @@ def test_reassignment_epochs_by_controller(controller, start_epoch, end_epoch):
     assert int(engine.s.leader_epoch[0]) == end_epoch and engine.s.leader_id(0) == 1
 
 
+@pytest.mark.parametrize(("version", "controller", "epochs"), [
+    ("2.4", None, [(1, 0, 1)]), ("3.7", "zookeeper", [(1, 0, 1)]), ("3.5", "kraft", [(1, 0, 1)]),
+    ("3.6", "kraft", [])])
+def test_the_kept_leader_logs_each_new_leader_epoch(version, controller, epochs):
+    """Follower 3 dies and the controller removes it from the ISR, leader 1 stays. Where that bumps the
+    leader epoch, broker 1 receives it and logs its start line again (Partition.makeLeader: every new
+    epoch in 2.4, ``isNewLeaderEpoch`` in 3.x), naming itself as the previous leader; KRaft from 3.6
+    bumps no leader epoch on a shrink, so no line."""
+    engine, _, logged = crash(version, controller)
+    run_until(engine, 20)
+    starts = [e for e in logged if e["kind"] == "leader_start" and e["ts_ms"] > engine.scenario.start_ms]
+    assert [(e["broker"], e["prev_leader_epoch"], e["leader_epoch"]) for e in starts] == epochs
+    assert all(e["prev_leader"] == 1 and e["isr"] == [1, 2] for e in starts)
+
+
 @pytest.mark.parametrize(("controller", "cleared"), [("zookeeper", True), ("kraft", False)])
 def test_a_failed_partition_is_cleared_by_the_controllers_epoch_bump(controller, cleared):
     """KIP-461: follower 2 marks the partition failed at 1 s (2.3+); follower 3 crashes at 2 s and its session

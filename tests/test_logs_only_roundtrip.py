@@ -35,13 +35,14 @@ def story(name: str) -> str:
     release, controller = CLUSTERS[name]
     fail = ("  - {at: 60s, fail_partition: {topic: orders, partition: 2, broker: 4, error: unexpected}}\n"
             if release >= "2.3" or release == "4.0" else "")
+    kraft = f"  controller: {controller}\n" if controller else ""
     return f"""name: {name}
 seed: 11
 duration: 90s
 tick: 1s
 kafka:
   version: "{release}"
-{f"  controller: {controller}" + chr(10) if controller else ""}cluster:
+{kraft}cluster:
   brokers: 4
 topics:
   - name: orders

@@ -24,8 +24,9 @@ Rows = list[tuple[str, str]]
 def cluster_rows(s: Mapping) -> Rows:
     """The measures of one cluster, label → value."""
     moves = ", ".join(f"{k} {v}" for k, v in s["reassignments"].items() if v) or "none"
-    rows = [("Kafka", f"{s.get('kafka_version') or '?'}" + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
-            ("peak URP", f"{s['peak_urp']} (as Kafka {s.get('kafka_version') or '?'} counts it)"),
+    version = s.get("kafka_version") or "?"
+    rows = [("Kafka", version + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
+            ("peak URP", f"{s['peak_urp']} (as Kafka {version} counts it)"),
             ("reassignment-induced URP", f"peak {s['peak_reassignment_induced_urp']} (URP before 2.5, not since KIP-352)"),
             ("under min ISR", f"peak {s['peak_under_min_isr']}, {s['under_min_isr_minutes']:.1f} partition-min"),
             ("writes rejected", f"{s.get('produce_requests_rejected', 0)} acks=all requests (NOT_ENOUGH_REPLICAS)"),

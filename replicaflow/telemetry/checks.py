@@ -27,6 +27,7 @@ from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model import election
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import io
+from replicaflow.telemetry.keys import first_duplicate
 from replicaflow.telemetry.schema import TELEMETRY
 
 META_KEYS = ("cluster", "kafka_version", "start_ms", "end_ms", "scrape_interval_ms")
@@ -144,16 +145,11 @@ def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
                 raise ReplicaflowError(f"{file}: row {i} of {name} belongs to cluster "
                                        f"{quote(data['cluster'][i].as_py())}, but _meta.json says {quote(cluster)}")
         rows += pq.ParquetFile(file).metadata.num_rows
-    keys = KEYS[name]
-    table = pq.read_table(list(map(str, files)), columns=list(keys)) if len(files) > 1 else pq.read_table(
-        files[0], columns=list(keys))
-    if table.num_rows:
-        counts = table.group_by(list(keys)).aggregate([([], "count_all")])
-        dup = counts.filter(pc.greater(counts["count_all"], 1))
-        if dup.num_rows:
-            first = {k: dup[k][0].as_py() for k in keys}
-            raise ReplicaflowError(f"{files[0].parent}: {name} has {dup['count_all'][0].as_py()} rows with "
-                                   f"{', '.join(f'{k}={v}' for k, v in first.items())}; each must appear once")
+    found = first_duplicate(files, KEYS[name])
+    if found:
+        first, count = found
+        raise ReplicaflowError(f"{files[0].parent}: {name} has {count} rows with "
+                               f"{', '.join(f'{k}={v}' for k, v in first.items())}; each must appear once")
     return rows
 
 

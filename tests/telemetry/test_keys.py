@@ -1,0 +1,79 @@
+"""Duplicated keys found in bounded memory (telemetry/keys.py): the batched path agrees with grouping the
+whole table, whatever the batch size, the file split and the row order."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replicaflow.telemetry import keys
+from replicaflow.telemetry.keys import first_duplicate
+
+KEY = ("ts_ms", "topic", "partition", "broker")
+
+
+def _table(rows: list[tuple]) -> pa.Table:
+    cols = list(zip(*rows, strict=True)) if rows else [[], [], [], []]
+    return pa.table({"ts_ms": pa.array(cols[0], pa.int64()), "topic": pa.array(cols[1], pa.string()),
+                     "partition": pa.array(cols[2], pa.int32()), "broker": pa.array(cols[3], pa.int32()),
+                     "size_bytes": pa.array([7] * len(rows), pa.int64())})
+
+
+def _write(tmp_path, parts: list[list[tuple]], row_group: int = 3) -> list:
+    files = []
+    for i, rows in enumerate(parts):
+        f = tmp_path / f"part-{i:05d}.parquet"
+        pq.write_table(_table(rows), f, row_group_size=row_group)
+        files.append(f)
+    return files
+
+
+def test_a_duplicate_across_a_batch_boundary_is_found_with_its_count(tmp_path, monkeypatch):
+    """The rows of one instant split over two batches meet: the last instant of a batch waits for the next."""
+    monkeypatch.setattr(keys, "BATCH_ROWS", 4)
+    rows = [(1000, "a", 0, 1), (1000, "a", 0, 2), (2000, "a", 0, 1), (2000, "a", 0, 2), (2000, "b", 3, 1),
+            (2000, "a", 0, 1), (3000, "a", 0, 1)]
+    found = first_duplicate(_write(tmp_path, [rows]), KEY)
+    assert found == ({"ts_ms": 2000, "topic": "a", "partition": 0, "broker": 1}, 2)
+
+
+def test_the_same_replica_at_other_instants_is_not_a_duplicate(tmp_path, monkeypatch):
+    monkeypatch.setattr(keys, "BATCH_ROWS", 2)
+    rows = [(t, "a", p, b) for t in (0, 30_000, 60_000) for p in range(3) for b in (1, 2)]
+    assert first_duplicate(_write(tmp_path, [rows[:7], rows[7:]]), KEY) is None
+
+
+def test_files_out_of_time_order_are_grouped_whole(tmp_path):
+    """Overlapping files (any writer's order) still find the duplicate, through Arrow's grouping."""
+    files = _write(tmp_path, [[(5000, "a", 0, 1), (1000, "a", 0, 1)], [(1000, "a", 0, 1)]])
+    assert first_duplicate(files, KEY) == ({"ts_ms": 1000, "topic": "a", "partition": 0, "broker": 1}, 2)
+
+
+_rows = st.lists(st.tuples(st.sampled_from([0, 1000, 2000]), st.sampled_from(["a", "b", "c"]),
+                           st.integers(0, 2), st.integers(1, 3)), max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=_rows, batch=st.integers(1, 9), split=st.integers(0, 40), ordered=st.booleans())
+def test_batched_agrees_with_grouping_the_whole_table(tmp_path_factory, rows, batch, split, ordered):
+    if ordered:
+        rows = sorted(rows, key=lambda r: r[0])
+    tmp = tmp_path_factory.mktemp("keys")
+    files = _write(tmp, [rows[:split], rows[split:]])
+    old = keys.BATCH_ROWS
+    keys.BATCH_ROWS = batch
+    try:
+        found = first_duplicate(files, KEY)
+    finally:
+        keys.BATCH_ROWS = old
+    counts: dict = {}
+    for r in rows:
+        counts[r] = counts.get(r, 0) + 1
+    dups = {r: n for r, n in counts.items() if n > 1}
+    if not dups:
+        assert found is None
+    else:
+        key, n = found
+        assert dups[tuple(key[k] for k in KEY)] == n

@@ -98,54 +98,79 @@ def _unwrap(raw: Column) -> tuple[Column, Column]:
     return inner, F.when(is_cri, F.regexp_extract(line, CRI, 3))
 
 
-def _local_millis(text: Column, offset: Column, log_timezone: str) -> Column:
-    """``yyyy-MM-dd HH:mm:ss[,.]SSS…`` -> epoch ms; in ``offset`` when the line has one, else in
-    ``log_timezone`` (the zone of the broker's JVM: log4j writes local time without an offset)."""
-    norm = F.regexp_replace(F.regexp_replace(text, "T", " "), r"[,.](\d{3})\d*$", ",$1")
-    norm = F.when(norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000")))
-    local = F.try_to_timestamp(norm, F.lit("yyyy-MM-dd HH:mm:ss,SSS"))  # read as UTC (the session zone)
-    zone = F.when(offset == "Z", F.lit("UTC")).when(offset.isNotNull(), F.regexp_replace(
-        offset, r"^([+-]\d{2}):?(\d{2})$", "$1:$2")).otherwise(F.lit(log_timezone))
-    return F.unix_millis(F.to_utc_timestamp(local, zone))
+def _stage(df: DataFrame, **cols: Column) -> DataFrame:
+    """Add columns in their own projection. A Column used several times in one expression is evaluated
+    as many times (Spark shares subexpressions only outside conditional branches), so every regular
+    expression here is computed once into a column that later stages read; the optimizer keeps such
+    a projection rather than inline a costly expression twice."""
+    return df.select("*", *[c.alias(name) for name, c in cols.items()])
+
+
+_TS_PATHS = ("$.timestamp", "$['@timestamp']", "$.time", "$.timeMillis", "$.instant.epochSecond")
+_LOGGER_PATHS = ("$.logger", "$.loggerName", "$.logger_name", "$['log.logger']")
 
 
 def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
-    """Unwrap envelopes; parse pattern or JSON layouts into ts_ms, level, msg, logger."""
+    """Unwrap envelopes; parse pattern or JSON layouts into ts_ms, level, msg, logger.
+
+    Timestamps written without an offset are in ``log_timezone`` (the zone of the broker's JVM: log4j
+    writes local time); ``[,.]`` and the first three fraction digits give the milliseconds."""
+    temp = set(df.columns)
     inner, cri_flag = _unwrap(F.col("raw"))
-    df = df.select("*", inner.alias("inner"), cri_flag.alias("cri_flag"))
+    df = _stage(df, inner=inner, cri_flag=cri_flag)
     j = F.col("inner")
     is_json = j.startswith("{")
-    j_msg = F.get_json_object(j, "$.message")
-    j_ts_text = F.coalesce(*[F.get_json_object(j, p) for p in
-                             ("$.timestamp", "$['@timestamp']", "$.time", "$.timeMillis", "$.instant.epochSecond")])
-    j_iso = F.regexp_extract(j_ts_text, rf"^({_TS})({_OFFSET})?$", 1)
-    j_off = F.nullif(F.regexp_extract(j_ts_text, rf"^{_TS}({_OFFSET})$", 1), F.lit(""))
-    j_ts = F.when(j_ts_text.rlike(r"^\d{12,15}$"), j_ts_text.try_cast("long")).when(
-        j_ts_text.rlike(r"^\d{9,11}(?:\.\d{1,9})?$"), (j_ts_text.try_cast("double") * 1000).try_cast("long")).when(
-        j_iso != "", _local_millis(j_iso, j_off, log_timezone))
-    j_level = F.upper(F.coalesce(F.get_json_object(j, "$.level"), F.get_json_object(j, "$['log.level']")))
-    j_logger = F.coalesce(*[F.get_json_object(j, p) for p in ("$.logger", "$.loggerName", "$.logger_name",
-                                                             "$['log.logger']")])
-    is_layout = ~is_json & j.rlike(LAYOUT)
-    p_ts_text = F.coalesce(F.nullif(F.regexp_extract(j, LAYOUT, 1), F.lit("")), F.regexp_extract(j, LAYOUT, 2))
-    p_off = F.nullif(F.regexp_extract(j, LAYOUT_OFFSET, 1), F.lit(""))
-    rest = F.regexp_extract(j, LAYOUT, 4)
-    rest = F.when(rest.rlike(THREAD_SUFFIX), F.regexp_replace(rest, r" \[[^\[\]]*\]$", "")).otherwise(rest)
-    tail = F.substring_index(rest, " (", -1)
+    layout = ~is_json & j.rlike(LAYOUT)
+    df = _stage(df, _json=is_json, _layout=layout,
+                _j_msg=F.when(is_json, F.get_json_object(j, "$.message")),
+                _j_ts=F.when(is_json, F.coalesce(*[F.get_json_object(j, p) for p in _TS_PATHS])),
+                _j_level=F.when(is_json, F.upper(F.coalesce(F.get_json_object(j, "$.level"),
+                                                            F.get_json_object(j, "$['log.level']")))),
+                _j_logger=F.when(is_json, F.coalesce(*[F.get_json_object(j, p) for p in _LOGGER_PATHS])),
+                _p_ts=F.when(layout, F.coalesce(F.nullif(F.regexp_extract(j, LAYOUT, 1), F.lit("")),
+                                                F.regexp_extract(j, LAYOUT, 2))),
+                _p_off=F.when(layout, F.nullif(F.regexp_extract(j, LAYOUT_OFFSET, 1), F.lit(""))),
+                _p_level=F.when(layout, F.upper(F.regexp_extract(j, LAYOUT, 3))),
+                _p_rest=F.when(layout, F.regexp_extract(j, LAYOUT, 4)))
+    jt, rest = F.col("_j_ts"), F.col("_p_rest")
+    json_layout = F.col("_json") & F.col("_j_msg").isNotNull()
+    df = _stage(df, json_layout=json_layout,
+                _epoch_ms=F.when(json_layout, F.when(jt.rlike(r"^\d{12,15}$"), jt.try_cast("long")).when(
+                    jt.rlike(r"^\d{9,11}(?:\.\d{1,9})?$"), (jt.try_cast("double") * 1000).try_cast("long"))),
+                _iso=F.when(json_layout, F.regexp_extract(jt, rf"^({_TS})({_OFFSET})?$", 1))
+                .when(F.col("_layout"), F.col("_p_ts")),
+                _off=F.when(json_layout, F.nullif(F.regexp_extract(jt, rf"^{_TS}({_OFFSET})$", 1), F.lit("")))
+                .when(F.col("_layout"), F.col("_p_off")),
+                _rest=F.when(rest.rlike(THREAD_SUFFIX), F.regexp_replace(rest, r" \[[^\[\]]*\]$", "")).otherwise(rest))
+    rest = F.col("_rest")
+    iso = F.col("_iso")
+    df = _stage(df, _tail=F.substring_index(rest, " (", -1),
+                _norm=F.when(iso != "", F.regexp_replace(F.regexp_replace(iso, "T", " "), r"[,.](\d{3})\d*$", ",$1")))
+    norm, tail, off = F.col("_norm"), F.col("_tail"), F.col("_off")
     has_logger = rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
-    p_msg = F.when(has_logger, F.substring(rest, 1, F.length(rest) - F.length(tail) - 2)).otherwise(rest)
-    p_logger = F.when(has_logger, F.substring(tail, 1, F.length(tail) - 1))
-    json_layout = is_json & j_msg.isNotNull()
-    return df.select(
+    # read as UTC (the session zone), then moved from the line's zone
+    local = F.try_to_timestamp(F.when(norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000"))),
+                               F.lit("yyyy-MM-dd HH:mm:ss,SSS"))
+    df = _stage(df, _local=local, _has_logger=has_logger)
+    local, has_logger = F.col("_local"), F.col("_has_logger")
+    zone = F.when(off == "Z", F.lit("UTC")).otherwise(F.regexp_replace(off, r"^([+-]\d{2}):?(\d{2})$", "$1:$2"))
+    local_ms = F.unix_millis(F.when(off.isNull(), F.to_utc_timestamp(local, F.lit(log_timezone)))
+                             .otherwise(F.to_utc_timestamp(local, zone)))
+    layout = F.col("_layout")
+    out = df.select(
         "*",
-        (is_json & ~json_layout).alias("bad_json"),
-        F.when(json_layout, j_ts).when(is_layout, _local_millis(p_ts_text, p_off, log_timezone)).alias("ts_ms"),
-        F.when(json_layout, j_level).when(is_layout, F.upper(F.regexp_extract(j, LAYOUT, 3))).alias("level"),
-        F.when(json_layout, F.substring(j_msg, 1, MAX_LINE_CHARS)).when(is_layout, p_msg).alias("msg"),
-        F.when(json_layout, j_logger).when(is_layout, p_logger).alias("logger"),
-        (json_layout | is_layout).alias("has_layout"),
-        json_layout.alias("json_layout"),
+        (F.col("_json") & ~json_layout).alias("bad_json"),
+        F.when(F.col("json_layout"), F.coalesce(F.col("_epoch_ms"), local_ms)).when(layout, local_ms).alias("ts_ms"),
+        F.when(F.col("json_layout"), F.col("_j_level")).when(layout, F.col("_p_level")).alias("level"),
+        F.when(F.col("json_layout"), F.substring(F.col("_j_msg"), 1, MAX_LINE_CHARS))
+        .when(layout, F.when(has_logger, F.substring(rest, 1, F.length(rest) - F.length(tail) - 2)).otherwise(rest))
+        .alias("msg"),
+        F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.when(has_logger, F.substring(
+            tail, 1, F.length(tail) - 1))).alias("logger"),
+        (F.col("json_layout") | layout).alias("has_layout"),
     )
+    keep = [c for c in out.columns if not c.startswith("_") or c in temp]
+    return out.select(*keep)
 
 
 def line_status(df: DataFrame) -> DataFrame:

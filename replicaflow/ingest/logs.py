@@ -158,15 +158,35 @@ def _pick(values: list) -> Column:
     return F.when(rule.isNotNull(), F.element_at(F.array(*[F.lit(v) for v in values]), rule + 1))
 
 
+_GROUP_SEP = "\x00"  # between a rule's groups in `rule_groups`; NUL is taken out of the text first
+
+
+def _rule_groups(text: Column) -> Column:
+    """Every group of the row's rule, from one match: ``regexp_replace`` with the rule's pattern
+    (a literal per rule, compiled once per task) turns the whole text into its groups joined by NUL.
+    A pattern taken from a column would be compiled again on every row whose rule differs from the
+    previous row's, for every field: that was most of the time spent reading a log. ``^.*?(?:P)``
+    finds the leftmost match of P, as ``rlike`` and ``regexp_extract`` do; a group that took no part
+    in it is empty, as in ``regexp_extract``."""
+    clean = F.translate(text, _GROUP_SEP, "\ufffd")
+    rule = F.col("rule")
+    out = None
+    for i, r in enumerate(RULES):
+        n = re.compile(r.pattern).groups
+        joined = F.regexp_replace(clean, F.lit(f"(?s)^.*?(?:{r.pattern}).*$"),
+                                  F.lit(_GROUP_SEP.join(f"${g}" for g in range(1, n + 1))))
+        out = F.when(rule == i, joined) if out is None else out.when(rule == i, joined)
+    return F.split(out, F.lit(_GROUP_SEP), -1)
+
+
 def _field(name: str) -> Column:
-    """The raw text of field ``name`` of the row's rule: its group of the rule's pattern (``rule_pattern``),
-    or a key inside that group (``(group, sub-pattern, sub-group)``); null where the rule has no such
-    field. Patterns are picked per row (Spark compiles one again only when it changes), which keeps the
-    plan small: a CASE per field and rule made Catalyst spend minutes on a 100-line log."""
+    """The raw text of field ``name`` of the row's rule: its group of the rule's pattern (from
+    ``rule_groups``), or a key inside that group (``(group, sub-pattern, sub-group)``); null where the
+    rule has no such field."""
     specs = [r.fields.get(name) for r in RULES]
     group = [-1 if s is None else (s if isinstance(s, int) else s[0]) for s in specs]
     g = _pick(group)
-    outer = F.call_function("regexp_extract", F.col("rule_text"), F.col("rule_pattern"), F.greatest(g, F.lit(0)))
+    outer = F.element_at(F.col("rule_groups"), F.greatest(g, F.lit(1)))
     subs = {s[1:] for s in specs if isinstance(s, tuple)}
     if len(subs) == 1:
         ((sub, sub_group),) = subs
@@ -178,7 +198,7 @@ def _field(name: str) -> Column:
     # (a rule that leaves unchanged fields out says nothing about them: null)
     keep_empty = _pick([name in LIST_FIELDS and isinstance(spec, int) and not rule.sparse
                         for rule, spec in zip(RULES, specs, strict=True)])
-    value = F.when(g >= 0, F.when(keep_empty, outer).otherwise(F.nullif(outer, F.lit(""))))
+    value = F.when(g >= 1, F.when(keep_empty, outer).otherwise(F.nullif(outer, F.lit(""))))
     if name == "state":
         value = F.coalesce(value, _pick([r.state for r in RULES]))
     return value
@@ -203,8 +223,8 @@ def _classify(df: DataFrame) -> DataFrame:
     df = df.select("*", rule_col.alias("rule"))
     parented = _pick([r.parent is not None for r in RULES])
     df = df.select("*", _pick([r.kind for r in RULES]).alias("kind"),
-                   F.when(parented, inner).otherwise(body).alias("rule_text"),
-                   _pick([r.pattern for r in RULES]).alias("rule_pattern"))
+                   F.when(parented, inner).otherwise(body).alias("rule_text"))
+    df = df.select("*", _rule_groups(F.col("rule_text")).alias("rule_groups"))
     names = sorted({n for rule in RULES for n in rule.fields} | {"state"})
     df = df.select("*", *[_field(n).alias(f"f_{n}") for n in names])
     f = {n: F.col(f"f_{n}") for n in names}

@@ -35,6 +35,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -235,7 +236,7 @@ def bench_inputs(spark, inputs: dict[str, list[Path]], work: Path, runs: int) ->
         heap.reset()
         out = work / "out" / label.replace(" ", "_")
         floor = [timed(spark, floor_job, spark, roots) for _ in range(runs)]
-        took = [timed(spark, lambda: analyze(roots, out, spark=spark)) for _ in range(runs)]
+        took = [timed(spark, partial(analyze, roots, out, spark=spark)) for _ in range(runs)]
         figures[label] = (rows(roots), floor, took, heap.peak_mb())
     return figures
 
@@ -244,21 +245,23 @@ def print_figures(console: Console, title: str, figures: dict[str, tuple], hours
                   local: bool) -> None:
     """Wall times of every run (figures: the last), and in local mode the JVM's CPU time of the last run."""
     table = Table(title=title)
-    cols = ["input", "rows", "floor", "analyze", "ratio", "heap"]
-    if local:
-        cols += ["floor CPU", "analyze CPU", "CPU ratio"]
+    cols = ["input", "rows", "floor", "analyze", "ratio", "heap"] + (["CPU ratio"] if local else [])
     for col in cols:
         table.add_column(col, justify="right")
     for label, (n, floor, took, heap) in figures.items():
-        row = [label, f"{n:,}", " / ".join(f"{w:.1f}s" for w, _ in floor), " / ".join(f"{w:.1f}s" for w, _ in took),
-               f"{took[-1][0] / floor[-1][0]:.2f}×", f"{heap:,.0f} MB"]
+        row = [label, f"{n / 1e6:.1f}M", f"{floor[-1][0]:.1f}s", f"{took[-1][0]:.1f}s",
+               f"{took[-1][0] / floor[-1][0]:.2f}×", f"{heap / 1024:.1f}GB"]
         if local:
-            row += [f"{floor[-1][1]:.1f}s", f"{took[-1][1]:.1f}s", f"{took[-1][1] / floor[-1][1]:.2f}×"]
+            row += [f"{took[-1][1] / floor[-1][1]:.2f}×"]
         table.add_row(*row)
     console.print(table)
-    console.print("rows: replica_offsets rows; floor, analyze: wall time of each run; ratio: analyze / floor, last "
-                  "runs (goal ≤ 2.5×); heap: the driver JVM's peak heap used" +
-                  ("; CPU: the JVM's CPU time of the last run" if local else ""))
+    for label, (_, floor, took, _) in figures.items():
+        console.print(f"{label}: floor runs {' / '.join(f'{w:.1f}s' for w, _ in floor)}, analyze runs "
+                      f"{' / '.join(f'{w:.1f}s' for w, _ in took)}" +
+                      (f"; JVM CPU {floor[-1][1]:.1f}s / {took[-1][1]:.1f}s" if local else ""))
+    console.print("rows: replica_offsets rows; floor, analyze: wall time of the last run; ratio: analyze / floor "
+                  "(goal ≤ 2.5×); heap: the driver JVM's peak heap" +
+                  ("; CPU ratio: the same ratio in the JVM's CPU time" if local else ""))
     one = figures.get("1h")
     if one is None:
         return

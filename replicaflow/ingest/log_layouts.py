@@ -159,7 +159,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
     layout = F.col("_layout")
     out = df.select(
         "*",
-        (F.col("_json") & ~json_layout).alias("bad_json"),
+        (F.col("_json") & ~F.col("json_layout")).alias("bad_json"),
         F.when(F.col("json_layout"), F.coalesce(F.col("_epoch_ms"), local_ms)).when(layout, local_ms).alias("ts_ms"),
         F.when(F.col("json_layout"), F.col("_j_level")).when(layout, F.col("_p_level")).alias("level"),
         F.when(F.col("json_layout"), F.substring(F.col("_j_msg"), 1, MAX_LINE_CHARS))

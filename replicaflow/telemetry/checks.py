@@ -27,7 +27,7 @@ from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model import election
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import io
-from replicaflow.telemetry.keys import first_duplicate
+from replicaflow.telemetry.keys import column_statistics, first_duplicate
 from replicaflow.telemetry.schema import TELEMETRY
 
 META_KEYS = ("cluster", "kafka_version", "start_ms", "end_ms", "scrape_interval_ms")
@@ -118,18 +118,10 @@ def check_table(root: Path, name: str) -> tuple[Path, list[Path]]:
 
 def _clusters_from_statistics(file: Path) -> set[str] | None:
     """The cluster values of a file from its row-group statistics (None when they are missing)."""
-    md = pq.ParquetFile(file).metadata
-    col = md.schema.names.index("cluster")
-    values: set[str] = set()
-    for g in range(md.num_row_groups):
-        stats = md.row_group(g).column(col).statistics
-        if md.row_group(g).num_rows == 0:
-            continue
-        if stats is None or not stats.has_min_max:
-            return None
-        values |= {stats.min if isinstance(stats.min, str) else stats.min.decode(),
-                   stats.max if isinstance(stats.max, str) else stats.max.decode()}
-    return values
+    stats = column_statistics(pq.ParquetFile(file).metadata, "cluster")
+    if stats is None:
+        return None
+    return {v if isinstance(v, str) else v.decode() for s in stats for v in (s.min, s.max)}
 
 
 def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:

@@ -49,19 +49,24 @@ def _grouped(table: pa.Table, keys: tuple[str, ...]) -> tuple[dict, int] | None:
     return {k: dup[k][0].as_py() for k in keys}, dup["count_all"][0].as_py()
 
 
+def column_statistics(md: pq.FileMetaData, name: str) -> list | None:
+    """The statistics of column ``name`` in every non-empty row group of a file, or None when one lacks
+    min/max (then the file must be read to know its values)."""
+    col = md.schema.names.index(name)
+    groups = [md.row_group(g) for g in range(md.num_row_groups) if md.row_group(g).num_rows]
+    stats = [g.column(col).statistics for g in groups]
+    return None if any(s is None or not s.has_min_max for s in stats) else stats
+
+
 def _files_by_time(files: Sequence[Path]) -> list[Path]:
     """Files in ``ts_ms`` order by their statistics; unordered when ranges overlap or statistics are missing."""
     spans = []
     for file in files:
-        md = pq.ParquetFile(file).metadata
-        col = md.schema.names.index("ts_ms")
-        groups = [md.row_group(g) for g in range(md.num_row_groups) if md.row_group(g).num_rows]
-        if not groups:
-            continue
-        stats = [g.column(col).statistics for g in groups]
-        if any(s is None or not s.has_min_max for s in stats):
+        stats = column_statistics(pq.ParquetFile(file).metadata, "ts_ms")
+        if stats is None:
             raise _Unordered
-        spans.append((min(s.min for s in stats), max(s.max for s in stats), file))
+        if stats:
+            spans.append((min(s.min for s in stats), max(s.max for s in stats), file))
     spans.sort(key=lambda s: (s[0], s[1]))
     if any(later[0] < earlier[1] for earlier, later in pairwise(spans)):
         raise _Unordered
@@ -123,8 +128,9 @@ def _in_chunk(table: pa.Table, keys: tuple[str, ...]) -> tuple[dict, int] | None
     equal = np.flatnonzero(ordered[1:] == ordered[:-1])
     if not len(equal):
         return None
-    row = int(np.flatnonzero(combined == ordered[equal[0]])[0])
-    return {k: table.column(k)[row].as_py() for k in keys}, int((combined == ordered[equal[0]]).sum())
+    same = combined == ordered[equal[0]]
+    row = int(np.argmax(same))
+    return {k: table.column(k)[row].as_py() for k in keys}, int(same.sum())
 
 
 def _codes(col: pa.ChunkedArray) -> tuple[np.ndarray, int]:

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.pipeline.runner import analyze
+from replicaflow.pipeline.session import get_spark_soon
 from replicaflow.report.build import build_demo_report
 from replicaflow.report.console import print_demo
 from replicaflow.report.stories import STORIES
@@ -59,6 +60,7 @@ def _stories(stories: list[tuple[str, Path]], out: Path, master: str, progress: 
     with Progress(TextColumn("demo [bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=console, transient=True, disable=not progress) as bar:
         task = bar.add_task("simulate", total=len(stories) + 2)
+        session = (lambda: spark) if spark is not None else get_spark_soon(master)  # the JVM starts meanwhile
         dirs = []
         for name, path in stories:
             bar.update(task, description=f"simulate {name}")
@@ -66,7 +68,7 @@ def _stories(stories: list[tuple[str, Path]], out: Path, master: str, progress: 
             bar.advance(task)
         timings["simulate"] = time.perf_counter() - start
         bar.update(task, description=f"analyze {len(dirs)} clusters in one Spark job")
-        summary = analyze(dirs, out, master=master, progress=False, spark=spark)
+        summary = analyze(dirs, out, master=master, progress=False, spark=session())
         timings["analyze"] = time.perf_counter() - start - timings["simulate"]
         bar.advance(task)
         bar.update(task, description="report")

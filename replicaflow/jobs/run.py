@@ -7,7 +7,7 @@ from pathlib import Path
 
 from replicaflow.jobs.analyze import analyze_into
 from replicaflow.pipeline.load import check_inputs
-from replicaflow.pipeline.session import check_master
+from replicaflow.pipeline.session import get_spark_soon
 from replicaflow.report.build import build_report
 from replicaflow.report.console import print_analyze
 from replicaflow.sim.runner import simulate as run_simulation
@@ -21,11 +21,11 @@ def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False,
     are read back as a real cluster's would be, so the report shows their events. Returns report.html."""
     loaded = load_scenario(Path(scenario), max_work=max_work or DEFAULT_MAX_WORK)
     commit = Commit(out, writes=SIMULATION + ANALYSIS + REPORT)
-    check_master(master)
     with commit.staged() as stage:
+        session = get_spark_soon(master)  # checks --master; the JVM starts while the scenario runs
         run_simulation(loaded, stage, logs=logs, progress=progress)
         shown_as = (os.path.abspath(stage), os.path.abspath(out))
-        summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, None,
+        summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, session(),
                                [str(stage / "logs")] if logs else None, shown_as)
         build_report(stage, shown=Path(out))
     if progress:

@@ -20,7 +20,7 @@ from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import checks
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.schema import TELEMETRY
-from replicaflow.telemetry.spark import spark_path
+from replicaflow.telemetry.spark import read_contract, spark_path
 
 META_SCHEMA = T.StructType([
     T.StructField("cluster", T.StringType(), False),
@@ -41,6 +41,7 @@ class Telemetry:
     tables: dict[str, DataFrame]
     meta: DataFrame
     metas: tuple[dict, ...]
+    rows: int = 0  # rows of every table together, when the checks counted them (0: not known)
 
 
 def _as_dirs(telemetry_dirs: Path | str | Sequence[Path | str]) -> list[Path]:
@@ -75,6 +76,6 @@ def read_telemetry(spark: SparkSession, telemetry_dirs: Path | str | Sequence[Pa
     checked = list(checked) if checked is not None else check_inputs(telemetry_dirs, allow_empty=True)
     metas = [c.meta for c in checked]
     paths = {name: [spark_path(c.tables[name]) for c in checked] for name in TELEMETRY}
-    tables = {name: spark.read.parquet(*paths[name]).select(*schema.names) for name, schema in TELEMETRY.items()}
+    tables = {name: read_contract(spark, schema, paths[name]) for name, schema in TELEMETRY.items()}
     meta = spark.createDataFrame([meta_row(m) for m in metas], META_SCHEMA)
-    return Telemetry(tables=tables, meta=meta, metas=tuple(metas))
+    return Telemetry(tables=tables, meta=meta, metas=tuple(metas), rows=sum(c.rows for c in checked))

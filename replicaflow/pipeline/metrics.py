@@ -84,24 +84,57 @@ def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:
             .filter(F.col("ts_ms") <= F.col("last_ms")).select(*keys, "ts_ms", "delta"))
 
 
+def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
+    """(cluster, broker, name, ts_ms, delta) of the gauges a partition's state feeds, only where they change.
+
+    Each state interval contributes a set of (broker, gauge) pairs — its leader's flag gauges and
+    LeaderCount (leader-only counting, §2), PartitionCount on every replica, OfflinePartitionsCount on
+    the controller's pseudo-broker. Compared with the partition's previous interval, a pair that
+    appears is a +1 and one that disappears a −1, at the first scrape at or after the change; an
+    interval followed by no other closes all its pairs at its end. So a partition's replicas count
+    once, not once per ISR change.
+    """
+    m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
+
+    def pair(broker: Column, short: str) -> Column:
+        return F.struct(broker.alias("broker"), F.lit(jmx(short)).alias("name"))
+
+    led = [F.when(F.col(flag), pair(F.col("leader"), short)) for short, flag in LEADER_FLAG_GAUGES]
+    led += [F.when(F.col("leader") != -1, pair(F.col("leader"), "LeaderCount")),
+            F.when(F.col("offline"), pair(F.lit(CONTROLLER_PSEUDO_BROKER), "OfflinePartitionsCount"))]
+    pairs = F.concat(F.array_compact(F.array(*led)), F.transform("replicas", lambda r: pair(r, "PartitionCount")))
+    order = Window.partitionBy(*PKEY).orderBy("from_ms")
+    rows = state.select(*PKEY, "from_ms", "to_ms", pairs.alias("pairs")).select(
+        *PKEY, "from_ms", "to_ms", "pairs",
+        F.when(F.lag("to_ms").over(order) == F.col("from_ms"), F.lag("pairs").over(order)).alias("prev"),
+        F.lead("from_ms").over(order).alias("next_from"))
+    empty = F.array().cast(rows.schema["pairs"].dataType)
+    prev = F.coalesce(F.col("prev"), empty)
+    closes = F.col("to_ms").isNotNull() & (F.col("next_from").isNull() | (F.col("next_from") != F.col("to_ms")))
+    changes = F.array(
+        F.struct(F.col("from_ms").alias("at"), F.lit(1).alias("delta"), F.array_except("pairs", prev).alias("p")),
+        F.struct(F.col("from_ms").alias("at"), F.lit(-1).alias("delta"), F.array_except(prev, "pairs").alias("p")),
+        F.struct(F.col("to_ms").alias("at"), F.lit(-1).alias("delta"), F.when(closes, F.col("pairs")).otherwise(empty)
+                 .alias("p")))
+    return (rows.join(m, "cluster")
+            .select("cluster", last_scrape().alias("last_ms"), "start_ms", "scrape_interval_ms",
+                    F.explode(changes).alias("c"))
+            .select("cluster", "last_ms", "start_ms", "scrape_interval_ms", "c.at", "c.delta",
+                    F.explode("c.p").alias("p"))
+            .select("cluster", "p.broker", "p.name", scrape_at_or_after("at").alias("ts_ms"), "delta", "last_ms")
+            .filter(F.col("ts_ms") <= F.col("last_ms")).select("cluster", "broker", "name", "ts_ms", "delta"))
+
+
 def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, log_dirs: DataFrame) -> DataFrame:
     """(cluster, broker, name, ts_ms, delta) for every interval-counted gauge (leader-only counting, §2)."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
-    led = [F.when(F.col(flag), F.lit(jmx(short))) for short, flag in LEADER_FLAG_GAUGES]
-    led.append(F.when(F.col("leader") != -1, F.lit(jmx("LeaderCount"))))
-    by_leader = (state.select("cluster", F.col("leader").alias("broker"), "from_ms", "to_ms",
-                              F.explode(F.array_compact(F.array(*led))).alias("name")))
-    by_replica = state.select("cluster", F.explode("replicas").alias("broker"), "from_ms", "to_ms",
-                              F.lit(jmx("PartitionCount")).alias("name"))
-    offline = state.filter("offline").select("cluster", F.lit(CONTROLLER_PSEUDO_BROKER).alias("broker"),
-                                             "from_ms", "to_ms", F.lit(OFFLINE).alias("name"))
     failed = (change_intervals(fetchers, ("cluster", "broker", "topic", "partition"))
               .filter(F.col("action") == "failed")
               .select("cluster", "broker", "from_ms", "to_ms",
                       F.lit(jmx("FailedPartitionsCount")).alias("name")))
-    intervals = (by_leader.unionByName(by_replica).unionByName(offline).unionByName(failed)
-                 .unionByName(offline_replica_intervals(state, log_dirs)))
-    return interval_deltas(intervals.join(m, "cluster"), ["cluster", "broker", "name"])
+    intervals = failed.unionByName(offline_replica_intervals(state, log_dirs))
+    return (partition_gauge_deltas(state, meta)
+            .unionByName(interval_deltas(intervals.join(m, "cluster"), ["cluster", "broker", "name"])))
 
 
 def isr_meter_events(events: DataFrame) -> DataFrame:
@@ -155,6 +188,12 @@ def meter_deltas(events: DataFrame, traffic: DataFrame, brokers: DataFrame, grid
     return isr.unionByName(byte_rows.select("cluster", "broker", "name", "restart", "ts_ms", "delta"))
 
 
+def out_of_sync_intervals(state: DataFrame) -> DataFrame:
+    """The partition intervals with a replica outside the ISR (``outside``): the only ones with a lag."""
+    return (state.select(*PKEY, "from_ms", "to_ms", F.array_except("replicas", "isr").alias("outside"))
+            .filter(F.size("outside") > 0))
+
+
 def lagging_replicas(replica_offsets: DataFrame, state: DataFrame) -> DataFrame:
     """Replica rows whose LEO is behind the partition's HW at that scrape: (…, broker, ts_ms, lag).
 
@@ -168,8 +207,7 @@ def lagging_replicas(replica_offsets: DataFrame, state: DataFrame) -> DataFrame:
     shuffled the whole table (benchmarks/bench_pipeline.py, docs/pipeline.md). Lags ≤ 0 contribute
     0 and are dropped.
     """
-    out_of_sync = (state.select(*PKEY, "from_ms", "to_ms", F.array_except("replicas", "isr").alias("outside"))
-                   .filter(F.size("outside") > 0))
+    out_of_sync = out_of_sync_intervals(state)
     in_interval = (F.col("ts_ms") >= F.col("from_ms")) & (F.col("to_ms").isNull() | (F.col("ts_ms") < F.col("to_ms")))
     rows = (replica_offsets.join(F.broadcast(out_of_sync), list(PKEY))
             .filter(in_interval & (F.col("high_watermark").isNotNull() | F.array_contains("outside", F.col("broker"))))
@@ -197,37 +235,64 @@ def lag_gauges(lagging: DataFrame, state: DataFrame, fetchers: DataFrame) -> Dat
     return max_lag.unionByName(reassign)
 
 
-def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFrame], meta: DataFrame,
-                   lagging: DataFrame) -> DataFrame:
-    """analysis/broker_metrics: one row per live broker, metric of its version and scrape (docs/metrics.md)."""
-    grid = broker_grid(tables["brokers"], meta)
-    meters = F.array(*[F.lit(n) for n in METERS])
-    base = (grid.join(F.broadcast(meta.select("cluster", F.explode("metrics").alias("name"))), "cluster")
-            .withColumn("restart", F.when(F.array_contains(meters, F.col("name")), F.col("restart"))
-                        .otherwise(F.lit(0))))
-    gauges = gauge_deltas(state, tables["fetchers"], meta, tables["log_dirs"]).withColumn("restart", F.lit(0))
-    deltas = (gauges.unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
-              .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
-              .groupBy("cluster", "broker", "name", "restart", "ts_ms").agg(F.sum("delta").alias("delta")))
-    keys = ["cluster", "broker", "name", "restart"]
-    offline_base = (scrape_grid(meta).select("cluster", "ts_ms", F.lit(CONTROLLER_PSEUDO_BROKER).alias("broker"),
-                                             F.lit(OFFLINE).alias("name"), F.lit(0).alias("restart"),
-                                             F.lit(None).cast("string").alias("state")))
-    summed = (base.unionByName(offline_base).join(deltas, [*keys, "ts_ms"], "left")
-              .withColumn("running", F.sum(F.coalesce("delta", F.lit(0))).over(running(*keys, order=("ts_ms",)))))
-    offline_total = (summed.filter(F.col("broker") == CONTROLLER_PSEUDO_BROKER)
-                     .select("cluster", "ts_ms", F.col("running").alias("offline_total")))
+def offline_at_controller(gauges: DataFrame, grid: DataFrame, meta: DataFrame) -> DataFrame:
+    """(cluster, ts_ms, controller, offline_total): OfflinePartitionsCount as the active controller reports it.
+
+    The cluster-wide running sum of the offline intervals (counted on the pseudo-broker) at every
+    scrape, and the controller there: the lowest-id broker whose state is ``up``. Both are per
+    (cluster, scrape), a small table that ``broker_metrics`` broadcasts.
+    """
+    offline = (gauges.filter(F.col("broker") == CONTROLLER_PSEUDO_BROKER)
+               .groupBy("cluster", "ts_ms").agg(F.sum("delta").alias("delta")))
+    totals = (scrape_grid(meta).join(offline, ["cluster", "ts_ms"], "left")
+              .select("cluster", "ts_ms", F.sum(F.coalesce("delta", F.lit(0))).over(
+                  running("cluster", order=("ts_ms",))).alias("offline_total")))
     controller = (grid.filter(F.col("state") == "up").groupBy("cluster", "ts_ms")
                   .agg(F.min("broker").alias("controller")))
-    direct = lag_gauges(lagging, state, tables["fetchers"])
-    live = (summed.filter(F.col("state").isin(*LIVE_STATES))
-            .join(direct, ["cluster", "broker", "name", "ts_ms"], "left")
-            .join(offline_total, ["cluster", "ts_ms"], "left")
-            .join(controller, ["cluster", "ts_ms"], "left"))
+    return totals.join(controller, ["cluster", "ts_ms"], "left")
+
+
+def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFrame], meta: DataFrame,
+                   lagging: DataFrame) -> DataFrame:
+    """analysis/broker_metrics: one row per live broker, metric of its version and scrape (docs/metrics.md).
+
+    One union and one window: the grid rows (a broker's metric at a scrape), the deltas and the
+    directly measured lag gauges are ordered per (cluster, broker, metric, restart) by time, deltas and
+    lags before the grid row of their scrape; the running sum of the deltas and the last lag value
+    seen at that very scrape are read off at each grid row. OfflinePartitionsCount comes from a
+    small per-scrape table (``offline_at_controller``).
+    """
+    grid = broker_grid(tables["brokers"], meta)
+    meters = F.array(*[F.lit(n) for n in METERS])
+    keys = ["cluster", "broker", "name", "restart"]
+    base = (grid.filter(F.col("state").isin(*LIVE_STATES))
+            .join(F.broadcast(meta.select("cluster", F.explode("metrics").alias("name"))), "cluster")
+            .select("cluster", "broker", "name",
+                    F.when(F.array_contains(meters, F.col("name")), F.col("restart")).otherwise(F.lit(0))
+                    .alias("restart"), "ts_ms", F.lit(True).alias("at_grid")))
+    gauges = gauge_deltas(state, tables["fetchers"], meta, tables["log_dirs"])
+    deltas = (gauges.filter(F.col("broker") != CONTROLLER_PSEUDO_BROKER).withColumn("restart", F.lit(0))
+              .unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
+              .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
+              .groupBy(*keys, "ts_ms").agg(F.sum("delta").alias("delta"))
+              .withColumn("at_grid", F.lit(False)))
+    direct = (lag_gauges(lagging, state, tables["fetchers"])
+              .select("cluster", "broker", "name", F.lit(0).alias("restart"), "ts_ms",
+                      F.col("value").alias("direct"), F.lit(False).alias("at_grid")))
+    w = running(*keys, order=("ts_ms", "at_grid"))
+    rows = (base.unionByName(deltas, allowMissingColumns=True).unionByName(direct, allowMissingColumns=True)
+            .select("cluster", "broker", "name", "ts_ms", "at_grid",
+                    F.sum(F.coalesce("delta", F.lit(0))).over(w).alias("running"),
+                    F.last(F.when(F.col("direct").isNotNull(), F.col("ts_ms")), ignorenulls=True).over(w)
+                    .alias("direct_ts"),
+                    F.last("direct", ignorenulls=True).over(w).alias("direct"))
+            .filter("at_grid")
+            .join(F.broadcast(offline_at_controller(gauges, grid, meta)), ["cluster", "ts_ms"], "left"))
     value = (F.when(F.col("name") == OFFLINE,
                     F.when(F.col("broker") == F.col("controller"), F.col("offline_total")).otherwise(F.lit(0)))
-             .otherwise(F.coalesce(F.col("value"), F.col("running"), F.lit(0))))
-    return live.select("cluster", "ts_ms", F.col("broker").cast("int"), "name", value.cast("double").alias("value"))
+             .when(F.col("direct_ts") == F.col("ts_ms"), F.col("direct"))
+             .otherwise(F.col("running")))
+    return rows.select("cluster", "ts_ms", F.col("broker").cast("int"), "name", value.cast("double").alias("value"))
 
 
 def topic_metrics(state: DataFrame, meta: DataFrame) -> DataFrame:

@@ -20,30 +20,43 @@ from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
 from replicaflow.pipeline.load import Telemetry, read_telemetry
+from replicaflow.pipeline.pruning import collect_spans, scrapes_within
 from replicaflow.pipeline.session import get_spark, java_reason
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform as to_schema
-from replicaflow.telemetry.spark import spark_path
+from replicaflow.telemetry.spark import read_contract, spark_path, write_parquet_all
 
+PRUNE_MIN_ROWS = 1_000_000  # below this, the two jobs that find the spans cost more than a whole scan
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress")
 
 
-def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df) -> dict[str, DataFrame]:
+def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df,
+          prune: bool = False) -> dict[str, DataFrame]:
     """Every analysis table of docs/design.md, analysis as a lazy DataFrame, in the contract's column order.
 
     ``shared`` wraps the intermediate results that feed several tables or steps (partition events and
     state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there so each is
     computed once for all the writes.
+
+    ``prune`` reads only the scrapes of ``replica_offsets`` that the lag gauges and the reassignment
+    progress can use (pipeline/pruning.py); it runs two small Spark jobs while building, so the
+    declarative pipeline, which builds its queries before any data exists, leaves it off.
     """
     events = shared(S.partition_events(t.tables))
     state = shared(S.partition_state(events, t.meta))
-    lagging = shared(M.lagging_replicas(t.tables["replica_offsets"], state))
+    offsets = t.tables["replica_offsets"]
+    if prune:
+        offsets_for_lag = scrapes_within(offsets, collect_spans(M.out_of_sync_intervals(state), "from_ms", "to_ms"))
+    lagging = shared(M.lagging_replicas(offsets_for_lag if prune else offsets, state))
     topics = shared(M.topic_metrics(state, t.meta))
     episodes = shared(E.reassignment_episodes(state))
-    progress = shared(E.reassignment_progress(episodes, t.tables["replica_offsets"], t.meta))
+    if prune:
+        pad_ms = max(int(m["scrape_interval_ms"]) for m in t.metas)
+        offsets = scrapes_within(offsets, collect_spans(episodes, "start_ms", "end_ms", pad_ms))
+    progress = shared(E.reassignment_progress(episodes, offsets, t.meta))
     out = {
         "partition_state": state,
         "broker_metrics": M.broker_metrics(state, events, t.tables, t.meta, lagging),
@@ -97,13 +110,12 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
 
         out = Path(out)
         try:
-            tables = {**build(t, shared), **extra}
+            tables = {**build(t, shared, prune=t.rows >= PRUNE_MIN_ROWS), **extra}
             with atomic_dir(out / "analysis") as tmp:
-                for name in tables:
-                    step(f"analyze: writing {name}")
-                    tables[name].write.parquet(str(tmp / name))
+                step(f"analyze: writing {len(tables)} tables")
+                write_parquet_all(tables, tmp, lambda name: step(f"analyze: wrote {name}"))
                 step("analyze: summary")
-                written = {n: session.read.parquet(spark_path(tmp / n)) for n in summary_step.TABLES}
+                written = {n: read_contract(session, ANALYSIS[n], [spark_path(tmp / n)]) for n in summary_step.TABLES}
                 summary = summary_step.summarize(t.metas, written)
                 (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
         except ReplicaflowError:

@@ -16,6 +16,8 @@ import shutil
 import socket
 import sys
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from pyspark import SparkConf, SparkContext
@@ -93,6 +95,34 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
     partitions = os.environ.get("REPLICAFLOW_SHUFFLE_PARTITIONS") or str(2 * session.sparkContext.defaultParallelism)
     session.conf.set("spark.sql.shuffle.partitions", partitions)
     return session
+
+
+def get_spark_soon(master: str = "local[2]") -> Callable[[], SparkSession]:
+    """Start the SparkSession on another thread and return a call that waits for it.
+
+    Starting the JVM takes seconds that a job which first does Python work (simulating, in ``run``
+    and ``demo``) need not wait for. ``master`` is checked here, before anything starts; a failure
+    to start is raised by the call, as ``get_spark`` would raise it.
+    """
+    check_master(master)
+    result: dict[str, object] = {}
+
+    def start() -> None:
+        try:
+            result["session"] = get_spark(master)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the caller's thread
+            result["error"] = exc
+
+    thread = threading.Thread(target=start, name="replicaflow-spark-start", daemon=True)
+    thread.start()
+
+    def wait() -> SparkSession:
+        thread.join()
+        if "error" in result:
+            raise result["error"]
+        return result["session"]
+
+    return wait
 
 
 def _quiet_gateway(conf: SparkConf):

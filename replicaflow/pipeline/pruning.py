@@ -1,0 +1,56 @@
+"""Read only the scrapes of ``replica_offsets`` that some interval can use (docs/pipeline.md, "Pruning").
+
+``replica_offsets`` is the one table that grows with partitions × scrapes, and two steps read it
+for a few intervals only: the lag gauges for the intervals with a replica outside the ISR, the
+reassignment progress for the open moves. Those intervals are small and already computed, so
+``analyze`` collects the instants they cover as a handful of spans and filters the scan on
+``ts_ms`` with literals, which Spark pushes into the Parquet reader: row groups (the simulator
+writes the table in ``ts_ms`` order) and pages outside every span are skipped, not decoded. The
+filter keeps a superset of the rows each step selects exactly, so the results do not change.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+MAX_SPANS = 32  # a longer OR is merged over the smallest gaps: it only reads a little more
+
+
+def merge_spans(spans: list[tuple[int, int | None]], limit: int = MAX_SPANS) -> list[tuple[int, int | None]]:
+    """Closed spans ``[lo, hi]`` (``hi`` None = open to the end) merged where they touch, then over the
+    smallest gaps until at most ``limit`` remain."""
+    merged: list[list] = []
+    for lo, hi in sorted(spans, key=lambda s: s[0]):
+        if merged and (merged[-1][1] is None or lo <= merged[-1][1]):
+            last = merged[-1]
+            last[1] = None if last[1] is None or hi is None else max(last[1], hi)
+        else:
+            merged.append([lo, hi])
+    while len(merged) > limit:
+        i = min(range(len(merged) - 1), key=lambda k: merged[k + 1][0] - merged[k][1])
+        merged[i:i + 2] = [[merged[i][0], merged[i + 1][1]]]
+    return [(lo, hi) for lo, hi in merged]
+
+
+def collect_spans(intervals: DataFrame, lo: str, hi: str, pad_ms: int = 0) -> list[tuple[int, int | None]]:
+    """The merged spans ``[lo, hi + pad_ms]`` of ``intervals`` (a small DataFrame: one Spark job)."""
+    rows = (intervals.select(F.col(lo).alias("lo"), (F.col(hi) + F.lit(pad_ms)).alias("hi"))
+            .distinct().collect())
+    return merge_spans([(int(r["lo"]), None if r["hi"] is None else int(r["hi"])) for r in rows])
+
+
+def within(spans: list[tuple[int, int | None]], ts: str = "ts_ms") -> Column:
+    """``ts`` inside one of ``spans``, as literal comparisons Parquet can use; false for no span."""
+    def one(span: tuple[int, int | None]) -> Column:
+        lo, hi = span
+        inside = F.col(ts) >= F.lit(lo)
+        return inside if hi is None else inside & (F.col(ts) <= F.lit(hi))
+    return reduce(lambda a, b: a | b, map(one, spans), F.lit(False)) if spans else F.lit(False)
+
+
+def scrapes_within(replica_offsets: DataFrame, spans: list[tuple[int, int | None]]) -> DataFrame:
+    """The rows of ``replica_offsets`` inside ``spans``."""
+    return replica_offsets.filter(within(spans))

@@ -15,6 +15,7 @@ from pyspark.sql import functions as F
 from replicaflow.model.metrics import BROKER_METRICS, LEADER_FLAG_GAUGES, TRAFFIC_METRICS, jmx
 from replicaflow.pipeline.log_dirs import offline_replica_intervals
 from replicaflow.pipeline.produce import produce_meter_deltas
+from replicaflow.pipeline.pruning import bucket_of, with_buckets
 from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, running
 
 LONG_MAX = (1 << 63) - 1
@@ -108,7 +109,7 @@ def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
         *PKEY, "from_ms", "to_ms", "pairs",
         F.when(F.lag("to_ms").over(order) == F.col("from_ms"), F.lag("pairs").over(order)).alias("prev"),
         F.lead("from_ms").over(order).alias("next_from"))
-    empty = F.array().cast(rows.schema["pairs"].dataType)
+    empty = F.array().cast("array<struct<broker:int,name:string>>")
     prev = F.coalesce(F.col("prev"), empty)
     closes = F.col("to_ms").isNotNull() & (F.col("next_from").isNull() | (F.col("next_from") != F.col("to_ms")))
     changes = F.array(
@@ -194,7 +195,7 @@ def out_of_sync_intervals(state: DataFrame) -> DataFrame:
             .filter(F.size("outside") > 0))
 
 
-def lagging_replicas(replica_offsets: DataFrame, state: DataFrame) -> DataFrame:
+def lagging_replicas(replica_offsets: DataFrame, state: DataFrame, meta: DataFrame) -> DataFrame:
     """Replica rows whose LEO is behind the partition's HW at that scrape: (…, broker, ts_ms, lag).
 
     Only a replica outside the ISR can be behind: the HW is the minimum LEO over a set that holds
@@ -204,12 +205,12 @@ def lagging_replicas(replica_offsets: DataFrame, state: DataFrame) -> DataFrame:
     over days of telemetry) are broadcast to the scan, which keeps the rows of those scrapes (the
     leader's, for its HW, and the out-of-sync replicas'); a window over (partition, scrape) on that
     remainder spreads the leader's HW. Pairing every follower row with its leader's row instead
-    shuffled the whole table (benchmarks/bench_pipeline.py, docs/pipeline.md). Lags ≤ 0 contribute
-    0 and are dropped.
+    shuffled the whole table (benchmarks/bench_pipeline.py, docs/pipeline.md). Rows meet the intervals
+    of their partition and time bucket (``pruning.with_buckets``). Lags ≤ 0 contribute 0 and are dropped.
     """
-    out_of_sync = out_of_sync_intervals(state)
+    out_of_sync = with_buckets(out_of_sync_intervals(state), meta, F.col("from_ms"), F.col("to_ms") - 1)
     in_interval = (F.col("ts_ms") >= F.col("from_ms")) & (F.col("to_ms").isNull() | (F.col("ts_ms") < F.col("to_ms")))
-    rows = (replica_offsets.join(F.broadcast(out_of_sync), list(PKEY))
+    rows = (replica_offsets.select("*", bucket_of()).join(F.broadcast(out_of_sync), [*PKEY, "bucket"])
             .filter(in_interval & (F.col("high_watermark").isNotNull() | F.array_contains("outside", F.col("broker"))))
             .select(*PKEY, "ts_ms", "broker", "log_end_offset", "high_watermark"))
     hw = F.max("high_watermark").over(Window.partitionBy(*PKEY, "ts_ms"))

@@ -17,6 +17,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 MAX_SPANS = 32  # a longer OR is merged over the smallest gaps: it only reads a little more
+BUCKET_MS = 600_000  # the time buckets that pair sample rows with the intervals of their partition
 
 
 def merge_spans(spans: list[tuple[int, int | None]], limit: int = MAX_SPANS) -> list[tuple[int, int | None]]:
@@ -54,3 +55,27 @@ def within(spans: list[tuple[int, int | None]], ts: str = "ts_ms") -> Column:
 def scrapes_within(replica_offsets: DataFrame, spans: list[tuple[int, int | None]]) -> DataFrame:
     """The rows of ``replica_offsets`` inside ``spans``."""
     return replica_offsets.filter(within(spans))
+
+
+def bucket_of(ts: str = "ts_ms") -> Column:
+    """The time bucket of an instant (``BUCKET_MS`` wide)."""
+    return F.floor(F.col(ts) / F.lit(BUCKET_MS)).cast("long").alias("bucket")
+
+
+def with_buckets(intervals: DataFrame, meta: DataFrame, first: Column, last: Column) -> DataFrame:
+    """``intervals`` once per time bucket they overlap, in a ``bucket`` column: from the instant ``first`` to
+    the instant ``last`` (inclusive; null, or past the cluster's ``end_ms``, stops at ``end_ms``).
+
+    Joined on (partition, bucket) instead of the partition alone, a sample row meets only the intervals
+    of its own ten minutes: a partition out of sync twice an hour has 16 such intervals in 8 hours, and
+    joining on the partition alone tested every row against each of them (O(rows × intervals)).
+    """
+    def bucket(ts: Column) -> Column:
+        return F.floor(ts / F.lit(BUCKET_MS)).cast("long")
+
+    end = F.col("bucket_end_ms")
+    buckets = F.sequence(bucket(first), F.greatest(bucket(F.least(F.coalesce(last, end), end)), bucket(first)))
+    # withColumn, not a select of the input's columns: reading ``columns`` would analyze the plan, which the
+    # declarative pipeline forbids inside its query functions (docs/pipeline.md); bucket_end_ms stays along
+    return (intervals.join(F.broadcast(meta.select("cluster", F.col("end_ms").alias("bucket_end_ms"))), "cluster")
+            .withColumn("bucket", F.explode(buckets)))

@@ -50,7 +50,7 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     offsets = t.tables["replica_offsets"]
     if prune:
         offsets_for_lag = scrapes_within(offsets, collect_spans(M.out_of_sync_intervals(state), "from_ms", "to_ms"))
-    lagging = shared(M.lagging_replicas(offsets_for_lag if prune else offsets, state))
+    lagging = shared(M.lagging_replicas(offsets_for_lag if prune else offsets, state, t.meta))
     topics = shared(M.topic_metrics(state, t.meta))
     episodes = shared(E.reassignment_episodes(state))
     if prune:

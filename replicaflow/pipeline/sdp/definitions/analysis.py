@@ -42,7 +42,7 @@ def partition_state() -> DataFrame:
 
 @dp.materialized_view(name="broker_metrics")
 def broker_metrics() -> DataFrame:
-    lagging = M.lagging_replicas(T.tables["replica_offsets"], _read("partition_state"))
+    lagging = M.lagging_replicas(T.tables["replica_offsets"], _read("partition_state"), T.meta)
     return conform(M.broker_metrics(_read("partition_state"), _read("partition_events"), T.tables, T.meta, lagging),
                    "broker_metrics")
 

@@ -31,6 +31,10 @@ LOG4J2 = Path(__file__).with_name("log4j2.properties")
 _LOCAL = re.compile(r"^local(\[(\d+|\*)(,\d+)?\])?$")
 _STANDALONE = re.compile(r"^spark://([^:/,]+):(\d+)(,[^:/,]+:\d+)*$")
 MASTER_CONNECT_TIMEOUT_S = 3.0
+# replicaflow's log4j2 configuration, and the throughput collector: analyze is a batch job, and G1's
+# concurrent threads took cores from it (demo 28 s against 32 s, 8 h of the benchmark 48 s against
+# 57 s on 2 cores, docs/pipeline.md)
+JAVA_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} -XX:+UseParallelGC"
 
 
 def java_reason(exc: BaseException) -> str:
@@ -87,8 +91,8 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
             .set("spark.sql.execution.arrow.pyspark.enabled", "true")
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
             .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
-            .set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2.as_uri()}")
-            .set("spark.executor.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J2.as_uri()}"))
+            .set("spark.driver.extraJavaOptions", JAVA_OPTIONS)
+            .set("spark.executor.extraJavaOptions", JAVA_OPTIONS))
     if SparkContext._gateway is None:
         SparkContext._ensure_initialized(gateway=_quiet_gateway(conf), conf=conf)
     session = SparkSession(SparkContext.getOrCreate(conf))

@@ -30,3 +30,17 @@ def spark():
     session = get_spark("local[2]", app_name="replicaflow-tests")
     yield session
     session.stop()
+
+
+# The files that take longest on the 2-core CI machine (pytest --durations), started first: `make test`
+# runs two xdist workers with --dist loadfile, and a long file collected last would run alone at the end.
+LONGEST_FIRST = ("test_logs_only_roundtrip.py", "golden/test_golden.py", "pipeline/test_cluster.py",
+                 "test_docs_examples.py", "test_logs_only_garbage.py", "ingest/test_real_lines.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item) -> int:
+        path = item.nodeid.split("::")[0]
+        return next((i for i, name in enumerate(LONGEST_FIRST) if path.endswith(name)), len(LONGEST_FIRST))
+
+    items.sort(key=rank)

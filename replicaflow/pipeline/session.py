@@ -37,6 +37,11 @@ MASTER_CONNECT_TIMEOUT_S = 3.0
 JAVA_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} -XX:+UseParallelGC"
 
 
+def java_options() -> str:
+    """The JVM options of the driver and the executors: ours, then ``REPLICAFLOW_JAVA_OPTIONS`` (which win)."""
+    return f"{JAVA_OPTIONS} {os.environ.get('REPLICAFLOW_JAVA_OPTIONS', '')}".strip()
+
+
 def java_reason(exc: BaseException) -> str:
     """The JVM's own exception class and first message line; a JVM that died cannot say (its
     ``str()`` fails), which is itself the reason."""
@@ -91,8 +96,8 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow") -> SparkS
             .set("spark.sql.execution.arrow.pyspark.enabled", "true")
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
             .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
-            .set("spark.driver.extraJavaOptions", JAVA_OPTIONS)
-            .set("spark.executor.extraJavaOptions", JAVA_OPTIONS))
+            .set("spark.driver.extraJavaOptions", java_options())
+            .set("spark.executor.extraJavaOptions", java_options()))
     if SparkContext._gateway is None:
         SparkContext._ensure_initialized(gateway=_quiet_gateway(conf), conf=conf)
     session = SparkSession(SparkContext.getOrCreate(conf))

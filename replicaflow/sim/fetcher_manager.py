@@ -113,7 +113,7 @@ class ReplicaFetcherManager:
         fetched = served = fetch_ok
         throttle = None
         if self.quotas.active:
-            throttle = self.quotas.throttle(now, s, topo.leader_mask, topo.lb, topo.rbi)
+            throttle = self.quotas.throttle(now, self.tick_ms, s, topo.leader_mask, topo.lb, topo.rbi)
             fetched = fetch_ok & ~throttle.held_follower
             served = fetched & ~throttle.held_leader
         leader_leo_grid = repeat_slots(leader_leo, s.slots, out=self._w_leader_leo)
@@ -124,8 +124,7 @@ class ReplicaFetcherManager:
         want = np.multiply(avail, self._msg_grid, out=self._w_bytes)
         np.minimum(want, FETCH_MAX_BYTES * self.rounds, out=want)
         np.copyto(self._w_bytes_f, want)
-        roomed = throttle is not None and self.quotas.cap_to_room(self._w_bytes_f, throttle, s.in_isr, topo.lb,
-                                                                 topo.rbi, now, self.tick_ms)
+        roomed = throttle is not None and self.quotas.cap_to_room(self._w_bytes_f, throttle, s.in_isr)
         granted = self._share(self._w_bytes_f, topo, produce_in)
         if granted is None and roomed:  # whole messages: a fetch returns at least one (KIP-74)
             granted = np.ceil(self._w_bytes_f).astype(np.int64)
@@ -144,7 +143,7 @@ class ReplicaFetcherManager:
         moved = self._w_bytes_f
         np.copyto(moved, np.multiply(fetch.msgs, self._msg_grid, out=self._w_bytes))
         if fetch.throttle is not None:
-            self.quotas.record_moved(fetch.throttle, moved, topo.lb, topo.rbi, now)
+            self.quotas.record_moved(fetch.throttle, moved, now)
         _, inbound, outbound = self._sums(moved, topo)
         s.traffic[REPLICATION_IN] += inbound.astype(np.int64)
         s.traffic[REPLICATION_OUT] += outbound.astype(np.int64)

@@ -23,12 +23,22 @@ LEADER_REPLICATION, FOLLOWER_REPLICATION, LEADER_REASSIGNMENT, FOLLOWER_REASSIGN
 LEADER_SIDE = (LEADER_REPLICATION, LEADER_REASSIGNMENT)
 
 
+class QuotaClasses(NamedTuple):
+    """Per quota row, the fetches its bytes are recorded against: they change only with the layout
+    (leaders, assignments, adding replicas) and the configs (limits, throttled-replica lists)."""
+
+    masks: tuple                  # [P, S] bool per quota row
+    flat: tuple                   # their flat indices into the [P, S] grid, in row-major order
+    owner: tuple                  # the broker index each is recorded against (leader or follower side)
+
+
 class Throttle(NamedTuple):
     """One tick's throttle decision over the [P, S] grid."""
 
     held_leader: np.ndarray       # the leader answers the fetch with no data (§5.1, leader side)
     held_follower: np.ndarray     # the follower leaves the partition out of its request (follower side)
-    classes: tuple                # per quota row, the [P, S] fetches its bytes are recorded against
+    classes: QuotaClasses         # per quota row, the fetches its bytes are recorded against
+    room_bytes: np.ndarray        # [quota row, broker] what throttled fetches may move this tick
 
 
 class ReplicationQuotaManager:
@@ -43,36 +53,42 @@ class ReplicationQuotaManager:
         self.t0 = np.full((n_q, n_brokers), -1, dtype=np.int64)             # sensor start, -1 not created
         self.bytes = np.zeros((n_q, n_brokers, samples), dtype=np.float64)  # bytes per window slot
         self.wid = np.full((n_q, n_brokers, samples), -1, dtype=np.int64)   # window id held by each slot
+        self.active = False           # some broker has a finite quota: the tick must ask who is throttled
+        self._configs = 0             # bumped whenever the limits or the lists change
+        self._classes: QuotaClasses | None = None
+        self._classes_key: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ what the configs set
     def update_quota(self, limit_bps: np.ndarray) -> None:
         """[quota row, broker] limits in bytes/s; inf = unlimited."""
         self.limit_bps = limit_bps
+        self.active = bool(np.isfinite(limit_bps).any())
+        self._configs += 1
 
     def mark_throttled(self, leader_listed: np.ndarray, follower_listed: np.ndarray) -> None:
         self.leader_listed, self.follower_listed = leader_listed, follower_listed
-
-    @property
-    def active(self) -> bool:
-        """Some broker has a finite quota: the tick must ask who is throttled."""
-        return bool(np.isfinite(self.limit_bps).any())
+        self._configs += 1
 
     # ------------------------------------------------------------------ the sampled rate
-    def _retained(self, now: int) -> tuple[np.ndarray, np.ndarray]:
-        """[quota row, broker] bytes in the windows retained at ``now``, and the oldest one's start."""
+    def _retained(self, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """[time, quota row, broker] bytes in the windows retained at each of ``times``, and the oldest one's start."""
         win, n = self.window_ms, self.samples
-        wid = np.where(self.t0 >= 0, (now - self.t0) // win, 0)
+        at = times[:, None, None]
+        wid = np.where(self.t0 >= 0, (at - self.t0) // win, 0)
         valid = (self.wid > (wid - n)[..., None]) & (self.wid >= 0)
-        return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(now, self.t0, win, n)
+        return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(at, self.t0, win, n)
 
     def rates_bps(self, now: int) -> np.ndarray:
         """[quota row, broker] the sampled rate Kafka's quota sees at ``now`` (0 before the sensor exists)."""
-        total, oldest = self._retained(now)
-        return np.where(self.t0 >= 0, quota.rate_bps(total, oldest, now, self.window_ms), 0.0)
+        total, oldest = self._retained(np.array([now]))
+        return np.where(self.t0 >= 0, quota.rate_bps(total[0], oldest[0], now, self.window_ms), 0.0)
 
     def exceeded(self, now: int) -> np.ndarray:
         """[quota row, broker] the quota's rate is strictly above its limit (§5.1, A11)."""
-        total, oldest = self._retained(now)
+        total, oldest = self._retained(np.array([now]))
+        return self._exceeded(total[0], oldest[0], now)
+
+    def _exceeded(self, total: np.ndarray, oldest: np.ndarray, now: int) -> np.ndarray:
         rate = quota.rate_bps(total, oldest, now, self.window_ms)
         return (self.t0 >= 0) & quota.quota_exceeded(rate, self.limit_bps)
 
@@ -85,26 +101,33 @@ class ReplicationQuotaManager:
         tick's worth of fetches, which would make the achieved rate depend on the step
         (``quota.room_bytes``). Unlimited quotas have infinite room.
         """
-        end = now + tick_ms
-        total, oldest = self._retained(end)
-        total = np.where(self.t0 >= 0, total, 0.0)
-        oldest = np.where(self.t0 >= 0, oldest, now)
-        return quota.room_bytes(total, oldest, end, self.window_ms, self.limit_bps, FETCH_MAX_BYTES)
+        total, oldest = self._retained(np.array([now + tick_ms]))
+        return self._room(total[0], oldest[0], now, now + tick_ms)
+
+    def _room(self, total: np.ndarray, oldest: np.ndarray, now: int, end: int) -> np.ndarray:
+        started = self.t0 >= 0
+        return quota.room_bytes(np.where(started, total, 0.0), np.where(started, oldest, now), end, self.window_ms,
+                                self.limit_bps, FETCH_MAX_BYTES)
 
     def record(self, q: int, bytes_by_broker: np.ndarray, now: int) -> None:
         """Add each broker's bytes to quota row ``q``'s current window (creating the sensor on first use)."""
-        win, n = self.window_ms, self.samples
-        hit = bytes_by_broker > 0
-        self.t0[q] = np.where(hit & (self.t0[q] < 0), now, self.t0[q])
-        bs = np.nonzero(hit)[0]
-        if len(bs) == 0:
+        grid = np.zeros_like(self.bytes[:, :, 0])
+        grid[q] = bytes_by_broker
+        self._record(grid, now)
+
+    def _record(self, bytes_qb: np.ndarray, now: int) -> None:
+        """Add [quota row, broker] bytes to the current windows; a sensor starts with its first byte."""
+        hit = bytes_qb > 0
+        qs, bs = np.nonzero(hit)
+        if len(qs) == 0:
             return
-        wid = (now - self.t0[q, bs]) // win
-        slot = wid % n
-        stale = self.wid[q, bs, slot] != wid
-        self.bytes[q, bs[stale], slot[stale]] = 0
-        self.wid[q, bs, slot] = wid
-        self.bytes[q, bs, slot] += bytes_by_broker[bs]
+        self.t0[qs, bs] = np.where(self.t0[qs, bs] < 0, now, self.t0[qs, bs])
+        wid = (now - self.t0[qs, bs]) // self.window_ms
+        slot = wid % self.samples
+        stale = self.wid[qs, bs, slot] != wid
+        self.bytes[qs[stale], bs[stale], slot[stale]] = 0
+        self.wid[qs, bs, slot] = wid
+        self.bytes[qs, bs, slot] += bytes_qb[qs, bs]
 
     def reset_broker(self, b: int) -> None:
         """A restarted broker's sensors are gone (process state)."""
@@ -113,15 +136,16 @@ class ReplicationQuotaManager:
         self.bytes[:, b] = 0
 
     # ------------------------------------------------------------------ the grid
-    def throttle(self, now: int, s: ClusterState, leader_mask: np.ndarray, lb: np.ndarray,
-                 rbi: np.ndarray) -> Throttle:
-        """Which fetches the quotas hold back this tick (§5.1 not-in-ISR rule, §5.2 KIP-542 classes).
+    def classes(self, s: ClusterState, leader_mask: np.ndarray, lb: np.ndarray, rbi: np.ndarray) -> QuotaClasses:
+        """Which fetches each quota row counts (§5.1 lists, §5.2 KIP-542), cached until the layout or configs change.
 
         ``lb`` is each partition's leader broker index and ``rbi`` each replica's broker index (0 for
         offline partitions and empty slots, for gathers). KIP-542 counts an adding replica's traffic
         against the reassignment quotas of brokers that have one, everything else against KIP-73's.
         """
-        exceeded = self.exceeded(now)
+        key = (s.layout_version, self._configs)
+        if self._classes is not None and self._classes_key == key:
+            return self._classes
         leader_listed = np.take_along_axis(self.leader_listed, np.maximum(s.lslot, 0)[:, None], axis=1)[:, 0]
         leader_listed = leader_listed & (s.lslot >= 0)
         follower = (s.rbi >= 0) & ~leader_mask
@@ -131,45 +155,64 @@ class ReplicationQuotaManager:
             rea_f = reassignment & np.isfinite(self.limit_bps[FOLLOWER_REASSIGNMENT])[rbi]
         else:
             rea_l = rea_f = np.zeros_like(s.adding)
-        rep_l = ~rea_l & leader_listed[:, None] & follower
-        rep_f = ~rea_f & self.follower_listed & follower
-        rea_l = rea_l & follower
-        rea_f = rea_f & follower
-        held_leader = (quota.throttle_holds_back(rep_l, exceeded[LEADER_REPLICATION][lb][:, None], s.in_isr)
-                       | quota.throttle_holds_back(rea_l, exceeded[LEADER_REASSIGNMENT][lb][:, None], s.in_isr))
-        held_follower = (quota.throttle_holds_back(rep_f, exceeded[FOLLOWER_REPLICATION][rbi], s.in_isr)
-                         | quota.throttle_holds_back(rea_f, exceeded[FOLLOWER_REASSIGNMENT][rbi], s.in_isr))
-        return Throttle(held_leader, held_follower, (rep_l, rep_f, rea_l, rea_f))
+        masks = (~rea_l & leader_listed[:, None] & follower, ~rea_f & self.follower_listed & follower,
+                 rea_l & follower, rea_f & follower)
+        flat = tuple(np.flatnonzero(m) for m in masks)
+        leader = np.broadcast_to(lb[:, None], rbi.shape).reshape(-1)
+        owner = tuple((leader if q in LEADER_SIDE else rbi.reshape(-1))[f] for q, f in enumerate(flat))
+        self._classes, self._classes_key = QuotaClasses(masks, flat, owner), key
+        return self._classes
 
-    def cap_to_room(self, want: np.ndarray, throttle: Throttle, in_isr: np.ndarray, lb: np.ndarray,
-                    rbi: np.ndarray, now: int, tick_ms: int) -> bool:
+    def throttle(self, now: int, tick_ms: int, s: ClusterState, leader_mask: np.ndarray, lb: np.ndarray,
+                 rbi: np.ndarray) -> Throttle:
+        """Which fetches the quotas hold back this tick (§5.1 not-in-ISR rule, §5.2 KIP-542 classes), and each
+        quota's room over the tick (:meth:`room_bytes`); the windows are read once for both instants."""
+        classes = self.classes(s, leader_mask, lb, rbi)
+        total, oldest = self._retained(np.array([now, now + tick_ms]))
+        exceeded = self._exceeded(total[0], oldest[0], now)
+        room = self._room(total[1], oldest[1], now, now + tick_ms)
+        held = (np.zeros(leader_mask.shape, dtype=bool), np.zeros(leader_mask.shape, dtype=bool))
+        if exceeded.any():
+            in_isr = s.in_isr.reshape(-1)
+            for q, f in enumerate(classes.flat):
+                if len(f) and exceeded[q].any():
+                    hold = quota.throttle_holds_back(True, exceeded[q][classes.owner[q]], in_isr[f])
+                    held[q not in LEADER_SIDE].reshape(-1)[f[hold]] = True
+        return Throttle(held[0], held[1], classes, room)
+
+    def cap_to_room(self, want: np.ndarray, throttle: Throttle, in_isr: np.ndarray) -> bool:
         """Scale down, in place, the bytes [P, S] that throttled out-of-sync fetches ``want`` this tick so that
         each broker's quota moves no more than its room; in-sync replicas are never held back (§5.1).
         Returns whether any fetch was scaled."""
-        room = self.room_bytes(now, tick_ms)
+        classes = throttle.classes
+        if not any(len(f) for f in classes.flat):
+            return False
+        room = throttle.room_bytes
         n_b = self.limit_bps.shape[1]
-        leader = np.broadcast_to(lb[:, None], want.shape)
+        flat_want, flat_isr = want.reshape(-1), in_isr.reshape(-1)
         scaled = False
-        for q, mask in enumerate(throttle.classes):
-            if not np.isfinite(room[q]).any():
+        for q, f in enumerate(classes.flat):
+            if not len(f) or not np.isfinite(room[q]).any():
                 continue
-            capped = mask & ~in_isr & (want > 0)
-            if not capped.any():
+            out = ~flat_isr[f]
+            if not out.any():
                 continue
-            owner = leader if q in LEADER_SIDE else rbi
-            asked = np.bincount(owner[capped], weights=want[capped], minlength=n_b)
+            capped, owner = f[out], classes.owner[q][out]
+            asked_bytes = flat_want[capped]
+            asked = np.bincount(owner, weights=asked_bytes, minlength=n_b)
             scale = np.minimum(1.0, room[q] / np.maximum(asked, 1.0))
             if (scale < 1.0).any():
-                want[capped] *= scale[owner[capped]]
+                flat_want[capped] = asked_bytes * scale[owner]
                 scaled = True
         return scaled
 
-    def record_moved(self, throttle: Throttle, moved_bytes: np.ndarray, lb: np.ndarray, rbi: np.ndarray,
-                     now: int) -> None:
+    def record_moved(self, throttle: Throttle, moved_bytes: np.ndarray, now: int) -> None:
         """Bytes moved this tick against the quota of each throttled fetch (in sync or not, §5.1, A14)."""
+        classes = throttle.classes
         n_b = self.limit_bps.shape[1]
-        leader = np.broadcast_to(lb[:, None], moved_bytes.shape)
-        for q, mask in enumerate(throttle.classes):
-            if mask.any():
-                owner = leader if q in LEADER_SIDE else rbi
-                self.record(q, np.bincount(owner[mask], weights=moved_bytes[mask], minlength=n_b), now)
+        flat = moved_bytes.reshape(-1)
+        bytes_qb = np.zeros((len(classes.flat), n_b))
+        for q, f in enumerate(classes.flat):
+            if len(f):
+                bytes_qb[q] = np.bincount(classes.owner[q], weights=flat[f], minlength=n_b)
+        self._record(bytes_qb, now)

@@ -175,6 +175,7 @@ class Partition:
                 continue
             leader = int(s.rbi[p, s.lslot[p]])
             s.in_isr[p] = new
+            s.isr_changed()
             self.update_elr(p, old)
             self._view = None
             s.partition_epoch[p] += 1

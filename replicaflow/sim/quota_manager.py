@@ -117,17 +117,22 @@ class ReplicationQuotaManager:
 
     def _record(self, bytes_qb: np.ndarray, now: int) -> None:
         """Add [quota row, broker] bytes to the current windows; a sensor starts with its first byte."""
-        hit = bytes_qb > 0
-        qs, bs = np.nonzero(hit)
-        if len(qs) == 0:
+        hit = np.flatnonzero(bytes_qb > 0)
+        if len(hit) == 0:
             return
-        self.t0[qs, bs] = np.where(self.t0[qs, bs] < 0, now, self.t0[qs, bs])
-        wid = (now - self.t0[qs, bs]) // self.window_ms
+        t0 = self.t0.reshape(-1)  # views: [quota row · broker] and [quota row · broker, window slot]
+        wids, window_bytes = self.wid.reshape(len(t0), -1), self.bytes.reshape(len(t0), -1)
+        start = t0[hit]
+        if (start < 0).any():
+            start = np.where(start < 0, now, start)
+            t0[hit] = start
+        wid = (now - start) // self.window_ms
         slot = wid % self.samples
-        stale = self.wid[qs, bs, slot] != wid
-        self.bytes[qs[stale], bs[stale], slot[stale]] = 0
-        self.wid[qs, bs, slot] = wid
-        self.bytes[qs, bs, slot] += bytes_qb[qs, bs]
+        stale = wids[hit, slot] != wid
+        if stale.any():
+            window_bytes[hit[stale], slot[stale]] = 0
+            wids[hit, slot] = wid
+        window_bytes[hit, slot] += bytes_qb.reshape(-1)[hit]
 
     def reset_broker(self, b: int) -> None:
         """A restarted broker's sensors are gone (process state)."""

@@ -30,6 +30,10 @@ class QuotaClasses(NamedTuple):
     masks: tuple                  # [P, S] bool per quota row
     flat: tuple                   # their flat indices into the [P, S] grid, in row-major order
     owner: tuple                  # the broker index each is recorded against (leader or follower side)
+    rows: tuple                   # the quota rows that count any fetch
+    all_flat: np.ndarray          # every row's flat indices one after the other
+    all_key: np.ndarray           # quota row · brokers + owner of each: its cell in a [quota row, broker] array
+    follower_side: np.ndarray     # each is counted on the follower's side
 
 
 class Throttle(NamedTuple):
@@ -165,7 +169,12 @@ class ReplicationQuotaManager:
         flat = tuple(np.flatnonzero(m) for m in masks)
         leader = np.broadcast_to(lb[:, None], rbi.shape).reshape(-1)
         owner = tuple((leader if q in LEADER_SIDE else rbi.reshape(-1))[f] for q, f in enumerate(flat))
-        self._classes, self._classes_key = QuotaClasses(masks, flat, owner), key
+        n_b = self.limit_bps.shape[1]
+        self._classes = QuotaClasses(
+            masks, flat, owner, rows=tuple(q for q, f in enumerate(flat) if len(f)), all_flat=np.concatenate(flat),
+            all_key=np.concatenate([q * n_b + o for q, o in enumerate(owner)]),
+            follower_side=np.concatenate([np.full(len(f), q not in LEADER_SIDE) for q, f in enumerate(flat)]))
+        self._classes_key = key
         return self._classes
 
     def throttle(self, now: int, tick_ms: int, s: ClusterState, leader_mask: np.ndarray, lb: np.ndarray,
@@ -176,29 +185,29 @@ class ReplicationQuotaManager:
         total, oldest = self._retained(np.array([now, now + tick_ms]))
         exceeded = self._exceeded(total[0], oldest[0], now)
         room = self._room(total[1], oldest[1], now, now + tick_ms)
-        held = (np.zeros(leader_mask.shape, dtype=bool), np.zeros(leader_mask.shape, dtype=bool))
+        held_leader, held_follower = np.zeros(leader_mask.shape, dtype=bool), np.zeros(leader_mask.shape, dtype=bool)
         if exceeded.any():
-            in_isr = s.in_isr.reshape(-1)
-            for q, f in enumerate(classes.flat):
-                if len(f) and exceeded[q].any():
-                    hold = quota.throttle_holds_back(True, exceeded[q][classes.owner[q]], in_isr[f])
-                    held[q not in LEADER_SIDE].reshape(-1)[f[hold]] = True
-        return Throttle(held[0], held[1], classes, room)
+            hold = quota.throttle_holds_back(True, exceeded.reshape(-1)[classes.all_key],
+                                             s.in_isr.reshape(-1)[classes.all_flat])
+            side = classes.follower_side[hold]
+            held = classes.all_flat[hold]
+            held_leader.reshape(-1)[held[~side]] = True
+            held_follower.reshape(-1)[held[side]] = True
+        return Throttle(held_leader, held_follower, classes, room)
 
     def cap_to_room(self, want: np.ndarray, throttle: Throttle, in_isr: np.ndarray) -> bool:
         """Scale down, in place, the bytes [P, S] that throttled out-of-sync fetches ``want`` this tick so that
         each broker's quota moves no more than its room; in-sync replicas are never held back (§5.1).
         Returns whether any fetch was scaled."""
         classes = throttle.classes
-        if not any(len(f) for f in classes.flat):
-            return False
         room = throttle.room_bytes
         n_b = self.limit_bps.shape[1]
         flat_want, flat_isr = want.reshape(-1), in_isr.reshape(-1)
         scaled = False
-        for q, f in enumerate(classes.flat):
-            if not len(f) or not np.isfinite(room[q]).any():
+        for q in classes.rows:
+            if not np.isfinite(room[q]).any():
                 continue
+            f = classes.flat[q]
             out = ~flat_isr[f]
             if not out.any():
                 continue
@@ -214,10 +223,6 @@ class ReplicationQuotaManager:
     def record_moved(self, throttle: Throttle, moved_bytes: np.ndarray, now: int) -> None:
         """Bytes moved this tick against the quota of each throttled fetch (in sync or not, §5.1, A14)."""
         classes = throttle.classes
-        n_b = self.limit_bps.shape[1]
-        flat = moved_bytes.reshape(-1)
-        bytes_qb = np.zeros((len(classes.flat), n_b))
-        for q, f in enumerate(classes.flat):
-            if len(f):
-                bytes_qb[q] = np.bincount(classes.owner[q], weights=flat[f], minlength=n_b)
-        self._record(bytes_qb, now)
+        cells = self.t0.size  # one bincount over [quota row, broker]: each cell sums its fetches in grid order
+        bytes_qb = np.bincount(classes.all_key, weights=moved_bytes.reshape(-1)[classes.all_flat], minlength=cells)
+        self._record(bytes_qb.reshape(self.t0.shape), now)

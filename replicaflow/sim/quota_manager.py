@@ -96,8 +96,9 @@ class ReplicationQuotaManager:
         rate = quota.rate_bps(total, oldest, now, self.window_ms)
         return (self.t0 >= 0) & quota.quota_exceeded(rate, self.limit_bps)
 
-    def room_bytes(self, now: int, tick_ms: int) -> np.ndarray:
-        """[quota row, broker] bytes the throttled fetches of one tick may move (§5.1, Kafka's bound).
+    def _room_bytes(self, total: np.ndarray, oldest: np.ndarray, now: int, end: int) -> np.ndarray:
+        """[quota row, broker] bytes the throttled fetches of the tick ending at ``end`` may move (§5.1, Kafka's
+        bound), from the windows retained at ``end``.
 
         Kafka checks the quota before every fetch, many times a tick: fetches go on until the rate
         passes the limit, and the last one overshoots by at most one fetch (``replica.fetch.max.bytes``).
@@ -105,10 +106,6 @@ class ReplicationQuotaManager:
         tick's worth of fetches, which would make the achieved rate depend on the step
         (``quota.room_bytes``). Unlimited quotas have infinite room.
         """
-        total, oldest = self._retained(np.array([now + tick_ms]))
-        return self._room(total[0], oldest[0], now, now + tick_ms)
-
-    def _room(self, total: np.ndarray, oldest: np.ndarray, now: int, end: int) -> np.ndarray:
         started = self.t0 >= 0
         return quota.room_bytes(np.where(started, total, 0.0), np.where(started, oldest, now), end, self.window_ms,
                                 self.limit_bps, FETCH_MAX_BYTES)
@@ -180,11 +177,11 @@ class ReplicationQuotaManager:
     def throttle(self, now: int, tick_ms: int, s: ClusterState, leader_mask: np.ndarray, lb: np.ndarray,
                  rbi: np.ndarray) -> Throttle:
         """Which fetches the quotas hold back this tick (§5.1 not-in-ISR rule, §5.2 KIP-542 classes), and each
-        quota's room over the tick (:meth:`room_bytes`); the windows are read once for both instants."""
+        quota's room over the tick (:meth:`_room_bytes`); the windows are read once for both instants."""
         classes = self.classes(s, leader_mask, lb, rbi)
         total, oldest = self._retained(np.array([now, now + tick_ms]))
         exceeded = self._exceeded(total[0], oldest[0], now)
-        room = self._room(total[1], oldest[1], now, now + tick_ms)
+        room = self._room_bytes(total[1], oldest[1], now, now + tick_ms)
         held_leader, held_follower = np.zeros(leader_mask.shape, dtype=bool), np.zeros(leader_mask.shape, dtype=bool)
         if exceeded.any():
             hold = quota.throttle_holds_back(True, exceeded.reshape(-1)[classes.all_key],

@@ -79,7 +79,7 @@ class ReplicationQuotaManager:
         win, n = self.window_ms, self.samples
         at = times[:, None, None]
         wid = np.where(self.t0 >= 0, (at - self.t0) // win, 0)
-        valid = (self.wid > (wid - n)[..., None]) & (self.wid >= 0)
+        valid = self.wid > (wid - n)[..., None]  # a slot never written (window id -1) holds no bytes
         return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(at, self.t0, win, n)
 
     def rates_bps(self, now: int) -> np.ndarray:

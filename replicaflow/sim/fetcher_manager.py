@@ -126,13 +126,13 @@ class ReplicaFetcherManager:
         np.maximum(avail, 0, out=avail)
         if topo.stalls or throttle is not None or not topo.fetch_everywhere:
             np.putmask(avail, ~served, 0)  # (else only leader slots don't fetch, and they have nothing available)
-        want = self._w_bytes_f  # bytes, as float (whole numbers, exact) for the shares below
-        np.minimum(np.multiply(avail, self._msg_grid, out=self._w_bytes), FETCH_MAX_BYTES * self.rounds, out=want,
-                   casting="unsafe")
-        roomed = throttle is not None and self.quotas.cap_to_room(want, throttle, s.in_isr)
-        granted = self._share(want, topo, produce_in)
+        want = np.multiply(avail, self._msg_grid, out=self._w_bytes)
+        np.minimum(want, FETCH_MAX_BYTES * self.rounds, out=want)
+        np.copyto(self._w_bytes_f, want)
+        roomed = throttle is not None and self.quotas.cap_to_room(self._w_bytes_f, throttle, s.in_isr)
+        granted = self._share(self._w_bytes_f, topo, produce_in)
         if granted is None and roomed:  # whole messages: a fetch returns at least one (KIP-74)
-            granted = np.ceil(want).astype(np.int64)
+            granted = np.ceil(self._w_bytes_f).astype(np.int64)
             msgs = np.minimum(-(-granted // self._msg_grid), avail, out=avail)
         elif granted is None:  # want // msg_size, without the division (min(a·m, C) // m == min(a, C // m))
             msgs = np.minimum(avail, self._cap_msgs, out=avail)
@@ -145,7 +145,8 @@ class ReplicaFetcherManager:
         s = self.s
         s.log_leo += fetch.msgs
         n_b = s.n_brokers
-        moved = np.multiply(fetch.msgs, self._msg_grid, out=self._w_bytes_f, casting="unsafe")  # whole bytes, exact
+        moved = self._w_bytes_f
+        np.copyto(moved, np.multiply(fetch.msgs, self._msg_grid, out=self._w_bytes))
         if fetch.throttle is not None:
             self.quotas.record_moved(fetch.throttle, moved, now)
         _, inbound, outbound = self._sums(moved, topo)

@@ -173,7 +173,7 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
         commit = Commit(a.out, writes=(PLAN_DIR,))
     if spark is None:
         check_master(a.master)
-        spark = get_spark(a.master)
+        spark = get_spark(a.master, python_tasks_only=True)
     choice = evaluate(spark, prep.cluster, prep.moves, prep.throttles, a.kip542, a.max_moves_per_broker,
                       prep.deadline_ms)
     args = (prep.cluster, prep.moves, choice, prep.plan_path, a.kip542, prep.deadline_ms)

@@ -133,3 +133,11 @@ def isr_check_due(now_ms, broker_start_ms, lag_ms, tick_ms, divisor: int = 2):
     period = np.maximum(np.asarray(lag_ms) // divisor, 1)
     elapsed = np.asarray(now_ms) - broker_start_ms
     return (elapsed >= 0) & (np.floor_divide(elapsed, period) > np.floor_divide(elapsed - tick_ms, period))
+
+
+def next_isr_check_ms(after_ms, broker_start_ms, lag_ms, divisor: int = 2):
+    """The first run instant of the ISR-expiration task (:func:`isr_check_due`) strictly after ``after_ms``:
+    no tick ending before it is due, so the check can wait for it."""
+    period = np.maximum(np.asarray(lag_ms) // divisor, 1)
+    elapsed = np.asarray(after_ms) - broker_start_ms
+    return broker_start_ms + np.where(elapsed < 0, 0, (np.floor_divide(elapsed, period) + 1) * period)

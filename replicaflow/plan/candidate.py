@@ -26,7 +26,7 @@ from replicaflow.sim.quota_manager import (
     LEADER_REPLICATION,
 )
 from replicaflow.sim.scenario import ReassignEvent, Scenario
-from replicaflow.telemetry.io import TelemetryWriter
+from replicaflow.telemetry.io import DiscardingWriter
 
 REP_IN, REP_OUT = TRAFFIC_METRICS.index("ReplicationBytesInPerSec"), TRAFFIC_METRICS.index("ReplicationBytesOutPerSec")
 SIDES = ("leader quota", "follower quota", "network out", "network in")
@@ -109,7 +109,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     """Run ``spec`` until no reassignment is left (and no batch waits), or until it is shown stuck."""
     t0, c0 = time.perf_counter(), time.process_time()
     sc = spec.scenario
-    engine = Engine(sc, TelemetryWriter(sc.name))
+    engine = Engine(sc, DiscardingWriter(sc.name))
     s = engine.s
     seed_sizes(engine, spec.size_messages)
     engine.start()

@@ -50,6 +50,7 @@ class KafkaController:
         self.unclean_elections = 0
         self.crashed = np.zeros(state.n_brokers, dtype=bool)  # down after a crash (not a controlled shutdown)
         self._rebalance_at = -1  # the scheduled leader-rebalance check, -1 none
+        self._completion_checked: tuple[int, int] | None = None  # (layout, ISR) versions of the last check
 
     def start(self, now: int) -> None:
         """The ZooKeeper controller's rebalance task starts 5 s after it takes over (§6)."""
@@ -135,6 +136,7 @@ class KafkaController:
             if s.in_isr[p].sum() > 1 or self.elr_enabled:
                 old = s.in_isr[p].copy()
                 s.in_isr[p, slot] = False
+                s.isr_changed()
                 self.partition.update_elr(p, old)
             if led[p]:
                 self.elect(p, now, exclude=b)
@@ -166,11 +168,13 @@ class KafkaController:
                 s.unclean_meter[controller] += 1
         if new_slot >= 0 and not s.in_isr[p].any() and s.elr[p, new_slot]:
             s.in_isr[p, new_slot] = True  # an ELR member leads with itself as the ISR (KIP-966)
+            s.isr_changed()
             s.elr[p, new_slot] = False
         lost = 0
         if unclean:
             lost = int(election.messages_lost(s.log_leo[p], row >= 0, s.log_leo[p, new_slot]))
             s.in_isr[p] = np.arange(s.slots) == new_slot  # the unclean leader's ISR is itself alone
+            s.isr_changed()
             s.elr[p] = s.last_known_elr[p] = False  # an unclean election clears both (KIP-966)
             self.messages_lost[p] += lost
             self.unclean_elections += 1
@@ -268,10 +272,13 @@ class KafkaController:
         return before
 
     def complete_reassignments(self, now: int) -> None:
-        """Complete every reassignment whose target replicas are all in the ISR (checked on the grid)."""
+        """Complete every reassignment whose target replicas are all in the ISR (checked on the grid, again
+        only once an ISR or the layout changed: nothing else can complete one)."""
         s = self.s
-        if not s.reassignments:
+        checked = (s.layout_version, s.isr_version)
+        if not s.reassignments or checked == self._completion_checked:
             return
+        self._completion_checked = checked
         rows = np.fromiter(s.reassignments, dtype=np.intp, count=len(s.reassignments))
         # the target replicas are the assigned ones that are not being removed
         target_out = (s.rbi[rows] >= 0) & ~s.removing[rows] & ~s.in_isr[rows]

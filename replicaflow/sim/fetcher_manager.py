@@ -42,6 +42,9 @@ class Topology(NamedTuple):
     stalls: bool                  # some follower has been stalled (stall_until is set): mask by time
     thread: np.ndarray            # [P·S] fetcher thread (follower, leader, fetcher id) of each slot
     leader_flat: np.ndarray       # [P] flat index of the leader slot (slot 0 of offline partitions)
+    adding_flat: np.ndarray       # flat indices of the adding replicas (KIP-542 reassignment traffic, §5.2)
+    adding_bi: np.ndarray         # their broker index and their leader's, for the reassignment meters
+    adding_lb: np.ndarray
     leader_down: np.ndarray       # partitions without a live leader
     offline: np.ndarray           # partitions without a leader
 
@@ -93,10 +96,12 @@ class ReplicaFetcherManager:
             n_b, nf = s.n_brokers, self.num_fetchers
             thread = ((rbi * n_b + lb[:, None]) * nf + s.fid[:, None]).ravel().astype(np.intp)
             leader_flat = np.arange(s.n_partitions) * s.slots + np.maximum(s.lslot, 0)
+            adding_flat = np.flatnonzero(quota.kip542_is_reassignment_traffic(s.adding))
             self._topo = Topology(
                 leader_mask=leader_mask, leader_bi=leader_bi, lb=lb, leader_up=leader_up, rbi=rbi, fetch_ok=fetch_ok,
                 fetch_everywhere=bool((fetch_ok | leader_mask).all()), stalls=bool((s.stall_until > 0).any()),
-                thread=thread, leader_flat=leader_flat, leader_down=np.nonzero(~leader_up)[0],
+                thread=thread, leader_flat=leader_flat, adding_flat=adding_flat, adding_bi=rbi.reshape(-1)[adding_flat],
+                adding_lb=lb[adding_flat // s.slots], leader_down=np.nonzero(~leader_up)[0],
                 offline=np.nonzero(s.lslot < 0)[0])
             self._topo_version = s.layout_version
         return self._topo
@@ -113,7 +118,7 @@ class ReplicaFetcherManager:
         fetched = served = fetch_ok
         throttle = None
         if self.quotas.active:
-            throttle = self.quotas.throttle(now, s, topo.leader_mask, topo.lb, topo.rbi)
+            throttle = self.quotas.throttle(now, self.tick_ms, s, topo.leader_mask, topo.lb, topo.rbi)
             fetched = fetch_ok & ~throttle.held_follower
             served = fetched & ~throttle.held_leader
         leader_leo_grid = repeat_slots(leader_leo, s.slots, out=self._w_leader_leo)
@@ -124,8 +129,7 @@ class ReplicaFetcherManager:
         want = np.multiply(avail, self._msg_grid, out=self._w_bytes)
         np.minimum(want, FETCH_MAX_BYTES * self.rounds, out=want)
         np.copyto(self._w_bytes_f, want)
-        roomed = throttle is not None and self.quotas.cap_to_room(self._w_bytes_f, throttle, s.in_isr, topo.lb,
-                                                                 topo.rbi, now, self.tick_ms)
+        roomed = throttle is not None and self.quotas.cap_to_room(self._w_bytes_f, throttle, s.in_isr)
         granted = self._share(self._w_bytes_f, topo, produce_in)
         if granted is None and roomed:  # whole messages: a fetch returns at least one (KIP-74)
             granted = np.ceil(self._w_bytes_f).astype(np.int64)
@@ -144,15 +148,14 @@ class ReplicaFetcherManager:
         moved = self._w_bytes_f
         np.copyto(moved, np.multiply(fetch.msgs, self._msg_grid, out=self._w_bytes))
         if fetch.throttle is not None:
-            self.quotas.record_moved(fetch.throttle, moved, topo.lb, topo.rbi, now)
+            self.quotas.record_moved(fetch.throttle, moved, now)
         _, inbound, outbound = self._sums(moved, topo)
         s.traffic[REPLICATION_IN] += inbound.astype(np.int64)
         s.traffic[REPLICATION_OUT] += outbound.astype(np.int64)
-        if s.reassignments:
-            add = quota.kip542_is_reassignment_traffic(s.adding) & (moved > 0)
-            lb = np.broadcast_to(topo.lb[:, None], moved.shape)
-            s.traffic[REASSIGNMENT_IN] += np.bincount(topo.rbi[add], weights=moved[add], minlength=n_b).astype(np.int64)
-            s.traffic[REASSIGNMENT_OUT] += np.bincount(lb[add], weights=moved[add], minlength=n_b).astype(np.int64)
+        if len(topo.adding_flat):
+            add = moved.reshape(-1)[topo.adding_flat]
+            s.traffic[REASSIGNMENT_IN] += np.bincount(topo.adding_bi, weights=add, minlength=n_b).astype(np.int64)
+            s.traffic[REASSIGNMENT_OUT] += np.bincount(topo.adding_lb, weights=add, minlength=n_b).astype(np.int64)
 
     def _share(self, want: np.ndarray, topo: Topology, produce_in: np.ndarray) -> np.ndarray | None:
         """Grant each fetch its share of the response cap and of both brokers' network capacity.

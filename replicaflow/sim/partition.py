@@ -22,7 +22,7 @@ from replicaflow.sim.configs import DynamicConfigs
 from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.fetcher_manager import Topology
 from replicaflow.sim.scenario import Scenario
-from replicaflow.sim.state import ClusterState
+from replicaflow.sim.state import NEVER, ClusterState
 
 
 class IsrView(NamedTuple):
@@ -51,6 +51,9 @@ class Partition:
         self._view: IsrView | None = None
         self._view_topo: Topology | None = None
         self.proposals = False  # AlterPartition proposals may be in flight (pending_at >= 0)
+        # the ISR-expiration check waits for the next run instant of a live broker's task (§1.3)
+        self._checked: tuple[int, int] | None = None
+        self._checked_at, self._next_check_ms = 0, 0
 
     # ------------------------------------------------------------------ §2 health of each partition
     def flags(self) -> dict[str, np.ndarray]:
@@ -125,7 +128,13 @@ class Partition:
         """Leaders whose broker's ISR-expiration task runs in this tick drop their out-of-sync followers."""
         s = self.s
         lag_ms = self.configs.lag_ms
+        checked = (s.layout_version, lag_ms)  # broker starts, liveness and the lag change only with these
+        if checked == self._checked and self._checked_at <= now < self._next_check_ms:
+            return
         due = isr_rules.isr_check_due(now, s.start_ms, lag_ms, self.tick_ms, self._check_divisor) & s.up
+        upcoming = isr_rules.next_isr_check_ms(now, s.start_ms, lag_ms, self._check_divisor)[s.up]
+        self._checked, self._checked_at = checked, now
+        self._next_check_ms = int(upcoming.min()) if len(upcoming) else NEVER
         if not due.any():
             return
         check = topo.leader_up & due[np.maximum(topo.leader_bi, 0)] & (s.pending_at < 0)
@@ -175,6 +184,7 @@ class Partition:
                 continue
             leader = int(s.rbi[p, s.lslot[p]])
             s.in_isr[p] = new
+            s.isr_changed()
             self.update_elr(p, old)
             self._view = None
             s.partition_epoch[p] += 1

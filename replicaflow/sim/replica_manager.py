@@ -47,7 +47,8 @@ class ReplicaManager:
         self.rejecting = np.zeros(state.n_partitions, dtype=bool)         # in a logged rejection run
         self.failed_total = np.zeros(state.n_brokers, dtype=np.int64)     # the meters' Count since start
         self._rejected: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        self._sizes_version, self._sizes = -1, (np.zeros(0), np.zeros(0))
+        self._reject_version: tuple[int, int] | None = None  # (layout, ISR) versions _reject was derived at
+        self._reject: tuple = ()
 
     def produce(self, now: int, topo: Topology) -> tuple[np.ndarray, np.ndarray]:
         """Append this tick's messages at the live leaders (§1, §1.5).
@@ -79,13 +80,18 @@ class ReplicaManager:
     def _reject_not_enough_replicas(self, now: int, topo: Topology, produced: np.ndarray) -> None:
         """acks=all requests to a leader under min ISR fail; their messages are not appended (``produced`` → 0)."""
         s = self.s
+        if self._reject_version != (s.layout_version, s.isr_version):  # they change only with ISRs, assignments, configs
+            n_rep, min_isr = row_sum(s.rbi >= 0), self.configs.min_isr()
+            reject = rules.rejects_acks_all(self.acks_all, row_sum(s.in_isr), min_isr, n_rep, self.capped) & topo.leader_up
+            self._reject = (reject, bool(reject.any()), n_rep, min_isr)
+            self._reject_version = (s.layout_version, s.isr_version)
+        reject, any_reject, n_rep, min_isr = self._reject
+        if not any_reject:
+            self.sent += produced
+            self.rejecting[:] = False
+            return
         requests = rules.requests_sent(self.sent, produced, self.per_request)
         self.sent += produced
-        if self._sizes_version != s.layout_version:  # assignments and configs change only with the layout
-            self._sizes = (row_sum(s.rbi >= 0), self.configs.min_isr())
-            self._sizes_version = s.layout_version
-        n_rep, min_isr = self._sizes
-        reject = rules.rejects_acks_all(self.acks_all, row_sum(s.in_isr), min_isr, n_rep, self.capped) & topo.leader_up
         self.rejecting &= reject
         rows = np.nonzero(reject & ((produced > 0) | (requests > 0)))[0]
         if len(rows) == 0:

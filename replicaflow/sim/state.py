@@ -100,6 +100,7 @@ class ClusterState:
     index: dict[int, int] = field(default_factory=dict)         # broker id → index
     topic_index: dict[str, int] = field(default_factory=dict)   # topic name → topic_idx
     layout_version: int = 0           # bumped whenever leaders, assignments or fetchability may have changed
+    isr_version: int = 0              # bumped whenever an ISR is written outside a layout change
 
     @property
     def n_partitions(self) -> int:
@@ -112,6 +113,10 @@ class ClusterState:
     def layout_changed(self) -> None:
         """Views derived from leaders, assignments and broker liveness (the fetch Topology) are stale."""
         self.layout_version += 1
+
+    def isr_changed(self) -> None:
+        """Views derived from the ISRs (with the layout: completed reassignments, producers' rejections) are stale."""
+        self.isr_version += 1
 
     def leader_bi(self) -> np.ndarray:
         """Leader broker index per partition, -1 when offline."""

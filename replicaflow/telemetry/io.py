@@ -153,6 +153,15 @@ class TelemetryWriter:
             (telemetry / META_FILE).write_text(meta_text)
 
 
+class DiscardingWriter(TelemetryWriter):
+    """A writer for runs whose rows nobody reads (``plan``'s candidates read the engine's state instead): every
+    row is dropped unbuilt, which spares the Arrow conversions and pyarrow's first-use import of pandas."""
+
+    def _append(self, group: str, table: str, ts_ms: int, columns: Mapping, n: int | None = None,
+                seq: bool = False) -> None:
+        return None
+
+
 def _json_default(value):
     """NumPy scalars and arrays in ``_meta.json`` as plain JSON numbers and lists."""
     if isinstance(value, (np.generic, np.ndarray)):

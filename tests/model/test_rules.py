@@ -48,6 +48,19 @@ def test_isr_check_runs_every_half_lag_from_broker_start():
     assert list(due_late_start) == [300, 15_300, 30_300]
 
 
+def test_next_isr_check_is_the_first_run_instant_after_a_time():
+    """After a tick ending at ``after``, no tick ending before next_isr_check_ms is due, and the tick containing
+    it is (lag/2 and lag periods, brokers started on and between tick boundaries)."""
+    for start, divisor, tick in ((0, 2, 100), (250, 2, 100), (7_000, 1, 1000), (1_234, 2, 1000)):
+        ends = np.arange(0, 100_001, tick)
+        due = isr.isr_check_due(ends, start, 30_000, tick, divisor)
+        for after in ends[ends <= 60_000][::7]:
+            nxt = int(isr.next_isr_check_ms(after, start, 30_000, divisor))
+            assert nxt > after and (nxt - start) % (30_000 // divisor) == 0 and nxt >= start
+            assert not due[(ends > after) & (ends < nxt)].any()
+            assert due[(ends >= nxt) & (ends - tick < nxt)].all()
+
+
 def test_parse_and_format_throttled_replicas():
     assert quota.parse_throttled_replicas("0:1, 1:2,0:3") == frozenset({(0, 1), (1, 2), (0, 3)})
     assert quota.parse_throttled_replicas("*") == quota.ALL_REPLICAS

@@ -93,6 +93,7 @@ def test_appended_bytes_feed_the_replication_and_reassignment_meters():
     s.log_leo[0, 2] -= 200
     s.adding[0, 2] = True  # broker 3 joins the partition
     s.reassignments[0] = Reassignment(origin=[0, 1], target=[0, 1, 2])
+    s.layout_changed()  # as the controller does when it starts a move (the Topology caches the adding replicas)
     now = engine.scenario.start_ms + 100
     fetch, topo = fetch_once(engine, now)
     engine.fetchers.append(fetch, topo, now)

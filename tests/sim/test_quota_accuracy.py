@@ -5,7 +5,7 @@ a throttled move takes more than 0.9 × bytes / limit (the achieved rate is at m
 and at most 2 × the estimate. ``ReplicationQuotaManager.isQuotaExceeded`` is checked before every fetch
 (``ReplicaFetcherThread.shouldFollowerThrottle``, ``ReplicaManager.shouldLeaderThrottle``), so the
 overshoot is one fetch, not one simulation step: the simulator caps a tick's throttled bytes at the
-quota's room plus one ``replica.fetch.max.bytes`` (``ReplicationQuotaManager.room_bytes``).
+quota's room plus one ``replica.fetch.max.bytes`` (``ReplicationQuotaManager._room_bytes``).
 """
 
 from __future__ import annotations

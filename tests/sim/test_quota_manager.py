@@ -83,15 +83,15 @@ def test_held_back_only_out_of_the_isr_and_only_while_exceeded():
     qm, s = engine.quotas, engine.s
     topo = engine.fetchers.topology()
     now = engine.scenario.start_ms + 100
-    quiet = qm.throttle(now, s, topo.leader_mask, topo.lb, topo.rbi)
+    quiet = qm.throttle(now, 100, s, topo.leader_mask, topo.lb, topo.rbi)
     assert not quiet.held_leader.any() and not quiet.held_follower.any()
-    rep_l, rep_f, rea_l, rea_f = quiet.classes
+    rep_l, rep_f, rea_l, rea_f = quiet.classes.masks
     assert rep_l[0].tolist() == [False, True, True]     # the leader's listed replica serves both followers
     assert rep_f[0].tolist() == [False, True, True]     # both followers are listed
     assert not rea_l.any() and not rea_f.any()
     qm.record(LEADER_REPLICATION, np.array([1000.0, 0, 0]), now)
     qm.record(FOLLOWER_REPLICATION, np.array([0, 0, 1000.0]), now)
-    busy = qm.throttle(now + 100, s, topo.leader_mask, topo.lb, topo.rbi)
+    busy = qm.throttle(now + 100, 100, s, topo.leader_mask, topo.lb, topo.rbi)
     assert busy.held_leader[0].tolist() == [False, False, True]
     assert busy.held_follower[0].tolist() == [False, False, True]
 
@@ -104,12 +104,12 @@ def test_kip542_classes_adding_replicas_by_the_reassignment_quotas_configured():
     s.adding[0] = [False, False, True]
     topo = engine.fetchers.topology()
     now = engine.scenario.start_ms + 100
-    rep_l, rep_f, rea_l, rea_f = qm.throttle(now, s, topo.leader_mask, topo.lb, topo.rbi).classes
+    rep_l, rep_f, rea_l, rea_f = qm.throttle(now, 100, s, topo.leader_mask, topo.lb, topo.rbi).classes.masks
     assert rea_l[0].tolist() == [False, False, True]   # leader 1 has a leader reassignment rate
     assert not rea_f.any()                             # follower 3 has no follower reassignment rate
     assert not rep_l.any() and not rep_f.any()         # and no replication lists are set
     qm.record(LEADER_REASSIGNMENT, np.array([1000.0, 0, 0]), now)
-    held = qm.throttle(now + 100, s, topo.leader_mask, topo.lb, topo.rbi)
+    held = qm.throttle(now + 100, 100, s, topo.leader_mask, topo.lb, topo.rbi)
     assert held.held_leader[0].tolist() == [False, False, True] and not held.held_follower.any()
 
 
@@ -119,9 +119,9 @@ def test_moved_bytes_are_recorded_against_each_class_owner():
     qm, s = engine.quotas, engine.s
     topo = engine.fetchers.topology()
     now = engine.scenario.start_ms + 100
-    throttle = qm.throttle(now, s, topo.leader_mask, topo.lb, topo.rbi)
+    throttle = qm.throttle(now, 100, s, topo.leader_mask, topo.lb, topo.rbi)
     moved = np.array([[0.0, 700.0, 1000.0]])
-    qm.record_moved(throttle, moved, topo.lb, topo.rbi, now)
+    qm.record_moved(throttle, moved, now)
     window = (now - qm.t0[:, :, None]) // 1000 % 11
     current = np.take_along_axis(qm.bytes, np.maximum(window, 0), axis=2)[..., 0]
     assert current[LEADER_REPLICATION].tolist() == [1700.0, 0.0, 0.0]

@@ -41,10 +41,14 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
                                                              F.col("epoch_now").alias("e"))).over(by_part).alias("prev"))
     keep = F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr")) | \
         ~F.col("prev.e").eqNullSafe(F.col("epoch_now"))
+    unknown = F.lit(None).cast("array<int>")  # the ELR (KIP-966) is in no broker line at INFO
     isr = isr.where(keep).select("cluster", "ts_ms", "seq", "topic", "partition", "isr",
-                                 F.col("epoch_now").alias("leader_epoch"))
+                                 F.col("epoch_now").alias("leader_epoch"), unknown.alias("elr"),
+                                 unknown.alias("last_known_elr"))
     lead = changed.where(~F.col("is_isr")).select("cluster", "ts_ms", "seq", "topic", "partition",
-                                                   F.col("broker").alias("leader"), "leader_epoch")
+                                                   F.col("broker").alias("leader"), "leader_epoch",
+                                                   F.col("offset").alias("start_offset"),  # "from offset O"
+                                                   F.lit(None).cast("long").alias("replicas_end_offset"))
     return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
 
 

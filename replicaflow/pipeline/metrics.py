@@ -84,7 +84,7 @@ def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:
             .filter(F.col("ts_ms") <= F.col("last_ms")).select(*keys, "ts_ms", "delta"))
 
 
-def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, log_dirs: DataFrame) -> DataFrame:
+def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, offline_replicas: DataFrame) -> DataFrame:
     """(cluster, broker, name, ts_ms, delta) for every interval-counted gauge (leader-only counting, §2)."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
     led = [F.when(F.col(flag), F.lit(jmx(short))) for short, flag in LEADER_FLAG_GAUGES]
@@ -100,7 +100,7 @@ def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, log_dir
               .select("cluster", "broker", "from_ms", "to_ms",
                       F.lit(jmx("FailedPartitionsCount")).alias("name")))
     intervals = (by_leader.unionByName(by_replica).unionByName(offline).unionByName(failed)
-                 .unionByName(offline_replica_intervals(state, log_dirs)))
+                 .unionByName(offline_replicas))
     return interval_deltas(intervals.join(m, "cluster"), ["cluster", "broker", "name"])
 
 
@@ -205,7 +205,8 @@ def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFr
     base = (grid.join(F.broadcast(meta.select("cluster", F.explode("metrics").alias("name"))), "cluster")
             .withColumn("restart", F.when(F.array_contains(meters, F.col("name")), F.col("restart"))
                         .otherwise(F.lit(0))))
-    gauges = gauge_deltas(state, tables["fetchers"], meta, tables["log_dirs"]).withColumn("restart", F.lit(0))
+    offline_replicas = offline_replica_intervals(tables["assignments"], tables["log_dirs"])
+    gauges = gauge_deltas(state, tables["fetchers"], meta, offline_replicas).withColumn("restart", F.lit(0))
     deltas = (gauges.unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
               .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
               .groupBy("cluster", "broker", "name", "restart", "ts_ms").agg(F.sum("delta").alias("delta")))

@@ -28,7 +28,8 @@ def _writer() -> TelemetryWriter:
     w = TelemetryWriter("c1")
     w.changes("brokers", 0, {"broker": np.array([1, 2, 3], dtype=np.int32), "state": ["up", "up", "up"]})
     w.changes("assignments", 0, {"topic": ["orders", "orders"], "partition": [0, 1],
-                                 "replicas": [[1, 2, 3], [2, 3, 1]], "adding": [[], []], "removing": [[], []]})
+                                 "replicas": [[1, 2, 3], [2, 3, 1]], "adding": [[], []], "removing": [[], []],
+                                 "log_dirs": [["/d"] * 3, ["/d"] * 3]})
     w.change("isr", 0, topic="orders", partition=0, isr=[1, 2, 3], leader_epoch=0, elr=[], last_known_elr=[])
     w.change("configs", 0, entity_type="broker", entity="<default>", name="follower.replication.throttled.rate",
              value=None)

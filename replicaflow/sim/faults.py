@@ -81,8 +81,7 @@ class Faults:
     def log_dir_failure(self, now: int, event, where: str) -> None:
         """An I/O error in one of the broker's log directories (KIP-112, docs/semantics.md §6.1)."""
         s, b = self.s, self.s.broker_index(event.broker, where)
-        if s.up[b]:
-            self.fail_log_dir(b, 0 if event.log_dir is None else s.log_dirs[b].index(event.log_dir), now)
+        self.fail_log_dir(b, 0 if event.log_dir is None else s.log_dirs[b].index(event.log_dir), now)
 
     def fail_log_dir(self, b: int, d: int, now: int) -> None:
         """Directory ``d`` of broker ``b`` goes offline (LogDirFailureChannel.maybeAddOfflineLogDir).
@@ -95,7 +94,7 @@ class Faults:
         broker.
         """
         s = self.s
-        if s.dir_offline[b, d]:
+        if s.dir_offline[b, d] or not s.up[b]:
             return
         name = s.log_dirs[b][d]
         if not self.version.at_least("1.0"):

@@ -126,7 +126,9 @@ def test_isr_meters_equal_truth_from_logs_alone(fleet):
     assert not bad
     for short in METERS:
         peaks = {k[0] for k, v in truth.items() if k[3] == jmx(short) and v > 0}
-        assert peaks == set(CLUSTERS), short
+        # KRaft before metadata 3.6 answers the leader's own shrink with a new leader epoch, which the leader
+        # takes from the metadata record, not as its shrink (docs/semantics.md §6): v35k counts none
+        assert peaks == set(CLUSTERS) - ({"v35k"} if short == "IsrShrinksPerSec" else set()), short
 
 
 def test_version_inferred_from_log_forms_bounds_the_release(fleet):

@@ -18,15 +18,22 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     therefore takes its ISR history from the "ISR updated" and leader lines only; up to 2.6 the
     shrink/expand lines are the synchronous ZooKeeper writes and count -- unless ZooKeeper refused
     the write (``state`` = ``refused``: the next line of the partition says "Cached zkVersion ... skip
-    updating ISR"). Rows are ordered by (ts_ms, source, line_number) and numbered ``seq``; an ISR row
-    that repeats the previous ISR and leader epoch of its partition is dropped.
+    updating ISR"). A proposal the controller answered with a new leader epoch (KRaft before metadata
+    3.6, docs/semantics.md §6) is not logged as "ISR updated" either: the leader's line of the new epoch,
+    in the same millisecond and naming the proposed ISR, carries it instead. Rows are ordered by (ts_ms,
+    source, line_number) and numbered ``seq``; an ISR row that repeats the previous ISR and leader epoch of
+    its partition is dropped.
     """
     k = F.col("kind")
     keys = ["cluster", "broker", "topic", "partition"]
     alter_style = events.where((k == "isr_updated") & ~F.col("message").contains("zkVersion")) \
         .select(*keys).distinct()
+    new_epoch = events.where((k == "leader_start") & F.col("isr").isNotNull()) \
+        .select(*keys, "ts_ms", F.array_sort("isr").alias("sorted_isr")).distinct()
     proposals = events.where(k.isin("isr_shrink", "isr_expand") & ~F.col("state").eqNullSafe("refused")) \
-        .join(alter_style, keys, "left_anti")
+        .join(alter_style, keys, "left_anti") \
+        .withColumn("sorted_isr", F.array_sort("isr")) \
+        .join(new_epoch, [*keys, "ts_ms", "sorted_isr"], "left_anti").drop("sorted_isr")
     base = events.where((k == "isr_updated") | ((k == "leader_start") & F.col("isr").isNotNull())) \
         .unionByName(proposals).select("*", F.lit(True).alias("is_isr"))
     leaders = events.where(k == "leader_start").select("*", F.lit(False).alias("is_isr"))
@@ -41,10 +48,14 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
                                                              F.col("epoch_now").alias("e"))).over(by_part).alias("prev"))
     keep = F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr")) | \
         ~F.col("prev.e").eqNullSafe(F.col("epoch_now"))
+    unknown = F.lit(None).cast("array<int>")  # the ELR (KIP-966) is in no broker line at INFO
     isr = isr.where(keep).select("cluster", "ts_ms", "seq", "topic", "partition", "isr",
-                                 F.col("epoch_now").alias("leader_epoch"))
+                                 F.col("epoch_now").alias("leader_epoch"), unknown.alias("elr"),
+                                 unknown.alias("last_known_elr"))
     lead = changed.where(~F.col("is_isr")).select("cluster", "ts_ms", "seq", "topic", "partition",
-                                                   F.col("broker").alias("leader"), "leader_epoch")
+                                                   F.col("broker").alias("leader"), "leader_epoch",
+                                                   F.col("offset").alias("start_offset"),  # "from offset O"
+                                                   F.lit(None).cast("long").alias("replicas_end_offset"))
     return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
 
 

@@ -183,8 +183,10 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     known = {(r["cluster"], r["topic"], r["partition"]): max(never if r["i"] is None else r["i"],
                                                             never if r["l"] is None else r["l"]) for r in first}
     tables = {
-        "assignments": _assignments(spark, events, clusters, known),
-        "leaders": leaders, "isr": isr,
+        "assignments": _assignments(spark, events, clusters, known).select(
+            "*", F.lit(None).cast("array<string>").alias("log_dirs")),  # a replica's directory is in no line
+        "leaders": leaders,
+        "isr": isr.select("*", *[F.lit(None).cast("array<int>").alias(c) for c in ("elr", "last_known_elr")]),
         "brokers": _brokers(spark, events, clusters),
         "fetchers": _fetchers(events),
         "log_dirs": _log_dirs(events),
@@ -208,7 +210,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame,
         F.coalesce("leader_epoch", F.lit(UNKNOWN_EPOCH)).alias("leader_epoch"))
     lead = _union([p["leaders"] for p in parsed]).select(
         *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "leader",
-        "leader_epoch")
+        "leader_epoch", "start_offset", "replicas_end_offset")
     changes = (events.where(F.col("kind").isin("isr_shrink", "isr_expand"))
                .select(*keys, "ts_ms", _ids(F.regexp_extract("message", FROM_TO, 1)).alias("a"),
                        F.array_sort(_ids(F.regexp_extract("message", FROM_TO, 2))).alias("b"))
@@ -224,7 +226,9 @@ def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame,
                                            "isr array<int>, leader int")
         isr = isr.unionByName(snap.select(*keys, "ts_ms", "seq", "isr", F.lit(UNKNOWN_EPOCH).alias("leader_epoch")))
         lead = lead.unionByName(snap.select(*keys, "ts_ms", "seq", "leader",
-                                            F.lit(None).cast("int").alias("leader_epoch")))
+                                            F.lit(None).cast("int").alias("leader_epoch"),
+                                            *[F.lit(None).cast("long").alias(c)
+                                              for c in ("start_offset", "replicas_end_offset")]))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
                .select(*keys, "ts_ms").distinct())
     isr, lead = _instant_order(isr, lead, carried)
@@ -348,13 +352,15 @@ def _fetchers(events: DataFrame) -> DataFrame:
 
 
 def _log_dirs(events: DataFrame) -> DataFrame:
-    """"Stopping serving replicas in dir" → offline; the broker's next start → online (the directory is
-    back only after a restart, KIP-112)."""
-    rows = (events.where(F.col("kind").isin("log_dir_failed", "broker_started") & F.col("broker").isNotNull())
-            .select("cluster", "ts_ms", "broker", "source", "line_number",
-                    F.when(F.col("kind") == "log_dir_failed", F.lit("offline")).otherwise(F.lit("online"))
-                    .alias("state")))
-    return _seq(rows, "ts_ms", "source", "line_number")
+    """"Stopping serving replicas in dir D" → D offline; each start of the broker → online again for every
+    directory that ever failed on it (a directory is back only after a restart, KIP-112)."""
+    keys = ["cluster", "ts_ms", "broker", "source", "line_number"]
+    failed = events.where((F.col("kind") == "log_dir_failed") & F.col("broker").isNotNull())
+    offline = failed.select(*keys, "log_dir", F.lit("offline").alias("state"))
+    online = (events.where((F.col("kind") == "broker_started") & F.col("broker").isNotNull()).select(*keys)
+              .join(failed.select("cluster", "broker", "log_dir").distinct(), ["cluster", "broker"])
+              .select(*keys, "log_dir", F.lit("online").alias("state")))
+    return _seq(offline.unionByName(online), "ts_ms", "source", "line_number", "log_dir")
 
 
 def _configs(spark: SparkSession, clusters: dict[str, _Cluster], opts: RebuildOptions) -> DataFrame:

@@ -1,4 +1,4 @@
-"""Rules written once for NumPy arrays and Spark Columns (docs/architecture.md): the two operations that the
+"""Rules written once for NumPy arrays and Spark Columns (docs/architecture.md): the operations that the
 operators of both cannot express alike. The one place in model/ that imports pyspark, lazily, so
 model stays importable without Spark."""
 
@@ -18,6 +18,15 @@ def minimum(a, b):
 
         return F.least(a if is_column(a) else F.lit(a), b if is_column(b) else F.lit(b))
     return np.minimum(a, b)
+
+
+def maximum(a, b):
+    """``np.maximum`` for arrays, ``F.greatest`` for Columns."""
+    if is_column(a) or is_column(b):
+        from pyspark.sql import functions as F
+
+        return F.greatest(a if is_column(a) else F.lit(a), b if is_column(b) else F.lit(b))
+    return np.maximum(a, b)
 
 
 def where(cond, yes, no):

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from replicaflow.model import columns
 from replicaflow.model.version import KafkaVersion
 
 ZOOKEEPER, KRAFT = "zookeeper", "kraft"
 CONTROLLERS = (ZOOKEEPER, KRAFT)
 
-# The changes after which a controller may bump the leader epoch without electing a new leader.
+# The changes after which a controller may bump the leader epoch without electing a new leader: its own
+# removal of a broker from the ISR, a reassignment's start and end, and the leader's own ISR shrink that
+# the controller commits (AlterIsr/AlterPartition, or before 2.7 the leader's ZooKeeper write).
 ISR_SHRINK, REASSIGNMENT_START, REPLICAS_REMOVED = "isr_shrink", "reassignment_start", "replicas_removed"
+LEADER_ISR_SHRINK = "leader_isr_shrink"
 
 KRAFT_BROKER_SESSION_TIMEOUT_MS = 9_000  # broker.session.timeout.ms (KafkaConfig.BrokerSessionTimeoutMs, 3.3+)
 LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000  # leader.imbalance.check.interval.seconds = 300
@@ -50,14 +54,17 @@ def bumps_leader_epoch(version: KafkaVersion, controller: str, change: str) -> b
     ZooKeeper: every LeaderAndIsr the controller writes carries a new epoch — removing a broker from
     the ISR (``ReplicaStateMachine`` OfflineReplica → ``removeReplicasFromIsr``), the start of a
     reassignment (``KafkaController.onPartitionReassignment`` → ``updateLeaderEpochAndSendRequest``)
-    and dropping replicas. KRaft (``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``): a change
-    that removes replicas bumps it; adding replicas does not; an ISR shrink does only before metadata
-    version 3.6 (``MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink``, KAFKA-15021). The partition
-    epoch moves with every change in both.
+    and dropping replicas — but the leader's own ISR change keeps its epoch (written by the leader up to
+    2.6, ``Partition.shrinkIsr``; from 2.7 ``KafkaController.processAlterIsr`` stores the proposed
+    LeaderAndIsr as it is). KRaft (``PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded``, which
+    ``ReplicationControlManager.alterPartition`` runs for the leader's AlterPartition too): a change that
+    removes replicas bumps it; adding replicas does not; an ISR shrink, the controller's or the
+    leader's, does only before metadata version 3.6 (``MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink``,
+    KAFKA-15021). The partition epoch moves with every change in both.
     """
     if controller == ZOOKEEPER:
-        return True
-    if change == ISR_SHRINK:
+        return change != LEADER_ISR_SHRINK
+    if change in (ISR_SHRINK, LEADER_ISR_SHRINK):
         return not version.kraft_keeps_epoch_on_isr_shrink
     return change == REPLICAS_REMOVED
 
@@ -129,11 +136,17 @@ def election_was_clean(new_leader, prev_isr):
     return (new_leader < 0) | (prev_isr == np.asarray(new_leader)[..., None]).any(axis=-1)
 
 
-def messages_lost(log_end_offsets, assigned, new_leader_leo):
-    """Messages an unclean leader loses: everything any replica's log holds beyond the new leader's LEO
-    (the replicas truncate to it when they follow it, §6)."""
-    leo = np.where(assigned, log_end_offsets, np.iinfo(np.int64).min)
-    return np.maximum(leo.max(axis=-1) - np.asarray(new_leader_leo), 0)
+def replicas_end_offset(log_end_offsets, assigned):
+    """The highest log end offset among a partition's replicas (``log_end_offsets``/``assigned`` [.., S]): how
+    far its log reached, on whichever replica, when the leader changes."""
+    return np.where(assigned, log_end_offsets, np.iinfo(np.int64).min).max(axis=-1)
+
+
+def messages_lost(replicas_end, start_offset):
+    """Messages an unclean leader loses: everything any replica's log holds beyond the offset the new leader
+    starts its epoch from (its log end offset); the others truncate to it when they follow it (KIP-101's
+    leader-epoch truncation, §6). NumPy arrays or Spark Columns (``telemetry`` leaders rows carry both)."""
+    return columns.maximum(replicas_end - start_offset, 0)
 
 
 def imbalanced_partitions(controller: str, preferred, leader, preferred_ready):

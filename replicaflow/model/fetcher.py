@@ -55,3 +55,12 @@ def fetch_error_outcome(version: KafkaVersion, error: str) -> str:
     if error in RETRIED_ERRORS or (error == "storage" and version.storage_error_retried):
         return "retried"
     return "failed" if version.fetcher_failure_isolated else "thread_died"
+
+
+def takes_log_dir_offline(version: KafkaVersion, error: str) -> bool:
+    """Whether the error also fails the follower's log directory: from 1.0 (KIP-112) a storage error while
+    appending is an I/O error that ``Log.maybeHandleIOException`` has reported to the
+    ``LogDirFailureChannel`` before it throws ``KafkaStorageException``, so besides the fetcher's own
+    handling (retried on 1.0 – 2.2, marked failed from 2.3) the broker's ``LogDirFailureHandler`` takes the
+    directory offline (docs/semantics.md §4, §6.1). Before 1.0 the error only reaches the fetcher thread."""
+    return error == "storage" and version.at_least("1.0")

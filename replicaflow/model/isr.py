@@ -63,12 +63,14 @@ def fetch_leader_leo_after_fetch(leader_leo, last_fetch_leader_leo, leo_is_max: 
     return np.maximum(leader_leo, last_fetch_leader_leo) if leo_is_max else np.asarray(leader_leo)
 
 
-def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, last_fetch_leader_leo,
-                              last_fetch_time_ms, last_caught_up_ms, legacy: bool = False):
+def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, legacy: bool = False):
     """Follower state when a broker becomes leader with a new epoch (§1.1, last paragraph).
 
-    lastCaughtUp = now for ISR members, else 0. A new leader forgets follower LEOs (-1) and fetch
-    times (0); a leader that only bumped its epoch keeps LEOs and restarts the fetch bookkeeping.
+    lastCaughtUp = now for ISR members, else 0. A new leader forgets follower LEOs and the leader LEO of
+    their last fetch (-1) and their fetch times (0): 3.3+ ``Replica.resetReplicaState`` with ``isNewLeader``,
+    and before it ``updateLogReadResult(UnknownLogReadResult)`` after ``resetLastCaughtUpTime`` — what
+    another broker's leadership recorded never reaches it. A leader that only bumped its epoch keeps LEOs
+    and restarts the fetch bookkeeping at its own LEO.
     ≤ 0.8.2 (``legacy``, ``Partition.makeLeader`` setting each follower's LEO to unknown, which stamps
     its update time): every follower's stuck clock restarts at ``now``.
     """
@@ -77,8 +79,7 @@ def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, l
     shape = np.broadcast_shapes(np.shape(in_new_isr), np.shape(was_leader), np.shape(leo))
     caught_up = np.broadcast_to(np.where(in_new_isr, now_ms, 0), shape).astype(np.int64)
     new_leo = np.broadcast_to(np.where(was_leader, leo, UNKNOWN_OFFSET), shape).astype(np.int64)
-    new_fetch_leader_leo = np.broadcast_to(np.where(was_leader, leader_leo, last_fetch_leader_leo),
-                                           shape).astype(np.int64)
+    new_fetch_leader_leo = np.broadcast_to(np.where(was_leader, leader_leo, UNKNOWN_OFFSET), shape).astype(np.int64)
     restarted = (was_leader & in_new_isr) | legacy
     new_fetch_time = np.broadcast_to(np.where(restarted, now_ms, 0), shape).astype(np.int64)
     return new_leo, new_fetch_leader_leo, new_fetch_time, caught_up

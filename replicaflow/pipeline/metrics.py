@@ -126,14 +126,14 @@ def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
             .filter(F.col("ts_ms") <= F.col("last_ms")).select("cluster", "broker", "name", "ts_ms", "delta"))
 
 
-def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, log_dirs: DataFrame) -> DataFrame:
+def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, offline_replicas: DataFrame) -> DataFrame:
     """(cluster, broker, name, ts_ms, delta) for every interval-counted gauge (leader-only counting, §2)."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
     failed = (change_intervals(fetchers, ("cluster", "broker", "topic", "partition"))
               .filter(F.col("action") == "failed")
               .select("cluster", "broker", "from_ms", "to_ms",
                       F.lit(jmx("FailedPartitionsCount")).alias("name")))
-    intervals = failed.unionByName(offline_replica_intervals(state, log_dirs))
+    intervals = failed.unionByName(offline_replicas)
     return (partition_gauge_deltas(state, meta)
             .unionByName(interval_deltas(intervals.join(m, "cluster"), ["cluster", "broker", "name"])))
 
@@ -271,7 +271,8 @@ def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFr
             .select("cluster", "broker", "name",
                     F.when(F.array_contains(meters, F.col("name")), F.col("restart")).otherwise(F.lit(0))
                     .alias("restart"), "ts_ms", F.lit(True).alias("at_grid")))
-    gauges = gauge_deltas(state, tables["fetchers"], meta, tables["log_dirs"])
+    offline_replicas = offline_replica_intervals(tables["assignments"], tables["log_dirs"])
+    gauges = gauge_deltas(state, tables["fetchers"], meta, offline_replicas)
     deltas = (gauges.filter(F.col("broker") != CONTROLLER_PSEUDO_BROKER).withColumn("restart", F.lit(0))
               .unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
               .unionByName(produce_meter_deltas(tables["produce_errors"], grid))

@@ -19,6 +19,7 @@ from replicaflow.pipeline import events as E
 from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
+from replicaflow.pipeline.elections import unclean_elections
 from replicaflow.pipeline.load import Telemetry, read_telemetry
 from replicaflow.pipeline.pruning import collect_spans, scrapes_within
 from replicaflow.pipeline.session import get_spark, java_reason
@@ -30,7 +31,7 @@ from replicaflow.telemetry.spark import read_contract, spark_path, write_parquet
 
 PRUNE_MIN_ROWS = 1_000_000  # below this, the two jobs that find the spans cost more than a whole scan
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
-           "reassignment_progress")
+           "reassignment_progress", "unclean_elections")
 
 
 def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df,
@@ -65,6 +66,7 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
         "incidents": E.incidents(state, t.meta),
         "reassignments": E.reassignments(episodes, progress, t.tables["configs"]),
         "reassignment_progress": E.progress_table(progress),
+        "unclean_elections": unclean_elections(events, t.tables["leaders"]),
     }
     return {name: conform(df, name) for name, df in out.items()}
 

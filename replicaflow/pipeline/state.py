@@ -65,9 +65,11 @@ def topic_min_isr(configs: DataFrame, topics: DataFrame) -> DataFrame:
 def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
     """One replay stream per partition: every change row with the state forward-filled up to it.
 
-    Besides the state columns it keeps, on isr rows, the previous isr row's members and epoch
-    (``prev_isr``, ``prev_isr_epoch``) for the IsrShrinks/Expands meters, and whether the controller wrote it
-    with a leaders row (``controller_write``: a KRaft ISR removal keeps the leader epoch, docs/semantics.md §6).
+    The state columns include the eligible leader replicas of the last isr row (``elr``, ``last_known_elr``;
+    KIP-966, null when the telemetry does not know them). Besides them it keeps, on isr rows, the previous
+    isr row's members and epoch (``prev_isr``, ``prev_isr_epoch``) for the IsrShrinks/Expands meters, and
+    whether the controller wrote it with a leaders row (``controller_write``: a KRaft ISR removal keeps the
+    leader epoch, docs/semantics.md §6).
     """
     assignments, leaders, isr = tables["assignments"], tables["leaders"], tables["isr"]
     topics = assignments.select("cluster", "topic").distinct()
@@ -75,7 +77,8 @@ def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
     a = assignments.select(*PKEY, "ts_ms", "seq", "replicas", "adding", "removing", F.lit("a").alias("src"))
     ld = leaders.select(*PKEY, "ts_ms", "seq", "leader", "leader_epoch", F.lit("l").alias("src"))
     i = isr.select(*PKEY, "ts_ms", "seq", F.col("isr").alias("isr_raw"),
-                   F.col("leader_epoch").alias("isr_epoch_raw"), F.lit("i").alias("src"))
+                   F.col("leader_epoch").alias("isr_epoch_raw"), F.col("elr").alias("elr_raw"),
+                   F.col("last_known_elr").alias("last_known_elr_raw"), F.lit("i").alias("src"))
     m = (topic_min_isr(tables["configs"], topics).join(partitions, ["cluster", "topic"])
          .select(*PKEY, "ts_ms", "seq", F.col("min_isr").alias("min_isr_raw"), F.lit("m").alias("src")))
     ev = (a.unionByName(ld, allowMissingColumns=True).unionByName(i, allowMissingColumns=True)
@@ -92,6 +95,8 @@ def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
                                                                   "leader_epoch")],
         F.last("isr_raw", ignorenulls=True).over(w).alias("isr"),
         F.last("isr_epoch_raw", ignorenulls=True).over(w).alias("isr_epoch"),
+        F.last("elr_raw", ignorenulls=True).over(w).alias("elr"),
+        F.last("last_known_elr_raw", ignorenulls=True).over(w).alias("last_known_elr"),
         F.last("min_isr_raw", ignorenulls=True).over(w).alias("configured_min_isr"),
         F.last("isr_raw", ignorenulls=True).over(before).alias("prev_isr"),
         F.last("isr_epoch_raw", ignorenulls=True).over(before).alias("prev_isr_epoch"),
@@ -136,4 +141,4 @@ def partition_state(events: DataFrame, meta: DataFrame) -> DataFrame:
              .withColumn("configured_min_isr", F.coalesce("configured_min_isr", F.lit(1)))
              .join(F.broadcast(meta.select("cluster", "kip352", "min_isr_capped")), "cluster"))
     return with_flags(state).select(*PKEY, "from_ms", "to_ms", "leader", "leader_epoch", "replicas", "adding",
-                                    "removing", "isr", "min_isr", *FLAGS)
+                                    "removing", "isr", "elr", "last_known_elr", "min_isr", *FLAGS)

@@ -28,7 +28,7 @@ METER_TOTALS = {"IsrShrinksPerSec": "isr_shrinks", "IsrExpandsPerSec": "isr_expa
                 "FailedProduceRequestsPerSec": "produce_requests_rejected",
                 "UncleanLeaderElectionsPerSec": "unclean_elections"}
 SUMMED_GAUGE_PEAKS = {"FailedPartitionsCount": "peak_failed_partitions"}  # peak of the sum over brokers
-TABLES = ("cluster_metrics", "incidents", "reassignments", "broker_metrics")
+TABLES = ("cluster_metrics", "incidents", "reassignments", "broker_metrics", "unclean_elections")
 
 
 def _minutes(ms) -> float:
@@ -95,6 +95,8 @@ def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict
     meters = _meter_totals(tables["broker_metrics"])
     gauges = _summed_gauge_peaks(tables["broker_metrics"])
     overall = _overall_progress(tables["reassignments"])
+    lost = {r["cluster"]: int(r["lost"] or 0) for r in tables["unclean_elections"].groupBy("cluster").agg(
+        F.sum("messages_lost").alias("lost")).collect()}
     out: dict = {}
     for meta in metas:
         c = str(meta["cluster"])
@@ -114,6 +116,7 @@ def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict
             "reassignments": {s: by_status.get((c, s), 0) for s in STATUSES},
             **{key: int(meters.get((c, short), 0.0)) for short, key in METER_TOTALS.items()},
             **{key: int(gauges.get((c, short), 0.0)) for short, key in SUMMED_GAUGE_PEAKS.items()},
+            "messages_lost": lost.get(c, 0),  # by unclean leader elections (analysis/unclean_elections)
             "reassignment_progress": overall.get(c),
         }
     return out

@@ -34,8 +34,9 @@ def cluster_rows(s: Mapping) -> Rows:
             ("incidents", ", ".join(f"{k} {v}" for k, v in s["incidents"].items() if v) or "none"),
             ("ISR shrinks / expands", f"{s['isr_shrinks']} / {s['isr_expands']}"),
             ("reassignments", moves)]
-    if s.get("unclean_elections"):
-        rows.insert(-1, ("unclean elections", f"{s['unclean_elections']} (leader outside the ISR)"))
+    if s.get("unclean_elections") or s.get("messages_lost"):
+        rows.insert(-1, ("unclean elections", f"{s.get('unclean_elections', 0)} (leader outside the ISR), "
+                                              f"{s.get('messages_lost', 0)} messages lost"))
     p = s.get("reassignment_progress")
     if p:
         if p["moves_that_cannot_finish"]:

@@ -20,7 +20,7 @@ from replicaflow.telemetry.io import read_meta, read_table
 from replicaflow.telemetry.schema import ANALYSIS
 
 REQUIRED = ("partition_state", "broker_metrics", "cluster_metrics", "incidents")
-OPTIONAL = ("topic_metrics", "reassignments", "reassignment_progress", "log_events", "rejects")
+OPTIONAL = ("topic_metrics", "reassignments", "reassignment_progress", "unclean_elections", "log_events", "rejects")
 SUMMARY_FILE = "_summary.json"
 
 

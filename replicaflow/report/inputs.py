@@ -166,7 +166,8 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
     else:
         add("reassignment throttles", "KIP-73 replication throttles (leader/follower.replication.throttled.*)")
     if meta.get("source") == "simulator":
-        add("controller", "ZooKeeper-based; the active controller is the live broker with the lowest id "
+        kind = "KRaft (combined mode)" if meta.get("controller") == "kraft" else "ZooKeeper-based"
+        add("controller", f"{kind}; the active controller is the live broker with the lowest id "
                           "(replicaflow's simulator)")
     else:
         add("controller", "not recorded in the telemetry")

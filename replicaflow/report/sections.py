@@ -176,6 +176,7 @@ def cluster_section(analysis: Analysis, cluster: str, prefix: str) -> dict:
             "progress": overall_progress(summary),
             "tables": {"alerts": tables.alerts(alert_rows(analysis, cluster), prefix),
                        "incidents": tables.incidents(analysis, cluster, prefix),
+                       "unclean": tables.unclean_elections(analysis, cluster, prefix),
                        "reassignments": tables.reassignments(analysis, cluster, prefix), "logs": logs},
             "n_logs": n_logs, "charts": charts, "scrape": format_duration(analysis.scrape_interval_ms(cluster))}
 

@@ -51,6 +51,19 @@ def incidents(analysis, cluster: str, prefix: str) -> dict:
         col("worst", "worst", sort="worst_n")], rows)
 
 
+def unclean_elections(analysis, cluster: str, prefix: str) -> dict:
+    """One row per unclean leader election (docs/semantics.md §6): who leads, and what the others held beyond it."""
+    ue = analysis.of("unclean_elections", cluster).sort_values(["ts_ms", "topic", "partition"])
+    rows = [{"time": format_ts_ms(r.ts_ms), "partition": f"{r.topic}-{r.partition}", "leader": int(r.leader),
+             "epoch": int(r.leader_epoch),
+             "lost": "unknown" if pd.isna(r.messages_lost) else f"{int(r.messages_lost):,}",
+             "lost_n": _ms(r.messages_lost)} for r in ue.itertuples()]
+    return table(f"{prefix}-unclean", [
+        col("time (UTC)", "time", kind="ts"), col("partition", "partition", "input"),
+        col("new leader", "leader", "list", kind="num"), col("leader epoch", "epoch", kind="num"),
+        col("messages lost", "lost", sort="lost_n", kind="num")], rows)
+
+
 def reassignments(analysis, cluster: str, prefix: str) -> dict:
     moves = analysis.of("reassignments", cluster).sort_values(["topic", "partition", "replica"])
     rows = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from replicaflow.model import election, predicates
+from replicaflow.model import election, log_dirs, predicates
 from replicaflow.model.rows import row_any
 from replicaflow.sim.clock import Clock
 from replicaflow.sim.configs import DynamicConfigs
@@ -97,6 +97,7 @@ class KafkaController:
             for p in rows:
                 self.partition.update_elr(int(p), s.in_isr[p].copy(), s.rbi[p] == b)
                 s.partition_epoch[p] += 1
+                self.emit.isr_written(int(p), now)
         self.crashed[b] = False
 
     def broker_started(self, b: int, now: int) -> None:
@@ -120,8 +121,10 @@ class KafkaController:
         for p in np.nonzero((s.lslot < 0) & self.configs.unclean_leader_election() & live.any(axis=1))[0]:
             self.elect(int(p), now)
 
-    def remove_broker_from_isrs(self, b: int, now: int) -> None:
-        """Take a dead or shutting-down broker out of every ISR, re-electing where it led (§6).
+    def remove_broker_from_isrs(self, b: int, now: int, partitions: np.ndarray | None = None) -> None:
+        """Take a dead or shutting-down broker out of every ISR — or of the ISRs of ``partitions`` [P] only,
+        its replicas in a failed log directory (``KafkaController.onReplicasBecomeOffline``, KRaft
+        ``ReplicationControlManager.handleDirectoriesOffline``) — re-electing where it led (§6).
 
         As Kafka's controller does, the last ISR member stays in the ISR (the partition goes offline),
         unless eligible leader replicas are on: then the ISR may become empty and the ELR keeps
@@ -130,6 +133,9 @@ class KafkaController:
         s = self.s
         member = (s.rbi == b) & s.in_isr
         led = s.leader_bi() == b
+        if partitions is not None:
+            member &= partitions[:, None]
+            led &= partitions
         for p in np.nonzero(member.any(axis=1) | led)[0]:
             p = int(p)
             slot = np.nonzero(s.rbi[p] == b)[0][0]
@@ -150,8 +156,8 @@ class KafkaController:
         the first live replica, else none (offline) (§6, ``model.election.elect_leader``)."""
         s = self.s
         row = s.rbi[p]
-        serving = s.up & ~s.log_dir_offline  # a replica in a failed log dir cannot lead (KIP-112)
-        live = (row >= 0) & serving[np.maximum(row, 0)] & (row != exclude)
+        # a replica in a failed log directory cannot lead (KIP-112)
+        live = (row >= 0) & s.up[np.maximum(row, 0)] & ~s.offline_replica[p] & (row != exclude)
         old_slot = int(s.lslot[p])
         if prefer_slot is not None and live[prefer_slot] and s.in_isr[p, prefer_slot]:
             new_slot, unclean = prefer_slot, False
@@ -171,8 +177,9 @@ class KafkaController:
             s.isr_changed()
             s.elr[p, new_slot] = False
         lost = 0
+        replicas_end = int(election.replicas_end_offset(s.log_leo[p], row >= 0))  # before the followers truncate
         if unclean:
-            lost = int(election.messages_lost(s.log_leo[p], row >= 0, s.log_leo[p, new_slot]))
+            lost = int(election.messages_lost(replicas_end, s.log_leo[p, new_slot]))
             s.in_isr[p] = np.arange(s.slots) == new_slot  # the unclean leader's ISR is itself alone
             s.isr_changed()
             s.elr[p] = s.last_known_elr[p] = False  # an unclean election clears both (KIP-966)
@@ -184,7 +191,7 @@ class KafkaController:
         s.pending_at[p] = -1
         if new_slot >= 0:
             self.partition.make_leader(p, new_slot, old_slot, now)
-        self.emit.leader_and_isr_changed(p, now)
+        self.emit.leader_and_isr_changed(p, now, replicas_end)
         if unclean:
             self.emit.unclean_leader_elected(p, lost, self.controller_id(), now)
         if new_slot >= 0:
@@ -198,7 +205,7 @@ class KafkaController:
         s = self.s
         preferred = s.rbi[:, 0]
         ok = ((s.lslot != 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)] & (preferred >= 0)
-              & ~s.log_dir_offline[np.maximum(preferred, 0)])
+              & ~s.offline_replica[:, 0])
         for p in np.nonzero(ok)[0]:
             self.elect(int(p), now, prefer_slot=0)
 
@@ -208,7 +215,7 @@ class KafkaController:
         self._rebalance_at = -1
         preferred = s.rbi[:, 0]
         ready = ((preferred >= 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)]
-                 & ~s.log_dir_offline[np.maximum(preferred, 0)] & ~np.isin(np.arange(s.n_partitions), list(s.reassignments)))
+                 & ~s.offline_replica[:, 0] & ~np.isin(np.arange(s.n_partitions), list(s.reassignments)))
         leader = np.where(s.lslot >= 0, s.leader_bi(), -1)
         for p in np.nonzero(election.imbalanced_partitions(self.mode, preferred, leader, ready))[0]:
             self.elect(int(p), at, prefer_slot=0)
@@ -221,15 +228,9 @@ class KafkaController:
 
     def _bump_epochs(self, p: int, change: str | None = None, times: int = 1) -> None:
         """A new partition epoch; a new leader epoch too on elections (``change`` None) and where
-        ``model.election.bumps_leader_epoch`` says. A new leader epoch re-adds the followers' fetchers,
-        which clears their KIP-461 failed state (``Partition.makeFollower``, §4)."""
-        s = self.s
-        s.partition_epoch[p] += times
-        if change is None or election.bumps_leader_epoch(self.version, self.mode, change):
-            s.leader_epoch[p] += times
-            if s.failed[p].any():
-                s.failed[p] = False
-                s.layout_changed()
+        ``model.election.bumps_leader_epoch`` says (``Partition.bump_epochs``)."""
+        self.partition.bump_epochs(p, times, change is None or election.bumps_leader_epoch(self.version, self.mode,
+                                                                                          change))
 
     def _bump_and_tell(self, p: int, now: int, change: str, times: int = 1) -> None:
         """A controller change that keeps the leader: new epochs, the rows, and -- where the leader epoch
@@ -331,5 +332,10 @@ class KafkaController:
                     getattr(s, name)[p, slot] = saved[name][was[0]]
             else:
                 s.rbi[p, slot] = b
+        for slot, b in enumerate(brokers):  # a new replica's log goes to the broker's least loaded directory
+            if s.log_dir[p, slot] < 0:
+                n_dirs = len(s.log_dirs[b])
+                live = ~s.dir_offline[b, :n_dirs] | ~s.up[b]  # a down broker's directories return with it
+                s.log_dir[p, slot] = log_dirs.next_log_dir(s.logs_per_dir(b)[:n_dirs], live)
         s.lslot[p] = brokers.index(old_leader) if old_leader in brokers else -1
         s.layout_changed()

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from replicaflow.model import election
 from replicaflow.sim.state import (
     FETCH_ACTIONS,
     FETCH_ADDED,
@@ -62,10 +63,13 @@ class Emitter:
         replicas = [s.replica_ids(p) for p in range(s.n_partitions)]
         empty = [[] for _ in range(s.n_partitions)]
         w.changes("assignments", now, {"topic": topics, "partition": s.pnum, "replicas": replicas,
-                                       "adding": empty, "removing": empty})
+                                       "adding": empty, "removing": empty,
+                                       "log_dirs": [s.replica_dirs(p) for p in range(s.n_partitions)]})
         w.changes("leaders", now, {"topic": topics, "partition": s.pnum, "leader": s.broker_ids[s.rbi[:, 0]],
-                                   "leader_epoch": s.leader_epoch})
-        w.changes("isr", now, {"topic": topics, "partition": s.pnum, "isr": replicas, "leader_epoch": s.leader_epoch})
+                                   "leader_epoch": s.leader_epoch, "start_offset": s.log_leo[:, 0],
+                                   "replicas_end_offset": election.replicas_end_offset(s.log_leo, s.rbi >= 0)})
+        w.changes("isr", now, {"topic": topics, "partition": s.pnum, "isr": replicas, "leader_epoch": s.leader_epoch,
+                               "elr": empty, "last_known_elr": empty})
         if self.logs is not None:
             for p in range(s.n_partitions):
                 topic, partition = s.tp(p)
@@ -88,17 +92,32 @@ class Emitter:
         s = self.s
         topic, partition = s.tp(p)
         self.writer.change("assignments", now, topic=topic, partition=partition, replicas=s.replica_ids(p),
-                           adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]))
+                           adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]),
+                           log_dirs=s.replica_dirs(p))
 
-    def leader_and_isr_changed(self, p: int, now: int) -> None:
+    def leader_and_isr_changed(self, p: int, now: int, replicas_end: int | None = None) -> None:
         """A controller decision: leaders row, then the ISR under the new epoch (so later same-epoch ISR rows
-        are the leader's own shrinks/expands, docs/metrics.md)."""
+        are the leader's own shrinks/expands, docs/metrics.md). The leaders row carries the leader's log end
+        offset and the highest one among the replicas (``replicas_end``: as it was before the followers
+        truncated to the new leader; read from the state when the logs are untouched)."""
         s = self.s
         topic, partition = s.tp(p)
+        if replicas_end is None:
+            replicas_end = int(election.replicas_end_offset(s.log_leo[p], s.rbi[p] >= 0))
+        start = int(s.log_leo[p, s.lslot[p]]) if s.lslot[p] >= 0 else None
         self.writer.change("leaders", now, topic=topic, partition=partition, leader=s.leader_id(p),
-                           leader_epoch=int(s.leader_epoch[p]))
+                           leader_epoch=int(s.leader_epoch[p]), start_offset=start, replicas_end_offset=replicas_end)
+        self.isr_written(p, now)
+
+    def isr_written(self, p: int, now: int) -> None:
+        """The ``isr`` row of partition ``p`` as it stands: the ISR, the leader epoch it was written under and
+        the eligible leader replicas (KIP-966). Alone, it records a change of the ELR only: the controller's
+        record keeps the ISR and the leader epoch, so the row is no shrink or expansion."""
+        s = self.s
+        topic, partition = s.tp(p)
         self.writer.change("isr", now, topic=topic, partition=partition, isr=s.replica_ids(p, s.in_isr[p]),
-                           leader_epoch=int(s.leader_epoch[p]))
+                           leader_epoch=int(s.leader_epoch[p]), elr=s.replica_ids(p, s.elr[p]),
+                           last_known_elr=s.replica_ids(p, s.last_known_elr[p]))
 
     def leader_started(self, p: int, now: int, prev_leader: int, prev_epoch: int) -> None:
         """The leader starts a new leader epoch, elected or kept (its log record; the rows came with
@@ -113,9 +132,13 @@ class Emitter:
                   partition_epoch=int(s.partition_epoch[p]))
 
     def unclean_leader_elected(self, p: int, messages_lost: int, controller: int, now: int) -> None:
-        """No live ISR member: the controller elected the first live replica, losing ``messages_lost`` (§6)."""
+        """No live ISR member: the controller elected the first live replica, losing ``messages_lost`` (§6):
+        a ``truth/unclean_elections`` row and the controller's log record."""
         s = self.s
         topic, partition = s.tp(p)
+        self.writer.samples("truth", "unclean_elections", now, {
+            "topic": [topic], "partition": [partition], "leader": [s.leader_id(p)],
+            "leader_epoch": [int(s.leader_epoch[p])], "messages_lost": [int(messages_lost)]})
         row = s.rbi[p]
         live = [int(s.broker_ids[b]) for b in row if b >= 0 and s.up[b]]
         self._log("unclean_leader_election", now, controller, topic=topic, partition=partition,
@@ -133,13 +156,20 @@ class Emitter:
                   replicas=self.s.ids(final))
 
     # ------------------------------------------------------------------ the leader's ISR changes
-    def isr_committed(self, p: int, old: np.ndarray, new: np.ndarray, now: int, under_min_isr: bool) -> None:
-        """An ISR shrink or expansion the leader committed (the ``isr`` row and its log records)."""
+    def isr_committed(self, p: int, old: np.ndarray, new: np.ndarray, now: int, under_min_isr: bool,
+                      prev_epoch: int) -> None:
+        """An ISR shrink or expansion the leader committed (the ``isr`` row and its log records). When the
+        controller answered it with a new leader epoch (``prev_epoch`` is not the partition's: KRaft before
+        3.6) the change is the controller's record -- leaders and isr rows -- and the leader, which proposed
+        it ("Shrinking ISR"), logs its new epoch instead of "ISR updated"."""
         s = self.s
         topic, partition = s.tp(p)
         new_ids = s.replica_ids(p, new)
-        self.writer.change("isr", now, topic=topic, partition=partition, isr=new_ids,
-                           leader_epoch=int(s.leader_epoch[p]))
+        bumped = int(s.leader_epoch[p]) != prev_epoch
+        if bumped:
+            self.leader_and_isr_changed(p, now)
+        else:
+            self.isr_written(p, now)
         if self.logs is None:
             return
         slot = s.lslot[p]
@@ -153,6 +183,9 @@ class Emitter:
                                     "last_caught_up_ms": int(s.v_lcu[p, g])} for g in gone])
         else:
             self._log("isr_expand", now, broker, topic=topic, partition=partition, old_isr=old_ids, new_isr=new_ids)
+        if bumped:
+            self.leader_started(p, now, int(broker), prev_epoch)
+            return
         self._log("isr_updated", now, broker, topic=topic, partition=partition, isr=new_ids,
                   partition_epoch=int(s.partition_epoch[p]), under_min_isr=under_min_isr)
 
@@ -210,18 +243,22 @@ class Emitter:
                   isr=s.replica_ids(p, s.in_isr[p]), min_isr=min_isr)
 
     # ------------------------------------------------------------------ log directories (KIP-112)
-    def log_dir_changed(self, b: int, state: str, now: int) -> None:
-        """A ``log_dirs`` row: the broker's log directory went ``offline`` or came back ``online``."""
-        self.writer.change("log_dirs", now, broker=int(self.s.broker_ids[b]), state=state)
+    def log_dir_changed(self, b: int, d: int, state: str, now: int) -> None:
+        """A ``log_dirs`` row: the broker's directory ``d`` went ``offline`` or came back ``online``."""
+        s = self.s
+        self.writer.change("log_dirs", now, broker=int(s.broker_ids[b]), log_dir=s.log_dirs[b][d], state=state)
 
     def _hosted(self, b: int) -> list[tuple[str, int]]:
         s = self.s
         return sorted(s.tp(int(p)) for p in np.nonzero((s.rbi == b).any(axis=1))[0])
 
-    def log_dir_failed(self, b: int, log_dir: str, now: int) -> None:
-        """1.0+: the broker stops serving the replicas of the failed directory (its log records)."""
-        self._log("log_dir_failed", now, self.s.broker_ids[b], log_dir=log_dir,
-                  partitions=[list(tp) for tp in self._hosted(b)])
+    def log_dir_failed(self, b: int, d: int, partitions: np.ndarray, halts: bool, now: int) -> None:
+        """1.0+: the broker stops serving the replicas of the failed directory, ``partitions`` [P] (its log
+        records); ``halts``: it was the broker's last live directory, so LogManager halts the broker."""
+        s = self.s
+        self._log("log_dir_failed", now, s.broker_ids[b], log_dir=s.log_dirs[b][d],
+                  partitions=[list(s.tp(int(p))) for p in np.nonzero(partitions)[0]],
+                  halt_log_dirs=list(s.log_dirs[b]) if halts else None)
 
     def broker_halted_on_storage_error(self, b: int, log_dir: str, now: int) -> None:
         """Before 1.0: the first append that hits the failed directory halts the broker."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.fetcher import RETRY_BACKOFF_MS, fetch_error_outcome
+from replicaflow.model.fetcher import RETRY_BACKOFF_MS, fetch_error_outcome, takes_log_dir_offline
+from replicaflow.model.log_dirs import failure_halts_broker
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.clock import Clock
 from replicaflow.sim.controller import KafkaController
@@ -52,9 +53,7 @@ class Faults:
             s.up[b] = False
             self._set_state(b, STATE_DOWN, now)
             return
-        s.up[b] = False
-        self._set_state(b, STATE_DOWN, now)
-        self.controller.broker_failed(b, now)
+        self._halt(b, now)
 
     def broker_up(self, now: int, event, where: str) -> None:
         """The broker restarts: fresh process state (meters, quotas, fetchers), its logs truncated to the leaders."""
@@ -73,33 +72,53 @@ class Faults:
         self.fetchers.broker_restarted(b)
         self._set_state(b, STATE_UP, now)
         self.partition.make_followers(b)
-        if s.log_dir_offline[b]:  # the restarted broker comes back with its (replaced) log directory
-            s.log_dir_offline[b] = False
-            self.emit.log_dir_changed(b, "online", now)
+        for d in np.nonzero(s.dir_offline[b])[0]:  # the restarted broker comes back with its (replaced) directories
+            s.dir_offline[b, d] = False
+            self.emit.log_dir_changed(b, int(d), "online", now)
+        s.offline_replica[s.rbi == b] = False
         self.controller.broker_started(b, now)
 
     def log_dir_failure(self, now: int, event, where: str) -> None:
-        """An I/O error in the broker's log directory (KIP-112, docs/semantics.md §6).
-
-        1.0+: ReplicaManager.handleLogDirFailure stops serving the dir's replicas (leadership moves, the
-        followers stop fetching) and the controller takes them out of the ISRs, as for a shut-down broker;
-        the broker stays up and reports them in OfflineReplicaCount. Before 1.0 a KafkaStorageException
-        halts the broker: a crash.
-        """
+        """An I/O error in one of the broker's log directories (KIP-112, docs/semantics.md §6.1)."""
         s, b = self.s, self.s.broker_index(event.broker, where)
-        if not s.up[b] or s.log_dir_offline[b]:
+        self.fail_log_dir(b, 0 if event.log_dir is None else s.log_dirs[b].index(event.log_dir), now)
+
+    def fail_log_dir(self, b: int, d: int, now: int) -> None:
+        """Directory ``d`` of broker ``b`` goes offline (LogDirFailureChannel.maybeAddOfflineLogDir).
+
+        1.0+: ReplicaManager.handleLogDirFailure stops serving the directory's replicas (the followers stop
+        fetching) and the controller takes them out of the ISRs and elects new leaders where the broker led
+        them, as for a shut-down broker (``KafkaController.onReplicasBecomeOffline``); the broker stays up
+        and reports them in OfflineReplicaCount -- unless no live directory is left: then LogManager halts
+        it, a crash (``model.log_dirs.failure_halts_broker``). Before 1.0 a KafkaStorageException halts the
+        broker.
+        """
+        s = self.s
+        if s.dir_offline[b, d] or not s.up[b]:
             return
+        name = s.log_dirs[b][d]
         if not self.version.at_least("1.0"):
-            self.emit.broker_halted_on_storage_error(b, event.log_dir, now)
-            s.up[b] = False
-            self._set_state(b, STATE_DOWN, now)
-            self.controller.broker_failed(b, now)
+            self.emit.broker_halted_on_storage_error(b, name, now)
+            self._halt(b, now)
             return
-        s.log_dir_offline[b] = True
+        hosted = (s.rbi == b) & (s.log_dir == d)
+        s.dir_offline[b, d] = True
+        s.failed[hosted] = False  # removeFetcherForPartitions drops them from the failed set too (KIP-461)
+        halts = failure_halts_broker(self.version, len(s.log_dirs[b]) - int(s.dir_offline[b].sum()))
+        s.offline_replica |= hosted
         s.layout_changed()
-        self.emit.log_dir_failed(b, event.log_dir, now)
-        self.emit.log_dir_changed(b, "offline", now)
-        self.controller.remove_broker_from_isrs(b, now)
+        self.emit.log_dir_failed(b, d, hosted.any(axis=1), halts, now)
+        self.emit.log_dir_changed(b, d, "offline", now)
+        if halts:
+            self._halt(b, now)
+        else:
+            self.controller.remove_broker_from_isrs(b, now, partitions=hosted.any(axis=1))
+
+    def _halt(self, b: int, now: int) -> None:
+        """``Exit.halt``: the broker stops at once, a crash the controller notices when the session expires."""
+        self.s.up[b] = False
+        self._set_state(b, STATE_DOWN, now)
+        self.controller.broker_failed(b, now)
 
     # ------------------------------------------------------------------ network
     def slow_network(self, now: int, event, where: str) -> None:
@@ -129,7 +148,8 @@ class Faults:
         s.stall_until[mask] = NEVER if event.for_ms is None else now + event.for_ms
 
     def fail_partition(self, now: int, event, where: str) -> None:
-        """The follower gets ``error`` fetching the partition: failed (2.3+), thread dead (≤ 2.2) or retried (§4)."""
+        """The follower gets ``error`` fetching the partition: failed (2.3+), thread dead (≤ 2.2) or retried (§4);
+        from 1.0 a storage error also fails the replica's log directory (§6.1)."""
         s = self.s
         b, p = s.broker_index(event.broker, where), s.partition_row(event.topic, event.partition, where)
         slots = np.nonzero(s.rbi[p] == b)[0]
@@ -146,3 +166,5 @@ class Faults:
             self.emit.fetcher_thread_died(p, slot, leader, now)
         else:
             s.stall_until[p, slot] = max(int(s.stall_until[p, slot]), now + RETRY_BACKOFF_MS)
+        if takes_log_dir_offline(self.version, event.error):
+            self.fail_log_dir(b, int(s.log_dir[p, slot]), now)

@@ -92,7 +92,7 @@ class ReplicaFetcherManager:
             leader_up = (s.lslot >= 0) & s.up[lb]
             rbi = np.maximum(s.rbi, 0)
             fetch_ok = ((s.rbi >= 0) & ~leader_mask & s.up[rbi] & leader_up[:, None] & ~s.failed & ~s.thread_dead
-                        & ~s.log_dir_offline[rbi])
+                        & ~s.offline_replica)
             n_b, nf = s.n_brokers, self.num_fetchers
             thread = ((rbi * n_b + lb[:, None]) * nf + s.fid[:, None]).ravel().astype(np.intp)
             leader_flat = np.arange(s.n_partitions) * s.slots + np.maximum(s.lslot, 0)
@@ -239,7 +239,7 @@ class ReplicaFetcherManager:
         s = self.s
         leader_bi = topo.leader_bi
         follower = (s.rbi >= 0) & ~topo.leader_mask
-        fetching = follower & (leader_bi >= 0)[:, None] & ~s.log_dir_offline[np.maximum(s.rbi, 0)]
+        fetching = follower & (leader_bi >= 0)[:, None] & ~s.offline_replica
         desired = np.where(fetching & s.failed, FETCH_FAILED, np.where(fetching, FETCH_ADDED, FETCH_REMOVED))
         desired = np.where((desired == FETCH_REMOVED) & (s.fetch_state == FETCH_NONE), FETCH_NONE, desired)
         lead = np.broadcast_to(leader_bi[:, None], s.rbi.shape)

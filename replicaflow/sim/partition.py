@@ -174,9 +174,17 @@ class Partition:
         self.proposals = bool((s.pending_at >= 0).any())
 
     def _commit(self, rows: np.ndarray, proposal: np.ndarray, now: int) -> None:
-        """Write each proposed ISR (unless unchanged or the partition went offline), count the meter, announce it."""
+        """Write each proposed ISR (unless unchanged or the partition went offline), count the meter, announce it.
+
+        A KRaft controller before metadata version 3.6 answers a shrink with a new leader epoch
+        (``model.election.bumps_leader_epoch``): the leader then ignores the answer, whose epoch it does not
+        have yet (``Partition.handleAlterPartitionUpdate``), and takes the shrink with the new epoch from the
+        metadata record as a controller change (``makeLeader``), so IsrShrinksPerSec does not count it. If the
+        answer arrived before the record it would count in FailedIsrUpdatesPerSec; replicaflow takes the
+        record first (docs/semantics.md §6)."""
         s = self.s
         min_isr = self.configs.min_isr()
+        bump_on_shrink = election.bumps_leader_epoch(self.version, self.kafka.controller, election.LEADER_ISR_SHRINK)
         for i, p in enumerate(rows):
             p = int(p)
             old, new = s.in_isr[p].copy(), proposal[i]
@@ -187,14 +195,29 @@ class Partition:
             s.isr_changed()
             self.update_elr(p, old)
             self._view = None
-            s.partition_epoch[p] += 1
-            if (old & ~new).any():
-                s.shrinks[leader] += 1
-            else:
-                s.expands[leader] += 1
+            shrink = bool((old & ~new).any())
+            prev_epoch = int(s.leader_epoch[p])
+            self.bump_epochs(p, leader_epoch=shrink and bump_on_shrink)
+            if s.leader_epoch[p] == prev_epoch:
+                if shrink:
+                    s.shrinks[leader] += 1
+                else:
+                    s.expands[leader] += 1
             n_isr, n_rep = int(new.sum()), int((s.rbi[p] >= 0).sum())
             under = bool(predicates.under_min_isr(n_isr, int(min_isr[p]), n_rep, self.version.min_isr_capped))
-            self.emit.isr_committed(p, old, new, now, under)
+            self.emit.isr_committed(p, old, new, now, under, prev_epoch)
+
+    def bump_epochs(self, p: int, times: int = 1, leader_epoch: bool = True) -> None:
+        """A new partition epoch, and a new leader epoch where the controller writes one. Any new leader epoch
+        re-adds the followers' fetchers, which clears their KIP-461 failed state (``Partition.makeFollower``,
+        ``AbstractFetcherThread.addPartitions``, docs/semantics.md §4)."""
+        s = self.s
+        s.partition_epoch[p] += times
+        if leader_epoch:
+            s.leader_epoch[p] += times
+            if s.failed[p].any():
+                s.failed[p] = False
+                s.layout_changed()
 
     def update_elr(self, p: int, old_isr: np.ndarray, unclean_shutdown=False) -> None:
         """With ``kafka.eligible_leader_replicas`` on, the ELR and LastKnownElr follow an ISR change of
@@ -229,8 +252,7 @@ class Partition:
         followers = (row >= 0) & (np.arange(s.slots) != new_slot)
         s.log_leo[p] = np.where(followers, np.minimum(s.log_leo[p], leader_leo), s.log_leo[p])
         leo, lfl, lft, lcu = isr_rules.reset_on_new_leader_epoch(
-            now, s.in_isr[p], new_slot == old_slot, leader_leo, s.v_leo[p], s.v_lfl[p], s.v_lft[p], s.v_lcu[p],
-            legacy=self.version.lag_rule == "messages")
+            now, s.in_isr[p], new_slot == old_slot, leader_leo, s.v_leo[p], legacy=self.version.lag_rule == "messages")
         s.v_leo[p], s.v_lfl[p], s.v_lft[p], s.v_lcu[p] = leo, lfl, lft, lcu
         s.v_leo[p, new_slot] = leader_leo
         s.epoch_start[p] = leader_leo

@@ -100,7 +100,7 @@ class JmxScrape:
             "ReassignmentMaxLag": reassign_lag,
             "LeaderCount": np.bincount(lb, minlength=n_b).astype(np.float64),
             "PartitionCount": hosted,
-            "OfflineReplicaCount": np.where(s.log_dir_offline, hosted, 0.0),
+            "OfflineReplicaCount": np.bincount(s.rbi[s.offline_replica & (s.rbi >= 0)], minlength=n_b).astype(np.float64),
             "IsrShrinksPerSec": s.shrinks.astype(np.float64),
             "IsrExpandsPerSec": s.expands.astype(np.float64),
             "FailedIsrUpdatesPerSec": np.zeros(n_b),

@@ -52,8 +52,9 @@ def log_dirs_now(s: ClusterState) -> str:
     rows, slots = np.nonzero(s.rbi >= 0)
     sizes = s.log_leo[rows, slots] * s.msg_size[rows]
     replicas = [ReplicaSize(broker=int(s.broker_ids[s.rbi[p, k]]), topic=s.topics[s.topic_idx[p]],
-                            partition=int(s.pnum[p]), size_bytes=int(size))
+                            partition=int(s.pnum[p]), size_bytes=int(size),
+                            log_dir=s.log_dirs[s.rbi[p, k]][s.log_dir[p, k]])
                 for p, k, size in zip(rows, slots, sizes, strict=True)]
     live = [int(b) for b, up in zip(s.broker_ids, s.up, strict=True) if up]
-    offline = frozenset(int(b) for b, bad in zip(s.broker_ids, s.log_dir_offline, strict=True) if bad)
-    return log_dirs_text(live, replicas, offline)
+    offline = frozenset((int(s.broker_ids[b]), s.log_dirs[b][d]) for b, d in zip(*np.nonzero(s.dir_offline), strict=True))
+    return log_dirs_text(live, replicas, offline, {int(b): d for b, d in zip(s.broker_ids, s.log_dirs, strict=True)})

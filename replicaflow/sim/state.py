@@ -19,6 +19,7 @@ import numpy as np
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.fetcher import fetcher_ids, java_string_hash
 from replicaflow.model.isr import UNKNOWN_OFFSET
+from replicaflow.model.log_dirs import initial_log_dirs
 from replicaflow.sim.scenario import Scenario
 
 NEVER = np.iinfo(np.int64).max
@@ -29,7 +30,7 @@ STATE_UP, STATE_DOWN, STATE_SHUTTING_DOWN = "up", "down", "shutting_down"
 FRESH_REPLICA = {"rbi": -1, "log_leo": 0, "v_leo": UNKNOWN_OFFSET, "v_lfl": 0, "v_lft": 0, "v_lcu": 0,
                  "in_isr": False, "adding": False, "removing": False, "failed": False, "thread_dead": False,
                  "stall_until": 0, "fetch_state": FETCH_NONE, "fetch_leader": -1, "pending_isr": False,
-                 "elr": False, "last_known_elr": False}
+                 "elr": False, "last_known_elr": False, "log_dir": -1, "offline_replica": False}
 
 
 @dataclass
@@ -68,6 +69,8 @@ class ClusterState:
     pending_isr: np.ndarray           # proposed ISR of an AlterPartition in flight
     elr: np.ndarray                   # eligible leader replicas (KIP-966, docs/semantics.md §6)
     last_known_elr: np.ndarray        # replicas that left the ISR/ELR while under min ISR (KIP-966)
+    log_dir: np.ndarray               # index of the replica's directory in its broker's log.dirs (-1 none)
+    offline_replica: np.ndarray       # its directory failed (KIP-112): not served, cannot lead or fetch
     # --- partitions [P] ---
     lslot: np.ndarray                 # leader slot or -1 (no leader: offline)
     leader_epoch: np.ndarray
@@ -82,7 +85,8 @@ class ClusterState:
     pending_at: np.ndarray            # AlterPartition in flight: commit time, -1 none
     # --- brokers [B] ---
     up: np.ndarray
-    log_dir_offline: np.ndarray       # the broker's log directory failed (KIP-112): its replicas are offline
+    log_dirs: list[tuple[str, ...]]   # each broker's log.dirs
+    dir_offline: np.ndarray           # [B, D] that directory failed (KIP-112), until the broker restarts
     state: list[str]
     start_ms: np.ndarray              # process start (ISR check schedule, meter reset)
     net_in_bps: np.ndarray
@@ -169,6 +173,15 @@ class ClusterState:
     def tp(self, p: int) -> tuple[str, int]:
         return self.topics[self.topic_idx[p]], int(self.pnum[p])
 
+    def replica_dirs(self, p: int) -> list[str]:
+        """The directory of each of partition ``p``'s replicas, in assignment order (as ``replica_ids``)."""
+        keep = self.rbi[p] >= 0
+        return [self.log_dirs[b][d] for b, d in zip(self.rbi[p][keep], self.log_dir[p][keep], strict=True)]
+
+    def logs_per_dir(self, b: int) -> np.ndarray:
+        """[D] how many replicas broker ``b`` holds in each of its directories."""
+        return np.bincount(self.log_dir[(self.rbi == b) & (self.log_dir >= 0)], minlength=self.dir_offline.shape[1])
+
 
 def max_slots(scenario: Scenario) -> int:
     """The widest replica set any reassignment in the scenario can create (origin ∪ target)."""
@@ -198,6 +211,10 @@ def initial_state(scenario: Scenario) -> ClusterState:
         replicas = [index[b] for b in t.assignment[p]]
         rbi[i, : len(replicas)] = replicas
     assigned = rbi >= 0
+    dirs = [b.log_dirs for b in scenario.cluster.brokers]
+    n_dirs = np.array([len(d) for d in dirs], dtype=np.int64)
+    log_dir = np.full((n_p, slots), -1, dtype=np.int16)
+    log_dir[assigned] = initial_log_dirs(rbi[assigned], n_dirs)
     hashes = np.array([java_string_hash(name) for name in topics], dtype=np.int64)
     fid = fetcher_ids(hashes[topic_idx], pnum, scenario.kafka.num_replica_fetchers).astype(np.int32)
     start = scenario.start_ms
@@ -219,12 +236,14 @@ def initial_state(scenario: Scenario) -> ClusterState:
         failed=np.zeros_like(assigned), thread_dead=np.zeros_like(assigned), stall_until=zeros_ps.copy(),
         fetch_state=np.zeros((n_p, slots), dtype=np.int8), fetch_leader=np.full_like(rbi, -1),
         pending_isr=np.zeros_like(assigned), elr=np.zeros_like(assigned), last_known_elr=np.zeros_like(assigned),
+        log_dir=log_dir, offline_replica=np.zeros_like(assigned),
         lslot=np.zeros(n_p, dtype=np.int32), leader_epoch=np.zeros(n_p, dtype=np.int32),
         partition_epoch=np.zeros(n_p, dtype=np.int32), hw=initial.copy(), epoch_start=np.zeros(n_p, dtype=np.int64),
         produce_acc=np.zeros(n_p), base_rate=base_rate, burst_rate=np.zeros(n_p),
         burst_until=np.zeros(n_p, dtype=np.int64), topic_min_isr=min_isr,
         pending_at=np.full(n_p, -1, dtype=np.int64),
-        up=np.ones(n_b, dtype=bool), log_dir_offline=np.zeros(n_b, dtype=bool), state=[STATE_UP] * n_b, start_ms=np.full(n_b, start, dtype=np.int64),
+        up=np.ones(n_b, dtype=bool), log_dirs=dirs, dir_offline=np.zeros((n_b, int(n_dirs.max())), dtype=bool),
+        state=[STATE_UP] * n_b, start_ms=np.full(n_b, start, dtype=np.int64),
         net_in_bps=net_in.copy(), net_out_bps=net_out.copy(), base_net_in_bps=net_in, base_net_out_bps=net_out,
         shrinks=np.zeros(n_b, dtype=np.int64), expands=np.zeros(n_b, dtype=np.int64),
         unclean_meter=np.zeros(n_b, dtype=np.int64),

@@ -296,6 +296,7 @@ def _broker_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 # --- producers and storage (docs/logs.md, "Producers and log directories") ----------------------
 
 REPLICA_MANAGER_LOGGER = "kafka.server.ReplicaManager"
+LOG_MANAGER_LOGGER = "kafka.log.LogManager"
 
 
 def _replica_manager_prefix(v: KafkaVersion, broker: int) -> str:
@@ -321,7 +322,8 @@ def _produce_rejected(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """LogDirFailureChannel's ERROR, then ReplicaManager.handleLogDirFailure (INFO up to 2.4, WARN from 2.5;
-    the "are offline" line only in 1.0)."""
+    the "are offline" line only in 1.0). When it was the broker's last live directory (``halt_log_dirs``: all
+    of them), LogManager.handleLogDirFailure halts the broker before ReplicaManager's last line."""
     if not v.at_least("1.0"):
         raise ValueError(f"event 'log_dir_failed' needs Kafka 1.0+ (KIP-112); {v} logs 'storage_halt'")
     b, d, ts = e["broker"], e["log_dir"], e["ts_ms"]
@@ -338,8 +340,12 @@ def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     else:
         msgs = [f"Partitions {','.join(tps)} are offline due to failure on log directory {d}",
                 f"Broker {b} stopped fetcher for partitions {', '.join(tps)} because they are in the failed log dir {d}"]
-    msgs.append(f"Stopped serving replicas in dir {d}")
-    return lines + [(SERVER, format_line(ts, level, pre + m, REPLICA_MANAGER_LOGGER)) for m in msgs]
+    lines += [(SERVER, format_line(ts, level, pre + m, REPLICA_MANAGER_LOGGER)) for m in msgs]
+    if e.get("halt_log_dirs"):
+        return lines + [(SERVER, format_line(ts, level, f"Stopping serving logs in dir {d}", LOG_MANAGER_LOGGER)),
+                        (SERVER, format_line(ts, "FATAL", "Shutdown broker because all log dirs in "
+                                             f"{', '.join(e['halt_log_dirs'])} have failed", LOG_MANAGER_LOGGER))]
+    return lines + [(SERVER, format_line(ts, level, f"{pre}Stopped serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]
 
 
 def _storage_halt(e: dict, v: KafkaVersion, fam: str) -> list[Line]:

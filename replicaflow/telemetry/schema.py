@@ -22,18 +22,30 @@ def _schema(*fields: tuple[str, pa.DataType]) -> pa.Schema:
 
 
 TELEMETRY: dict[str, pa.Schema] = {
+    # log_dirs: the directory of each replica, in replicas order (as KRaft's PartitionRecord.directories
+    # does, KIP-858); null when unknown (then a failed directory of the broker counts for the replica)
     "assignments": _schema(("seq", _I64), ("topic", _STR), ("partition", _I32),
-                           ("replicas", _LIST), ("adding", _LIST), ("removing", _LIST)),
+                           ("replicas", _LIST), ("adding", _LIST), ("removing", _LIST),
+                           ("log_dirs", pa.list_(_STR))),
+    # start_offset: the leader's log end offset when its epoch starts (Partition.makeLeader's leader-epoch
+    # start offset, on its "starts at leader epoch N from offset O" line; null without a leader);
+    # replicas_end_offset: the highest log end offset among the replicas at that moment (null: unknown).
+    # What lies between them is lost when the leader was elected uncleanly (docs/semantics.md §6).
     "leaders": _schema(("seq", _I64), ("topic", _STR), ("partition", _I32),
-                       ("leader", _I32), ("leader_epoch", _I32)),
+                       ("leader", _I32), ("leader_epoch", _I32), ("start_offset", _I64),
+                       ("replicas_end_offset", _I64)),
     # leader_epoch: the epoch under which the ISR was committed, so the leader's own shrinks and
     # expansions (same epoch) can be told from the controller's (new epoch) -- IsrShrinksPerSec.
+    # elr / last_known_elr: KIP-966's eligible leader replicas written with the ISR, as KRaft's
+    # PartitionChangeRecord carries them ([] when the feature is off; null when unknown, e.g. from logs);
+    # a change of the ELR alone is a row too.
     "isr": _schema(("seq", _I64), ("topic", _STR), ("partition", _I32), ("isr", _LIST),
-                   ("leader_epoch", _I32)),
+                   ("leader_epoch", _I32), ("elr", _LIST), ("last_known_elr", _LIST)),
     "configs": _schema(("seq", _I64), ("entity_type", _STR), ("entity", _STR), ("name", _STR), ("value", _STR)),
     "brokers": _schema(("seq", _I64), ("broker", _I32), ("state", _STR)),
-    # state: 'offline' when the broker's log directory failed (1.0+, KIP-112), 'online' when it came back
-    "log_dirs": _schema(("seq", _I64), ("broker", _I32), ("state", _STR)),
+    # state: 'offline' when one of the broker's log directories failed (1.0+, KIP-112), 'online' when it came
+    # back (after a restart); log_dir null: every directory of the broker (a reader that cannot tell them apart)
+    "log_dirs": _schema(("seq", _I64), ("broker", _I32), ("log_dir", _STR), ("state", _STR)),
     "fetchers": _schema(("seq", _I64), ("broker", _I32), ("leader", _I32), ("fetcher_id", _I32), ("topic", _STR),
                         ("partition", _I32), ("action", _STR)),
     "replica_offsets": _schema(("topic", _STR), ("partition", _I32), ("broker", _I32),
@@ -45,21 +57,27 @@ TELEMETRY: dict[str, pa.Schema] = {
                               ("requests", _I64), ("messages", _I64), ("bytes", _I64)),
 }
 
+# An unclean leader election (docs/semantics.md §6): the leader it elected, the epoch and the messages lost.
+UNCLEAN_ELECTIONS = _schema(("topic", _STR), ("partition", _I32), ("leader", _I32), ("leader_epoch", _I32),
+                            ("messages_lost", _I64))
+
 TRUTH: dict[str, pa.Schema] = {
     "broker_metrics": _schema(("broker", _I32), ("name", _STR), ("value", pa.float64())),
     "partition_metrics": _schema(("topic", _STR), ("partition", _I32), ("broker", _I32), ("name", _STR),
                                  ("value", pa.float64())),
+    "unclean_elections": UNCLEAN_ELECTIONS,
 }
 
 ANALYSIS: dict[str, pa.Schema] = {
     "partition_state": pa.schema([
         ("cluster", _STR), ("topic", _STR), ("partition", _I32), ("from_ms", _I64), ("to_ms", _I64),
         ("leader", _I32), ("leader_epoch", _I32), ("replicas", _LIST), ("adding", _LIST), ("removing", _LIST),
-        ("isr", _LIST), ("min_isr", _I32), ("urp", pa.bool_()), ("urp_kip352", pa.bool_()),
-        ("urp_legacy", pa.bool_()), ("under_min_isr", pa.bool_()), ("at_min_isr", pa.bool_()),
+        ("isr", _LIST), ("elr", _LIST), ("last_known_elr", _LIST), ("min_isr", _I32), ("urp", pa.bool_()),
+        ("urp_kip352", pa.bool_()), ("urp_legacy", pa.bool_()), ("under_min_isr", pa.bool_()), ("at_min_isr", pa.bool_()),
         ("offline", pa.bool_()), ("reassigning", pa.bool_()),
     ]),
     "broker_metrics": TRUTH["broker_metrics"],
+    "unclean_elections": UNCLEAN_ELECTIONS,
     "topic_metrics": pa.schema([
         ("cluster", _STR), ("ts_ms", _I64), ("topic", _STR), ("urp", _I64), ("urp_kip352", _I64),
         ("urp_legacy", _I64), ("under_min_isr", _I64), ("at_min_isr", _I64), ("offline", _I64),

@@ -53,6 +53,7 @@ class ReplicaSize:
     topic: str
     partition: int
     size_bytes: int
+    log_dir: str = LOG_DIR
 
 
 def has_log_dirs_tool(version: KafkaVersion) -> bool:
@@ -92,19 +93,25 @@ def _partition_line(version: KafkaVersion, p: PartitionRow) -> str:
     return "\t".join(cells)
 
 
-def log_dirs_text(live_brokers: list[int], replicas: list[ReplicaSize], offline: frozenset[int] = frozenset()) -> str:
-    """The whole ``kafka-log-dirs --describe`` output for the live brokers (a down broker does not answer);
-    a broker in ``offline`` reports its failed directory with ``KafkaStorageException`` and no partitions."""
-    by_broker: dict[int, list[ReplicaSize]] = {b: [] for b in live_brokers}
+def log_dirs_text(live_brokers: list[int], replicas: list[ReplicaSize], offline: frozenset[tuple[int, str]] = frozenset(),
+                  log_dirs: dict[int, tuple[str, ...]] | None = None) -> str:
+    """The whole ``kafka-log-dirs --describe`` output for the live brokers (a down broker does not answer),
+    each broker's directories in ``log.dirs`` order (``log_dirs``; one ``LOG_DIR`` when not given); a
+    (broker, directory) in ``offline`` answers ``KafkaStorageException`` and no partitions."""
+    dirs = {b: (log_dirs or {}).get(b, (LOG_DIR,)) for b in live_brokers}
+    held: dict[tuple[int, str], list[ReplicaSize]] = {(b, d): [] for b in live_brokers for d in dirs[b]}
     for r in replicas:
-        if r.broker in by_broker:
-            by_broker[r.broker].append(r)
-    doc = {"version": 1, "brokers": [
-        {"broker": b, "logDirs": [{"logDir": LOG_DIR, "error": "KafkaStorageException", "partitions": []}
-                                  if b in offline else {"logDir": LOG_DIR, "error": None, "partitions": [
+        if (r.broker, r.log_dir) in held:
+            held[(r.broker, r.log_dir)].append(r)
+
+    def one(b: int, d: str) -> dict:
+        if (b, d) in offline:
+            return {"logDir": d, "error": "KafkaStorageException", "partitions": []}
+        return {"logDir": d, "error": None, "partitions": [
             {"partition": f"{r.topic}-{r.partition}", "size": r.size_bytes, "offsetLag": 0, "isFuture": False}
-            for r in sorted(rs, key=lambda r: (r.topic, r.partition))]}]}
-        for b, rs in by_broker.items()]}
+            for r in sorted(held[(b, d)], key=lambda r: (r.topic, r.partition))]}
+
+    doc = {"version": 1, "brokers": [{"broker": b, "logDirs": [one(b, d) for d in dirs[b]]} for b in live_brokers]}
     return ("Querying brokers for log directories information\n"
             f"Received log directory information from brokers {_ids(live_brokers)}\n"
             + json.dumps(doc, separators=(",", ":")) + "\n")

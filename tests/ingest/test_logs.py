@@ -262,3 +262,20 @@ def test_round_trip_render_then_read_recovers_the_isr_sequence(spark, tmp_path):
     assert out["rejects"].count() == 0
     assert {(r["topic"], r["leader"], r["leader_epoch"]) for r in out["leaders"].collect()} == \
         {(t, 1, 5) for t in expected}
+
+
+def test_a_kraft_3_5_shrink_answered_with_a_new_epoch_is_the_leader_lines_isr(spark, tmp_path):
+    """KRaft before metadata 3.6 answers the leader's AlterPartition shrink with a new leader epoch: the leader
+    logs "Shrinking ISR" and, instead of "ISR updated", its start line of the new epoch with the ISR
+    (Partition.makeLeader). The proposal is no committed row of its own; the leader line's row carries the
+    shrink under the new epoch, so IsrShrinksPerSec does not count it (docs/semantics.md §6)."""
+    from tests.sim.conftest import simulate, small
+
+    logs: list = []
+    simulate(small(kafka={"version": "3.5", "controller": "kraft", "replica_lag_time_max": "10s"}, duration="20s",
+                   events=[{"at": "0s", "stall_follower": {"broker": 3}}]), log_events=logs)
+    write_logs(logs, KafkaVersion.parse("3.5"), tmp_path)
+    rows = [r.asDict(recursive=True) for r in read_logs(spark, str(tmp_path / "logs"), cluster="c")["isr"].collect()]
+    # the creation's leader line, then the shrink under epoch 1 (the proposal would add ([1, 2], 0) between)
+    assert [(r["isr"], r["leader_epoch"]) for r in sorted(rows, key=lambda r: r["seq"])] == [([1, 2, 3], 0),
+                                                                                          ([1, 2], 1)]

@@ -37,7 +37,19 @@ def test_completion_bumps_and_elections():
     isr = np.array([[True, False, True], [True, True, False], [True, True, False]])
     slot, unclean = election.elect_leader(live, isr, np.array([False, False, True]))
     assert slot.tolist() == [2, -1, 2] and unclean.tolist() == [False, False, True]
-    assert election.messages_lost(np.array([500, 300, 200]), np.array([True, True, True]), 200) == 300
+    end = election.replicas_end_offset(np.array([[500, 300, 200, 900]]), np.array([[True, True, True, False]]))
+    assert end.tolist() == [500] and election.messages_lost(end, 200).tolist() == [300]
+    assert election.messages_lost(np.array([150]), 200).tolist() == [0]
+
+
+@pytest.mark.spark
+def test_messages_lost_is_one_rule_on_spark_columns(spark):
+    """The pipeline recomputes an unclean election's loss from the leaders row's offsets with the same rule."""
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(500, 200), (150, 200)], "replicas_end_offset long, start_offset long")
+    got = df.select(election.messages_lost(F.col("replicas_end_offset"), F.col("start_offset")).alias("lost"))
+    assert [r["lost"] for r in got.collect()] == [300, 0]
 
 
 @pytest.mark.parametrize(("version", "default"), [("0.10.2", True), ("0.11", False)])

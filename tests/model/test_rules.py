@@ -26,9 +26,24 @@ def test_fetch_leader_leo_overwrite_before_33_and_max_after():
 
 def test_reset_on_epoch_bump_keeps_leos():
     leo, fll, ft, cu = isr.reset_on_new_leader_epoch(500, np.array([True, False]), np.array([True, True]), 42,
-                                                     np.array([40, 30]), np.array([41, 41]),
-                                                     np.array([400, 400]), np.array([450, 300]))
+                                                     np.array([40, 30]))
     assert list(leo) == [40, 30] and list(fll) == [42, 42] and list(ft) == [500, 0] and list(cu) == [500, 0]
+
+
+def test_a_new_leader_forgets_the_leader_leo_of_the_last_fetch():
+    """Replica.resetReplicaState (3.3+, isNewLeader: lastFetchLeaderLogEndOffset = UnknownOffset) and, before,
+    Partition.makeLeader's updateLogReadResult(UnknownLogReadResult) (leaderLogEndOffset -1): the new leader
+    starts without the previous leader's view, so a follower's first fetch counts against its own log end.
+    Kept (e.g. 3900 from a previous leader whose log went further), the 3.3+ maximum rule would hold it
+    above the new leader's LEO and the follower would never be caught up as of its previous fetch."""
+    leo, fll, ft, cu = isr.reset_on_new_leader_epoch(500, np.array([True, False]), np.array([False, False]), 1000,
+                                                     np.array([3900, 1000]))
+    assert list(leo) == [-1, -1] and list(fll) == [-1, -1] and list(ft) == [0, 0] and list(cu) == [500, 0]
+    # a fetch at 1000 when the leader is at 1100: caught up as of the previous fetch (time 0), and the next
+    # fetch at 1100 (leader 1200) reaches the 1100 the leader had at the first: caught up as of it
+    _, fll1, ft1, cu1 = isr.update_fetch_state(1000, 1100, 600, fll[:1], ft[:1], cu[:1], True)
+    _, _, _, cu2 = isr.update_fetch_state(1100, 1200, 700, fll1, ft1, cu1, True)
+    assert list(fll1) == [1100] and list(cu2) == [600]
 
 
 def test_hw_never_moves_back_and_freezes():

@@ -67,8 +67,7 @@ def test_a4_idle_caught_up_follower():
 def _leader_with_followers(t0, n_followers, leader_leo):
     """Become leader at t0 with every follower in the ISR (§1.1 reset for a new leader)."""
     return isr.reset_on_new_leader_epoch(t0, np.ones(n_followers, bool), np.zeros(n_followers, bool), leader_leo,
-                                         np.full(n_followers, -1), np.zeros(n_followers, np.int64),
-                                         np.zeros(n_followers, np.int64), np.zeros(n_followers, np.int64))
+                                         np.full(n_followers, -1))
 
 
 def test_a5_shrink_then_hw():

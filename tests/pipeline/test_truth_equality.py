@@ -1,7 +1,9 @@
-"""analysis/broker_metrics == truth/broker_metrics on every scenario (all versions), row for row.
+"""analysis == truth on every scenario (all versions), row for row: broker_metrics and unclean_elections.
 
-Every `scenarios/*.yaml` (and `tests/pipeline/scenarios/*.yaml`) is simulated into a temporary directory and all of them are analyzed in
-one Spark job (multi-cluster), then each (cluster, ts_ms, broker, name) row is compared.
+Every scenario of the repository -- the KIP stories of `scenarios/`, the golden ones of
+`tests/golden/scenarios/` and `tests/pipeline/scenarios/` -- is simulated into a temporary directory and
+all of them are analyzed in one Spark job (multi-cluster), then each (cluster, ts_ms, broker, name) metric
+row and each (cluster, ts_ms, topic, partition) unclean election with its messages lost is compared.
 """
 
 from __future__ import annotations
@@ -13,14 +15,21 @@ import pyarrow.parquet as pq
 
 from replicaflow.pipeline.runner import analyze
 
-# the KIP stories, plus scenarios of behaviour they do not reach (tests/pipeline/scenarios: KRaft, unclean
-# election, leader rebalance)
-SCENARIOS = (sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.yaml"))
+ROOT = Path(__file__).resolve().parents[2]
+# the KIP stories, the golden scenarios (throttles, KIP-542 configs, 0.8.2, fetcher failures, cancel + delay)
+# and scenarios of behaviour they do not reach (tests/pipeline/scenarios: KRaft, unclean election, rebalance)
+SCENARIOS = (sorted((ROOT / "scenarios").glob("*.yaml"))
+             + sorted((ROOT / "tests" / "golden" / "scenarios").glob("*.yaml"))
              + sorted((Path(__file__).resolve().parent / "scenarios").glob("*.yaml")))
 
 
 def keyed(path: Path) -> dict[tuple, float]:
     return {(r["cluster"], r["ts_ms"], r["broker"], r["name"]): r["value"] for r in pq.read_table(path).to_pylist()}
+
+
+def elections(path: Path) -> dict[tuple, tuple]:
+    return {(r["cluster"], r["ts_ms"], r["topic"], r["partition"]): (r["leader"], r["leader_epoch"], r["messages_lost"])
+            for r in pq.read_table(path).to_pylist()}
 
 
 def compare(truth: dict, analysis: dict) -> tuple[int, list[tuple]]:
@@ -33,7 +42,7 @@ def compare(truth: dict, analysis: dict) -> tuple[int, list[tuple]]:
 def test_broker_metrics_equal_truth_on_every_scenario(spark, tmp_path):
     from replicaflow.sim.runner import simulate
 
-    assert len(SCENARIOS) >= 10, "the five KIP story pairs of scenarios/ are missing"
+    assert len(SCENARIOS) >= 15, "the five KIP story pairs of scenarios/ or the golden scenarios are missing"
     dirs = []
     for scenario in SCENARIOS:
         simulate(scenario, tmp_path / scenario.stem)
@@ -51,3 +60,10 @@ def test_broker_metrics_equal_truth_on_every_scenario(spark, tmp_path):
         print(f"  {cluster} {name}: {n} rows, first {first}")
     assert compared > 0 and len({k[0] for k in truth}) == len(dirs)
     assert not bad
+    truth_elections: dict = {}
+    for d in dirs:
+        truth_elections.update(elections(d / "truth" / "unclean_elections"))
+    n, bad = compare(truth_elections, elections(tmp_path / "all" / "analysis" / "unclean_elections"))
+    lost = sum(v[2] for v in truth_elections.values())
+    print(f"unclean_elections: {n} rows compared ({lost} messages lost), {len(bad)} mismatches: {bad[:5]}")
+    assert len(truth_elections) >= 1 and not bad

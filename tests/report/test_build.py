@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from replicaflow.cli import app
 from replicaflow.errors import ReplicaflowError
 from replicaflow.report.build import build_report, script_json
-from tests.report.tiny import HEADLINES, SCRIPT_TOPIC, write_analysis
+from tests.report.tiny import HEADLINES, SCRIPT_TOPIC, write, write_analysis
 
 
 def test_outputs_written_and_no_temporary_left(built):
@@ -44,6 +44,24 @@ def test_the_report_renders_the_summary_and_computes_none(tmp_path):
     html = build_report(tmp_path).read_text()
     assert '<div class="v">41 / 2</div>' in html and '<div class="v">7</div>' in html
     assert json.loads((tmp_path / "summary.json").read_text())["alpha"]["isr_shrinks"] == 41
+
+
+def test_unclean_elections_show_their_lost_messages(tmp_path):
+    """analysis/unclean_elections becomes a table under the incidents and the summary's messages_lost a card;
+    a run without unclean elections shows neither."""
+    write_analysis(tmp_path, ("alpha",), logs=False)
+    assert "Unclean leader elections" not in build_report(tmp_path).read_text()
+    write("unclean_elections", [dict(cluster="alpha", ts_ms=1_767_225_649_000, topic="orders", partition=0, leader=3,
+                                     leader_epoch=2, messages_lost=1990)], tmp_path)
+    path = tmp_path / "analysis" / "_summary.json"
+    summary = json.loads(path.read_text())
+    summary["alpha"].update(unclean_elections=1, messages_lost=1990)
+    path.write_text(json.dumps(summary))
+    html = build_report(tmp_path).read_text()
+    assert "<h3>Unclean leader elections</h3>" in html
+    assert '<div class="v">1990</div><div class="k">messages lost in 1 unclean leader election(s)</div>' in html
+    table = next(t for t in _data(html)["tables"] if t["id"].endswith("-unclean"))
+    assert [(r["partition"], r["leader"], r["epoch"], r["lost"]) for r in table["rows"]] == [("orders-0", 3, 2, "1,990")]
 
 
 def test_missing_summary_names_the_file_and_the_fix(tmp_path):

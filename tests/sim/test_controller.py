@@ -34,7 +34,8 @@ def test_election_takes_the_first_live_isr_member_in_assignment_order():
     s.in_isr[0] = [True, False, True]
     controller.elect(0, now, exclude=0)
     assert s.leader_id(0) == 3 and s.leader_epoch[0] == 1 and s.partition_epoch[0] == 1
-    assert rows(writer, "leaders")[-1] == {"ts_ms": now, "topic": "t", "partition": 0, "leader": 3, "leader_epoch": 1}
+    assert rows(writer, "leaders")[-1] == {"ts_ms": now, "topic": "t", "partition": 0, "leader": 3, "leader_epoch": 1,
+                                           "start_offset": 1000, "replicas_end_offset": 1000}
     assert rows(writer, "isr")[-1]["isr"] == [1, 3] and rows(writer, "isr")[-1]["leader_epoch"] == 1
     start = logs[-1]
     assert (start["kind"], start["broker"], start["prev_leader"], start["prev_leader_epoch"]) == ("leader_start", 3, 1, 0)
@@ -116,7 +117,8 @@ def test_reassignment_lays_out_target_then_origin(controller_mode, epoch):
     assert s.leader_id(0) == 1 and s.leader_epoch[0] == epoch and s.partition_epoch[0] == epoch
     assert s.in_isr[0].tolist() == [False, True, False, True, True] and s.v_leo[0, 0] == -1
     assert rows(writer, "assignments")[-1] == {"ts_ms": now, "topic": "t", "partition": 0,
-                                               "replicas": [4, 2, 5, 1, 3], "adding": [4, 5], "removing": [1, 3]}
+                                               "replicas": [4, 2, 5, 1, 3], "adding": [4, 5], "removing": [1, 3],
+                                               "log_dirs": ["/tmp/kafka-logs"] * 5}
     assert logs[-1]["kind"] == "reassignment_started" and logs[-1]["broker"] == 1
 
 

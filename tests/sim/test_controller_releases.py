@@ -118,7 +118,7 @@ def test_a_failed_partition_is_cleared_by_the_controllers_epoch_bump(controller,
     keeps the epoch on a shrink (KAFKA-15021): broker 2 stays failed."""
     engine, writer, logs = started(small(
         kafka={"version": "3.7", "controller": controller},
-        events=[{"at": "1s", "fail_partition": {"topic": "t", "partition": 0, "broker": 2, "error": "storage"}},
+        events=[{"at": "1s", "fail_partition": {"topic": "t", "partition": 0, "broker": 2, "error": "unexpected"}},
                 {"at": "2s", "broker_down": 3}]))
     run_until(engine, 25)
     s = engine.s
@@ -126,6 +126,48 @@ def test_a_failed_partition_is_cleared_by_the_controllers_epoch_bump(controller,
     actions = [(r["broker"], r["action"]) for r in rows(writer, "fetchers") if r["broker"] == 2]
     assert actions[-1] == (2, "added" if cleared else "failed")
     assert s.log_leo[0, 1] == s.log_leo[0, 0] if cleared else s.log_leo[0, 1] < s.log_leo[0, 0]
+
+
+@pytest.mark.parametrize(("version", "controller", "leader_epoch", "shrinks"), [
+    ("3.5", "zookeeper", 0, 1), ("3.3", "kraft", 1, 0), ("3.5", "kraft", 1, 0), ("3.6", "kraft", 0, 1)])
+def test_the_leaders_own_shrink_bumps_the_leader_epoch_on_kraft_before_3_6(version, controller, leader_epoch,
+                                                                          shrinks):
+    """Follower 3 stalls at 0 s; leader 1's ISR-expiration check drops it at 15 s (lag 10 s, checks every 5 s).
+    KRaft before metadata version 3.6 runs the leader's AlterPartition through
+    PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded (ReplicationControlManager.alterPartition), which
+    sets the leader for any ISR shrink: leader epoch 0 → 1. The answer then carries an epoch the leader does
+    not have (Partition.handleAlterPartitionUpdate ignores it) and the leader takes the shrink from the
+    metadata record (makeLeader), so IsrShrinksPerSec stays 0 and the leaders + isr rows are the
+    controller's. 3.6 (KAFKA-15021, isLeaderEpochBumpRequiredOnIsrShrink) and ZooKeeper's AlterIsr
+    (KafkaController.processAlterIsr stores the leader's own epoch) keep epoch 0 and count the shrink."""
+    engine, writer, logged = started(small(kafka={"version": version, "controller": controller,
+                                                  "replica_lag_time_max": "10s"},
+                                           events=[{"at": "0s", "stall_follower": {"broker": 3}}]))
+    run_until(engine, 14)
+    assert engine.s.in_isr[0].all()
+    run_until(engine, 16)
+    s = engine.s
+    assert s.replica_ids(0, s.in_isr[0]) == [1, 2] and s.leader_id(0) == 1
+    assert (int(s.leader_epoch[0]), int(s.partition_epoch[0]), int(s.shrinks[0])) == (leader_epoch, 1, shrinks)
+    shrink_at = engine.scenario.start_ms + 15_000
+    assert [r["leader_epoch"] for r in rows(writer, "leaders") if r["ts_ms"] == shrink_at] == [1] * (1 - shrinks)
+    assert [(r["isr"], r["leader_epoch"]) for r in rows(writer, "isr") if r["ts_ms"] == shrink_at] == [
+        ([1, 2], leader_epoch)]
+    kinds = [e["kind"] for e in logged if e["ts_ms"] == shrink_at]
+    assert kinds == (["isr_shrink", "leader_start"] if leader_epoch else ["isr_shrink", "isr_updated"])
+
+
+def test_a_kraft_3_5_leader_shrink_clears_a_failed_partition():
+    """KIP-461 on KRaft 3.5: follower 2 marks the partition failed at 1 s; follower 3 stalls and leader 1
+    shrinks it out at 15 s with a new leader epoch, so broker 2's makeFollower sees a new epoch and fetches
+    again (AbstractFetcherManager.addFetcherForPartitions); on 3.6 the shrink keeps the epoch: 2 stays failed."""
+    for version, cleared in (("3.5", True), ("3.6", False)):
+        engine, _, _ = started(small(
+            kafka={"version": version, "controller": "kraft", "replica_lag_time_max": "10s"},
+            events=[{"at": "0s", "stall_follower": {"broker": 3}},
+                    {"at": "1s", "fail_partition": {"topic": "t", "partition": 0, "broker": 2, "error": "unexpected"}}]))
+        run_until(engine, 16)
+        assert bool(engine.s.failed[0, 1]) is not cleared, version
 
 
 # ------------------------------------------------------------------ kafka-reassign-partitions
@@ -220,6 +262,13 @@ def test_unclean_election_elects_the_live_out_of_sync_replica_and_counts_the_los
     assert lost == 1990  # 100 messages/s for 19.9 s beyond 3's log end of 1000 (the 1 MB it started with)
     record = [e for e in logs if e["kind"] == "unclean_leader_election"][0]
     assert (record["leader"], record["messages_lost"], record["live"]) == (3, lost, [3])
+    # the telemetry holds both ends of the loss: the leaders row's offsets (before 1 and 2 truncate) ...
+    elected = [r for r in rows(writer, "leaders") if r["leader"] == 3][0]
+    assert (elected["start_offset"], elected["replicas_end_offset"]) == (1000, 2990)
+    # ... and the truth row the pipeline's analysis/unclean_elections must equal
+    truth = writer.tables()["truth"]["unclean_elections"].to_pylist()
+    assert [(r["topic"], r["partition"], r["leader"], r["leader_epoch"], r["messages_lost"]) for r in truth] == [
+        ("t", 0, 3, elected["leader_epoch"], 1990)]
 
 
 def test_enabling_unclean_election_on_a_topic_elects_its_offline_partitions_from_2_1():

@@ -10,7 +10,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.model import election
 from replicaflow.sim.scenario import parse_scenario
 from replicaflow.sim.snapshot import describe_now
-from tests.sim.conftest import SCENARIOS, small, started
+from tests.sim.conftest import SCENARIOS, rows, small, started
 from tests.sim.test_controller_releases import run_until
 
 
@@ -103,3 +103,18 @@ def test_with_elr_off_in_4_0_the_last_isr_member_stays_and_the_partition_stays_o
     assert "Isr: 1\tElr: \tLastKnownElr: " in describe_now(s, engine.configs, 0)
     run_until(engine, 51)
     assert s.leader_id(0) == 1
+
+
+def test_the_elr_reaches_the_isr_telemetry_and_an_elr_only_change_is_a_row():
+    """KRaft's PartitionChangeRecord carries Isr, Elr and LastKnownElr: every ``isr`` row of the 4.1 story
+    holds the ELR the controller wrote with it, and 1's registration after its crash (50 s,
+    ReplicationControlManager.handleBrokerUncleanShutdown) is a row of its own that moves 1 from the ELR to
+    LastKnownElr and keeps the ISR [2] and the leader epoch (not a shrink or an expansion)."""
+    engine, writer, _ = elr_story("4.1")
+    run_until(engine, 60)
+    got = [((r["ts_ms"] - engine.clock.start_ms) / 1000, r["isr"], r["elr"], r["last_known_elr"], r["leader_epoch"])
+           for r in rows(writer, "isr")]
+    assert got == [(0.0, [1, 2, 3], [], [], 0), (15.0, [1, 2], [], [], 0),  # 3 stalled out (lag 10 s)
+                   (20.0, [1], [2], [], 0), (34.0, [], [1, 2], [], 1), (40.0, [2], [1], [], 2),
+                   (50.0, [2], [], [1], 2),  # the ELR-only change: same ISR, same leader epoch
+                   (55.0, [1, 2], [], [], 2)]

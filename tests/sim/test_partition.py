@@ -50,7 +50,7 @@ def test_shrink_runs_every_half_lag_and_needs_strictly_more_than_lag():
     partition.shrink(start + 15_000, topo, leader_leo)
     assert s.in_isr[0].tolist() == [True, True, False]
     assert rows(writer, "isr")[-1] == {"ts_ms": start + 15_000, "topic": "t", "partition": 0, "isr": [1, 2],
-                                       "leader_epoch": 0}
+                                       "leader_epoch": 0, "elr": [], "last_known_elr": []}
     assert s.shrinks.tolist() == [1, 0, 0] and s.partition_epoch[0] == 1
     shrink = next(e for e in logs if e["kind"] == "isr_shrink")
     assert shrink["out_of_sync"] == [{"broker": 3, "leo": int(s.v_leo[0, 2]), "last_caught_up_ms": start}]

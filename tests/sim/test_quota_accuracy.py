@@ -20,17 +20,24 @@ LISTS = {"leader": "leader.replication.throttled.replicas", "follower": "followe
 RATES = {"leader": "leader.replication.throttled.rate", "follower": "follower.replication.throttled.rate"}
 
 
-def move_seconds(tick: str, side: str) -> float:
-    """Seconds from the reassignment to its last partition's completion: 10 × 10 MB from broker 1 to 2."""
+KIP542_RATES = {"leader": "leader.reassignment.throttled.rate", "follower": "follower.reassignment.throttled.rate"}
+
+
+def move_seconds(tick: str, side: str, kip542: bool = False) -> float:
+    """Seconds from the reassignment to its last partition's completion: 10 × 10 MB from broker 1 to 2,
+    under a KIP-73 replication throttle (rate and list) or, with ``kip542``, a KIP-542 reassignment rate."""
     pairs = ",".join(f"{p}:{1 if side == 'leader' else 2}" for p in range(PARTITIONS))
+    throttle = ([{"at": "0s", "config": {"broker": "all", KIP542_RATES[side]: "1MB/s"}}] if kip542 else
+                [{"at": "0s", "config": {"broker": "all", RATES[side]: "1MB/s"}},
+                 {"at": "0s", "config": {"topic": "t", LISTS[side]: pairs}}])
     run = simulate({
-        "name": "quota", "duration": "3m", "tick": tick, "scrape_interval": "10s", "kafka": {"version": "3.7"},
+        "name": "quota", "duration": "3m", "tick": tick, "scrape_interval": "10s",
+        "kafka": {"version": "3.7", "kip542": kip542},
         "cluster": {"brokers": 2, "network_in": "1GB/s", "network_out": "1GB/s"},
         "topics": [{"name": "t", "partitions": PARTITIONS, "replication_factor": 1,
                     "assignment": [[1]] * PARTITIONS, "message_size": "1KB", "initial_size": "10MB"}],
         "events": [
-            {"at": "0s", "config": {"broker": "all", RATES[side]: "1MB/s"}},
-            {"at": "0s", "config": {"topic": "t", LISTS[side]: pairs}},
+            *throttle,
             {"at": "1s", "reassign": {"version": 1, "partitions": [
                 {"topic": "t", "partition": p, "replicas": [2]} for p in range(PARTITIONS)]}}]})
     a = run.table("telemetry", "assignments")
@@ -48,6 +55,14 @@ def test_throttled_move_within_kafkas_bound(tick, side):
     assert took <= 2 * estimate, (tick, side, took)      # throttling_test: at most twice the estimate
     if tick != "1s":
         assert took >= 0.98 * estimate, (tick, side, took)  # within one fetch per window of the limit
+
+
+@pytest.mark.parametrize("side", ["leader", "follower"])
+@pytest.mark.parametrize("tick", ["10ms", "100ms"])
+def test_kip542_reassignment_throttle_within_the_same_bound(tick, side):
+    """docs/semantics.md §5.2: the reassignment rates of the KIP-542 broker are capped as KIP-73's are."""
+    took = move_seconds(tick, side, kip542=True)
+    assert 0.98 * 100 <= took <= 2 * 100, (tick, side, took)
 
 
 def test_room_is_the_rate_headroom_plus_one_fetch():

@@ -28,8 +28,9 @@ def _writer() -> TelemetryWriter:
     w = TelemetryWriter("c1")
     w.changes("brokers", 0, {"broker": np.array([1, 2, 3], dtype=np.int32), "state": ["up", "up", "up"]})
     w.changes("assignments", 0, {"topic": ["orders", "orders"], "partition": [0, 1],
-                                 "replicas": [[1, 2, 3], [2, 3, 1]], "adding": [[], []], "removing": [[], []]})
-    w.change("isr", 0, topic="orders", partition=0, isr=[1, 2, 3], leader_epoch=0)
+                                 "replicas": [[1, 2, 3], [2, 3, 1]], "adding": [[], []], "removing": [[], []],
+                                 "log_dirs": [["/d"] * 3, ["/d"] * 3]})
+    w.change("isr", 0, topic="orders", partition=0, isr=[1, 2, 3], leader_epoch=0, elr=[], last_known_elr=[])
     w.change("configs", 0, entity_type="broker", entity="<default>", name="follower.replication.throttled.rate",
              value=None)
     for ts in (0, 10_000):
@@ -39,7 +40,7 @@ def _writer() -> TelemetryWriter:
             "high_watermark": np.ma.masked_array(np.arange(6), mask=[0, 0, 0, 1, 1, 1]), "size_bytes": 1024})
         w.samples("truth", "broker_metrics", ts, {"broker": [1, 2, 3], "name": "UnderReplicatedPartitions",
                                                   "value": np.array([0.0, 1.0, 2.0])})
-    w.change("isr", 5_000, topic="orders", partition=0, isr=[1, 2], leader_epoch=0)
+    w.change("isr", 5_000, topic="orders", partition=0, isr=[1, 2], leader_epoch=0, elr=[], last_known_elr=[])
     return w
 
 
@@ -167,14 +168,17 @@ def test_rows_keep_the_values_of_their_instant_when_the_arrays_change_later():
     epochs = np.zeros(2, dtype=np.int32)
     hw = np.ma.masked_array(np.array([5, 6], dtype=np.int64), mask=[0, 1])
     w.changes("leaders", 0, {"topic": ["t", "t"], "partition": np.arange(2, dtype=np.int32),
-                             "leader": np.array([1, 2], dtype=np.int32), "leader_epoch": epochs})
+                             "leader": np.array([1, 2], dtype=np.int32), "leader_epoch": epochs,
+                             "start_offset": hw.data, "replicas_end_offset": hw.data})
     w.samples("telemetry", "replica_offsets", 0, {"topic": "t", "partition": np.arange(2, dtype=np.int32),
                                                   "broker": np.array([1, 2], dtype=np.int32),
                                                   "log_end_offset": hw.data, "high_watermark": hw, "size_bytes": 0})
     epochs += 3
     hw.data[:] = 99
-    w.changes("leaders", 1, {"topic": ["t"], "partition": [0], "leader": [2], "leader_epoch": epochs[:1]})
+    w.changes("leaders", 1, {"topic": ["t"], "partition": [0], "leader": [2], "leader_epoch": epochs[:1],
+                             "start_offset": [None], "replicas_end_offset": [7]})
     tables = w.tables()["telemetry"]
     assert tables["leaders"].column("leader_epoch").to_pylist() == [0, 0, 3]
+    assert tables["leaders"].column("start_offset").to_pylist() == [5, 6, None]
     assert tables["replica_offsets"].column("high_watermark").to_pylist() == [5, None]
     assert tables["replica_offsets"].column("log_end_offset").to_pylist() == [5, 6]

@@ -4,6 +4,7 @@ bounds on work and on int64 arithmetic. Each rule adds every violation it finds 
 from __future__ import annotations
 
 from replicaflow.model.configs import DEFAULT_BROKER, REASSIGNMENT_RATES, THROTTLED_REPLICAS_LISTS
+from replicaflow.model.log_dirs import jbod_problem
 from replicaflow.model.quota import parse_throttled_replicas
 from replicaflow.model.units import INT64_MAX, format_bytes
 from replicaflow.sim.scenario.fields import MAX_TS_MS
@@ -14,6 +15,7 @@ from replicaflow.sim.scenario.models import (
     CancelReassignmentEvent,
     ConfigEvent,
     FailPartitionEvent,
+    LogDirFailureEvent,
     ProduceBurstEvent,
     ReassignEvent,
     Scenario,
@@ -109,8 +111,13 @@ class _References:
 
 
 def check_references(s: Scenario, events: list[tuple[int, object, str | None]], problems: Problems) -> None:
-    """Brokers, topics and partitions that assignments, events and configs name must exist."""
+    """Brokers, topics, partitions and log directories that assignments, events and configs name must exist;
+    several log directories need a release and controller with JBOD."""
     refs = _References(s, problems)
+    for i, b in enumerate(s.cluster.brokers):
+        problem = jbod_problem(s.version, s.kafka.controller, len(b.log_dirs))
+        if problem is not None:
+            problems.add(("cluster", "brokers", i, "log_dirs"), f"expected one directory: {problem}")
     for i, t in enumerate(s.topics):
         if t.replication_factor > len(refs.ids):
             problems.add(("topics", i, "replication_factor"),
@@ -130,8 +137,14 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
     if ev.at_ms > s.duration_ms:
         problems.add(loc + ("at",), f"expected a time within duration ({s.duration_ms}ms), found {ev.at_ms}ms")
     body = loc + (ev.kind,)
-    if isinstance(ev, (BrokerDownEvent, BrokerUpEvent, SlowNetworkEvent, StallFollowerEvent, FailPartitionEvent)):
+    if isinstance(ev, (BrokerDownEvent, BrokerUpEvent, SlowNetworkEvent, StallFollowerEvent, FailPartitionEvent,
+                       LogDirFailureEvent)):
         refs.broker(ev.broker, body + ("broker",))
+    if isinstance(ev, LogDirFailureEvent) and ev.log_dir is not None:
+        dirs = next((b.log_dirs for b in s.cluster.brokers if b.id == ev.broker), None)
+        if dirs is not None and ev.log_dir not in dirs:
+            problems.add(body + ("log_dir",), f"expected one of broker {ev.broker}'s log_dirs "
+                                              f"({', '.join(dirs)}), found '{ev.log_dir}'")
     if isinstance(ev, SlowNetworkEvent) and ev.network_in_bps is None and ev.network_out_bps is None:
         problems.add(body, "expected network_in or network_out, found neither")
     if isinstance(ev, FailPartitionEvent):

@@ -106,6 +106,15 @@ class BrokerSpec(FrozenModel):
     rack: Name | None = None
     network_in_bps: RateBps = Field(alias="network_in")
     network_out_bps: RateBps = Field(alias="network_out")
+    # ``log.dirs``: one directory, or several (JBOD, KIP-112); new logs go to the least loaded live one
+    log_dirs: tuple[Name, ...] = Field((LOG_DIR,), min_length=1, max_length=64)
+
+    @field_validator("log_dirs")
+    @classmethod
+    def _distinct_dirs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(value)) != len(value):
+            raise ValueError(f"expected distinct directories, found {list(value)}")
+        return value
 
 
 class ClusterSpec(FrozenModel):
@@ -206,12 +215,13 @@ class BrokerUpEvent(_Event):
 
 
 class LogDirFailureEvent(_Event):
-    """The broker's log directory fails (an I/O error): 1.0+ takes its replicas offline, older releases halt
-    (docs/semantics.md §6.1). One log directory per broker; ``log_dir`` only names it in the log lines."""
+    """One of the broker's log directories fails (an I/O error): 1.0+ takes its replicas offline and halts
+    the broker only when it was its last live directory; older releases halt (docs/semantics.md §6.1).
+    ``log_dir`` names one of the broker's ``log_dirs``; left out, its first."""
 
     kind: Literal["log_dir_failure"]
     broker: BrokerId
-    log_dir: Name = LOG_DIR
+    log_dir: Name | None = None
 
 
 class SlowNetworkEvent(_Event):

@@ -55,6 +55,11 @@ def expand_cluster(raw: Any, problems: Problems) -> Any:
             defaults[key] = raw.get(key, DEFAULT_NETWORK)
         except ValueError:
             defaults[key] = DEFAULT_NETWORK
+    log_dirs = raw.pop("log_dirs", None)  # every broker's log.dirs unless it names its own
+    if log_dirs is not None and not (isinstance(log_dirs, list) and log_dirs
+                                     and all(isinstance(d, str) and d for d in log_dirs)):
+        problems.add(("cluster", "log_dirs"), f"expected a list of directory names, found {show(log_dirs)}")
+        log_dirs = None
     if isinstance(brokers, list):
         if len(brokers) > MAX_BROKERS:
             problems.add(("cluster", "brokers"), f"expected at most {MAX_BROKERS:,} brokers, found {len(brokers):,}")
@@ -65,6 +70,8 @@ def expand_cluster(raw: Any, problems: Problems) -> Any:
                 broker = dict(broker)
                 broker.setdefault("network_in", defaults["network_in"])
                 broker.setdefault("network_out", defaults["network_out"])
+                if log_dirs is not None:
+                    broker.setdefault("log_dirs", log_dirs)
                 if racks is not None:
                     broker.setdefault("rack", chr(ord("a") + i % racks) if racks <= 26 else f"rack{i % racks}")
             filled.append(broker)

@@ -17,6 +17,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.pipeline import events as E
 from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
+from replicaflow.pipeline.elections import unclean_elections as elections
 from replicaflow.pipeline.load import read_telemetry
 from replicaflow.pipeline.runner import conform
 
@@ -81,3 +82,8 @@ def reassignment_progress() -> DataFrame:
 def reassignments() -> DataFrame:
     return conform(E.reassignments(_read("reassignment_episodes"), _read("reassignment_progress_detail"),
                                    T.tables["configs"]), "reassignments")
+
+
+@dp.materialized_view(name="unclean_elections")
+def unclean_elections() -> DataFrame:
+    return conform(elections(_read("partition_events"), T.tables["leaders"]), "unclean_elections")

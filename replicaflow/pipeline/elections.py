@@ -1,0 +1,32 @@
+"""Unclean leader elections and the messages they lose, from telemetry (docs/semantics.md §6, docs/metrics.md).
+
+A leaders row elects uncleanly when its leader is neither in the ISR nor among the eligible leader
+replicas (KIP-966) in force just before it: the controller writes the leaders row of a decision before
+the isr row that goes with it, so the forward-filled ``isr``/``elr`` of ``state.partition_events`` on a
+leaders row are the ones the controller chose from. A partition that had no ISR yet (its creation) is
+clean. The loss is ``model.election.messages_lost`` of the row's two offsets: what the replicas held
+beyond the offset the new leader starts from. An ELR member that an unclean election happens to pick
+(the ISR still holding fenced members, so the ELR was not eligible) reads as clean here.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from replicaflow.model import election
+from replicaflow.pipeline.state import PKEY
+
+
+def unclean_elections(events: DataFrame, leaders: DataFrame) -> DataFrame:
+    """analysis/unclean_elections: (cluster, ts_ms, topic, partition, leader, leader_epoch, messages_lost)."""
+    def holds(members: str):
+        return F.coalesce(F.array_contains(members, F.col("leader")), F.lit(False))
+
+    elected = events.filter((F.col("src") == "l") & (F.col("leader") != -1) & F.col("isr").isNotNull()
+                            & ~holds("isr") & ~holds("elr"))
+    offsets = leaders.select(*PKEY, "ts_ms", "seq", "start_offset", "replicas_end_offset")
+    return (elected.select(*PKEY, "ts_ms", "seq", "leader", "leader_epoch").join(offsets, [*PKEY, "ts_ms", "seq"])
+            .select(*PKEY, "ts_ms", "leader", "leader_epoch",
+                    election.messages_lost(F.col("replicas_end_offset"), F.col("start_offset"))
+                    .alias("messages_lost")))

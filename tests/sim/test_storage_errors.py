@@ -1,0 +1,78 @@
+"""A follower's fetch error at the releases where Kafka changed what it does (docs/semantics.md §4, §6.1): the
+storage error at 0.11/1.0 (the thread dies; from 1.0 the log directory fails) and 2.2/2.3 (retried with the
+thread alive; from 2.3 marked failed first), and the unexpected error at 2.2/2.3 (the thread dies; KIP-461
+isolates the partition).
+
+Broker 1 leads t-0 and t-1, both fetched by one fetcher thread on broker 2 (lag 10 s, checks every 5 s); broker
+2 gets the error on t-0 at 5 s. With two log directories broker 2 holds t-0 in /a and t-1 in /b.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.sim.conftest import simulate, small
+
+TWO_DIRS = ["/a", "/b"]
+
+
+def story(version: str, error: str, dirs: list[str] | None) -> dict:
+    t = {"name": "t", "partitions": 2, "replication_factor": 3, "assignment": [[1, 2, 3], [1, 2, 3]],
+         "produce_rate": "100KB/s", "message_size": "1KB", "initial_size": "1MB"}
+    cluster = {"brokers": 3, "network_in": "1GB/s", "network_out": "1GB/s", **({"log_dirs": dirs} if dirs else {})}
+    return small(kafka={"version": version, "replica_lag_time_max": "10s"}, cluster=cluster, duration="40s",
+                 topics=[t], events=[{"at": "5s", "fail_partition": {"topic": "t", "partition": 0, "broker": 2,
+                                                                     "error": error}}])
+
+
+def outcome(version: str, error: str, dirs: list[str] | None = None) -> dict:
+    logs: list = []
+    run = simulate(story(version, error, dirs), log_events=logs)
+    start = run.scenario.start_ms
+    isr = run.table("telemetry", "isr")
+    brokers = run.table("telemetry", "brokers")
+
+    def at_10s(short):
+        return run.metric(short).loc[10.0].tolist() if run.has_metric(short) else None
+    return {"isr": [((r.ts_ms - start) / 1000, r.partition, list(r.isr)) for r in isr.itertuples() if r.ts_ms > start],
+            "down": [((r.ts_ms - start) / 1000, r.broker) for r in brokers.itertuples() if r.ts_ms > start],
+            "offline": at_10s("OfflineReplicaCount"), "failed": at_10s("FailedPartitionsCount"),
+            "logged": sorted({e["kind"] for e in logs if e["ts_ms"] == start + 5000})}
+
+
+@pytest.mark.parametrize(("version", "dirs", "isr", "down", "offline", "logged"), [
+    # AbstractFetcherThread 0.11: any exception appending data but corrupt records kills the thread, so t-1
+    # stops too and both leave the ISR at the 15 s check (no OfflineReplicaCount before 1.0)
+    ("0.11", TWO_DIRS, [(15.0, 0, [1, 3]), (15.0, 1, [1, 3])], [], None, ["thread_died"]),
+    # 1.0: Log.maybeHandleIOException hands the directory to the LogDirFailureChannel: with one directory
+    # LogManager.handleLogDirFailure halts the broker, a crash removed from the ISRs after the 6 s session
+    ("1.0", None, [(11.0, 0, [1, 3]), (11.0, 1, [1, 3])], [(5.0, 2)], [0.0, None, 0.0], ["log_dir_failed"]),
+    # 1.0 – 2.2 with two directories: the thread lives (KafkaStorageException is retried) and t-1 goes on; /a's
+    # replica of t-0 goes offline and the controller takes it out of the ISR at once (onReplicasBecomeOffline)
+    ("1.0", TWO_DIRS, [(5.0, 0, [1, 3])], [], [0.0, 1.0, 0.0], ["fetcher_removed", "leader_start", "log_dir_failed"]),
+    ("2.2", TWO_DIRS, [(5.0, 0, [1, 3])], [], [0.0, 1.0, 0.0], ["fetcher_removed", "leader_start", "log_dir_failed"]),
+    # 2.3 (KIP-461): marked failed first, then the directory handler removes the fetcher and the failed mark
+    ("2.3", TWO_DIRS, [(5.0, 0, [1, 3])], [], [0.0, 1.0, 0.0],
+     ["fetcher_removed", "leader_start", "log_dir_failed", "partition_failed"]),
+])
+def test_a_storage_error_per_release(version, dirs, isr, down, offline, logged):
+    got = outcome(version, "storage", dirs)
+    assert got["isr"] == isr and got["down"] == down and got["logged"] == logged
+    if offline is None:
+        assert got["offline"] is None
+    else:
+        assert [None if v != v else v for v in got["offline"]] == offline  # NaN: broker 2 is down
+    if version == "2.3":
+        assert got["failed"] == [0.0, 0.0, 0.0]  # the mark does not outlive the directory handler
+
+
+@pytest.mark.parametrize(("version", "isr", "failed", "logged"), [
+    ("2.2", [(15.0, 0, [1, 3]), (15.0, 1, [1, 3])], None, ["thread_died"]),   # the thread dies: t-1 stops too
+    ("2.3", [(15.0, 0, [1, 3])], [0.0, 1.0, 0.0], ["partition_failed"]),      # KIP-461: t-0 alone, FailedPartitionsCount
+])
+def test_an_unexpected_error_at_2_2_and_2_3(version, isr, failed, logged):
+    """AbstractFetcherThread.processFetchRequest: 2.2 throws KafkaException out of the thread; 2.3 marks the
+    partition failed (markPartitionFailed) and the thread goes on. No directory fails."""
+    got = outcome(version, "unexpected")
+    assert got["isr"] == isr and got["logged"] == logged and got["offline"] == [0.0, 0.0, 0.0]
+    assert got["failed"] == failed

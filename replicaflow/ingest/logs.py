@@ -19,7 +19,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -300,7 +300,21 @@ EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", 
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 
 
-def _events(lines: DataFrame, cluster: str) -> DataFrame:
+def _cluster_column(cluster: str | Mapping[str, str], shown_as: tuple[str, str] | None) -> Column:
+    """The cluster of a line: one name, or each file's (``{file: cluster}``, files as ``resolve_paths`` names
+    them), looked up by the line's ``source``."""
+    if isinstance(cluster, str):
+        return F.lit(cluster)
+
+    def shown(path: str) -> str:
+        if shown_as is not None and path.startswith(shown_as[0]):
+            return shown_as[1] + path[len(shown_as[0]):]
+        return path
+    pairs = [F.lit(x) for f, name in cluster.items() for x in (shown(os.path.abspath(f)), name)]
+    return F.element_at(F.create_map(*pairs), F.col("source"))
+
+
+def _events(lines: DataFrame, cluster: Column) -> DataFrame:
     """One row per event; a fetcher or log-directory line listing partitions gives one row per partition."""
     ev = lines.where(F.col("category") == "event")
     listed = F.col("listed")
@@ -313,17 +327,22 @@ def _events(lines: DataFrame, cluster: str) -> DataFrame:
     tok_part = F.coalesce(_x(t, r"^\[\[?([^\[\]]+),(\d+)\]", 2), _x(t, r"^\[?(\S+)-(\d+)(?:, initOffset| -> |$)", 2))
     is_list = F.col("kind").isin("fetcher_added", "fetcher_removed", "log_dir_offline")
     ev = ev.where(~is_list | t.isNotNull()).select(
-        F.lit(cluster).alias("cluster"), F.col("event_ts_ms").alias("ts_ms"), "source", "line_number", "message",
+        cluster.alias("cluster"), F.col("event_ts_ms").alias("ts_ms"), "source", "line_number", "message",
         *[c for c in EVENT_COLUMNS if c not in ("topic", "partition")],
         F.when(is_list, tok_topic).otherwise(F.col("topic")).alias("topic"),
         F.when(is_list, _int(tok_part)).otherwise(F.col("partition")).alias("partition"))
     return conform(mark_refused(ev), ANALYSIS["log_events"])
 
 
-def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str,
+def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str | Mapping[str, str],
               shown_as: tuple[str, str] | None = None, log_timezone: str = "UTC") -> dict[str, DataFrame]:
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
     schemas) and ``line_counts`` (source, category, lines: how every line was accounted for).
+
+    ``cluster``: the cluster's name, or for a fleet each file's cluster (``{file: cluster}``, every file of
+    ``paths``). A fleet is read as one query: the reader's plan is large (a rule table of expressions),
+    and one plan per cluster, unioned, grew the driver's heap with the number of clusters (ten clusters of
+    a few kilobytes each filled 4 GB).
 
     ``paths`` is a file, a directory, a glob or a list of them. ``log_timezone`` (IANA name) is the zone
     of timestamps written without an offset (log4j's default layout). A path that matches nothing or an
@@ -337,7 +356,7 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
         F.when(is_reject, F.col("raw")).alias("raw"), F.when(is_reject, F.col("raw_length")).alias("raw_length"),
         F.when(is_event, F.col("message")).alias("message"),
     ).persist()
-    events = _events(lines, cluster)
+    events = _events(lines, _cluster_column(cluster, shown_as))
     rejects = conform(lines.where(is_reject).select(
         "source", "line_number", shown_raw(F.col("raw"), F.col("raw_length")).alias("raw_line"), "reason"),
         ANALYSIS["rejects"])

@@ -19,7 +19,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -315,10 +315,29 @@ def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path]
         .transform(_context).transform(line_status).transform(_classify).transform(_category)
 
 
-def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str,
+def _cluster_column(cluster: str | Mapping[str, str], shown_as: tuple[str, str] | None) -> Column:
+    """The cluster of a line: one name, or each file's (``{file: cluster}``, files as ``resolve_paths`` names
+    them), looked up by the line's ``source``."""
+    if isinstance(cluster, str):
+        return F.lit(cluster)
+
+    def shown(path: str) -> str:
+        if shown_as is not None and path.startswith(shown_as[0]):
+            return shown_as[1] + path[len(shown_as[0]):]
+        return path
+    pairs = [F.lit(x) for f, name in cluster.items() for x in (shown(os.path.abspath(f)), name)]
+    return F.element_at(F.create_map(*pairs), F.col("source"))
+
+
+def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str | Mapping[str, str],
               shown_as: tuple[str, str] | None = None, log_timezone: str = "UTC") -> dict[str, DataFrame]:
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
     schemas) and ``line_counts`` (source, category, lines: how every line was accounted for).
+
+    ``cluster``: the cluster's name, or for a fleet each file's cluster (``{file: cluster}``, every file of
+    ``paths``). A fleet is read as one query: the reader's plan is large (a rule table of expressions),
+    and one plan per cluster, unioned, grew the driver's heap with the number of clusters (ten clusters of
+    a few kilobytes each filled 4 GB).
 
     ``paths`` is a file, a directory, a glob or a list of them. ``log_timezone`` (IANA name) is the zone
     of timestamps written without an offset (log4j's default layout). A path that matches nothing or an
@@ -327,8 +346,8 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     """
     rows = mark_refused(_rows(classify_lines(spark, paths, shown_as, log_timezone))).persist()
     events = conform(rows.where("event_row").select(
-        F.lit(cluster).alias("cluster"), F.col("event_ts_ms").alias("ts_ms"), "source", "line_number", "message",
-        *EVENT_COLUMNS), ANALYSIS["log_events"])
+        _cluster_column(cluster, shown_as).alias("cluster"), F.col("event_ts_ms").alias("ts_ms"), "source",
+        "line_number", "message", *EVENT_COLUMNS), ANALYSIS["log_events"])
     rejects = conform(rows.where(F.col("category") == "reject").select("source", "line_number", "raw_line", "reason"),
                       ANALYSIS["rejects"])
     counts = rows.where("first").groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))

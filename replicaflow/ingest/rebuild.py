@@ -145,9 +145,13 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
 
     A cluster whose logs hold no replication event is left out; none at all is one sentence."""
     tz = opts.log_timezone
-    parsed = [read_logs(spark, list(i.logs), i.cluster, shown_as) for i in inputs]
+    parsed = [read_logs(spark, [f for i in inputs for f in i.logs], {f: i.cluster for i in inputs for f in i.logs},
+                        shown_as)]
     events = _union([p["log_events"] for p in parsed]).withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).persist()
     periods = _periods(events)
+    if None in periods:  # a file named other than resolve_paths named it: never silently clusterless
+        raise ReplicaflowError("--logs: Spark named a log file differently from the path given; its cluster is "
+                               "unknown (report this with the paths used)")
     if not periods:
         events.unpersist()
         files = sum(len(i.logs) for i in inputs)

@@ -26,8 +26,10 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     """
     k = F.col("kind")
     keys = ["cluster", "broker", "topic", "partition"]
-    alter_style = events.where((k == "isr_updated") & ~F.col("message").contains("zkVersion")) \
-        .select(*keys).distinct()
+    events = events.where(k.isin("isr_updated", "leader_start", "isr_shrink", "isr_expand")).select(
+        *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
+        ((k == "isr_updated") & ~F.col("message").contains("zkVersion")).alias("alter_style"))
+    alter_style = events.where("alter_style").select(*keys).distinct()
     new_epoch = events.where((k == "leader_start") & F.col("isr").isNotNull()) \
         .select(*keys, "ts_ms", F.array_sort("isr").alias("sorted_isr")).distinct()
     proposals = events.where(k.isin("isr_shrink", "isr_expand") & ~F.col("state").eqNullSafe("refused")) \
@@ -59,11 +61,14 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
 
 
-def mark_refused(events: DataFrame) -> DataFrame:
+def mark_refused(rows: DataFrame) -> DataFrame:
     """A ZooKeeper-era shrink/expand whose next event of the same file and partition is "Cached zkVersion
-    ... skip updating ISR" was refused (Partition.updateIsr wrote nothing): ``state`` = ``refused``."""
-    w = Window.partitionBy("source", "topic", "partition").orderBy("line_number")
+    ... skip updating ISR" was refused (Partition.updateIsr wrote nothing): ``state`` = ``refused``. Only
+    the rows where ``event_row`` holds are events (the others are grouped apart, topic null)."""
+    event = F.col("event_row")
+    w = Window.partitionBy("source", F.when(event, F.col("topic")), F.when(event, F.col("partition"))) \
+        .orderBy("line_number")
     nxt = F.lead("kind").over(w)
-    refused = F.col("kind").isin("isr_shrink", "isr_expand") & (nxt == "isr_update_failed") & \
+    refused = event & F.col("kind").isin("isr_shrink", "isr_expand") & (nxt == "isr_update_failed") & \
         F.col("topic").isNotNull()
-    return events.withColumn("state", F.when(refused, F.lit("refused")).otherwise(F.col("state")))
+    return rows.withColumn("state", F.when(refused, F.lit("refused")).otherwise(F.col("state")))

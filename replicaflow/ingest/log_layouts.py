@@ -9,7 +9,9 @@ See docs/logs.md (layouts).
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame, Window
+from collections.abc import Sequence
+
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
@@ -29,8 +31,8 @@ SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}
           rf"(?:\.\d+)?{_OFFSET}) [\w.:-]{{1,255}} [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
 
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
-LAYOUT = rf"^(?:\[({_TS}){_OFFSET}?\]|({_TS}){_OFFSET}?) +([A-Za-z]{{1,10}}) +(.*)$"
-LAYOUT_OFFSET = rf"^\[?{_TS}({_OFFSET})?[\] ]"
+# groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4), level (5), the rest (6)
+LAYOUT = rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?) +([A-Za-z]{{1,10}}) +(.*)$"
 TS_START = r"^\[?\d{4}-\d{2}-\d{2}"
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
 LOGGER = r"^[A-Za-z_$][\w.$]{0,511}\)$"
@@ -62,40 +64,68 @@ def decode_files(whole: DataFrame, source: Column) -> DataFrame:
 
 
 def split_lines(files: DataFrame) -> DataFrame:
-    """One row per physical line: source, line_number (1-based), raw (at most MAX_LINE_CHARS), raw_length,
-    utf8_ok."""
-    exploded = files.select("source", "file_utf8", "file_utf16", F.split("text", "\n").alias("lines")).select(
-        "source", "file_utf8", "file_utf16", F.size("lines").alias("n"), F.posexplode("lines").alias("pos", "line"))
+    """One row per physical line: the file's columns but ``text`` and ``file_utf8``, line_number (1-based), raw
+    (at most MAX_LINE_CHARS), raw_length, utf8_ok."""
+    keep = [c for c in files.columns if c != "text"]
+    exploded = files.select(*keep, F.split("text", "\n").alias("lines")).select(
+        *keep, F.size("lines").alias("n"), F.posexplode("lines").alias("pos", "line"))
     exploded = exploded.where((F.col("pos") < F.col("n") - 1) | (F.col("line") != ""))
     raw = F.substring("line", 1, MAX_LINE_CHARS + 1)
     raw = F.when(raw.endswith("\r"), F.substring(raw, 1, F.length(raw) - 1)).otherwise(raw)
     # split() decodes, replacing invalid bytes with U+FFFD; in a valid UTF-8 file a U+FFFD is genuine
     ok = F.when(F.col("file_utf16"), ~raw.contains("\ufffd")).otherwise(F.col("file_utf8") | ~raw.contains("\ufffd"))
-    return exploded.select("source", (F.col("pos") + 1).cast("long").alias("line_number"),
+    return exploded.select(*[c for c in keep if c != "file_utf8"], (F.col("pos") + 1).cast("long").alias("line_number"),
                            F.substring(raw, 1, MAX_LINE_CHARS).alias("raw"), F.length("line").alias("raw_length"),
-                           ok.alias("utf8_ok"), "file_utf16")
+                           ok.alias("utf8_ok"))
 
 
-def _unwrap(raw: Column) -> tuple[Column, Column]:
-    """(inner line, CRI flag): CRI, docker json-file, docker compose and syslog/journald envelopes removed,
-    leading whitespace dropped."""
-    line = F.ltrim(raw)
-    is_cri = line.rlike(CRI)
-    docker = F.when(line.startswith("{"), F.get_json_object(line, "$.log"))
-    inner = (F.when(is_cri, F.regexp_extract(line, CRI, 4))
-             .when(docker.isNotNull(), F.regexp_replace(docker, r"\r?\n$", ""))
-             .otherwise(line))
-    inner = F.ltrim(inner)
+def groups(text: Column, pattern: str, fields: int | Sequence[str]) -> Column:
+    """The groups of ``pattern`` matched at the start of ``text`` as an array, from one regular expression
+    call (each call decodes the whole line into a Java string, and ``regexp_extract`` gives one group per
+    call); null where it does not match. ``fields`` are replacement texts such as ``"$1$4"`` (or ``n``:
+    groups 1..n). ``regexp_replace`` rewrites the whole text into NUL + field 1 + NUL + ... and a split
+    with a limit takes it apart, so the last field alone may hold a NUL. ``pattern`` starts with ``^`` and
+    cannot match a text that starts with NUL, which tells a rewritten text from an unmatched one."""
+    fields = [f"${g}" for g in range(1, fields + 1)] if isinstance(fields, int) else list(fields)
+    out = F.regexp_replace(text, F.lit(f"{pattern}[\\s\\S]*"), F.lit("".join(f"\x00{f}" for f in fields)))
+    n = len(fields)
+    return F.when(out.startswith("\x00") & ~text.startswith("\x00"), F.slice(F.split(out, "\x00", n + 1), 2, n))
+
+
+def _unwrap(df: DataFrame) -> DataFrame:
+    """inner (the line with CRI, docker json-file, docker compose and syslog/journald envelopes removed,
+    leading whitespace dropped) and cri_flag. Each envelope's pattern is tried only on lines holding a
+    character it requires at a fixed place (most lines have no envelope)."""
+    line = F.col("_line")
+    df = _stage(df, _line=F.ltrim(F.col("raw")))
+    df = _stage(df, _cri=F.when(F.substring(line, 11, 1) == "T", groups(line, CRI, 4)),
+                _docker=F.when(line.startswith("{"), F.get_json_object(line, "$.log")))
+    cri, docker = F.col("_cri"), F.col("_docker")
+    df = _stage(df, _inner0=F.ltrim(F.when(cri.isNotNull(), cri[3])
+                                    .when(docker.isNotNull(), F.regexp_replace(docker, r"\r?\n$", ""))
+                                    .otherwise(line)),
+                cri_flag=cri[2])
+    inner = F.col("_inner0")
     # a compose or syslog prefix before a bracketed or ISO timestamp or a JSON record
-    after_compose = F.regexp_extract(inner, COMPOSE, 2)
+    df = _stage(df, _compose=F.when(inner.contains("|"), groups(inner, COMPOSE, 2)[1]))
+    after = F.col("_compose")
     # (a stack trace printed through the envelope keeps its lines under the record they continue)
-    inner = F.when(inner.rlike(COMPOSE) & (F.ltrim(after_compose).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)")
-                                          | after_compose.rlike(STACK_LINE)),
-                   F.ltrim(after_compose)).otherwise(inner)
-    after_syslog = F.regexp_extract(inner, SYSLOG, 1)
-    inner = F.when(inner.rlike(SYSLOG) & F.ltrim(after_syslog).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"),
-                   F.ltrim(after_syslog)).otherwise(inner)
-    return inner, F.when(is_cri, F.regexp_extract(line, CRI, 3))
+    df = _stage(df, _inner1=F.when(after.isNotNull() & (F.ltrim(after).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)")
+                                                       | after.rlike(STACK_LINE)), F.ltrim(after)).otherwise(inner))
+    inner = F.col("_inner1")
+    maybe_syslog = (F.substring(inner, 4, 1) == " ") | (F.substring(inner, 11, 1) == "T")
+    df = _stage(df, _syslog=F.when(maybe_syslog, groups(inner, SYSLOG, 1)[0]))
+    after = F.col("_syslog")
+    return _stage(df, inner=F.when(after.isNotNull() & F.ltrim(after).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"),
+                                   F.ltrim(after)).otherwise(inner))
+
+
+def method_boundary(df: DataFrame) -> DataFrame:
+    """The same rows, with the Java code Spark generates for what follows in a method of its own. Spark
+    inlines the expressions of a stage into one method; past a few thousand variables HotSpot's compilers
+    give up on it ("out of virtual registers") and it runs interpreted, several times slower. An explode
+    that keeps every column is where Spark starts a new method; this one explodes a one-element array."""
+    return df.select("*", F.explode(F.array(F.lit(0))).alias("_boundary")).drop("_boundary")
 
 
 def _stage(df: DataFrame, **cols: Column) -> DataFrame:
@@ -116,22 +146,21 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
     Timestamps written without an offset are in ``log_timezone`` (the zone of the broker's JVM: log4j
     writes local time); ``[,.]`` and the first three fraction digits give the milliseconds."""
     temp = set(df.columns)
-    inner, cri_flag = _unwrap(F.col("raw"))
-    df = _stage(df, inner=inner, cri_flag=cri_flag)
+    df = method_boundary(_unwrap(df))
     j = F.col("inner")
     is_json = j.startswith("{")
-    layout = ~is_json & j.rlike(LAYOUT)
+    df = _stage(df, _g=F.when(~is_json, groups(j, LAYOUT, 6)))
+    g = F.col("_g")
+    layout = g.isNotNull()
     df = _stage(df, _json=is_json, _layout=layout,
                 _j_msg=F.when(is_json, F.get_json_object(j, "$.message")),
                 _j_ts=F.when(is_json, F.coalesce(*[F.get_json_object(j, p) for p in _TS_PATHS])),
                 _j_level=F.when(is_json, F.upper(F.coalesce(F.get_json_object(j, "$.level"),
                                                             F.get_json_object(j, "$['log.level']")))),
                 _j_logger=F.when(is_json, F.coalesce(*[F.get_json_object(j, p) for p in _LOGGER_PATHS])),
-                _p_ts=F.when(layout, F.coalesce(F.nullif(F.regexp_extract(j, LAYOUT, 1), F.lit("")),
-                                                F.regexp_extract(j, LAYOUT, 2))),
-                _p_off=F.when(layout, F.nullif(F.regexp_extract(j, LAYOUT_OFFSET, 1), F.lit(""))),
-                _p_level=F.when(layout, F.upper(F.regexp_extract(j, LAYOUT, 3))),
-                _p_rest=F.when(layout, F.regexp_extract(j, LAYOUT, 4)))
+                _p_ts=F.concat(g[0], g[2]), _p_off=F.nullif(F.concat(g[1], g[3]), F.lit("")),
+                _p_level=F.upper(g[4]), _p_rest=g[5])
+    df = method_boundary(df)
     jt, rest = F.col("_j_ts"), F.col("_p_rest")
     json_layout = F.col("_json") & F.col("_j_msg").isNotNull()
     df = _stage(df, json_layout=json_layout,
@@ -141,21 +170,25 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                 .when(F.col("_layout"), F.col("_p_ts")),
                 _off=F.when(json_layout, F.nullif(F.regexp_extract(jt, rf"^{_TS}({_OFFSET})$", 1), F.lit("")))
                 .when(F.col("_layout"), F.col("_p_off")),
-                _rest=F.when(rest.rlike(THREAD_SUFFIX), F.regexp_replace(rest, r" \[[^\[\]]*\]$", "")).otherwise(rest))
+                _rest=F.when(rest.endswith("]") & rest.rlike(THREAD_SUFFIX), F.regexp_replace(rest, r" \[[^\[\]]*\]$", ""))
+                .otherwise(rest))
     rest = F.col("_rest")
     iso = F.col("_iso")
+    # log4j's own `yyyy-MM-dd HH:mm:ss,SSS` needs no rewriting
+    as_is = (F.length(iso) == 23) & (F.substring(iso, 11, 1) == " ") & (F.substring(iso, 20, 1) == ",")
     df = _stage(df, _tail=F.substring_index(rest, " (", -1),
-                _norm=F.when(iso != "", F.regexp_replace(F.regexp_replace(iso, "T", " "), r"[,.](\d{3})\d*$", ",$1")))
+                _norm=F.when(as_is, iso).when(iso != "", F.regexp_replace(F.regexp_replace(iso, "T", " "),
+                                                                        r"[,.](\d{3})\d*$", ",$1")))
     norm, tail, off = F.col("_norm"), F.col("_tail"), F.col("_off")
     has_logger = rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
     # read as UTC (the session zone), then moved from the line's zone
-    local = F.try_to_timestamp(F.when(norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000"))),
+    local = F.try_to_timestamp(F.when(as_is | norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000"))),
                                F.lit("yyyy-MM-dd HH:mm:ss,SSS"))
-    df = _stage(df, _local=local, _has_logger=has_logger)
+    df = method_boundary(_stage(df, _local=local, _has_logger=has_logger))
     local, has_logger = F.col("_local"), F.col("_has_logger")
     zone = F.when(off == "Z", F.lit("UTC")).otherwise(F.regexp_replace(off, r"^([+-]\d{2}):?(\d{2})$", "$1:$2"))
-    local_ms = F.unix_millis(F.when(off.isNull(), F.to_utc_timestamp(local, F.lit(log_timezone)))
-                             .otherwise(F.to_utc_timestamp(local, zone)))
+    in_zone = local if log_timezone == "UTC" else F.to_utc_timestamp(local, F.lit(log_timezone))
+    local_ms = F.unix_millis(F.when(off.isNull(), in_zone).otherwise(F.to_utc_timestamp(local, zone)))
     layout = F.col("_layout")
     out = df.select(
         "*",
@@ -173,22 +206,26 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
     return out.select(*keep)
 
 
-def line_status(df: DataFrame) -> DataFrame:
-    """status: record / blank / bad, and the reason a bad line is not a record."""
+PARTIAL_REST = "rest of a partial line (CRI 'P' flag before it)"
+
+
+def line_checks(df: DataFrame) -> DataFrame:
+    """What a line says by itself, before its neighbours are known: ``blank``, ``is_record``, and the
+    reason a line is not a record in two parts, the checks that come before and after "the line before
+    was a CRI 'P' line" (``line_status`` puts them together)."""
     raw, inner = F.col("raw"), F.col("inner")
     too_long = F.col("raw_length") > MAX_LINE_CHARS
     record = ~too_long & F.col("has_layout") & F.col("ts_ms").isNotNull() & F.col("level").isin(*LEVELS) & \
         F.col("msg").isNotNull() & F.col("utf8_ok") & ~F.col("cri_flag").eqNullSafe("P")
-    # the line after a CRI 'P' line is the rest of that split line, never a message's own continuation
-    after_partial = F.lag("cri_flag").over(Window.partitionBy("source").orderBy("line_number")).eqNullSafe("P")
-    reason = (
+    first = (
         F.when(too_long, F.concat(F.lit("line longer than "), F.lit(str(MAX_LINE_CHARS)), F.lit(" characters ("),
                                   F.col("raw_length").cast("string"), F.lit("): not parsed")))
         .when(~F.col("utf8_ok") & F.col("file_utf16"), F.lit("non-ASCII character in a UTF-16 file"))
         .when(~F.col("utf8_ok"), F.lit("invalid UTF-8"))
         .when(F.col("cri_flag") == "P", F.lit("partial line (CRI 'P' flag): long line split by the container runtime"))
-        .when(after_partial, F.lit("rest of a partial line (CRI 'P' flag before it)"))
-        .when(record, F.lit(None))
+    )
+    then = (
+        F.when(record, F.lit(None))
         .when(F.col("bad_json"), F.lit("unreadable JSON log record (no message field or invalid JSON)"))
         .when(F.col("json_layout") & F.col("ts_ms").isNull(), F.lit("no timestamp in JSON log record"))
         .when(F.col("has_layout") & F.col("ts_ms").isNull(), F.lit("invalid timestamp"))
@@ -199,8 +236,18 @@ def line_status(df: DataFrame) -> DataFrame:
         .otherwise(F.lit("no timestamp"))
     )
     blank = ~too_long & ((F.trim(inner) == "") | (F.trim(raw) == ""))
-    return df.select("*", F.when(blank, F.lit("blank")).when(record, F.lit("record")).otherwise(F.lit("bad"))
-                     .alias("status"), F.when(~blank, reason).alias("line_reason"))
+    df = df.select("*", blank.alias("blank"), (~blank & record).alias("is_record"), first.alias("_first"))
+    return df.select("*", F.when(~F.col("blank") & F.col("_first").isNull(), then).alias("_then"))
+
+
+def line_status(df: DataFrame) -> DataFrame:
+    """status: record / blank / bad, and the reason a bad line is not a record (``after_partial``: the line
+    before it in its file is a CRI 'P' line, whose rest this line is)."""
+    reason = F.when(F.col("_first").isNotNull(), F.col("_first")) \
+        .when(F.col("after_partial"), F.lit(PARTIAL_REST)).otherwise(F.col("_then"))
+    status = F.when(F.col("blank"), F.lit("blank")).when(F.col("is_record"), F.lit("record")).otherwise(F.lit("bad"))
+    return df.select(*[c for c in df.columns if c not in ("_first", "_then")], status.alias("status"),
+                     F.when(~F.col("blank"), reason).alias("line_reason"))
 
 
 REJECT_SHOWN_CHARS = 1000  # a 10 MB line stays a line in rejects, not 10 MB of report

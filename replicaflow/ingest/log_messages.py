@@ -39,6 +39,7 @@ class Rule:
 
 # KafkaServer (0.10-1.x `[Kafka Server N], `, 2.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
 _SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer nodeId|BrokerServer id)=\d+\]) "
+LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
 # Kinds that touch partitions listed in one field: (kind, pattern of one partition token).

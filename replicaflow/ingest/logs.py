@@ -29,21 +29,33 @@ from pyspark.sql import functions as F
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.log_changes import changes, mark_refused
-from replicaflow.ingest.log_layouts import decode_files, line_status, parse_layout, shown_raw, split_lines
+from replicaflow.ingest.log_layouts import (
+    decode_files,
+    groups,
+    line_checks,
+    line_status,
+    method_boundary,
+    parse_layout,
+    shown_raw,
+    split_lines,
+)
+from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
     FETCHER_TOKEN,
+    LIST_FIELDS,
     LIST_TOKEN,
     PREFIX_PARTITION_KINDS,
     RULES,
     TRUNCATED_LIST,
     TRUNCATED_STARTS,
 )
+from replicaflow.ingest.regex_literals import guard, guarded_rlike
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform, spark_path
 
 # --- message prefixes (logIdent) -----------------------------------------------------------------
-PART_NEW = r"^\[Partition (\S+)-(\d+) broker=(\d+)\] "
-PART_OLD = r"^Partition \[([^\[\]]+),(\d+)\] on broker (\d+): "
+# `[Partition t-p broker=B] ` (1.0+) or `Partition [t,p] on broker B: ` (0.8-0.11)
+PART = r"^(?:\[Partition (\S+)-(\d+) broker=(\d+)\] |Partition \[([^\[\]]+),(\d+)\] on broker (\d+): )"
 ID_PREFIX = (r"^\[(?:Broker id|ReplicaFetcher replicaId|ReplicaFetcherManager on broker|Controller id|Controller|"
              r"QuorumController id|KafkaServer id|Kafka Server|KafkaRaftServer nodeId|BrokerServer id|"
              r"ControllerServer id|ReplicaManager broker|ReplicaAlterLogDirsManager on broker|"
@@ -51,8 +63,9 @@ ID_PREFIX = (r"^\[(?:Broker id|ReplicaFetcher replicaId|ReplicaFetcherManager on
 STRIP_PREFIX = (r"^(?:\[Partition \S+-\d+ broker=\d+\] |Partition \[[^\[\]]+,\d+\] on broker \d+: |"
                 r"\[[A-Za-z][^\[\]]{0,200}\][,:]? )")
 PATH_BROKER = r"(?i)(?:^|[/_-])(?:broker|kafka)[-_]?(\d+)(?:[/_.]|$)"
-TP_TEXT = r"^\[([^\[\]]+),(\d+)\]$|^(\S+)-(\d+)$"
-LIST_FIELDS = ("isr", "replicas", "adding", "removing")
+TP_TEXT = r"^(?:\[([^\[\]]+),(\d+)\]|(\S+)-(\d+))$"
+LIST_KINDS = ("fetcher_added", "fetcher_removed", "log_dir_offline")  # kinds listing partitions in `listed`
+PARENTS = list(dict.fromkeys(r.parent for r in RULES if r.parent is not None))  # what attached lines follow
 
 
 def _x(col: Column | str, pattern: str, idx: int) -> Column:
@@ -131,77 +144,51 @@ def _lines(spark: SparkSession, files: list[str], shown_as: tuple[str, str] | No
     except AnalysisException as exc:
         raise ReplicaflowError(f"--logs: cannot read {files[0] if len(files) == 1 else 'the log files'}: "
                                f"{str(exc).splitlines()[0]}") from None
-    return split_lines(decode_files(whole, _source(shown_as)))
+    # one shuffle of whole files: every later per-file step (line order, stack traces, refused ISR writes)
+    # then finds a file's lines in one partition, where a shuffle of parsed lines would move several times
+    # the bytes
+    parts = min(len(files), 4 * spark.sparkContext.defaultParallelism)
+    decoded = decode_files(whole, _source(shown_as))
+    decoded = decoded.select("*", _int(_x("source", PATH_BROKER, 1)).alias("path_broker"))
+    return split_lines(decoded.repartition(parts, "source"))
 
 
-def _with_parent(df: DataFrame) -> DataFrame:
-    """Attach continuation lines (stack traces) to the preceding record of the same file."""
+def _prefixes(df: DataFrame) -> DataFrame:
+    """A record's logIdent prefix: the partition it names (``part``: [partition, broker, topic]), the broker
+    it names (``prefix_broker``), the message without it (``body``), and ``parent_tags``: which of the
+    rule table's parent patterns the body matches (bit i: ``PARENTS[i]``), for the lines attached to it."""
+    is_record, msg = F.col("is_record"), F.col("msg")
+    # (no logIdent of ID_PREFIX starts like a Partition prefix)
+    df = df.select("*", F.when(is_record & (msg.startswith("[Partition ") | msg.startswith("Partition [")),
+                               groups(msg, PART, ["$2$5", "$3$6", "$1$4"])).alias("part"),
+                   F.when(is_record & msg.startswith("[") & ~msg.startswith("[Partition "),
+                          F.regexp_extract(msg, ID_PREFIX, 1)).alias("_id"),
+                   F.when(is_record, F.when(msg.startswith("[") | msg.startswith("Partition ["),
+                                            F.regexp_replace(msg, STRIP_PREFIX, "")).otherwise(msg)).alias("body"))
+    body = F.col("body")
+    tags = F.lit(0)
+    for i, p in enumerate(PARENTS):
+        tags = tags + F.when(guarded_rlike(body, p), F.lit(1 << i)).otherwise(F.lit(0))
+    return df.select(*[c for c in df.columns if c != "_id"],
+                     _int(F.coalesce(F.col("part")[1], F.nullif(F.col("_id"), F.lit("")))).alias("prefix_broker"),
+                     F.when(is_record, tags).alias("parent_tags"))
+
+
+def _context(df: DataFrame) -> DataFrame:
+    """What a line takes from the lines before and after it in its file, in one window (one sort, one
+    pass): whether the line before is a CRI 'P' line (``after_partial``), the record a continuation line
+    (stack trace) is attached to (``parent``: its time, broker, parent tags, and its message where a
+    tag is set) and the file's broker when a line names none (``fallback_broker``)."""
     w = Window.partitionBy("source").orderBy("line_number")
     preceding = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     whole_file = w.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    is_record = F.col("status") == "record"
-    msg = F.col("msg")
-    prefix_broker = _int(F.coalesce(_x(msg, PART_NEW, 3), _x(msg, PART_OLD, 3), _x(msg, ID_PREFIX, 1)))
-    df = df.select("*", F.when(is_record, prefix_broker).alias("prefix_broker"),
-                   F.when(is_record, F.regexp_replace(msg, STRIP_PREFIX, "")).alias("body"))
-    parent = F.last(F.when(is_record, F.struct(
-        F.col("ts_ms").alias("ts_ms"), F.col("msg").alias("msg"), F.col("body").alias("body"),
-        F.col("prefix_broker").alias("broker"))), ignorenulls=True).over(preceding)
+    tags = F.col("parent_tags")
+    parent = F.last(F.when(F.col("is_record"), F.struct(
+        F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
+        F.when(tags != 0, F.col("msg")).alias("msg"))), ignorenulls=True).over(preceding)
     file_broker = F.first("prefix_broker", ignorenulls=True).over(whole_file)
-    path_broker = _int(_x("source", PATH_BROKER, 1))
-    return df.select("*", parent.alias("parent"), F.coalesce(path_broker, file_broker).alias("fallback_broker"))
-
-
-def _pick(values: list) -> Column:
-    """``values[rule]``: one literal per rule, picked by the row's rule index (null rule -> null)."""
-    rule = F.col("rule")
-    return F.when(rule.isNotNull(), F.element_at(F.array(*[F.lit(v) for v in values]), rule + 1))
-
-
-_GROUP_SEP = "\x00"  # between a rule's groups in `rule_groups`; NUL is taken out of the text first
-
-
-def _rule_groups(text: Column) -> Column:
-    """Every group of the row's rule, from one match: ``regexp_replace`` with the rule's pattern
-    (a literal per rule, compiled once per task) turns the whole text into its groups joined by NUL.
-    A pattern taken from a column would be compiled again on every row whose rule differs from the
-    previous row's, for every field: that was most of the time spent reading a log. ``^.*?(?:P)``
-    finds the leftmost match of P, as ``rlike`` and ``regexp_extract`` do; a group that took no part
-    in it is empty, as in ``regexp_extract``."""
-    clean = F.translate(text, _GROUP_SEP, "\ufffd")
-    rule = F.col("rule")
-    out = None
-    for i, r in enumerate(RULES):
-        n = re.compile(r.pattern).groups
-        joined = F.regexp_replace(clean, F.lit(f"(?s)^.*?(?:{r.pattern}).*$"),
-                                  F.lit(_GROUP_SEP.join(f"${g}" for g in range(1, n + 1))))
-        out = F.when(rule == i, joined) if out is None else out.when(rule == i, joined)
-    return F.split(out, F.lit(_GROUP_SEP), -1)
-
-
-def _field(name: str) -> Column:
-    """The raw text of field ``name`` of the row's rule: its group of the rule's pattern (from
-    ``rule_groups``), or a key inside that group (``(group, sub-pattern, sub-group)``); null where the
-    rule has no such field."""
-    specs = [r.fields.get(name) for r in RULES]
-    group = [-1 if s is None else (s if isinstance(s, int) else s[0]) for s in specs]
-    g = _pick(group)
-    outer = F.element_at(F.col("rule_groups"), F.greatest(g, F.lit(1)))
-    subs = {s[1:] for s in specs if isinstance(s, tuple)}
-    if len(subs) == 1:
-        ((sub, sub_group),) = subs
-        outer = F.when(_pick([isinstance(s, tuple) for s in specs]), F.regexp_extract(outer, sub, sub_group)) \
-            .otherwise(outer)
-    elif subs:
-        raise ValueError(f"field {name!r}: one sub-pattern per field")
-    # a broker list group that matched nothing is the empty list (`adding replicas []`), not unknown
-    # (a rule that leaves unchanged fields out says nothing about them: null)
-    keep_empty = _pick([name in LIST_FIELDS and isinstance(spec, int) and not rule.sparse
-                        for rule, spec in zip(RULES, specs, strict=True)])
-    value = F.when(g >= 1, F.when(keep_empty, outer).otherwise(F.nullif(outer, F.lit(""))))
-    if name == "state":
-        value = F.coalesce(value, _pick([r.state for r in RULES]))
-    return value
+    return df.select("*", F.lag("cri_flag").over(w).eqNullSafe("P").alias("after_partial"), parent.alias("parent"),
+                     F.coalesce(F.col("path_broker"), file_broker).alias("fallback_broker"))
 
 
 def _classify(df: DataFrame) -> DataFrame:
@@ -211,44 +198,45 @@ def _classify(df: DataFrame) -> DataFrame:
     attachable = (F.col("status") == "bad") & (F.col("line_reason") == "continuation line") & \
         F.col("parent").isNotNull()
     inner = F.trim(F.col("inner"))
-    rule_col = None
-    for i, rule in enumerate(RULES):
-        if rule.parent is None:
-            cond = is_record & body.rlike(rule.pattern)
-            if rule.ident is not None:
-                cond = cond & msg.rlike(rule.ident)
+    conds = []
+    for m in MATCHERS:
+        rule = RULES[m.single] if m.single is not None else None
+        if rule is None or (rule.parent is None and rule.ident is None):
+            conds.append(is_record)
+        elif rule.parent is None:
+            conds.append(is_record & guard(body, rule.pattern) & guarded_rlike(msg, rule.ident))
         else:
-            cond = attachable & F.col("parent.body").rlike(rule.parent) & inner.rlike(rule.pattern)
-        rule_col = F.when(cond, F.lit(i)) if rule_col is None else rule_col.when(cond, F.lit(i))
-    df = df.select("*", rule_col.alias("rule"))
-    parented = _pick([r.parent is not None for r in RULES])
-    df = df.select("*", _pick([r.kind for r in RULES]).alias("kind"),
-                   F.when(parented, inner).otherwise(body).alias("rule_text"))
-    df = df.select("*", _rule_groups(F.col("rule_text")).alias("rule_groups"))
-    names = sorted({n for rule in RULES for n in rule.fields} | {"state"})
-    df = df.select("*", *[_field(n).alias(f"f_{n}") for n in names])
-    f = {n: F.col(f"f_{n}") for n in names}
+            tag = 1 << PARENTS.index(rule.parent)
+            conds.append(attachable & (F.col("parent.tags").bitwiseAND(F.lit(tag)) != 0) & guard(inner, rule.pattern))
+    df = match_rules(df, conds, body, inner).withColumn("kind", F.col("meta.kind"))
+    f = {n: F.col(f"f_{n}") for n in FIELDS}
 
     started_like = None
     for name, pattern in TRUNCATED_STARTS:
-        cond = body.rlike(pattern)
+        cond = guarded_rlike(body, pattern)
         started_like = F.when(cond, F.lit(name)) if started_like is None else started_like.when(cond, F.lit(name))
-    part_topic = F.coalesce(_x(msg, PART_NEW, 1), _x(msg, PART_OLD, 1))
-    part_num = F.coalesce(_x(msg, PART_NEW, 2), _x(msg, PART_OLD, 2))
     k = F.col("kind")
-    tp = F.coalesce(f["tp"], f["tp2"])
+    df = method_boundary(df.select(
+        "*", groups(F.coalesce(f["tp"], f["tp2"]), TP_TEXT, ["$2$4", "$1$3"]).alias("tp_text"),
+        F.when(is_record & k.isNull(), started_like).alias("started_like"),
+        F.when(k.isin(*LIST_KINDS), F.regexp_extract(body, r"^[^(\[]*?(?:partitions|Partitions) (.*)$", 1))
+        .alias("listed")))
+    part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
     topic = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_topic).otherwise(
-        F.coalesce(_x(tp, TP_TEXT, 1), _x(tp, TP_TEXT, 3), f["topic_name"]))
+        F.coalesce(F.nullif(tp_text[1], F.lit("")), f["topic_name"]))
     partition = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_num).otherwise(
-        F.coalesce(_x(tp, TP_TEXT, 2), _x(tp, TP_TEXT, 4), f["partition_index"]))
+        F.coalesce(F.nullif(tp_text[0], F.lit("")), f["partition_index"]))
     isr = F.coalesce(_ids(f["isr"]), _ids(f["old_isr"]),
                      F.when(f["isr_states"].isNotNull(), F.transform(
                          F.regexp_extract_all(f["isr_states"], F.lit(r"brokerId=(\d+)"), 1), lambda s: s.cast("int"))))
     # reassignment rows keep the target replicas in `isr` too (the column's meaning before `replicas` existed)
     isr = F.when(k.startswith("reassignment_"), _ids(f["replicas"])).otherwise(isr)
+    df = method_boundary(df.select("*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),
+                                   *[_ids(f[n]).alias(n) for n in LIST_FIELDS if n != "isr"]))
     is_parented = F.col("status") == "bad"
     broker = F.coalesce(F.when(is_parented, F.col("parent.broker")), _int(f["broker"]), F.col("prefix_broker"),
                         F.col("fallback_broker"))
+    started_like = F.col("started_like")
     reason = (
         F.when(F.col("status") == "bad", F.when(~attachable, F.col("line_reason")))
         .when(~is_record, F.lit(None))
@@ -262,18 +250,15 @@ def _classify(df: DataFrame) -> DataFrame:
               F.lit("unknown message"))
     )
     return df.select(
-        "*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),
-        _int(f["leader_epoch"]).alias("leader_epoch"), broker.alias("broker"), reason.alias("reason"),
+        "*", _int(f["leader_epoch"]).alias("leader_epoch"), broker.alias("broker"), reason.alias("reason"),
         _int(F.coalesce(f["leader"], f["old_leader"])).alias("leader"), _int(f["target_broker"]).alias("target_broker"),
-        *[_ids(f[n]).alias(n) for n in LIST_FIELDS if n != "isr"],
         _int(f["partition_epoch"]).alias("partition_epoch"), f["offset"].try_cast("long").alias("offset"),
         _int(F.coalesce(f["min_isr"], f["min_isr2"])).alias("min_isr"),
-        F.regexp_replace(f["state"], r"^\((.*)\)$", "$1").alias("state"), f["log_dir"].alias("log_dir"),
+        F.when(f["state"].startswith("("), F.regexp_replace(f["state"], r"^\((.*)\)$", "$1")).otherwise(f["state"])
+        .alias("state"), f["log_dir"].alias("log_dir"),
         f["error"].alias("error"),
         F.when(is_parented, F.concat_ws(" ", F.col("parent.msg"), F.trim("inner"))).otherwise(msg).alias("message"),
         F.when(is_parented, F.col("parent.ts_ms")).otherwise(F.col("ts_ms")).alias("event_ts_ms"),
-        F.when(k.isin("fetcher_added", "fetcher_removed", "log_dir_offline"),
-               F.regexp_extract(body, r"^[^(\[]*?(?:partitions|Partitions) (.*)$", 1)).alias("listed"),
     )
 
 
@@ -287,17 +272,47 @@ def _category(df: DataFrame) -> DataFrame:
     return df.select("*", cat.alias("category"))
 
 
+EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
+                 "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
+_TOKEN_BRACKET = r"^\[\[?([^\[\]]+),(\d+)\]"
+_TOKEN_DASH = r"^\[?(\S+)-(\d+)(?:, initOffset| -> |$)"
+
+
+def _rows(lines: DataFrame) -> DataFrame:
+    """The one frame every output is read from: a row per line, and for an event line listing partitions
+    (fetchers, log directories) a row per partition it lists; ``first`` marks each line's first row,
+    ``event_row`` the rows that are ``log_events``. Only the columns the outputs need are kept."""
+    k, is_event = F.col("kind"), F.col("category") == "event"
+    listed, is_list = F.col("listed"), is_event & k.isin(*LIST_KINDS)
+    tokens = F.when(is_event, F.when(k == "fetcher_added", F.regexp_extract_all(listed, F.lit(FETCHER_TOKEN), 0))
+                    .when(k.isin(*LIST_KINDS), F.regexp_extract_all(listed, F.lit(LIST_TOKEN), 0)))
+    is_reject = F.col("category") == "reject"
+    df = lines.select(
+        "source", "line_number", "category", "reason", "event_ts_ms", *EVENT_COLUMNS, is_list.alias("is_list"),
+        F.when(is_reject, shown_raw(F.col("raw"), F.col("raw_length"))).alias("raw_line"),
+        F.when(is_event, F.col("message")).alias("message"),
+        F.posexplode_outer(tokens).alias("token_pos", "token"))
+    t, is_list = F.col("token"), F.col("is_list")
+    tok_topic = F.coalesce(_x(t, _TOKEN_BRACKET, 1), _x(t, _TOKEN_DASH, 1))
+    tok_part = F.coalesce(_x(t, _TOKEN_BRACKET, 2), _x(t, _TOKEN_DASH, 2))
+    event_row = F.col("category") == "event"
+    event_row = event_row & (~is_list | t.isNotNull())
+    return df.select(
+        "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms",
+        *[c for c in EVENT_COLUMNS if c not in ("topic", "partition")],
+        F.when(is_list, tok_topic).otherwise(F.col("topic")).alias("topic"),
+        F.when(is_list, _int(tok_part)).otherwise(F.col("partition")).alias("partition"),
+        event_row.alias("event_row"), F.coalesce(F.col("token_pos") == 0, F.lit(True)).alias("first"))
+
+
 def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],
                    shown_as: tuple[str, str] | None = None, log_timezone: str = "UTC") -> DataFrame:
     """Every physical line of the logs with its category, reason and parsed fields (debugging aid)."""
     check_timezone(log_timezone)
     df = _lines(spark, resolve_paths(paths), shown_as)
-    return df.transform(lambda d: parse_layout(d, log_timezone)).transform(line_status).transform(_with_parent) \
-        .transform(_classify).transform(_category)
-
-
-EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
-                 "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
+    return df.transform(lambda d: parse_layout(d, log_timezone)).transform(line_checks).transform(method_boundary) \
+        .transform(_prefixes) \
+        .transform(_context).transform(line_status).transform(_classify).transform(_category)
 
 
 def _cluster_column(cluster: str | Mapping[str, str], shown_as: tuple[str, str] | None) -> Column:
@@ -314,26 +329,6 @@ def _cluster_column(cluster: str | Mapping[str, str], shown_as: tuple[str, str] 
     return F.element_at(F.create_map(*pairs), F.col("source"))
 
 
-def _events(lines: DataFrame, cluster: Column) -> DataFrame:
-    """One row per event; a fetcher or log-directory line listing partitions gives one row per partition."""
-    ev = lines.where(F.col("category") == "event")
-    listed = F.col("listed")
-    tokens = (F.when(F.col("kind") == "fetcher_added", F.regexp_extract_all(listed, F.lit(FETCHER_TOKEN), 0))
-              .when(F.col("kind").isin("fetcher_removed", "log_dir_offline"),
-                    F.regexp_extract_all(listed, F.lit(LIST_TOKEN), 0)))
-    ev = ev.select("*", F.explode_outer(tokens).alias("token"))
-    t = F.col("token")
-    tok_topic = F.coalesce(_x(t, r"^\[\[?([^\[\]]+),(\d+)\]", 1), _x(t, r"^\[?(\S+)-(\d+)(?:, initOffset| -> |$)", 1))
-    tok_part = F.coalesce(_x(t, r"^\[\[?([^\[\]]+),(\d+)\]", 2), _x(t, r"^\[?(\S+)-(\d+)(?:, initOffset| -> |$)", 2))
-    is_list = F.col("kind").isin("fetcher_added", "fetcher_removed", "log_dir_offline")
-    ev = ev.where(~is_list | t.isNotNull()).select(
-        cluster.alias("cluster"), F.col("event_ts_ms").alias("ts_ms"), "source", "line_number", "message",
-        *[c for c in EVENT_COLUMNS if c not in ("topic", "partition")],
-        F.when(is_list, tok_topic).otherwise(F.col("topic")).alias("topic"),
-        F.when(is_list, _int(tok_part)).otherwise(F.col("partition")).alias("partition"))
-    return conform(mark_refused(ev), ANALYSIS["log_events"])
-
-
 def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str | Mapping[str, str],
               shown_as: tuple[str, str] | None = None, log_timezone: str = "UTC") -> dict[str, DataFrame]:
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
@@ -346,20 +341,15 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
 
     ``paths`` is a file, a directory, a glob or a list of them. ``log_timezone`` (IANA name) is the zone
     of timestamps written without an offset (log4j's default layout). A path that matches nothing or an
-    unknown zone raises ReplicaflowError, before Spark reads anything. The classified lines are persisted
-    (only the columns the outputs need) so writing every output parses the logs once.
+    unknown zone raises ReplicaflowError, before Spark reads anything. Every output is read from one
+    persisted frame (``_rows``, refused ISR writes marked), so writing them all parses the logs once.
     """
-    lines = classify_lines(spark, paths, shown_as, log_timezone)
-    is_event, is_reject = F.col("category") == "event", F.col("category") == "reject"
-    lines = lines.select(
-        "source", "line_number", "category", "reason", "event_ts_ms", "listed", *EVENT_COLUMNS,
-        F.when(is_reject, F.col("raw")).alias("raw"), F.when(is_reject, F.col("raw_length")).alias("raw_length"),
-        F.when(is_event, F.col("message")).alias("message"),
-    ).persist()
-    events = _events(lines, _cluster_column(cluster, shown_as))
-    rejects = conform(lines.where(is_reject).select(
-        "source", "line_number", shown_raw(F.col("raw"), F.col("raw_length")).alias("raw_line"), "reason"),
-        ANALYSIS["rejects"])
-    counts = lines.groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
+    rows = mark_refused(_rows(classify_lines(spark, paths, shown_as, log_timezone))).persist()
+    events = conform(rows.where("event_row").select(
+        _cluster_column(cluster, shown_as).alias("cluster"), F.col("event_ts_ms").alias("ts_ms"), "source",
+        "line_number", "message", *EVENT_COLUMNS), ANALYSIS["log_events"])
+    rejects = conform(rows.where(F.col("category") == "reject").select("source", "line_number", "raw_line", "reason"),
+                      ANALYSIS["rejects"])
+    counts = rows.where("first").groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
     isr, leaders = changes(events)
     return {"log_events": events, "rejects": rejects, "isr": isr, "leaders": leaders, "line_counts": counts}

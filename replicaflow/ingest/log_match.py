@@ -18,8 +18,6 @@ logIdent condition or for attached lines are tried one by one with the same layo
 from __future__ import annotations
 
 import re
-import re._constants as C  # noqa: N812 -- the opcodes of Python's own regex parser
-import re._parser as P  # noqa: N812
 from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame
@@ -27,6 +25,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.ingest.log_layouts import method_boundary
 from replicaflow.ingest.log_messages import LIST_FIELDS, RULES
+from replicaflow.ingest.regex_literals import anchored
 
 SEP = "\x00"  # between slots; NUL is taken out of the text first
 _FIELDS_PER_METHOD = 5
@@ -46,14 +45,6 @@ class Matcher:
     @property
     def single(self) -> int | None:
         return self.rules[0] if len(self.rules) == 1 else None
-
-
-def _anchored(pattern: str) -> bool:
-    items = list(P.parse(pattern))
-    if items and items[0] == (C.AT, C.AT_BEGINNING):
-        return True
-    return len(items) == 1 and items[0][0] is C.BRANCH and \
-        all(list(b) and list(b)[0] == (C.AT, C.AT_BEGINNING) for b in items[0][1][1])
 
 
 def _group(spec: int | tuple) -> int:
@@ -90,7 +81,7 @@ def single(i: int, dotall: bool = False) -> Matcher:
 def _matchers() -> list[Matcher]:
     out, run = [], []
     for i, rule in enumerate(RULES):
-        if not _anchored(rule.pattern):
+        if not anchored(rule.pattern):
             raise ValueError(f"rule {i} ({rule.kind}): its pattern must be anchored at the start")
         if rule.ident is None and rule.parent is None:
             run.append(i)

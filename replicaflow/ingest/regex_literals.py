@@ -35,6 +35,15 @@ def needed(pattern: str) -> list[tuple[str, str]]:
     return out if len(out) <= _MAX_ALTERNATIVES else [("", "")]
 
 
+def anchored(pattern: str) -> bool:
+    """Every match of ``pattern`` starts at the start of the text (``^``, or ``^`` in each alternative)."""
+    items = list(P.parse(pattern))
+    if items and items[0] == (C.AT, C.AT_BEGINNING):
+        return True
+    return len(items) == 1 and items[0][0] is C.BRANCH and \
+        all(list(b) and list(b)[0] == (C.AT, C.AT_BEGINNING) for b in items[0][1][1])
+
+
 def _inline(items: list) -> list:
     """Capturing groups without flags of their own are a sequence like any other."""
     out = []

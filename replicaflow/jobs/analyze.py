@@ -28,7 +28,7 @@ from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import META_FILE
 from replicaflow.telemetry.outputs import ANALYSIS, REPORT, Commit
-from replicaflow.telemetry.spark import spark_path
+from replicaflow.telemetry.spark import spark_path, write_parquet_all
 
 LogPaths = str | Path | Sequence[str | Path]
 
@@ -100,8 +100,7 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
         session = spark or get_spark(master)
         built = rebuild(session, inputs, opts)
         tele = stage / "telemetry"
-        for name, df in built.tables.items():
-            df.write.parquet(str(tele / name))
+        write_parquet_all(built.tables, tele)
         metas = built.metas
         meta_file = tele / (META_FILE if len(metas) == 1 else "_metas.json")
         meta_file.write_text(json.dumps(metas[0] if len(metas) == 1 else metas, indent=2, sort_keys=True) + "\n")

@@ -70,13 +70,33 @@ def split_lines(files: DataFrame) -> DataFrame:
     exploded = files.select(*keep, F.split("text", "\n").alias("lines")).select(
         *keep, F.size("lines").alias("n"), F.posexplode("lines").alias("pos", "line"))
     exploded = exploded.where((F.col("pos") < F.col("n") - 1) | (F.col("line") != ""))
-    raw = F.substring("line", 1, MAX_LINE_CHARS + 1)
-    raw = F.when(raw.endswith("\r"), F.substring(raw, 1, F.length(raw) - 1)).otherwise(raw)
+    # (a line of at most MAX_LINE_CHARS bytes has at most as many characters: only a longer one is cut, as
+    # substring counts the characters of the whole line first)
+    line = F.col("line")
+    long = F.octet_length(line) > MAX_LINE_CHARS
+    df = _stage(exploded, _cut=F.when(long, F.substring(line, 1, MAX_LINE_CHARS + 1)).otherwise(line))
+    cut = F.col("_cut")
+    df = _stage(df, _raw=F.when(cut.endswith("\r"), head_bytes(cut, F.octet_length(cut) - 1)).otherwise(cut))
+    raw = F.col("_raw")
     # split() decodes, replacing invalid bytes with U+FFFD; in a valid UTF-8 file a U+FFFD is genuine
     ok = F.when(F.col("file_utf16"), ~raw.contains("\ufffd")).otherwise(F.col("file_utf8") | ~raw.contains("\ufffd"))
-    return exploded.select(*[c for c in keep if c != "file_utf8"], (F.col("pos") + 1).cast("long").alias("line_number"),
-                           F.substring(raw, 1, MAX_LINE_CHARS).alias("raw"), F.length("line").alias("raw_length"),
-                           ok.alias("utf8_ok"))
+    return df.select(*[c for c in keep if c != "file_utf8"], (F.col("pos") + 1).cast("long").alias("line_number"),
+                     F.when(long, F.substring(raw, 1, MAX_LINE_CHARS)).otherwise(raw).alias("raw"),
+                     F.length(line).alias("raw_length"), ok.alias("utf8_ok"))
+
+
+def head_bytes(text: Column, n: Column | int) -> Column:
+    """The first ``n`` bytes of ``text``, cut where a character ends (after an ASCII character, as every
+    caller's cut is). ``substring`` counts the characters of the whole text before cutting it, once per
+    call; a binary slice does not."""
+    n = F.lit(n) if isinstance(n, int) else n
+    return F.substring(text.cast("binary"), 1, n).cast("string")
+
+
+def byte_at(text: Column, pos: int, char: str) -> Column:
+    """Whether byte ``pos`` (1-based) of ``text`` is the ASCII ``char``; the same as character ``pos`` in
+    a text whose first ``pos - 1`` characters are ASCII, which every pattern it guards requires."""
+    return F.substring(text.cast("binary"), pos, 1) == F.lit(char.encode("ascii"))
 
 
 def groups(text: Column, pattern: str, fields: int | Sequence[str]) -> Column:
@@ -98,7 +118,7 @@ def _unwrap(df: DataFrame) -> DataFrame:
     character it requires at a fixed place (most lines have no envelope)."""
     line = F.col("_line")
     df = _stage(df, _line=F.ltrim(F.col("raw")))
-    df = _stage(df, _cri=F.when(F.substring(line, 11, 1) == "T", groups(line, CRI, 4)),
+    df = _stage(df, _cri=F.when(byte_at(line, 11, "T"), groups(line, CRI, 4)),
                 _docker=F.when(line.startswith("{"), F.get_json_object(line, "$.log")))
     cri, docker = F.col("_cri"), F.col("_docker")
     df = _stage(df, _inner0=F.ltrim(F.when(cri.isNotNull(), cri[3])
@@ -113,7 +133,7 @@ def _unwrap(df: DataFrame) -> DataFrame:
     df = _stage(df, _inner1=F.when(after.isNotNull() & (F.ltrim(after).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)")
                                                        | after.rlike(STACK_LINE)), F.ltrim(after)).otherwise(inner))
     inner = F.col("_inner1")
-    maybe_syslog = (F.substring(inner, 4, 1) == " ") | (F.substring(inner, 11, 1) == "T")
+    maybe_syslog = byte_at(inner, 4, " ") | byte_at(inner, 11, "T")
     df = _stage(df, _syslog=F.when(maybe_syslog, groups(inner, SYSLOG, 1)[0]))
     after = F.col("_syslog")
     return _stage(df, inner=F.when(after.isNotNull() & F.ltrim(after).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"),
@@ -196,10 +216,11 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
         F.when(F.col("json_layout"), F.coalesce(F.col("_epoch_ms"), local_ms)).when(layout, local_ms).alias("ts_ms"),
         F.when(F.col("json_layout"), F.col("_j_level")).when(layout, F.col("_p_level")).alias("level"),
         F.when(F.col("json_layout"), F.substring(F.col("_j_msg"), 1, MAX_LINE_CHARS))
-        .when(layout, F.when(has_logger, F.substring(rest, 1, F.length(rest) - F.length(tail) - 2)).otherwise(rest))
+        .when(layout, F.when(has_logger, head_bytes(rest, F.octet_length(rest) - F.octet_length(tail) - 2))
+              .otherwise(rest))
         .alias("msg"),
-        F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.when(has_logger, F.substring(
-            tail, 1, F.length(tail) - 1))).alias("logger"),
+        F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.when(has_logger, head_bytes(
+            tail, F.octet_length(tail) - 1))).alias("logger"),
         (F.col("json_layout") | layout).alias("has_layout"),
     )
     keep = [c for c in out.columns if not c.startswith("_") or c in temp]

@@ -157,7 +157,7 @@ def match_rules(df: DataFrame, conds: list[Column], body: Column, inner: Column)
     n = len(FIELDS)
     df = df.select(*[c for c in df.columns if not c.startswith("_m")], F.split(matched, F.lit(SEP), n + 3).alias("_p"))
     wholes = F.col("_p")[n + 2]
-    rule = F.col("_p")[n + 1].cast("int") + (F.length(wholes) - F.length(F.ltrim(wholes, F.lit(SEP))))
+    rule = F.col("_p")[n + 1].cast("int") + (F.octet_length(wholes) - F.octet_length(F.ltrim(wholes, F.lit(SEP))))
     df = df.select("*", rule.alias("rule"))
     # (element_at of a literal array at a null index keeps the previous row's value in generated code)
     meta = F.when(F.col("rule").isNotNull(), F.element_at(_meta(), F.col("rule") + 1))

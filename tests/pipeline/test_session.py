@@ -1,0 +1,30 @@
+"""The SparkSession's settings that cost or save seconds before any row is read (pipeline/session.py)."""
+
+from __future__ import annotations
+
+from replicaflow.pipeline.session import DATAFRAME_DEBUGGING
+
+
+def test_local_mode_lists_many_files_on_the_driver(spark, tmp_path):
+    """Spark lists more than ``parallelPartitionDiscovery.threshold`` (32) paths with a job of one task
+    per path; a local session lists them on the driver, so reading 600 log files starts no job
+    before the first action (it took 1.5 s on 2 cores), and every line is still read."""
+    files = []
+    for k in range(40):
+        path = tmp_path / f"server-{k}.log"
+        path.write_text(f"line a {k}\nline b {k}\n")
+        files.append(str(path))
+    sc = spark.sparkContext
+    sc.setJobGroup("listing-probe", "listing probe")
+    try:
+        df = spark.read.text(files)
+        assert list(sc.statusTracker().getJobIdsForGroup("listing-probe")) == []
+        assert df.count() == 80
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+
+
+def test_python_call_sites_are_not_recorded(spark):
+    """PySpark's DataFrame debugging sends the Python call site of every API call to the JVM (five round
+    trips a call): off, as replicaflow words its own error messages."""
+    assert spark.conf.get(DATAFRAME_DEBUGGING) == "false"

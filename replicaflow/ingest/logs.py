@@ -165,6 +165,7 @@ def _prefixes(df: DataFrame) -> DataFrame:
                           F.regexp_extract(msg, ID_PREFIX, 1)).alias("_id"),
                    F.when(is_record, F.when(msg.startswith("[") | msg.startswith("Partition ["),
                                             F.regexp_replace(msg, STRIP_PREFIX, "")).otherwise(msg)).alias("body"))
+    df = method_boundary(df)  # (the code that follows, with the sort's, is a method of its own: see _rows)
     body = F.col("body")
     tags = F.lit(0)
     for i, p in enumerate(PARENTS):
@@ -274,8 +275,8 @@ def _category(df: DataFrame) -> DataFrame:
 
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
-_TOKEN_BRACKET = r"^\[\[?([^\[\]]+),(\d+)\]"
-_TOKEN_DASH = r"^\[?(\S+)-(\d+)(?:, initOffset| -> |$)"
+# a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields
+_TOKEN = r"^(?:\[\[?([^\[\]]+),(\d+)\]|\[?(\S+)-(\d+)(?:, initOffset| -> |$))"
 
 
 def _rows(lines: DataFrame) -> DataFrame:
@@ -293,16 +294,26 @@ def _rows(lines: DataFrame) -> DataFrame:
         F.when(is_event, F.col("message")).alias("message"),
         F.posexplode_outer(tokens).alias("token_pos", "token"))
     t, is_list = F.col("token"), F.col("is_list")
-    tok_topic = F.coalesce(_x(t, _TOKEN_BRACKET, 1), _x(t, _TOKEN_DASH, 1))
-    tok_part = F.coalesce(_x(t, _TOKEN_BRACKET, 2), _x(t, _TOKEN_DASH, 2))
+    # (a method of its own: with the explode's code and the sort's, one generated method outgrew what
+    # HotSpot's C2 compiles in under 2 s, and it was compiled again after each deoptimization)
+    df = method_boundary(df.select("*", F.when(is_list, groups(t, _TOKEN, ["$1$3", "$2$4"])).alias("tp_token")))
+    tp_token = F.col("tp_token")
     event_row = F.col("category") == "event"
     event_row = event_row & (~is_list | t.isNotNull())
     return df.select(
         "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms",
         *[c for c in EVENT_COLUMNS if c not in ("topic", "partition")],
-        F.when(is_list, tok_topic).otherwise(F.col("topic")).alias("topic"),
-        F.when(is_list, _int(tok_part)).otherwise(F.col("partition")).alias("partition"),
+        F.when(is_list, tp_token[0]).otherwise(F.col("topic")).alias("topic"),
+        F.when(is_list, _int(tp_token[1])).otherwise(F.col("partition")).alias("partition"),
         event_row.alias("event_row"), F.coalesce(F.col("token_pos") == 0, F.lit(True)).alias("first"))
+
+
+# Columns read by the line checks (before the context window) and by the window and line_status (after it),
+# dropped once read: Spark's generated code passes every column to each of a stage's methods as two
+# arguments, and HotSpot's C2 gives up on a method with too many ("unsupported incoming calling
+# sequence"), leaving it in C1's slower code; the window's sort also copies fewer bytes.
+_CHECKS_ONLY = ("file_utf16", "utf8_ok", "json_layout", "bad_json", "has_layout", "level")
+_CONTEXT_ONLY = ("path_broker", "cri_flag", "blank", "is_record", "parent_tags", "after_partial")
 
 
 def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],
@@ -310,9 +321,9 @@ def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path]
     """Every physical line of the logs with its category, reason and parsed fields (debugging aid)."""
     check_timezone(log_timezone)
     df = _lines(spark, resolve_paths(paths), shown_as)
-    return df.transform(lambda d: parse_layout(d, log_timezone)).transform(line_checks).transform(method_boundary) \
-        .transform(_prefixes) \
-        .transform(_context).transform(line_status).transform(_classify).transform(_category)
+    return df.transform(lambda d: parse_layout(d, log_timezone)).transform(line_checks) \
+        .drop(*_CHECKS_ONLY).transform(method_boundary).transform(_prefixes) \
+        .transform(_context).transform(line_status).drop(*_CONTEXT_ONLY).transform(_classify).transform(_category)
 
 
 def _cluster_column(cluster: str | Mapping[str, str], shown_as: tuple[str, str] | None) -> Column:

@@ -85,11 +85,10 @@ def split_lines(files: DataFrame) -> DataFrame:
                      F.length(line).alias("raw_length"), ok.alias("utf8_ok"))
 
 
-def head_bytes(text: Column, n: Column | int) -> Column:
+def head_bytes(text: Column, n: Column) -> Column:
     """The first ``n`` bytes of ``text``, cut where a character ends (after an ASCII character, as every
     caller's cut is). ``substring`` counts the characters of the whole text before cutting it, once per
     call; a binary slice does not."""
-    n = F.lit(n) if isinstance(n, int) else n
     return F.substring(text.cast("binary"), 1, n).cast("string")
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import reduce
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
@@ -115,10 +114,6 @@ def _seq(df: DataFrame, *order: str) -> DataFrame:
     return df.withColumn("seq", F.row_number().over(w).cast("long"))
 
 
-def _union(frames: list[DataFrame]) -> DataFrame:
-    return reduce(DataFrame.unionByName, frames)
-
-
 def _periods(events: DataFrame) -> dict[str, dict]:
     """Per cluster: first and last event, event count and the log forms seen -- one Spark job for the fleet."""
     forms = [F.max(F.col("message").rlike(p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
@@ -145,9 +140,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
 
     A cluster whose logs hold no replication event is left out; none at all is one sentence."""
     tz = opts.log_timezone
-    parsed = [read_logs(spark, [f for i in inputs for f in i.logs], {f: i.cluster for i in inputs for f in i.logs},
-                        shown_as)]
-    events = _union([p["log_events"] for p in parsed]).withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).persist()
+    parsed = read_logs(spark, [f for i in inputs for f in i.logs], {f: i.cluster for i in inputs for f in i.logs},
+                       shown_as)
+    events = parsed["log_events"].withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).persist()
     periods = _periods(events)
     if None in periods:  # a file named other than resolve_paths named it: never silently clusterless
         raise ReplicaflowError("--logs: Spark named a log file differently from the path given; its cluster is "
@@ -200,19 +195,18 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         "produce_errors": spark.createDataFrame([], from_arrow_schema(TELEMETRY["produce_errors"])),
     }
     tables = {name: conform(df, TELEMETRY[name]) for name, df in tables.items()}
-    return Rebuilt(tables, metas, events, _union([p["rejects"] for p in parsed]),
-                   _union([p["line_counts"] for p in parsed]))
+    return Rebuilt(tables, metas, events, parsed["rejects"], parsed["line_counts"])
 
 
-def _isr_and_leaders(spark: SparkSession, parsed: list[dict], events: DataFrame, clusters: dict[str, _Cluster],
+def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: DataFrame, clusters: dict[str, _Cluster],
                      tz: str | None) -> tuple[DataFrame, DataFrame]:
     """The reader's rows (seq doubled), the A-side of each ISR change line just before it, the snapshot's
     rows first when it precedes the logs; repeats of a partition's previous ISR and epoch dropped."""
     keys = ["cluster", "topic", "partition"]
-    isr = _union([p["isr"] for p in parsed]).select(
+    isr = parsed["isr"].select(
         *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "isr",
         F.coalesce("leader_epoch", F.lit(UNKNOWN_EPOCH)).alias("leader_epoch"))
-    lead = _union([p["leaders"] for p in parsed]).select(
+    lead = parsed["leaders"].select(
         *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "leader",
         "leader_epoch", "start_offset", "replicas_end_offset")
     changes = (events.where(F.col("kind").isin("isr_shrink", "isr_expand"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from replicaflow.pipeline.session import DATAFRAME_DEBUGGING
+from pyspark.sql import functions as F
+
+from replicaflow.pipeline.session import CODEGEN_CACHE_ENTRIES, DATAFRAME_DEBUGGING
 
 
 def test_local_mode_lists_many_files_on_the_driver(spark, tmp_path):
@@ -28,3 +30,24 @@ def test_python_call_sites_are_not_recorded(spark):
     """PySpark's DataFrame debugging sends the Python call site of every API call to the JVM (five round
     trips a call): off, as replicaflow words its own error messages."""
     assert spark.conf.get(DATAFRAME_DEBUGGING) == "false"
+
+
+def test_generated_code_of_a_query_run_again_is_not_compiled_again(spark):
+    """Spark's cache of compiled generated classes (``CodeGenerator.cache``, 100 entries by default) is
+    sized past the ~400 classes one ``analyze`` compiles: after 150 other queries' classes, the first
+    query's classes are still there, where with 100 entries it was compiled again."""
+    compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+
+    def query(k: int) -> list:
+        return spark.range(3).select((F.col("id") * 7 + k).alias(f"v{k}")).where(F.col(f"v{k}") > k).collect()
+
+    before = compiled.getCount()
+    assert [r[0] for r in query(0)] == [7, 14]
+    assert compiled.getCount() > before  # the probe's own code is compiled the first time
+    for k in range(1, 151):
+        query(k)
+    assert compiled.getCount() - before >= 150
+    again = compiled.getCount()
+    assert [r[0] for r in query(0)] == [7, 14]
+    assert compiled.getCount() == again
+    assert int(spark.conf.get("spark.sql.codegen.cache.maxEntries")) == CODEGEN_CACHE_ENTRIES

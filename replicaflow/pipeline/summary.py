@@ -17,6 +17,7 @@ from replicaflow.model import progress as P
 from replicaflow.model.metrics import jmx
 from replicaflow.model.units import format_ts_ms
 from replicaflow.pipeline.events import INCIDENT_KINDS
+from replicaflow.telemetry.spark import run_jobs
 
 STATUSES = P.STATUSES
 # cluster_metrics column → headline key: the peak over the run's scrapes
@@ -86,17 +87,22 @@ def _overall_progress(reassignments: DataFrame) -> dict[str, dict]:
 
 def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict:
     """{cluster: headline numbers} of the written analysis ``tables`` (see :data:`TABLES`), one per meta."""
-    peaks = {r["cluster"]: r for r in tables["cluster_metrics"].groupBy("cluster").agg(
-        *[F.max(col).alias(key) for col, key in PEAKS.items()]).collect()}
-    by_kind = {(r["cluster"], r["kind"]): r for r in tables["incidents"].groupBy("cluster", "kind").agg(
-        F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()}
-    by_status = {(r["cluster"], r["status"]): int(r["n"]) for r in tables["reassignments"].groupBy(
-        "cluster", "status").agg(F.count(F.lit(1)).alias("n")).collect()}
-    meters = _meter_totals(tables["broker_metrics"])
-    gauges = _summed_gauge_peaks(tables["broker_metrics"])
-    overall = _overall_progress(tables["reassignments"])
-    lost = {r["cluster"]: int(r["lost"] or 0) for r in tables["unclean_elections"].groupBy("cluster").agg(
-        F.sum("messages_lost").alias("lost")).collect()}
+    # a dozen small jobs, run side by side: each is mostly scheduling latency
+    got = run_jobs(tables["cluster_metrics"].sparkSession.sparkContext, {
+        "peaks": lambda: {r["cluster"]: r for r in tables["cluster_metrics"].groupBy("cluster").agg(
+            *[F.max(col).alias(key) for col, key in PEAKS.items()]).collect()},
+        "by_kind": lambda: {(r["cluster"], r["kind"]): r for r in tables["incidents"].groupBy("cluster", "kind").agg(
+            F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()},
+        "by_status": lambda: {(r["cluster"], r["status"]): int(r["n"]) for r in tables["reassignments"].groupBy(
+            "cluster", "status").agg(F.count(F.lit(1)).alias("n")).collect()},
+        "meters": lambda: _meter_totals(tables["broker_metrics"]),
+        "gauges": lambda: _summed_gauge_peaks(tables["broker_metrics"]),
+        "overall": lambda: _overall_progress(tables["reassignments"]),
+        "lost": lambda: {r["cluster"]: int(r["lost"] or 0) for r in tables["unclean_elections"].groupBy("cluster").agg(
+            F.sum("messages_lost").alias("lost")).collect()},
+    })
+    peaks, by_kind, by_status, meters, gauges, overall, lost = (
+        got[k] for k in ("peaks", "by_kind", "by_status", "meters", "gauges", "overall", "lost"))
     out: dict = {}
     for meta in metas:
         c = str(meta["cluster"])

@@ -9,11 +9,16 @@ import re
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import pyarrow as pa
+from pyspark import SparkContext
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.pandas.types import from_arrow_schema
+
+T = TypeVar("T")
 
 
 def conform(df: DataFrame, schema: pa.Schema) -> DataFrame:
@@ -29,32 +34,45 @@ def read_contract(spark: SparkSession, schema: pa.Schema, paths: list[str]) -> D
     return spark.read.schema(from_arrow_schema(schema)).parquet(*paths).select(*schema.names)
 
 
-def write_parquet_all(tables: Mapping[str, DataFrame], folder: Path, done: Callable[[str], None] = lambda name: None,
-                      ) -> None:
-    """Write every table to ``folder/<name>`` as Parquet, the writes submitted to Spark together.
+def run_jobs(sc: SparkContext, jobs: Mapping[str, Callable[[], T]],
+             done: Callable[[str], None] = lambda name: None) -> dict[str, T]:
+    """Run every ``jobs[name]()`` (each one or a few Spark jobs) from a thread of its own; their results by name.
 
-    Each write is a job of its own; submitted from one thread each, Spark runs their stages side by
-    side, so the driver's planning of one overlaps the others' tasks and small stages fill both cores
-    (about 2 s of a cold 25 s run on 2 cores, docs/pipeline.md). DataFrames they share are cached by
-    the caller; Spark computes a cached partition once and the other job waits for it. The first
-    failure cancels the others and is raised. ``done(name)`` is called as each table is written.
+    Submitted together, Spark runs their stages side by side, so the driver's planning of one overlaps the
+    others' tasks and small stages fill the cores (docs/pipeline.md). The first failure cancels the
+    others and is raised. ``done(name)`` is called as each one finishes.
     """
-    sc = next(iter(tables.values())).sparkSession.sparkContext if tables else None
-    group = f"replicaflow-write-{uuid.uuid4().hex}"
+    group = f"replicaflow-jobs-{uuid.uuid4().hex}"
 
-    def write(name: str) -> str:
-        sc.setJobGroup(group, f"write {name}")
-        tables[name].write.parquet(str(folder / name))
-        return name
+    def run(name: str) -> tuple[str, T]:
+        sc.setJobGroup(group, name)
+        return name, jobs[name]()
 
-    with ThreadPoolExecutor(max_workers=max(1, len(tables)), thread_name_prefix="replicaflow-write") as pool:
-        futures = [pool.submit(write, name) for name in tables]
+    out: dict[str, T] = {}
+    with ThreadPoolExecutor(max_workers=max(1, len(jobs)), thread_name_prefix="replicaflow-job") as pool:
+        futures = [pool.submit(run, name) for name in jobs]
         try:
             for future in as_completed(futures):
-                done(future.result())
+                name, out[name] = future.result()
+                done(name)
         except BaseException:
             sc.cancelJobGroup(group)
             raise
+    return out
+
+
+def write_parquet_all(tables: Mapping[str, DataFrame], folder: Path, done: Callable[[str], None] = lambda name: None,
+                      ) -> None:
+    """Write every table to ``folder/<name>`` as Parquet, the writes submitted to Spark together (``run_jobs``:
+    about 2 s of a cold 25 s run on 2 cores). DataFrames they share are cached by the caller; Spark computes a
+    cached partition once and the other job waits for it."""
+    if tables:
+        run_jobs(next(iter(tables.values())).sparkSession.sparkContext,
+                 {name: partial(_write_parquet, df, str(folder / name)) for name, df in tables.items()}, done)
+
+
+def _write_parquet(df: DataFrame, path: str) -> None:
+    df.write.parquet(path)
 
 
 def spark_path(path: Path | str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from replicaflow.pipeline.session import CODEGEN_CACHE_ENTRIES, DATAFRAME_DEBUGGING
+from replicaflow.pipeline.session import CODEGEN_CACHE, CODEGEN_CACHE_ENTRIES, DATAFRAME_DEBUGGING
 
 
 def test_local_mode_lists_many_files_on_the_driver(spark, tmp_path):
@@ -50,4 +50,4 @@ def test_generated_code_of_a_query_run_again_is_not_compiled_again(spark):
     again = compiled.getCount()
     assert [r[0] for r in query(0)] == [7, 14]
     assert compiled.getCount() == again
-    assert int(spark.conf.get("spark.sql.codegen.cache.maxEntries")) == CODEGEN_CACHE_ENTRIES
+    assert int(spark.conf.get(CODEGEN_CACHE)) == CODEGEN_CACHE_ENTRIES

@@ -85,19 +85,17 @@ def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:
             .filter(F.col("ts_ms") <= F.col("last_ms")).select(*keys, "ts_ms", "delta"))
 
 
-# A (broker, gauge) pair of partition_gauge_deltas as one long, broker × radix + the gauge's index: Spark's
-# array_except compares struct elements pairwise through an interpreted ordering (4% of a 1 h run's CPU),
-# and longs through a hash set in generated code.
+# A (broker, gauge) pair of partition_gauge_deltas as one long, broker × len(_PAIR_GAUGES) + the gauge's index:
+# Spark's array_except compares struct elements pairwise through an interpreted ordering, longs through a
+# hash set in generated code (docs/pipeline.md, Measured).
 _PAIR_GAUGES = (*[short for short, _ in LEADER_FLAG_GAUGES], "LeaderCount", "OfflinePartitionsCount", "PartitionCount")
-_PAIR_RADIX = 16
 
 
 def _unpair(p: Column) -> tuple[Column, Column]:
-    """broker and JMX name of a pair (``F.pmod`` keeps the index non-negative for the pseudo-broker -1)."""
-    index = F.pmod(p, F.lit(_PAIR_RADIX))
+    """broker and JMX name of a pair (floor and ``pmod`` also undo the pseudo-broker -1)."""
     names = F.array(*[F.lit(jmx(short)) for short in _PAIR_GAUGES])
-    return (((p - index) / _PAIR_RADIX).cast("int").alias("broker"),  # (exact: a multiple of the radix)
-            F.element_at(names, index.cast("int") + 1).alias("name"))
+    return (F.floor(p / len(_PAIR_GAUGES)).cast("int").alias("broker"),
+            F.element_at(names, F.pmod(p, F.lit(len(_PAIR_GAUGES))).cast("int") + 1).alias("name"))
 
 
 def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
@@ -113,7 +111,7 @@ def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
 
     def pair(broker: Column, short: str) -> Column:
-        return broker.cast("long") * _PAIR_RADIX + F.lit(_PAIR_GAUGES.index(short))
+        return broker.cast("long") * len(_PAIR_GAUGES) + F.lit(_PAIR_GAUGES.index(short))
 
     led = [F.when(F.col(flag), pair(F.col("leader"), short)) for short, flag in LEADER_FLAG_GAUGES]
     led += [F.when(F.col("leader") != -1, pair(F.col("leader"), "LeaderCount")),

@@ -44,8 +44,8 @@ PLAN_JVM_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} -XX:TieredStop
 DATAFRAME_DEBUGGING = "spark.python.sql.dataFrameDebugging.enabled"
 LOCAL_LISTING_PATHS = 100_000
 # Spark keeps the classes it compiles for a query's generated code in a cache of 100 by default; one
-# `analyze` compiles about 400, so a second analysis in the same JVM compiled them all again (a
-# steady-state 1 h benchmark run 15.6-16.8 s with the default, 10.7-12.0 s with this; docs/pipeline.md)
+# `analyze` compiles about 400, so a second analysis in the same JVM compiled them all again
+# (docs/pipeline.md, settings)
 CODEGEN_CACHE = "spark.sql.codegen.cache.maxEntries"
 CODEGEN_CACHE_ENTRIES = 2000
 

@@ -1,0 +1,73 @@
+"""Pruning the scan of replica_offsets (pipeline/pruning.py) changes no analysis table.
+
+``analyze`` prunes only from ``runner.PRUNE_MIN_ROWS`` input rows, which no test scenario reaches: here
+the threshold is lowered to 0 so the scenarios with lagging replicas and reassignments are analyzed
+both ways, and every table must come out the same row for row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from replicaflow.pipeline import runner
+from replicaflow.pipeline.pruning import merge_spans
+
+ROOT = Path(__file__).resolve().parents[2]
+# lagging replicas and moves that end before the telemetry does (a completed, a cancelled and a throttled
+# move, KIP-164 and KRaft ISR shrinks), so the spans are closed and the scan is pruned at both ends
+SCENARIOS = [ROOT / "scenarios" / "kip352-after.yaml", ROOT / "scenarios" / "kip164-after.yaml",
+             ROOT / "tests" / "golden" / "scenarios" / "cancel-and-delay.yaml",
+             ROOT / "tests" / "golden" / "scenarios" / "kip542-configs.yaml",
+             ROOT / "tests" / "pipeline" / "scenarios" / "kraft-35-shrinks.yaml"]
+
+
+def test_merge_spans_joins_touching_spans_and_then_the_smallest_gaps():
+    assert merge_spans([(50, 60), (0, 10), (10, 20), (30, None), (40, 45)]) == [(0, 20), (30, None)]
+    assert merge_spans([(0, 1), (10, 11), (13, 14), (30, 31)], limit=2) == [(0, 14), (30, 31)]
+    assert merge_spans([]) == []
+
+
+def rows(path: Path) -> list[tuple]:
+    table = pq.read_table(path)
+    return sorted(tuple(str(v) for v in r.values()) for r in table.to_pylist())
+
+
+def test_pruned_scan_gives_the_same_tables(spark, tmp_path, monkeypatch):
+    """Both readers of replica_offsets (``metrics.lagging_replicas``: MaxLag / ReassignmentMaxLag, Kafka's
+    ``ReplicaFetcherManager`` / ``ReplicaManager`` gauges; ``events.reassignment_progress``) read only the
+    scrapes of the collected spans, and the result must not change."""
+    from replicaflow.sim.runner import simulate
+
+    dirs = []
+    for scenario in SCENARIOS:
+        simulate(scenario, tmp_path / scenario.stem)
+        dirs.append(tmp_path / scenario.stem)
+    runner.analyze(dirs, tmp_path / "whole", spark=spark)
+
+    spans: list[list] = []
+
+    def recorded(*args, **kwargs):
+        spans.append(collect(*args, **kwargs))
+        return spans[-1]
+
+    collect = runner.collect_spans
+    monkeypatch.setattr(runner, "collect_spans", recorded)
+    monkeypatch.setattr(runner, "PRUNE_MIN_ROWS", 0)
+    runner.analyze(dirs, tmp_path / "pruned", spark=spark)
+
+    # both readers pruned, and each kept only part of the scan
+    assert len(spans) == 2
+    instants = [ts for d in dirs for ts in pq.read_table(d / "telemetry" / "replica_offsets", columns=["ts_ms"])
+                .column("ts_ms").to_pylist()]
+    for found in spans:
+        kept = sum(any(lo <= ts and (hi is None or ts <= hi) for lo, hi in found) for ts in instants)
+        assert 0 < kept < len(instants)
+    for name in runner.OUTPUTS:
+        whole, pruned = rows(tmp_path / "whole" / "analysis" / name), rows(tmp_path / "pruned" / "analysis" / name)
+        assert pruned == whole, name
+    lags = [r for r in pq.read_table(tmp_path / "pruned" / "analysis" / "broker_metrics").to_pylist()
+            if "name=MaxLag" in r["name"] and r["value"] > 0]
+    progress = pq.read_table(tmp_path / "pruned" / "analysis" / "reassignment_progress").num_rows
+    assert lags and progress > 0

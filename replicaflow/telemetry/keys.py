@@ -4,8 +4,9 @@ A sample table keyed by ``ts_ms`` first (``replica_offsets``: 144 M rows for 8 h
 cluster) is read in batches: when its files, taken in ``ts_ms`` order, hold their rows in ``ts_ms`` order —
 as the simulator and the synthesized benchmark inputs write them — two rows with one key lie in one run of
 equal ``ts_ms``, so each batch is checked alone (the rows of its last instant wait for the next batch). Each
-batch's key becomes one int64 per row (mixed radix over the batch's value ranges) and one sort finds equal
-neighbours. Tables in any other order, and the change logs keyed by ``seq``, are grouped whole with Arrow,
+batch's key becomes one int64 per row (mixed radix over the batch's value ranges). In the writers' order
+(every key column but the last sorted) equal keys can only be a few rows apart, and a few vectorized
+comparisons find them; in any other order one sort finds equal neighbours. Tables in any other order, and the change logs keyed by ``seq``, are grouped whole with Arrow,
 as before: they are small, or they are not what our writers produce.
 """
 
@@ -21,6 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 BATCH_ROWS = 1 << 20
+MAX_RUN = 16  # longer runs of equal leading key columns are sorted instead of compared pairwise
 _RADIX_LIMIT = 1 << 62
 
 
@@ -104,7 +106,11 @@ def _in_batches(files: Sequence[Path], keys: tuple[str, ...]) -> tuple[dict, int
 
 def _in_chunk(table: pa.Table, keys: tuple[str, ...]) -> tuple[dict, int] | None:
     """Duplicates among rows that fit in memory: one int64 per key, sorted; Arrow's grouping when the
-    key's value ranges do not fit in 62 bits."""
+    key's value ranges do not fit in 62 bits.
+
+    Rows in the order our writers use (sorted by every key column but the last, a partition's replicas
+    in replica order) need no sort: two rows with one key then lie in one short run of equal leading
+    columns, so comparing each row with the few before it is enough."""
     if table.num_rows < 2:
         return None
     if any(table.column(k).null_count for k in keys):
@@ -113,17 +119,26 @@ def _in_chunk(table: pa.Table, keys: tuple[str, ...]) -> tuple[dict, int] | None
     for k in keys:
         col = table.column(k)
         if pa.types.is_integer(col.type):
-            values = col.to_numpy().astype(np.int64)
+            values = col.to_numpy()
             low, high = int(values.min()), int(values.max())
-            digits.append((values - low, high - low + 1))
+            digits.append((values, low, high - low + 1))
         else:
-            digits.append(_codes(col))
-        radix *= digits[-1][1]
+            codes, size = _codes(col)
+            digits.append((codes, 0, size))
+        radix *= digits[-1][2]
     if radix >= _RADIX_LIMIT:
         return _grouped(table, keys)
-    combined = np.zeros(table.num_rows, dtype=np.int64)
-    for values, size in digits:
-        combined = combined * size + values
+    leading = np.zeros(table.num_rows, dtype=np.int64)
+    for values, low, size in digits[:-1]:
+        leading *= size
+        leading += values
+        leading -= low
+    values, low, size = digits[-1]
+    combined = leading * size
+    combined += values
+    combined -= low
+    if _no_duplicate_in_runs(leading, combined):
+        return None
     ordered = np.sort(combined)
     equal = np.flatnonzero(ordered[1:] == ordered[:-1])
     if not len(equal):
@@ -133,14 +148,30 @@ def _in_chunk(table: pa.Table, keys: tuple[str, ...]) -> tuple[dict, int] | None
     return {k: table.column(k)[row].as_py() for k in keys}, int(same.sum())
 
 
+def _no_duplicate_in_runs(leading: np.ndarray, combined: np.ndarray) -> bool:
+    """True when ``leading`` never decreases, its runs of equal values are shorter than ``MAX_RUN`` rows,
+    and no row's ``combined`` key equals one of the rows before it in its run: then no key repeats. False
+    says only that a sort must decide."""
+    if not bool((leading[1:] >= leading[:-1]).all()):
+        return False
+    for d in range(1, MAX_RUN):
+        if not bool((leading[d:] == leading[:-d]).any()):
+            return True  # every run is shorter than d, and nearer rows were compared
+        if bool((combined[d:] == combined[:-d]).any()):
+            return False
+    return False
+
+
 def _codes(col: pa.ChunkedArray) -> tuple[np.ndarray, int]:
-    """One integer per distinct value, the same across chunks (each chunk has its own dictionary)."""
+    """One integer per distinct value, the same across chunks (each chunk has its own dictionary), in the
+    values' order: rows sorted by the value have non-decreasing codes."""
     if not pa.types.is_dictionary(col.type):
         col = pc.dictionary_encode(col)
-    ids: dict = {}
-    parts = []
-    for chunk in col.chunks:
-        lookup = np.array([ids.setdefault(v, len(ids)) for v in chunk.dictionary.to_pylist()], dtype=np.int64)
-        parts.append(lookup[chunk.indices.to_numpy(zero_copy_only=False)] if len(lookup) else
-                     np.zeros(len(chunk), dtype=np.int64))
-    return (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)), max(len(ids), 1)
+    chunks = col.chunks
+    if not chunks:
+        return np.zeros(0, dtype=np.int64), 1
+    distinct = pc.unique(pa.concat_arrays([c.dictionary for c in chunks]))
+    distinct = distinct.take(pc.sort_indices(distinct))
+    parts = [pc.index_in(c.dictionary, value_set=distinct).to_numpy(zero_copy_only=False).astype(np.int64)
+             [c.indices.to_numpy(zero_copy_only=False)] for c in chunks]
+    return np.concatenate(parts), max(len(distinct), 1)

@@ -91,3 +91,26 @@ def test_empty_telemetry_needs_allow_empty(tmp_path):
 def test_two_directories_with_one_cluster_name(tmp_path):
     with pytest.raises(ReplicaflowError, match="cluster name 'c1' is also used by"):
         check_telemetry([tiny(tmp_path / "a"), tiny(tmp_path / "b")])
+
+
+def test_the_first_bad_table_in_order_is_reported_whichever_thread_finds_it(tmp_path, monkeypatch):
+    """The row checks run on several threads; the sentence is the one of the first directory and table in
+    order (``assignments`` of ``a``), even when the check of a later one (``b``'s traffic) ends first."""
+    import replicaflow.telemetry.checks as checks
+
+    a, b = tiny(tmp_path / "a", "c1"), tiny(tmp_path / "b", "c2")
+    _table(a, "assignments", _other_cluster)
+    _table(b, "traffic", _duplicate_first_row)
+    check_rows = checks.check_rows
+
+    def slow_first(name, files, cluster):
+        if cluster == "c1":
+            time.sleep(0.3)
+        return check_rows(name, files, cluster)
+
+    monkeypatch.setattr(checks, "check_rows", slow_first)
+    with pytest.raises(ReplicaflowError) as info:
+        check_telemetry([a, b])
+    assert "row 0 of assignments belongs to cluster 'other', but _meta.json says 'c1'" in str(info.value)
+    rows = [c.rows for c in check_telemetry([tiny(tmp_path / "c", "c3"), tiny(tmp_path / "d", "c4")])]
+    assert rows == [rows[0], rows[0]] and rows[0] > 0

@@ -6,8 +6,9 @@ as the simulator and the synthesized benchmark inputs write them — two rows wi
 equal ``ts_ms``, so each batch is checked alone (the rows of its last instant wait for the next batch). Each
 batch's key becomes one int64 per row (mixed radix over the batch's value ranges). In the writers' order
 (every key column but the last sorted) equal keys can only be a few rows apart, and a few vectorized
-comparisons find them; in any other order one sort finds equal neighbours. Tables in any other order, and the change logs keyed by ``seq``, are grouped whole with Arrow,
-as before: they are small, or they are not what our writers produce.
+comparisons find them; in any other order one sort finds equal neighbours. Tables in any other order, and
+the change logs keyed by ``seq``, are grouped whole with Arrow, as before: they are small, or they are not
+what our writers produce.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def _overall_progress(reassignments: DataFrame) -> dict[str, dict]:
 def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict:
     """{cluster: headline numbers} of the written analysis ``tables`` (see :data:`TABLES`), one per meta."""
     # a dozen small jobs, run side by side: each is mostly scheduling latency
-    got = run_jobs(tables["cluster_metrics"].sparkSession.sparkContext, {
+    jobs = {
         "peaks": lambda: {r["cluster"]: r for r in tables["cluster_metrics"].groupBy("cluster").agg(
             *[F.max(col).alias(key) for col, key in PEAKS.items()]).collect()},
         "by_kind": lambda: {(r["cluster"], r["kind"]): r for r in tables["incidents"].groupBy("cluster", "kind").agg(
@@ -100,9 +100,9 @@ def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict
         "overall": lambda: _overall_progress(tables["reassignments"]),
         "lost": lambda: {r["cluster"]: int(r["lost"] or 0) for r in tables["unclean_elections"].groupBy("cluster").agg(
             F.sum("messages_lost").alias("lost")).collect()},
-    })
-    peaks, by_kind, by_status, meters, gauges, overall, lost = (
-        got[k] for k in ("peaks", "by_kind", "by_status", "meters", "gauges", "overall", "lost"))
+    }
+    got = run_jobs(tables["cluster_metrics"].sparkSession.sparkContext, jobs)
+    peaks, by_kind, by_status, meters, gauges, overall, lost = (got[name] for name in jobs)
     out: dict = {}
     for meta in metas:
         c = str(meta["cluster"])

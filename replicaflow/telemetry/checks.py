@@ -165,14 +165,13 @@ def check_telemetry(dirs: Sequence[Path], allow_empty: bool = False) -> list[Che
         seen[meta["cluster"]] = root
         found.append((root, meta, {name: check_table(root, name) for name in TELEMETRY}))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="replicaflow-check") as pool:
-        counted = [{name: pool.submit(check_rows, name, files, meta["cluster"])
-                    for name, (_, files) in tables.items()} for _, meta, tables in found]
+        counted = [[pool.submit(check_rows, name, files, meta["cluster"]) for name, (_, files) in tables.items()]
+                   for _, meta, tables in found]
         try:
-            rows = [sum(f.result() for f in futures.values()) for futures in counted]
-        finally:
-            for futures in counted:
-                for f in futures.values():
-                    f.cancel()
+            rows = [sum(f.result() for f in futures) for futures in counted]
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
     out: list[Checked] = []
     for (root, meta, tables), n in zip(found, rows, strict=True):
         if n == 0 and not allow_empty:

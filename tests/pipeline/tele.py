@@ -1,6 +1,7 @@
 """Tiny hand-made telemetry directories for the pipeline tests (the contract of docs/design.md, telemetry).
 
 Change rows get ``seq`` in the order they are given, across all tables, as the simulator does.
+``table_rows`` reads a written table back for comparing two analyses.
 """
 
 from __future__ import annotations
@@ -61,3 +62,8 @@ class Tele:
             pq.write_table(table, tele / name / "part-0.parquet")
         (tele / "_meta.json").write_text(json.dumps(self.meta))
         return root
+
+
+def table_rows(path: Path) -> list[tuple]:
+    """The rows of a Parquet table as tuples, in one order whatever the files' order (nulls allowed)."""
+    return sorted((tuple(r.values()) for r in pq.read_table(path).to_pylist()), key=repr)

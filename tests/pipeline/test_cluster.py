@@ -11,10 +11,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 from replicaflow.pipeline.runner import OUTPUTS, analyze
+from tests.pipeline.tele import table_rows
 from tests.pipeline.test_steps import reassigning, ties
 
 BIN = Path(sys.executable).parent
@@ -32,10 +32,6 @@ def alive_workers(webui: int) -> int:
             return sum(w.get("state") == "ALIVE" for w in json.load(r).get("workers", []))
     except OSError:
         return 0
-
-
-def table(path: Path) -> list[tuple]:
-    return sorted(tuple(r.values()) for r in pq.read_table(path).to_pylist())
 
 
 @pytest.mark.cluster
@@ -82,5 +78,5 @@ def test_standalone_cluster_matches_local_mode(spark, tmp_path):
         summary = analyze(d, local, spark=spark)
         remote = tmp_path / "remote" / d.name / "analysis"
         for name in OUTPUTS:
-            assert table(remote / name) == table(local / "analysis" / name), f"{d.name}: {name}"
+            assert table_rows(remote / name) == table_rows(local / "analysis" / name), f"{d.name}: {name}"
         assert json.loads((remote / "_summary.json").read_text()) == summary

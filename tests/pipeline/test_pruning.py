@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from replicaflow.pipeline import runner
 from replicaflow.pipeline.pruning import merge_spans
+from tests.pipeline.tele import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 # lagging replicas and moves that end before the telemetry does (a completed, a cancelled and a throttled
@@ -27,11 +28,6 @@ def test_merge_spans_joins_touching_spans_and_then_the_smallest_gaps():
     assert merge_spans([(50, 60), (0, 10), (10, 20), (30, None), (40, 45)]) == [(0, 20), (30, None)]
     assert merge_spans([(0, 1), (10, 11), (13, 14), (30, 31)], limit=2) == [(0, 14), (30, 31)]
     assert merge_spans([]) == []
-
-
-def rows(path: Path) -> list[tuple]:
-    table = pq.read_table(path)
-    return sorted(tuple(str(v) for v in r.values()) for r in table.to_pylist())
 
 
 def test_pruned_scan_gives_the_same_tables(spark, tmp_path, monkeypatch):
@@ -65,7 +61,8 @@ def test_pruned_scan_gives_the_same_tables(spark, tmp_path, monkeypatch):
         kept = sum(any(lo <= ts and (hi is None or ts <= hi) for lo, hi in found) for ts in instants)
         assert 0 < kept < len(instants)
     for name in runner.OUTPUTS:
-        whole, pruned = rows(tmp_path / "whole" / "analysis" / name), rows(tmp_path / "pruned" / "analysis" / name)
+        whole = table_rows(tmp_path / "whole" / "analysis" / name)
+        pruned = table_rows(tmp_path / "pruned" / "analysis" / name)
         assert pruned == whole, name
     lags = [r for r in pq.read_table(tmp_path / "pruned" / "analysis" / "broker_metrics").to_pylist()
             if "name=MaxLag" in r["name"] and r["value"] > 0]

@@ -12,14 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from replicaflow.pipeline.runner import OUTPUTS, analyze
+from tests.pipeline.tele import table_rows
 from tests.pipeline.test_steps import reassigning, ties
 
 SDP = Path(__file__).resolve().parents[2] / "replicaflow" / "pipeline" / "sdp"
 BIN = Path(sys.executable).parent
-
-
-def table(path: Path) -> list[tuple]:
-    return sorted(tuple(r.values()) for r in pq.read_table(path).to_pylist())
 
 
 @pytest.mark.slow
@@ -35,6 +32,6 @@ def test_spark_pipelines_run_matches_analyze(spark, tmp_path):
     analyze(dirs, tmp_path / "out", spark=spark)
     warehouse = project / "spark-warehouse"
     for name in OUTPUTS:
-        assert table(warehouse / name) == table(tmp_path / "out" / "analysis" / name), name
-    assert len(table(warehouse / "broker_metrics")) > 100
+        assert table_rows(warehouse / name) == table_rows(tmp_path / "out" / "analysis" / name), name
+    assert len(table_rows(warehouse / "broker_metrics")) > 100
     assert {r["status"] for r in pq.read_table(warehouse / "reassignments").to_pylist()} >= {"completed"}

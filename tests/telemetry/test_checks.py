@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from replicaflow.errors import ReplicaflowError
+from replicaflow.telemetry import checks
 from replicaflow.telemetry.checks import check_telemetry
 from tests.pipeline.tele import Tele
 
@@ -96,8 +97,6 @@ def test_two_directories_with_one_cluster_name(tmp_path):
 def test_the_first_bad_table_in_order_is_reported_whichever_thread_finds_it(tmp_path, monkeypatch):
     """The row checks run on several threads; the sentence is the one of the first directory and table in
     order (``assignments`` of ``a``), even when the check of a later one (``b``'s traffic) ends first."""
-    import replicaflow.telemetry.checks as checks
-
     a, b = tiny(tmp_path / "a", "c1"), tiny(tmp_path / "b", "c2")
     _table(a, "assignments", _other_cluster)
     _table(b, "traffic", _duplicate_first_row)

@@ -21,7 +21,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import sources
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.rebuild import rebuild
-from replicaflow.pipeline.load import META_SCHEMA, Telemetry, check_inputs, meta_row
+from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.runner import analyze as run_analysis
 from replicaflow.pipeline.session import check_master, get_spark, java_reason
 from replicaflow.report.console import print_analyze
@@ -105,7 +105,7 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
         meta_file = tele / (META_FILE if len(metas) == 1 else "_metas.json")
         meta_file.write_text(json.dumps(metas[0] if len(metas) == 1 else metas, indent=2, sort_keys=True) + "\n")
         tables = {name: session.read.parquet(spark_path(tele / name)) for name in built.tables}
-        t = Telemetry(tables, session.createDataFrame([meta_row(m) for m in metas], META_SCHEMA), tuple(metas))
+        t = Telemetry(tables, meta_frame(session, metas), tuple(metas))
         summary = run_analysis([tele], stage, master=master, progress=progress, spark=session, telemetry=t,
                                extra_tables={"log_events": built.log_events, "rejects": built.rejects})
         built.log_events.unpersist()

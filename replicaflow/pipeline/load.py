@@ -20,7 +20,7 @@ from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import checks
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.schema import TELEMETRY
-from replicaflow.telemetry.spark import read_contract, spark_path
+from replicaflow.telemetry.spark import local_frame, read_contract, spark_path
 
 META_SCHEMA = T.StructType([
     T.StructField("cluster", T.StringType(), False),
@@ -70,6 +70,11 @@ def meta_row(meta: dict) -> tuple:
             [m.jmx for m in broker_metrics_for(version, meta.get("controller"))])
 
 
+def meta_frame(spark: SparkSession, metas: Sequence[dict]) -> DataFrame:
+    """The per-cluster meta DataFrame (``META_SCHEMA``) of checked ``_meta.json`` contents."""
+    return local_frame(spark, [meta_row(m) for m in metas], META_SCHEMA)
+
+
 def read_telemetry(spark: SparkSession, telemetry_dirs: Path | str | Sequence[Path | str],
                    checked: Sequence[Checked] | None = None) -> Telemetry:
     """Read each table of every directory as one DataFrame (checked first unless ``checked`` is given)."""
@@ -77,5 +82,5 @@ def read_telemetry(spark: SparkSession, telemetry_dirs: Path | str | Sequence[Pa
     metas = [c.meta for c in checked]
     paths = {name: [spark_path(c.tables[name]) for c in checked] for name in TELEMETRY}
     tables = {name: read_contract(spark, schema, paths[name]) for name, schema in TELEMETRY.items()}
-    meta = spark.createDataFrame([meta_row(m) for m in metas], META_SCHEMA)
+    meta = meta_frame(spark, metas)
     return Telemetry(tables=tables, meta=meta, metas=tuple(metas), rows=sum(c.rows for c in checked))

@@ -16,7 +16,8 @@ from typing import TypeVar
 import pyarrow as pa
 from pyspark import SparkContext
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.pandas.types import from_arrow_schema
+from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+from pyspark.sql.types import StructType
 
 T = TypeVar("T")
 
@@ -26,6 +27,17 @@ def conform(df: DataFrame, schema: pa.Schema) -> DataFrame:
     # one SQL projection: a Column per field would cost dozens of JVM calls each (the type crosses py4j)
     return df.selectExpr(*[f"CAST(`{f.name}` AS {f.dataType.simpleString()}) AS `{f.name}`"
                            for f in from_arrow_schema(schema).fields])
+
+
+def local_frame(spark: SparkSession, rows: list[tuple], schema: StructType) -> DataFrame:
+    """A DataFrame of a few driver-side rows, as a local relation of the plan (an Arrow table).
+
+    ``createDataFrame`` of a Python list makes an RDD that a Python worker unpickles every time a query
+    scans it: for the one-row per-cluster meta table, which most of ``analyze``'s stages join, that was a
+    Python task per scan (docs/pipeline.md, "Local relations").
+    """
+    arrow = to_arrow_schema(schema)
+    return spark.createDataFrame(pa.Table.from_pylist([dict(zip(arrow.names, row, strict=True)) for row in rows], schema=arrow))
 
 
 def read_contract(spark: SparkSession, schema: pa.Schema, paths: list[str]) -> DataFrame:

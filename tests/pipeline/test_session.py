@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
+from replicaflow.pipeline.load import META_SCHEMA, meta_frame, meta_row
 from replicaflow.pipeline.session import CODEGEN_CACHE, CODEGEN_CACHE_ENTRIES, DATAFRAME_DEBUGGING
+from replicaflow.telemetry.spark import local_frame
 
 
 def test_local_mode_lists_many_files_on_the_driver(spark, tmp_path):
@@ -51,3 +53,19 @@ def test_generated_code_of_a_query_run_again_is_not_compiled_again(spark):
     assert [r[0] for r in query(0)] == [7, 14]
     assert compiled.getCount() == again
     assert int(spark.conf.get(CODEGEN_CACHE)) == CODEGEN_CACHE_ENTRIES
+
+
+def test_the_meta_table_is_a_local_relation_no_python_worker_reads(spark):
+    """``load.meta_frame`` (via ``telemetry.spark.local_frame``): the per-cluster meta rows become a
+    ``LocalRelation`` of the plan. ``createDataFrame`` of a Python list made an RDD that a Python worker
+    unpickled each time a query scanned it — in every stage that joins the meta table — and the
+    optimizer could not see its one row. The rows, types and nulls come through unchanged."""
+    metas = [{"cluster": "a", "kafka_version": "3.7", "start_ms": 0, "end_ms": 60_000, "scrape_interval_ms": 30_000},
+             {"cluster": "b", "kafka_version": "2.4", "start_ms": 5, "end_ms": 65_005, "scrape_interval_ms": 15_000}]
+    meta = meta_frame(spark, metas)
+    assert meta.schema == META_SCHEMA
+    plan = meta._jdf.queryExecution().optimizedPlan()
+    assert plan.getClass().getSimpleName() == "LocalRelation"
+    assert sorted(tuple(r) for r in meta.collect()) == sorted(meta_row(m) for m in metas)
+    none = local_frame(spark, [], META_SCHEMA)
+    assert none.schema == META_SCHEMA and none.count() == 0

@@ -59,14 +59,31 @@ def broker_grid(brokers: DataFrame, meta: DataFrame) -> DataFrame:
             .filter("grid").select("cluster", "broker", "ts_ms", "state", "restart"))
 
 
+def restart_spans(brokers: DataFrame) -> DataFrame:
+    """(s_cluster, s_broker, restart, from_ts, from_seq, to_ts, to_seq): the broker's ``restart``-th process lifetime,
+    from its ``restart``-th ``up`` row to its next (``to_*`` null: to the end of the telemetry)."""
+    w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "seq")
+    return (brokers.filter(F.col("state") == "up")
+            .select(F.col("cluster").alias("s_cluster"), F.col("broker").alias("s_broker"),
+                    F.row_number().over(w).alias("restart"), F.col("ts_ms").alias("from_ts"),
+                    F.col("seq").alias("from_seq"), F.lead("ts_ms").over(w).alias("to_ts"),
+                    F.lead("seq").over(w).alias("to_seq")))
+
+
 def restart_of_events(events: DataFrame, brokers: DataFrame) -> DataFrame:
-    """Tag meter events (cluster, broker, ts_ms, seq, name) with the broker's restart number at them."""
-    ups = (brokers.filter(F.col("state") == "up")
-           .select("cluster", "broker", "ts_ms", "seq", F.lit(1).alias("is_up")))
-    w = running("cluster", "broker")
-    return (events.withColumn("is_up", F.lit(0)).unionByName(ups, allowMissingColumns=True)
-            .withColumn("restart", F.sum("is_up").over(w))
-            .filter(F.col("is_up") == 0).select("cluster", "broker", "ts_ms", "seq", "name", "restart"))
+    """Tag meter events (cluster, broker, ts_ms, seq, name) with the broker's restart number at them: the number
+    of its ``up`` rows at or before the event in replay order (0 before the first).
+
+    The few lifetimes per broker are broadcast to the events, which are never shuffled: a running count over
+    the events and the ``up`` rows together sorted every ISR change of a broker (docs/pipeline.md, Measured).
+    """
+    def at_or_after(ts: str, seq: str) -> Column:
+        return (F.col("ts_ms") > F.col(ts)) | ((F.col("ts_ms") == F.col(ts)) & (F.col("seq") >= F.col(seq)))
+
+    inside = at_or_after("from_ts", "from_seq") & (F.col("to_ts").isNull() | ~at_or_after("to_ts", "to_seq"))
+    same = (F.col("cluster") == F.col("s_cluster")) & (F.col("broker") == F.col("s_broker"))
+    return (events.join(F.broadcast(restart_spans(brokers)), same & inside, "left")
+            .select("cluster", "broker", "ts_ms", "seq", "name", F.coalesce("restart", F.lit(0)).cast("long").alias("restart")))
 
 
 def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:

@@ -235,3 +235,22 @@ def test_every_row_is_in_the_contract(out):
     for r in rows(out, "broker_metrics"):
         counts[(r["cluster"], r["ts_ms"], r["broker"], r["name"])] += 1
     assert set(counts.values()) == {1}
+
+
+def test_restart_number_of_meter_events_in_replay_order(spark):
+    """``metrics.restart_of_events``: an event's restart number is the count of its broker's ``up`` rows at or
+    before it in ``(ts_ms, seq)`` order — the process lifetime whose JMX counters it increments (Kafka's meters
+    start at 0 in a new process, ``KafkaMetricsGroup``). Same instant, the seq decides (an ``up`` row with the
+    event's own ``(ts_ms, seq)`` counts); before the first ``up`` it is 0; another broker's restarts do not count."""
+    from replicaflow.pipeline.metrics import restart_of_events
+
+    brokers = spark.createDataFrame(
+        [("c", 1, 0, 1, "up"), ("c", 1, 500, 10, "down"), ("c", 1, 1_000, 20, "up"), ("c", 2, 0, 2, "up"),
+         ("c", 2, 700, 30, "up")], "cluster string, broker int, ts_ms long, seq long, state string")
+    events = spark.createDataFrame(
+        [("c", 1, 0, 0, "e0"), ("c", 1, 0, 5, "e1"), ("c", 1, 999, 40, "e2"), ("c", 1, 1_000, 19, "e3"),
+         ("c", 1, 1_000, 21, "e4"), ("c", 1, 5_000, 50, "e5"), ("c", 2, 600, 60, "e6"), ("c", 3, 10, 70, "e7"),
+         ("c", 2, 700, 30, "e8")],
+        "cluster string, broker int, ts_ms long, seq long, name string")
+    got = {r["name"]: r["restart"] for r in restart_of_events(events, brokers).collect()}
+    assert got == {"e0": 0, "e1": 1, "e2": 1, "e3": 1, "e4": 2, "e5": 2, "e6": 1, "e7": 0, "e8": 2}

@@ -156,20 +156,11 @@ def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
             .filter(F.col("ts_ms") <= F.col("last_ms")).select("cluster", "broker", "name", "ts_ms", "delta"))
 
 
-def fetcher_intervals(fetchers: DataFrame) -> DataFrame:
-    """(cluster, broker, topic, partition, action, from_ms, to_ms): the intervals a replica's fetcher partition is
-    ``added`` (fetching) or ``failed``, the two states the broker metrics read (MaxLag, FailedPartitionsCount)."""
-    return (change_intervals(fetchers, ("cluster", "broker", "topic", "partition"))
-            .filter(F.col("action").isin("added", "failed"))
-            .select("cluster", "broker", "topic", "partition", "action", "from_ms", "to_ms"))
-
-
-def gauge_deltas(state: DataFrame, fetches: DataFrame, meta: DataFrame, offline_replicas: DataFrame) -> DataFrame:
-    """(cluster, broker, name, ts_ms, delta) for every interval-counted gauge (leader-only counting, §2).
-
-    ``fetches``: ``fetcher_intervals`` of the telemetry."""
+def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, offline_replicas: DataFrame) -> DataFrame:
+    """(cluster, broker, name, ts_ms, delta) for every interval-counted gauge (leader-only counting, §2)."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
-    failed = (fetches.filter(F.col("action") == "failed")
+    failed = (change_intervals(fetchers, ("cluster", "broker", "topic", "partition"))
+              .filter(F.col("action") == "failed")
               .select("cluster", "broker", "from_ms", "to_ms",
                       F.lit(jmx("FailedPartitionsCount")).alias("name")))
     intervals = failed.unionByName(offline_replicas)
@@ -258,10 +249,10 @@ def lagging_replicas(replica_offsets: DataFrame, state: DataFrame, meta: DataFra
             .select(*PKEY, "ts_ms", "broker", "lag"))
 
 
-def lag_gauges(lagging: DataFrame, state: DataFrame, fetches: DataFrame) -> DataFrame:
-    """(cluster, broker, name, ts_ms, value) of MaxLag and ReassignmentMaxLag where positive (``fetches``:
-    ``fetcher_intervals``)."""
-    added = (fetches.filter(F.col("action") == "added")
+def lag_gauges(lagging: DataFrame, state: DataFrame, fetchers: DataFrame) -> DataFrame:
+    """(cluster, broker, name, ts_ms, value) of MaxLag and ReassignmentMaxLag where positive."""
+    added = (change_intervals(fetchers, ("cluster", "broker", "topic", "partition"))
+             .filter(F.col("action") == "added")
              .select("cluster", "broker", "topic", "partition", "from_ms", "to_ms"))
     in_interval = (F.col("ts_ms") >= F.col("from_ms")) & (F.col("to_ms").isNull() | (F.col("ts_ms") < F.col("to_ms")))
     max_lag = (lagging.join(added, ["cluster", "broker", "topic", "partition"]).filter(in_interval)
@@ -293,15 +284,14 @@ def offline_at_controller(gauges: DataFrame, grid: DataFrame, meta: DataFrame) -
 
 
 def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFrame], meta: DataFrame,
-                   lagging: DataFrame, fetches: DataFrame | None = None) -> DataFrame:
+                   lagging: DataFrame) -> DataFrame:
     """analysis/broker_metrics: one row per live broker, metric of its version and scrape (docs/metrics.md).
 
     One union and one window: the grid rows (a broker's metric at a scrape), the deltas and the
     directly measured lag gauges are ordered per (cluster, broker, metric, restart) by time, deltas and
     lags before the grid row of their scrape; the running sum of the deltas and the last lag value
     seen at that very scrape are read off at each grid row. OfflinePartitionsCount comes from a
-    small per-scrape table (``offline_at_controller``). ``fetches`` (``fetcher_intervals``, computed here
-    when not given) feeds two gauges, so ``analyze`` computes it once and caches it.
+    small per-scrape table (``offline_at_controller``).
     """
     grid = broker_grid(tables["brokers"], meta)
     meters = F.array(*[F.lit(n) for n in METERS])
@@ -312,14 +302,13 @@ def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFr
                     F.when(F.array_contains(meters, F.col("name")), F.col("restart")).otherwise(F.lit(0))
                     .alias("restart"), "ts_ms", F.lit(True).alias("at_grid")))
     offline_replicas = offline_replica_intervals(tables["assignments"], tables["log_dirs"])
-    fetches = fetcher_intervals(tables["fetchers"]) if fetches is None else fetches
-    gauges = gauge_deltas(state, fetches, meta, offline_replicas)
+    gauges = gauge_deltas(state, tables["fetchers"], meta, offline_replicas)
     deltas = (gauges.filter(F.col("broker") != CONTROLLER_PSEUDO_BROKER).withColumn("restart", F.lit(0))
               .unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
               .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
               .groupBy(*keys, "ts_ms").agg(F.sum("delta").alias("delta"))
               .withColumn("at_grid", F.lit(False)))
-    direct = (lag_gauges(lagging, state, fetches)
+    direct = (lag_gauges(lagging, state, tables["fetchers"])
               .select("cluster", "broker", "name", F.lit(0).alias("restart"), "ts_ms",
                       F.col("value").alias("direct"), F.lit(False).alias("at_grid")))
     w = running(*keys, order=("ts_ms", "at_grid"))

@@ -39,7 +39,7 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     """Every analysis table of docs/design.md, analysis as a lazy DataFrame, in the contract's column order.
 
     ``shared`` wraps the intermediate results that feed several tables or steps (partition events and
-    state, lagging replicas, topic counts, reassignment episodes and progress, fetcher intervals); ``analyze`` caches them there so each is
+    state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there so each is
     computed once for all the writes.
 
     ``prune`` reads only the scrapes of ``replica_offsets`` that the lag gauges and the reassignment
@@ -58,10 +58,9 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
         pad_ms = max(int(m["scrape_interval_ms"]) for m in t.metas)
         offsets = scrapes_within(offsets, collect_spans(episodes, "start_ms", "end_ms", pad_ms))
     progress = shared(E.reassignment_progress(episodes, offsets, t.meta))
-    fetches = shared(M.fetcher_intervals(t.tables["fetchers"]))
     out = {
         "partition_state": state,
-        "broker_metrics": M.broker_metrics(state, events, t.tables, t.meta, lagging, fetches),
+        "broker_metrics": M.broker_metrics(state, events, t.tables, t.meta, lagging),
         "topic_metrics": topics,
         "cluster_metrics": M.cluster_metrics(topics),
         "incidents": E.incidents(state, t.meta),

@@ -30,8 +30,6 @@ from replicaflow.telemetry.spark import conform as to_schema
 from replicaflow.telemetry.spark import read_contract, spark_path, write_parquet_all
 
 PRUNE_MIN_ROWS = 1_000_000  # below this, the two jobs that find the spans cost more than a whole scan
-# up to this many telemetry rows (when known), local mode keeps the shared results as local checkpoints (``keep``)
-CHECKPOINT_MAX_ROWS = 100_000_000
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress", "unclean_elections")
 
@@ -41,8 +39,8 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     """Every analysis table of docs/design.md, analysis as a lazy DataFrame, in the contract's column order.
 
     ``shared`` wraps the intermediate results that feed several tables or steps (partition events and
-    state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` keeps them there
-    (``keep``) so each is computed once for all the writes.
+    state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there so each is
+    computed once for all the writes.
 
     ``prune`` reads only the scrapes of ``replica_offsets`` that the lag gauges and the reassignment
     progress can use (pipeline/pruning.py); it runs two small Spark jobs while building, so the
@@ -106,12 +104,11 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                 console.log(text)
 
         t = telemetry or read_telemetry(session, telemetry_dirs, checked)
-        checkpoint = session.sparkContext.master.startswith("local") and 0 < t.rows <= CHECKPOINT_MAX_ROWS
-        kept: list[DataFrame] = []
+        cached: list[DataFrame] = []
 
         def shared(df: DataFrame) -> DataFrame:
-            kept.append(keep(df, checkpoint))
-            return kept[-1]
+            cached.append(df.cache())
+            return cached[-1]
 
         out = Path(out)
         try:
@@ -130,27 +127,6 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                 raise
             raise ReplicaflowError(f"analyze: Spark failed reading {telemetry_dirs}: {java_reason(exc)}") from None
         finally:
-            for df in kept:
-                release(df)
+            for df in cached:
+                df.unpersist()
     return summary
-
-
-def keep(df: DataFrame, checkpoint: bool) -> DataFrame:
-    """``df`` computed once for all the queries that read it: a local checkpoint, or Spark's cache.
-
-    A local checkpoint keeps the rows as they are, and the queries built on it see a leaf instead of its
-    whole plan; the cache keeps compressed columns, and the plan of every later query is searched for
-    cached parts (side by side at 1 h: 10.4 s → 9.5 s; 4 clusters 17.0 s → 15.9 s). But the rows, kept as
-    objects, weigh on the driver's heap: at 8 h (146 M telemetry rows) it took 34.5 s against 29.0 s
-    (docs/pipeline.md, "Keeping the shared results"). And on a cluster only the cache recomputes a lost
-    executor's part, where a local checkpoint would fail the job.
-    """
-    return df.localCheckpoint(eager=False) if checkpoint else df.cache()
-
-
-def release(df: DataFrame) -> None:
-    """Free the rows ``keep`` kept."""
-    if df.is_cached:
-        df.unpersist()
-    else:
-        df._jdf.logicalPlan().rdd().unpersist(False)

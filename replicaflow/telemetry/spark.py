@@ -34,7 +34,7 @@ def local_frame(spark: SparkSession, rows: list[tuple], schema: StructType) -> D
 
     ``createDataFrame`` of a Python list makes an RDD that a Python worker unpickles every time a query
     scans it: for the one-row per-cluster meta table, which most of ``analyze``'s stages join, that was a
-    Python task per scan (docs/pipeline.md, "Local relations").
+    Python task per scan (docs/pipeline.md, "The night's changes").
     """
     arrow = to_arrow_schema(schema)
     return spark.createDataFrame(pa.Table.from_pylist([dict(zip(arrow.names, row, strict=True)) for row in rows], schema=arrow))

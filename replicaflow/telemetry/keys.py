@@ -130,14 +130,9 @@ def _in_chunk(table: pa.Table, keys: tuple[str, ...]) -> tuple[dict, int] | None
     if radix >= _RADIX_LIMIT:
         return _grouped(table, keys)
     leading = np.zeros(table.num_rows, dtype=np.int64)
-    for values, low, size in digits[:-1]:
-        leading *= size
-        leading += values
-        leading -= low
-    values, low, size = digits[-1]
-    combined = leading * size
-    combined += values
-    combined -= low
+    for digit in digits[:-1]:
+        _shift_in(leading, *digit)
+    combined = _shift_in(leading.copy(), *digits[-1])
     if _no_duplicate_in_runs(leading, combined):
         return None
     ordered = np.sort(combined)
@@ -147,6 +142,14 @@ def _in_chunk(table: pa.Table, keys: tuple[str, ...]) -> tuple[dict, int] | None
     same = combined == ordered[equal[0]]
     row = int(np.argmax(same))
     return {k: table.column(k)[row].as_py() for k in keys}, int(same.sum())
+
+
+def _shift_in(acc: np.ndarray, values: np.ndarray, low: int, size: int) -> np.ndarray:
+    """``acc`` × ``size`` + (``values`` − ``low``), in place: one more digit of the mixed-radix key."""
+    acc *= size
+    acc += values
+    acc -= low
+    return acc
 
 
 def _no_duplicate_in_runs(leading: np.ndarray, combined: np.ndarray) -> bool:

@@ -21,8 +21,8 @@ from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, running
 LONG_MAX = (1 << 63) - 1
 METERS = [m.jmx for m in BROKER_METRICS if m.kind == "meter"]
 OFFLINE = jmx("OfflinePartitionsCount")
+LAG_GAUGES = (jmx("MaxLag"), jmx("ReassignmentMaxLag"))
 LIVE_STATES = ("up", "shutting_down")
-CONTROLLER_PSEUDO_BROKER = -1
 
 
 def scrape_at_or_after(ts: str) -> Column:
@@ -105,11 +105,11 @@ def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:
 # A (broker, gauge) pair of partition_gauge_deltas as one long, broker × len(_PAIR_GAUGES) + the gauge's index:
 # Spark's array_except compares struct elements pairwise through an interpreted ordering, longs through a
 # hash set in generated code (docs/pipeline.md, Measured).
-_PAIR_GAUGES = (*[short for short, _ in LEADER_FLAG_GAUGES], "LeaderCount", "OfflinePartitionsCount", "PartitionCount")
+_PAIR_GAUGES = (*[short for short, _ in LEADER_FLAG_GAUGES], "LeaderCount", "PartitionCount")
 
 
 def _unpair(p: Column) -> tuple[Column, Column]:
-    """broker and JMX name of a pair (floor and ``pmod`` also undo the pseudo-broker -1)."""
+    """broker and JMX name of a pair."""
     names = F.array(*[F.lit(jmx(short)) for short in _PAIR_GAUGES])
     return (F.floor(p / len(_PAIR_GAUGES)).cast("int").alias("broker"),
             F.element_at(names, F.pmod(p, F.lit(len(_PAIR_GAUGES))).cast("int") + 1).alias("name"))
@@ -119,8 +119,8 @@ def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
     """(cluster, broker, name, ts_ms, delta) of the gauges a partition's state feeds, only where they change.
 
     Each state interval contributes a set of (broker, gauge) pairs — its leader's flag gauges and
-    LeaderCount (leader-only counting, §2), PartitionCount on every replica, OfflinePartitionsCount on
-    the controller's pseudo-broker. Compared with the partition's previous interval, a pair that
+    LeaderCount (leader-only counting, §2), PartitionCount on every replica (OfflinePartitionsCount is
+    the controller's: ``offline_at_controller``). Compared with the partition's previous interval, a pair that
     appears is a +1 and one that disappears a −1, at the first scrape at or after the change; an
     interval followed by no other closes all its pairs at its end. So a partition's replicas count
     once, not once per ISR change.
@@ -131,8 +131,7 @@ def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
         return broker.cast("long") * len(_PAIR_GAUGES) + F.lit(_PAIR_GAUGES.index(short))
 
     led = [F.when(F.col(flag), pair(F.col("leader"), short)) for short, flag in LEADER_FLAG_GAUGES]
-    led += [F.when(F.col("leader") != -1, pair(F.col("leader"), "LeaderCount")),
-            F.when(F.col("offline"), pair(F.lit(CONTROLLER_PSEUDO_BROKER), "OfflinePartitionsCount"))]
+    led += [F.when(F.col("leader") != -1, pair(F.col("leader"), "LeaderCount"))]
     pairs = F.concat(F.array_compact(F.array(*led)), F.transform("replicas", lambda r: pair(r, "PartitionCount")))
     order = Window.partitionBy(*PKEY).orderBy("from_ms")
     rows = state.select(*PKEY, "from_ms", "to_ms", pairs.alias("pairs")).select(
@@ -266,14 +265,18 @@ def lag_gauges(lagging: DataFrame, state: DataFrame, fetchers: DataFrame) -> Dat
     return max_lag.unionByName(reassign)
 
 
-def offline_at_controller(gauges: DataFrame, grid: DataFrame, meta: DataFrame) -> DataFrame:
+def offline_at_controller(state: DataFrame, grid: DataFrame, meta: DataFrame) -> DataFrame:
     """(cluster, ts_ms, controller, offline_total): OfflinePartitionsCount as the active controller reports it.
 
-    The cluster-wide running sum of the offline intervals (counted on the pseudo-broker) at every
-    scrape, and the controller there: the lowest-id broker whose state is ``up``. Both are per
-    (cluster, scrape), a small table that ``broker_metrics`` broadcasts.
+    The cluster-wide running sum of the offline intervals of ``state`` at every scrape, and the
+    controller there: the lowest-id broker whose state is ``up``. Both are per (cluster, scrape), a
+    small table that ``broker_metrics`` broadcasts. The offline intervals are read off ``state``
+    alone: taken from the partition gauges' pair deltas, they cost a second pass over every state
+    interval (docs/pipeline.md, Measured).
     """
-    offline = (gauges.filter(F.col("broker") == CONTROLLER_PSEUDO_BROKER)
+    m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
+    offline = (interval_deltas(state.filter("offline").select("cluster", "from_ms", "to_ms").join(m, "cluster"),
+                               ["cluster"])
                .groupBy("cluster", "ts_ms").agg(F.sum("delta").alias("delta")))
     totals = (scrape_grid(meta).join(offline, ["cluster", "ts_ms"], "left")
               .select("cluster", "ts_ms", F.sum(F.coalesce("delta", F.lit(0))).over(
@@ -283,48 +286,61 @@ def offline_at_controller(gauges: DataFrame, grid: DataFrame, meta: DataFrame) -
     return totals.join(controller, ["cluster", "ts_ms"], "left")
 
 
-def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFrame], meta: DataFrame,
-                   lagging: DataFrame) -> DataFrame:
-    """analysis/broker_metrics: one row per live broker, metric of its version and scrape (docs/metrics.md).
-
-    One union and one window: the grid rows (a broker's metric at a scrape), the deltas and the
-    directly measured lag gauges are ordered per (cluster, broker, metric, restart) by time, deltas and
-    lags before the grid row of their scrape; the running sum of the deltas and the last lag value
-    seen at that very scrape are read off at each grid row. OfflinePartitionsCount comes from a
-    small per-scrape table (``offline_at_controller``).
-    """
-    grid = broker_grid(tables["brokers"], meta)
+def metric_grid(grid: DataFrame, meta: DataFrame) -> DataFrame:
+    """(cluster, broker, name, restart, ts_ms): every metric of the cluster's version for every live broker at
+    every scrape; ``restart`` is the broker's process lifetime for a meter, 0 for a gauge."""
     meters = F.array(*[F.lit(n) for n in METERS])
-    keys = ["cluster", "broker", "name", "restart"]
-    base = (grid.filter(F.col("state").isin(*LIVE_STATES))
+    return (grid.filter(F.col("state").isin(*LIVE_STATES))
             .join(F.broadcast(meta.select("cluster", F.explode("metrics").alias("name"))), "cluster")
             .select("cluster", "broker", "name",
                     F.when(F.array_contains(meters, F.col("name")), F.col("restart")).otherwise(F.lit(0))
-                    .alias("restart"), "ts_ms", F.lit(True).alias("at_grid")))
+                    .alias("restart"), "ts_ms"))
+
+
+def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFrame], meta: DataFrame) -> DataFrame:
+    """analysis/broker_metrics but the lag gauges (``lag_metrics``): one row per live broker, metric of its
+    version and scrape (docs/metrics.md).
+
+    One union and one window: the grid rows (a broker's metric at a scrape) and the deltas are ordered
+    per (cluster, broker, metric, restart) by time, deltas before the grid row of their scrape; the
+    running sum of the deltas is read off at each grid row. OfflinePartitionsCount comes from a small
+    per-scrape table (``offline_at_controller``).
+    """
+    grid = broker_grid(tables["brokers"], meta)
+    keys = ["cluster", "broker", "name", "restart"]
+    base = (metric_grid(grid, meta).filter(~F.col("name").isin(*LAG_GAUGES))
+            .withColumn("at_grid", F.lit(True)))
     offline_replicas = offline_replica_intervals(tables["assignments"], tables["log_dirs"])
     gauges = gauge_deltas(state, tables["fetchers"], meta, offline_replicas)
-    deltas = (gauges.filter(F.col("broker") != CONTROLLER_PSEUDO_BROKER).withColumn("restart", F.lit(0))
+    deltas = (gauges.withColumn("restart", F.lit(0))
               .unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
               .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
               .groupBy(*keys, "ts_ms").agg(F.sum("delta").alias("delta"))
               .withColumn("at_grid", F.lit(False)))
-    direct = (lag_gauges(lagging, state, tables["fetchers"])
-              .select("cluster", "broker", "name", F.lit(0).alias("restart"), "ts_ms",
-                      F.col("value").alias("direct"), F.lit(False).alias("at_grid")))
     w = running(*keys, order=("ts_ms", "at_grid"))
-    rows = (base.unionByName(deltas, allowMissingColumns=True).unionByName(direct, allowMissingColumns=True)
+    rows = (base.unionByName(deltas, allowMissingColumns=True)
             .select("cluster", "broker", "name", "ts_ms", "at_grid",
-                    F.sum(F.coalesce("delta", F.lit(0))).over(w).alias("running"),
-                    F.last(F.when(F.col("direct").isNotNull(), F.col("ts_ms")), ignorenulls=True).over(w)
-                    .alias("direct_ts"),
-                    F.last("direct", ignorenulls=True).over(w).alias("direct"))
+                    F.sum(F.coalesce("delta", F.lit(0))).over(w).alias("running"))
             .filter("at_grid")
-            .join(F.broadcast(offline_at_controller(gauges, grid, meta)), ["cluster", "ts_ms"], "left"))
+            .join(F.broadcast(offline_at_controller(state, grid, meta)), ["cluster", "ts_ms"], "left"))
     value = (F.when(F.col("name") == OFFLINE,
                     F.when(F.col("broker") == F.col("controller"), F.col("offline_total")).otherwise(F.lit(0)))
-             .when(F.col("direct_ts") == F.col("ts_ms"), F.col("direct"))
              .otherwise(F.col("running")))
     return rows.select("cluster", "ts_ms", F.col("broker").cast("int"), "name", value.cast("double").alias("value"))
+
+
+def lag_metrics(lagging: DataFrame, state: DataFrame, tables: dict[str, DataFrame], meta: DataFrame) -> DataFrame:
+    """The rest of analysis/broker_metrics: MaxLag and ReassignmentMaxLag of every live broker at every scrape,
+    the measured lag where there is one and 0 elsewhere (docs/metrics.md).
+
+    Apart from ``broker_metrics`` because only they read ``replica_offsets``: ``analyze`` first collects
+    the scrapes that ``lagging`` needs (runner.build), and the rest of the table need not wait for it.
+    """
+    lags = lag_gauges(lagging, state, tables["fetchers"])
+    return (metric_grid(broker_grid(tables["brokers"], meta), meta).filter(F.col("name").isin(*LAG_GAUGES))
+            .join(lags, ["cluster", "broker", "ts_ms", "name"], "left")
+            .select("cluster", "ts_ms", F.col("broker").cast("int"), "name",
+                    F.coalesce(F.col("value").cast("double"), F.lit(0.0)).alias("value")))
 
 
 def topic_metrics(state: DataFrame, meta: DataFrame) -> DataFrame:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
 from rich.console import Console
@@ -30,45 +33,78 @@ from replicaflow.telemetry.spark import conform as to_schema
 from replicaflow.telemetry.spark import read_contract, spark_path, write_parquet_all
 
 PRUNE_MIN_ROWS = 1_000_000  # below this, the two jobs that find the spans cost more than a whole scan
+T = TypeVar("T")
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress", "unclean_elections")
 
 
+def once(make: Callable[[], T]) -> Callable[[], T]:
+    """``make()`` called by the first caller only, from whichever thread asks first; the others wait for its
+    result. ``analyze`` builds each table on a thread of its own, and the steps they share are built once."""
+    lock = threading.Lock()
+    made: list[T] = []
+
+    def get() -> T:
+        with lock:
+            if not made:
+                made.append(make())
+            return made[0]
+    return get
+
+
 def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df,
-          prune: bool = False) -> dict[str, DataFrame]:
-    """Every analysis table of docs/design.md, analysis as a lazy DataFrame, in the contract's column order.
+          prune: bool = False) -> dict[str, Callable[[], DataFrame] | list[Callable[[], DataFrame]]]:
+    """Every analysis table of docs/design.md, analysis, as a call that builds its lazy DataFrame, in the
+    contract's column order.
 
     ``shared`` wraps the intermediate results that feed several tables or steps (partition events and
-    state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there so each is
-    computed once for all the writes.
+    state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there
+    so each is computed once for all the writes. Each is built once (``once``), by the first table that
+    needs it.
 
     ``prune`` reads only the scrapes of ``replica_offsets`` that the lag gauges and the reassignment
-    progress can use (pipeline/pruning.py); it runs two small Spark jobs while building, so the
-    declarative pipeline, which builds its queries before any data exists, leaves it off.
+    progress can use (pipeline/pruning.py); it runs a small Spark job on the partition state while
+    building those two. ``broker_metrics`` comes in two parts, its lag gauges apart, so the rest of
+    it need not wait for that job (``write_parquet_all`` writes the parts into one folder).
     """
-    events = shared(S.partition_events(t.tables))
-    state = shared(S.partition_state(events, t.meta))
+    events = once(lambda: shared(S.partition_events(t.tables)))
+    state = once(lambda: shared(S.partition_state(events(), t.meta)))
     offsets = t.tables["replica_offsets"]
-    if prune:
-        offsets_for_lag = scrapes_within(offsets, collect_spans(M.out_of_sync_intervals(state), "from_ms", "to_ms"))
-    lagging = shared(M.lagging_replicas(offsets_for_lag if prune else offsets, state, t.meta))
-    topics = shared(M.topic_metrics(state, t.meta))
-    episodes = shared(E.reassignment_episodes(state))
-    if prune:
-        pad_ms = max(int(m["scrape_interval_ms"]) for m in t.metas)
-        offsets = scrapes_within(offsets, collect_spans(episodes, "start_ms", "end_ms", pad_ms))
-    progress = shared(E.reassignment_progress(episodes, offsets, t.meta))
-    out = {
+
+    def lagging_replicas() -> DataFrame:
+        spans = collect_spans(M.out_of_sync_intervals(state()), "from_ms", "to_ms") if prune else None
+        return shared(M.lagging_replicas(offsets if spans is None else scrapes_within(offsets, spans), state(),
+                                         t.meta))
+
+    def progress_of() -> DataFrame:
+        read = offsets
+        if prune:
+            pad_ms = max(int(m["scrape_interval_ms"]) for m in t.metas)
+            read = scrapes_within(offsets, collect_spans(episodes(), "start_ms", "end_ms", pad_ms))
+        return shared(E.reassignment_progress(episodes(), read, t.meta))
+
+    lagging = once(lagging_replicas)
+    topics = once(lambda: shared(M.topic_metrics(state(), t.meta)))
+    episodes = once(lambda: shared(E.reassignment_episodes(state())))
+    progress = once(progress_of)
+    out: dict[str, Callable[[], DataFrame] | list[Callable[[], DataFrame]]] = {
         "partition_state": state,
-        "broker_metrics": M.broker_metrics(state, events, t.tables, t.meta, lagging),
+        # in two parts: the lag gauges wait for the scrapes of replica_offsets that they read
+        "broker_metrics": [lambda: M.broker_metrics(state(), events(), t.tables, t.meta),
+                           lambda: M.lag_metrics(lagging(), state(), t.tables, t.meta)],
         "topic_metrics": topics,
-        "cluster_metrics": M.cluster_metrics(topics),
-        "incidents": E.incidents(state, t.meta),
-        "reassignments": E.reassignments(episodes, progress, t.tables["configs"]),
-        "reassignment_progress": E.progress_table(progress),
-        "unclean_elections": unclean_elections(events, t.tables["leaders"]),
+        "cluster_metrics": lambda: M.cluster_metrics(topics()),
+        "incidents": lambda: E.incidents(state(), t.meta),
+        "reassignments": lambda: E.reassignments(episodes(), progress(), t.tables["configs"]),
+        "reassignment_progress": lambda: E.progress_table(progress()),
+        "unclean_elections": lambda: unclean_elections(events(), t.tables["leaders"]),
     }
-    return {name: conform(df, name) for name, df in out.items()}
+    return {name: [partial(_conformed, m, name) for m in make] if isinstance(make, list)
+            else partial(_conformed, make, name) for name, make in out.items()}
+
+
+def _conformed(make: Callable[[], DataFrame], name: str) -> DataFrame:
+    return conform(make(), name)
 
 
 def conform(df: DataFrame, name: str) -> DataFrame:
@@ -114,8 +150,8 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         try:
             tables = {**build(t, shared, prune=t.rows >= PRUNE_MIN_ROWS), **extra}
             with atomic_dir(out / "analysis") as tmp:
-                step(f"analyze: writing {len(tables)} tables")
-                write_parquet_all(tables, tmp, lambda name: step(f"analyze: wrote {name}"))
+                step(f"analyze: building and writing {len(tables)} tables")
+                write_parquet_all(tables, tmp, lambda name: step(f"analyze: wrote {name}"), session)
                 step("analyze: summary")
                 written = {n: read_contract(session, ANALYSIS[n], [spark_path(tmp / n)]) for n in summary_step.TABLES}
                 summary = summary_step.summarize(t.metas, written)

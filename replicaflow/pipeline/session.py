@@ -48,6 +48,10 @@ LOCAL_LISTING_PATHS = 100_000
 # (docs/pipeline.md, settings)
 CODEGEN_CACHE = "spark.sql.codegen.cache.maxEntries"
 CODEGEN_CACHE_ENTRIES = 2000
+# and a query's classes are named after their codegen stage's number, which depends on the order in which
+# concurrent queries are planned: without it in the name, the same code hits that cache (24 classes
+# compiled again per warm `analyze` at 1 h against 2, docs/pipeline.md)
+CODEGEN_ID_IN_CLASS_NAME = "spark.sql.codegen.useIdInClassName"
 
 
 def java_options(python_tasks_only: bool = False) -> str:
@@ -115,6 +119,7 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
             .set("spark.sql.execution.arrow.pyspark.enabled", "true")
             .set(DATAFRAME_DEBUGGING, "false")
             .set(CODEGEN_CACHE, str(CODEGEN_CACHE_ENTRIES))
+            .set(CODEGEN_ID_IN_CLASS_NAME, "false")
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
             .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
             .set("spark.driver.extraJavaOptions", java_options(python_tasks_only))

@@ -6,8 +6,9 @@ Kept apart from schema.py so the simulator, which writes with pyarrow only, neve
 from __future__ import annotations
 
 import re
+import shutil
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from functools import partial
 from pathlib import Path
@@ -73,18 +74,42 @@ def run_jobs(sc: SparkContext, jobs: Mapping[str, Callable[[], T]],
     return out
 
 
-def write_parquet_all(tables: Mapping[str, DataFrame], folder: Path, done: Callable[[str], None] = lambda name: None,
-                      ) -> None:
+Table = DataFrame | Callable[[], DataFrame]
+
+
+def write_parquet_all(tables: Mapping[str, Table | Sequence[Table]], folder: Path,
+                      done: Callable[[str], None] = lambda name: None, spark: SparkSession | None = None) -> None:
     """Write every table to ``folder/<name>`` as Parquet, the writes submitted to Spark together (``run_jobs``:
     about 2 s of a cold 25 s run on 2 cores). DataFrames they share are cached by the caller; Spark computes a
-    cached partition once and the other job waits for it."""
-    if tables:
-        run_jobs(next(iter(tables.values())).sparkSession.sparkContext,
-                 {name: partial(_write_parquet, df, str(folder / name)) for name, df in tables.items()}, done)
+    cached partition once and the other job waits for it.
+
+    A table may be a call that builds its DataFrame (``spark`` is then needed): it is built on its job's
+    thread, so the driver's building of one query overlaps the others' tasks. A table given as a list of
+    parts is written by one job per part, each into a folder of its own whose data files then move into
+    the table's folder, so a part that waits for something need not hold up the others (docs/pipeline.md).
+    """
+    jobs: dict[str, Callable[[], None]] = {}
+    moves: list[tuple[Path, Path]] = []
+    for name, table in tables.items():
+        parts = list(table) if isinstance(table, (list, tuple)) else [table]
+        for i, part in enumerate(parts):
+            path = folder / (name if i == 0 else f".{name}.part{i}")
+            jobs[name if i == 0 else f"{name} (part {i + 1})"] = partial(_write_parquet, part, str(path))
+            if i:
+                moves.append((path, folder / name))
+    if jobs:
+        first = next(iter(tables.values()))
+        session = spark or (first[0] if isinstance(first, (list, tuple)) else first).sparkSession
+        run_jobs(session.sparkContext, jobs, done)
+    for part, table in moves:
+        for f in part.iterdir():
+            if f.name.startswith(("part-", ".part-")):  # data files and their checksums; names are unique per job
+                f.rename(table / f.name)
+        shutil.rmtree(part)
 
 
-def _write_parquet(df: DataFrame, path: str) -> None:
-    df.write.parquet(path)
+def _write_parquet(table: Table, path: str) -> None:
+    (table() if callable(table) else table).write.parquet(path)
 
 
 def spark_path(path: Path | str) -> str:

@@ -43,9 +43,10 @@ def partition_state() -> DataFrame:
 
 @dp.materialized_view(name="broker_metrics")
 def broker_metrics() -> DataFrame:
-    lagging = M.lagging_replicas(T.tables["replica_offsets"], _read("partition_state"), T.meta)
-    return conform(M.broker_metrics(_read("partition_state"), _read("partition_events"), T.tables, T.meta, lagging),
-                   "broker_metrics")
+    state = _read("partition_state")
+    lagging = M.lagging_replicas(T.tables["replica_offsets"], state, T.meta)
+    return conform(M.broker_metrics(state, _read("partition_events"), T.tables, T.meta)
+                   .unionByName(M.lag_metrics(lagging, state, T.tables, T.meta)), "broker_metrics")
 
 
 @dp.materialized_view(name="topic_metrics")

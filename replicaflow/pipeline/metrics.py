@@ -271,8 +271,7 @@ def offline_at_controller(state: DataFrame, grid: DataFrame, meta: DataFrame) ->
     The cluster-wide running sum of the offline intervals of ``state`` at every scrape, and the
     controller there: the lowest-id broker whose state is ``up``. Both are per (cluster, scrape), a
     small table that ``broker_metrics`` broadcasts. The offline intervals are read off ``state``
-    alone: taken from the partition gauges' pair deltas, they cost a second pass over every state
-    interval (docs/pipeline.md, Measured).
+    directly, not from ``partition_gauge_deltas``: no broker reports them there.
     """
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
     offline = (interval_deltas(state.filter("offline").select("cluster", "from_ms", "to_ms").join(m, "cluster"),

@@ -9,7 +9,7 @@ import re
 import shutil
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -69,7 +69,11 @@ def run_jobs(sc: SparkContext, jobs: Mapping[str, Callable[[], T]],
                 name, out[name] = future.result()
                 done(name)
         except BaseException:
-            sc.cancelJobGroup(group)
+            # the other jobs too, also those a thread still building its table submits after the failure
+            pending = [f for f in futures if not f.done()]
+            while pending:
+                sc.cancelJobGroup(group)
+                pending = list(wait(pending, timeout=0.2).not_done)
             raise
     return out
 

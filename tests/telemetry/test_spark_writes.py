@@ -4,6 +4,7 @@ table written in parts that end up in one folder (pipeline/runner.py writes ``br
 from __future__ import annotations
 
 import threading
+import time
 
 import pyarrow.parquet as pq
 import pytest
@@ -38,3 +39,21 @@ def test_a_part_that_fails_fails_the_whole_write(spark, tmp_path):
 
     with pytest.raises(RuntimeError, match="no such part"):
         write_parquet_all({"t": [spark.range(3), broken]}, tmp_path, spark=spark)
+
+
+def test_a_failure_cancels_a_job_that_a_slower_table_submits_after_it(spark, tmp_path):
+    """A table still being built when another fails submits its job afterwards: that job is cancelled too,
+    so the failure is raised at once, not after a write whose output is thrown away."""
+    def broken():
+        raise RuntimeError("no such table")
+
+    def slow():
+        time.sleep(1.0)  # still building when ``broken`` fails
+        # 20 tasks of 3 s: 30 s on 2 cores if it ran to the end; a cancelled one lets its running tasks finish
+        return spark.range(20).repartition(20).selectExpr(
+            "reflect('java.lang.Thread', 'sleep', cast(3000 as bigint)) as slept")
+
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="no such table"):
+        write_parquet_all({"broken": broken, "slow": slow}, tmp_path, spark=spark)
+    assert time.monotonic() - start < 15

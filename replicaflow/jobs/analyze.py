@@ -100,7 +100,7 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
         session = spark or get_spark(master)
         built = rebuild(session, inputs, opts)
         tele = stage / "telemetry"
-        write_parquet_all(built.tables, tele)
+        write_parquet_all(session, built.tables, tele)
         metas = built.metas
         meta_file = tele / (META_FILE if len(metas) == 1 else "_metas.json")
         meta_file.write_text(json.dumps(metas[0] if len(metas) == 1 else metas, indent=2, sort_keys=True) + "\n")

@@ -72,9 +72,10 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     offsets = t.tables["replica_offsets"]
 
     def lagging_replicas() -> DataFrame:
-        spans = collect_spans(M.out_of_sync_intervals(state()), "from_ms", "to_ms") if prune else None
-        return shared(M.lagging_replicas(offsets if spans is None else scrapes_within(offsets, spans), state(),
-                                         t.meta))
+        read = offsets
+        if prune:
+            read = scrapes_within(offsets, collect_spans(M.out_of_sync_intervals(state()), "from_ms", "to_ms"))
+        return shared(M.lagging_replicas(read, state(), t.meta))
 
     def progress_of() -> DataFrame:
         read = offsets
@@ -151,7 +152,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             tables = {**build(t, shared, prune=t.rows >= PRUNE_MIN_ROWS), **extra}
             with atomic_dir(out / "analysis") as tmp:
                 step(f"analyze: building and writing {len(tables)} tables")
-                write_parquet_all(tables, tmp, lambda name: step(f"analyze: wrote {name}"), session)
+                write_parquet_all(session, tables, tmp, lambda name: step(f"analyze: wrote {name}"))
                 step("analyze: summary")
                 written = {n: read_contract(session, ANALYSIS[n], [spark_path(tmp / n)]) for n in summary_step.TABLES}
                 summary = summary_step.summarize(t.metas, written)

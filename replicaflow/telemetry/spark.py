@@ -81,13 +81,13 @@ def run_jobs(sc: SparkContext, jobs: Mapping[str, Callable[[], T]],
 Table = DataFrame | Callable[[], DataFrame]
 
 
-def write_parquet_all(tables: Mapping[str, Table | Sequence[Table]], folder: Path,
-                      done: Callable[[str], None] = lambda name: None, spark: SparkSession | None = None) -> None:
+def write_parquet_all(spark: SparkSession, tables: Mapping[str, Table | Sequence[Table]], folder: Path,
+                      done: Callable[[str], None] = lambda name: None) -> None:
     """Write every table to ``folder/<name>`` as Parquet, the writes submitted to Spark together (``run_jobs``:
     about 2 s of a cold 25 s run on 2 cores). DataFrames they share are cached by the caller; Spark computes a
     cached partition once and the other job waits for it.
 
-    A table may be a call that builds its DataFrame (``spark`` is then needed): it is built on its job's
+    A table may be a call that builds its DataFrame: it is built on its job's
     thread, so the driver's building of one query overlaps the others' tasks. A table given as a list of
     parts is written by one job per part, each into a folder of its own whose data files then move into
     the table's folder, so a part that waits for something need not hold up the others (docs/pipeline.md).
@@ -102,9 +102,7 @@ def write_parquet_all(tables: Mapping[str, Table | Sequence[Table]], folder: Pat
             if i:
                 moves.append((path, folder / name))
     if jobs:
-        first = next(iter(tables.values()))
-        session = spark or (first[0] if isinstance(first, (list, tuple)) else first).sparkSession
-        run_jobs(session.sparkContext, jobs, done)
+        run_jobs(spark.sparkContext, jobs, done)
     for part, table in moves:
         for f in part.iterdir():
             if f.name.startswith(("part-", ".part-")):  # data files and their checksums; names are unique per job

@@ -20,9 +20,9 @@ def test_a_table_in_parts_ends_in_one_folder_with_every_row(spark, tmp_path):
         return spark.range(100, 103).selectExpr("id", "'b' as part")
 
     done: list[str] = []
-    write_parquet_all({"t": [spark.range(0, 3).selectExpr("id", "'a' as part"), second_part],
-                       "u": lambda: spark.range(5).selectExpr("id * 2 as id")},
-                      tmp_path, done.append, spark)
+    write_parquet_all(spark, {"t": [spark.range(0, 3).selectExpr("id", "'a' as part"), second_part],
+                              "u": lambda: spark.range(5).selectExpr("id * 2 as id")},
+                      tmp_path, done.append)
     rows = pq.read_table(tmp_path / "t").to_pylist()
     assert sorted((r["id"], r["part"]) for r in rows) == [(0, "a"), (1, "a"), (2, "a"), (100, "b"), (101, "b"),
                                                           (102, "b")]
@@ -38,7 +38,7 @@ def test_a_part_that_fails_fails_the_whole_write(spark, tmp_path):
         raise RuntimeError("no such part")
 
     with pytest.raises(RuntimeError, match="no such part"):
-        write_parquet_all({"t": [spark.range(3), broken]}, tmp_path, spark=spark)
+        write_parquet_all(spark, {"t": [spark.range(3), broken]}, tmp_path)
 
 
 def test_a_failure_cancels_a_job_that_a_slower_table_submits_after_it(spark, tmp_path):
@@ -55,5 +55,5 @@ def test_a_failure_cancels_a_job_that_a_slower_table_submits_after_it(spark, tmp
 
     start = time.monotonic()
     with pytest.raises(RuntimeError, match="no such table"):
-        write_parquet_all({"broken": broken, "slow": slow}, tmp_path, spark=spark)
+        write_parquet_all(spark, {"broken": broken, "slow": slow}, tmp_path)
     assert time.monotonic() - start < 15

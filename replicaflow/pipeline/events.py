@@ -11,7 +11,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.model import progress as P
 from replicaflow.pipeline.metrics import scrape_at_or_after
-from replicaflow.pipeline.pruning import bucket_of, with_buckets
+from replicaflow.pipeline.pruning import with_buckets, within_bucket
 from replicaflow.pipeline.state import PKEY
 from replicaflow.pipeline.throttles import throttled
 
@@ -92,8 +92,8 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
     ep = (episodes.withColumnRenamed("start_ms", "ep_start").withColumnRenamed("end_ms", "ep_end").join(m, "cluster")
           .select(*PKEY, "replica", "ep_start", "outcome",
                   F.coalesce(scrape_at_or_after("ep_end"), F.lit(LONG_MAX)).alias("ep_last")))
-    rows = (replica_offsets.select("*", bucket_of())
-            .join(F.broadcast(with_buckets(ep, meta, F.col("ep_start"), F.col("ep_last"))), [*PKEY, "bucket"])
+    rows = (within_bucket(replica_offsets, with_buckets(ep, meta, F.col("ep_start"), F.col("ep_last")),
+                          ["replica", "ep_start", "outcome", "ep_last"])
             .filter((F.col("ts_ms") >= F.col("ep_start")) & (F.col("ts_ms") <= F.col("ep_last"))
                     & ((F.col("broker") == F.col("replica")) | F.col("high_watermark").isNotNull())))
     mine = F.col("broker") == F.col("replica")

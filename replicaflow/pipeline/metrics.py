@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 from replicaflow.model.metrics import BROKER_METRICS, LEADER_FLAG_GAUGES, TRAFFIC_METRICS, jmx
 from replicaflow.pipeline.log_dirs import offline_replica_intervals
 from replicaflow.pipeline.produce import produce_meter_deltas
-from replicaflow.pipeline.pruning import bucket_of, with_buckets
+from replicaflow.pipeline.pruning import with_buckets, within_bucket
 from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, running
 
 LONG_MAX = (1 << 63) - 1
@@ -235,11 +235,11 @@ def lagging_replicas(replica_offsets: DataFrame, state: DataFrame, meta: DataFra
     leader's, for its HW, and the out-of-sync replicas'); a window over (partition, scrape) on that
     remainder spreads the leader's HW. Pairing every follower row with its leader's row instead
     shuffled the whole table (benchmarks/bench_pipeline.py, docs/pipeline.md). Rows meet the intervals
-    of their partition and time bucket (``pruning.with_buckets``). Lags ≤ 0 contribute 0 and are dropped.
+    of their partition and time bucket (``pruning.within_bucket``). Lags ≤ 0 contribute 0 and are dropped.
     """
     out_of_sync = with_buckets(out_of_sync_intervals(state), meta, F.col("from_ms"), F.col("to_ms") - 1)
     in_interval = (F.col("ts_ms") >= F.col("from_ms")) & (F.col("to_ms").isNull() | (F.col("ts_ms") < F.col("to_ms")))
-    rows = (replica_offsets.select("*", bucket_of()).join(F.broadcast(out_of_sync), [*PKEY, "bucket"])
+    rows = (within_bucket(replica_offsets, out_of_sync, ["from_ms", "to_ms", "outside"])
             .filter(in_interval & (F.col("high_watermark").isNotNull() | F.array_contains("outside", F.col("broker"))))
             .select(*PKEY, "ts_ms", "broker", "log_end_offset", "high_watermark"))
     hw = F.max("high_watermark").over(Window.partitionBy(*PKEY, "ts_ms"))

@@ -11,13 +11,17 @@ filter keeps a superset of the rows each step selects exactly, so the results do
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import reduce
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from replicaflow.pipeline.state import PKEY
+
 MAX_SPANS = 32  # a longer OR is merged over the smallest gaps: it only reads a little more
 BUCKET_MS = 600_000  # the time buckets that pair sample rows with the intervals of their partition
+BUCKET_KEY = (*PKEY, "bucket")
 
 
 def merge_spans(spans: list[tuple[int, int | None]], limit: int = MAX_SPANS) -> list[tuple[int, int | None]]:
@@ -57,9 +61,9 @@ def scrapes_within(replica_offsets: DataFrame, spans: list[tuple[int, int | None
     return replica_offsets.filter(within(spans))
 
 
-def bucket_of(ts: str = "ts_ms") -> Column:
+def bucket(ts: Column) -> Column:
     """The time bucket of an instant (``BUCKET_MS`` wide)."""
-    return F.floor(F.col(ts) / F.lit(BUCKET_MS)).cast("long").alias("bucket")
+    return F.floor(ts / F.lit(BUCKET_MS)).cast("long")
 
 
 def with_buckets(intervals: DataFrame, meta: DataFrame, first: Column, last: Column) -> DataFrame:
@@ -70,12 +74,28 @@ def with_buckets(intervals: DataFrame, meta: DataFrame, first: Column, last: Col
     of its own ten minutes: a partition out of sync twice an hour has 16 such intervals in 8 hours, and
     joining on the partition alone tested every row against each of them (O(rows × intervals)).
     """
-    def bucket(ts: Column) -> Column:
-        return F.floor(ts / F.lit(BUCKET_MS)).cast("long")
-
     end = F.col("bucket_end_ms")
     buckets = F.sequence(bucket(first), F.greatest(bucket(F.least(F.coalesce(last, end), end)), bucket(first)))
     # withColumn, not a select of the input's columns: reading ``columns`` would analyze the plan, which the
     # declarative pipeline forbids inside its query functions (docs/pipeline.md); bucket_end_ms stays along
     return (intervals.join(F.broadcast(meta.select("cluster", F.col("end_ms").alias("bucket_end_ms"))), "cluster")
             .withColumn("bucket", F.explode(buckets)))
+
+
+def within_bucket(samples: DataFrame, intervals: DataFrame, keep: Sequence[str]) -> DataFrame:
+    """The rows of ``samples`` (with ``ts_ms``) that share partition and time bucket with one of the bucketed
+    ``intervals`` (``with_buckets``), once per such interval, with its columns ``keep``: an inner join on
+    ``(cluster, topic, partition, bucket)`` that broadcasts the intervals.
+
+    The hash join is keyed on one long, the ``xxhash64`` of those four values, and the values themselves are
+    compared once a key matches, so a hash collision changes nothing. Keyed on the four columns, the join built
+    a row of two strings for every sample row to hash and compare: the lag gauges' join over 37 M sample rows
+    at 8 h took 6.7 s against 5.4 s (docs/pipeline.md, "Pruning").
+    """
+    s, i = samples.alias("sample"), intervals.alias("bucketed")
+    ours = [F.col(f"sample.{c}") for c in PKEY] + [bucket(F.col("sample.ts_ms"))]
+    theirs = [F.col(f"bucketed.{c}") for c in BUCKET_KEY]
+    # the values compared inside coalesce(…, false), not as equalities of the join: those would be hash keys again
+    same = F.coalesce(reduce(lambda a, b: a & b, [x == y for x, y in zip(ours, theirs, strict=True)]), F.lit(False))
+    return (s.join(F.broadcast(i), (F.xxhash64(*ours) == F.xxhash64(*theirs)) & same)
+            .select("sample.*", *[F.col(f"bucketed.{c}") for c in keep]))

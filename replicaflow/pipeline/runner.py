@@ -10,6 +10,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -150,12 +151,30 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         out = Path(out)
         try:
             tables = {**build(t, shared, prune=t.rows >= PRUNE_MIN_ROWS), **extra}
-            with atomic_dir(out / "analysis") as tmp:
+            with atomic_dir(out / "analysis") as tmp, ThreadPoolExecutor(
+                    max_workers=len(summary_step.JOBS), thread_name_prefix="replicaflow-summary") as pool:
+                headline_jobs: dict[str, Future] = {}
+
+                def written(name: str) -> None:
+                    """Start the headline jobs that read table ``name`` as soon as it is written, beside the
+                    writes still running. broker_metrics counts as written with its first part: its second
+                    holds only the lag gauges, which no headline reads (``summary.BROKER_METRICS_READ``), and
+                    its files join the folder only after every write."""
+                    step(f"analyze: wrote {name}")
+                    for job, (table, collect) in summary_step.JOBS.items():
+                        if table == name:
+                            df = read_contract(session, ANALYSIS[table], [spark_path(tmp / table)])
+                            headline_jobs[job] = pool.submit(collect, df)
+
                 step(f"analyze: building and writing {len(tables)} tables")
-                write_parquet_all(session, tables, tmp, lambda name: step(f"analyze: wrote {name}"))
+                try:
+                    write_parquet_all(session, tables, tmp, written)
+                except BaseException:
+                    for future in headline_jobs.values():
+                        future.cancel()
+                    raise
                 step("analyze: summary")
-                written = {n: read_contract(session, ANALYSIS[n], [spark_path(tmp / n)]) for n in summary_step.TABLES}
-                summary = summary_step.summarize(t.metas, written)
+                summary = summary_step.headlines(t.metas, {job: f.result() for job, f in headline_jobs.items()})
                 (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
         except ReplicaflowError:
             raise

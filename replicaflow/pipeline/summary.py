@@ -8,7 +8,8 @@ starts again from 0), so a bounced broker's shrinks are not lost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
@@ -29,7 +30,6 @@ METER_TOTALS = {"IsrShrinksPerSec": "isr_shrinks", "IsrExpandsPerSec": "isr_expa
                 "FailedProduceRequestsPerSec": "produce_requests_rejected",
                 "UncleanLeaderElectionsPerSec": "unclean_elections"}
 SUMMED_GAUGE_PEAKS = {"FailedPartitionsCount": "peak_failed_partitions"}  # peak of the sum over brokers
-TABLES = ("cluster_metrics", "incidents", "reassignments", "broker_metrics", "unclean_elections")
 
 
 def _minutes(ms) -> float:
@@ -85,24 +85,51 @@ def _overall_progress(reassignments: DataFrame) -> dict[str, dict]:
     return out
 
 
+def _peaks(cluster_metrics: DataFrame) -> dict:
+    return {r["cluster"]: r for r in cluster_metrics.groupBy("cluster").agg(
+        *[F.max(col).alias(key) for col, key in PEAKS.items()]).collect()}
+
+
+def _by_kind(incidents: DataFrame) -> dict:
+    return {(r["cluster"], r["kind"]): r for r in incidents.groupBy("cluster", "kind").agg(
+        F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()}
+
+
+def _by_status(reassignments: DataFrame) -> dict:
+    return {(r["cluster"], r["status"]): int(r["n"]) for r in reassignments.groupBy("cluster", "status").agg(
+        F.count(F.lit(1)).alias("n")).collect()}
+
+
+def _lost(unclean_elections: DataFrame) -> dict:
+    return {r["cluster"]: int(r["lost"] or 0) for r in unclean_elections.groupBy("cluster").agg(
+        F.sum("messages_lost").alias("lost")).collect()}
+
+
+# each headline job: the analysis table it reads, and the aggregate it collects from it
+JOBS: dict[str, tuple[str, Callable[[DataFrame], dict]]] = {
+    "peaks": ("cluster_metrics", _peaks),
+    "by_kind": ("incidents", _by_kind),
+    "by_status": ("reassignments", _by_status),
+    "meters": ("broker_metrics", _meter_totals),
+    "gauges": ("broker_metrics", _summed_gauge_peaks),
+    "overall": ("reassignments", _overall_progress),
+    "lost": ("unclean_elections", _lost),
+}
+TABLES = tuple(dict.fromkeys(table for table, _ in JOBS.values()))
+# the broker_metrics rows the headlines read (analyze starts those jobs once the table's first part is written)
+BROKER_METRICS_READ = tuple(jmx(short) for short in (*METER_TOTALS, *SUMMED_GAUGE_PEAKS))
+
+
 def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict:
     """{cluster: headline numbers} of the written analysis ``tables`` (see :data:`TABLES`), one per meta."""
     # a dozen small jobs, run side by side: each is mostly scheduling latency
-    jobs = {
-        "peaks": lambda: {r["cluster"]: r for r in tables["cluster_metrics"].groupBy("cluster").agg(
-            *[F.max(col).alias(key) for col, key in PEAKS.items()]).collect()},
-        "by_kind": lambda: {(r["cluster"], r["kind"]): r for r in tables["incidents"].groupBy("cluster", "kind").agg(
-            F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()},
-        "by_status": lambda: {(r["cluster"], r["status"]): int(r["n"]) for r in tables["reassignments"].groupBy(
-            "cluster", "status").agg(F.count(F.lit(1)).alias("n")).collect()},
-        "meters": lambda: _meter_totals(tables["broker_metrics"]),
-        "gauges": lambda: _summed_gauge_peaks(tables["broker_metrics"]),
-        "overall": lambda: _overall_progress(tables["reassignments"]),
-        "lost": lambda: {r["cluster"]: int(r["lost"] or 0) for r in tables["unclean_elections"].groupBy("cluster").agg(
-            F.sum("messages_lost").alias("lost")).collect()},
-    }
-    got = run_jobs(tables["cluster_metrics"].sparkSession.sparkContext, jobs)
-    peaks, by_kind, by_status, meters, gauges, overall, lost = (got[name] for name in jobs)
+    jobs = {name: partial(collect, tables[table]) for name, (table, collect) in JOBS.items()}
+    return headlines(metas, run_jobs(tables[TABLES[0]].sparkSession.sparkContext, jobs))
+
+
+def headlines(metas: Sequence[Mapping], got: Mapping[str, dict]) -> dict:
+    """{cluster: headline numbers} from the results of every job of :data:`JOBS`, one per meta."""
+    peaks, by_kind, by_status, meters, gauges, overall, lost = (got[name] for name in JOBS)
     out: dict = {}
     for meta in metas:
         c = str(meta["cluster"])

@@ -68,3 +68,32 @@ def test_pruned_scan_gives_the_same_tables(spark, tmp_path, monkeypatch):
             if "name=MaxLag" in r["name"] and r["value"] > 0]
     progress = pq.read_table(tmp_path / "pruned" / "analysis" / "reassignment_progress").num_rows
     assert lags and progress > 0
+
+
+def test_within_bucket_pairs_rows_with_the_intervals_of_their_partition_and_bucket_on_one_long_key(spark):
+    """``pruning.within_bucket``: the join of the lag gauges and the reassignment progress with their
+    intervals (Kafka's ``ReplicaFetcherManager`` MaxLag reads one partition's fetcher at one instant). The
+    same rows as an equi-join on (cluster, topic, partition, bucket), and a hash join keyed on one long."""
+    from pyspark.sql import functions as F
+
+    from replicaflow.pipeline.pruning import BUCKET_MS, bucket, within_bucket
+
+    samples = spark.createDataFrame(
+        [("c", "t", 0, 1, 10), ("c", "t", 0, 1, BUCKET_MS + 10), ("c", "t", 1, 1, 10), ("c", "u", 0, 2, 10),
+         ("d", "t", 0, 1, 10), ("c", "t", 0, 3, 20)],
+        "cluster string, topic string, partition int, broker int, ts_ms long")
+    intervals = spark.createDataFrame(
+        [("c", "t", 0, 0, "a"), ("c", "t", 0, 0, "b"), ("c", "u", 0, 0, "c"), ("d", "t", 0, 1, "d"),
+         ("c", "t", None, 0, "e")],
+        "cluster string, topic string, partition int, bucket long, tag string")
+    got = within_bucket(samples, intervals, ["tag"])
+    plain = (samples.withColumn("bucket", bucket(F.col("ts_ms"))).join(intervals, ["cluster", "topic", "partition", "bucket"])
+             .select("cluster", "topic", "partition", "broker", "ts_ms", "tag"))
+    assert sorted(got.collect()) == sorted(plain.collect())
+    assert sorted((r["broker"], r["tag"]) for r in got.collect()) == [(1, "a"), (1, "b"), (2, "c"), (3, "a"), (3, "b")]
+    assert got.columns == ["cluster", "topic", "partition", "broker", "ts_ms", "tag"]
+    final = got._jdf.queryExecution().executedPlan().toString().split("== Initial Plan ==")[0]
+    joins = [line.split("BroadcastHashJoin ")[1] for line in final.splitlines() if "BroadcastHashJoin " in line]
+    assert len(joins) == 1, final
+    keys = joins[0].split(", Inner")[0]  # one long on each side; the values are compared in the condition after
+    assert keys.startswith("[xxhash64(") and keys.count("xxhash64(") == 2 and keys.count("], [") == 1, keys

@@ -39,3 +39,14 @@ def test_meter_totals_survive_a_restart_and_gauges_peak_over_brokers(spark):
     assert (s["isr_shrinks"], s["isr_expands"], s["peak_failed_partitions"]) == (0 + 2 + 3 + 1 + 2 + 4 + 0, 0, 3)
     assert s["peak_urp"] == 0 and s["incidents"] == {"urp": 0, "under_min_isr": 0, "offline": 0}
     assert s["start"] is None and s["kafka_version"] == "3.7"
+
+
+def test_no_headline_reads_the_lag_gauges_that_broker_metrics_writes_last():
+    """``analyze`` starts the headline jobs on broker_metrics once its first part is written; the second part
+    holds only MaxLag and ReassignmentMaxLag (kafka.server.ReplicaFetcherManager / ReplicaManager gauges), so
+    no headline may read them (``metrics.LAG_GAUGES``)."""
+    from replicaflow.pipeline.metrics import LAG_GAUGES
+    from replicaflow.pipeline.summary import BROKER_METRICS_READ, JOBS
+
+    assert BROKER_METRICS_READ and not set(BROKER_METRICS_READ) & set(LAG_GAUGES)
+    assert [job for job, (table, _) in JOBS.items() if table == "broker_metrics"] == ["meters", "gauges"]

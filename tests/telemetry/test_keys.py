@@ -69,20 +69,39 @@ _rows = st.lists(st.tuples(st.sampled_from([0, 1000, 2000]), st.sampled_from(["a
                            st.integers(0, 2), st.integers(1, 3)), max_size=40)
 
 
+def test_a_duplicate_on_the_instant_two_slices_share_is_found(tmp_path, monkeypatch):
+    """Row groups are checked in slices side by side; the rows of an instant cut by a slice boundary are
+    checked together, by the earlier slice, and a row earlier than the previous slice's last is out of order."""
+    monkeypatch.setattr(keys, "PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(keys, "SLICES", 3)
+    rows = [(1000, "a", 0, 1), (1000, "a", 0, 2), (2000, "a", 0, 1), (2000, "a", 0, 2), (2000, "b", 0, 1),
+            (2000, "a", 0, 1), (3000, "a", 0, 1), (3000, "a", 0, 2), (4000, "a", 0, 1)]
+    files = _write(tmp_path, [rows], row_group=2)
+    assert [(len(s.groups), s.shared_before, s.shared_after) for s in keys._slices(keys._groups_by_time(files), 3)] \
+        == [(2, False, True), (1, True, False), (2, False, False)]  # the second slice is all the first one's
+    assert first_duplicate(files, KEY) == ({"ts_ms": 2000, "topic": "a", "partition": 0, "broker": 1}, 2)
+    assert first_duplicate(_write(tmp_path, [rows[:5] + rows[6:]], row_group=2), KEY) is None
+    late = rows[:4] + [(500, "b", 1, 1)] + rows[6:]  # out of order inside the second slice: grouped whole
+    assert first_duplicate(_write(tmp_path, [late + [(500, "b", 1, 1)]], row_group=2), KEY) == (
+        {"ts_ms": 500, "topic": "b", "partition": 1, "broker": 1}, 2)
+
+
 @settings(max_examples=150, deadline=None)
-@given(rows=_rows, batch=st.integers(1, 9), split=st.integers(0, 40), order=st.sampled_from(["any", "ts", "writer"]))
-def test_batched_agrees_with_grouping_the_whole_table(tmp_path_factory, rows, batch, split, order):
-    """``writer``: the simulator's order, sorted by every key column but the broker (replicas in replica order)."""
+@given(rows=_rows, batch=st.integers(1, 9), split=st.integers(0, 40), order=st.sampled_from(["any", "ts", "writer"]),
+       slices=st.integers(1, 5), row_group=st.integers(1, 4))
+def test_batched_agrees_with_grouping_the_whole_table(tmp_path_factory, rows, batch, split, order, slices, row_group):
+    """``writer``: the simulator's order, sorted by every key column but the broker (replicas in replica order).
+    Checked in ``slices`` slices of row groups side by side."""
     if order != "any":
         rows = sorted(rows, key=lambda r: r[:1] if order == "ts" else r[:3])
     tmp = tmp_path_factory.mktemp("keys")
-    files = _write(tmp, [rows[:split], rows[split:]])
-    old = keys.BATCH_ROWS
-    keys.BATCH_ROWS = batch
+    files = _write(tmp, [rows[:split], rows[split:]], row_group=row_group)
+    old = keys.BATCH_ROWS, keys.SLICES, keys.PARALLEL_MIN_ROWS
+    keys.BATCH_ROWS, keys.SLICES, keys.PARALLEL_MIN_ROWS = batch, slices, 0
     try:
         found = first_duplicate(files, KEY)
     finally:
-        keys.BATCH_ROWS = old
+        keys.BATCH_ROWS, keys.SLICES, keys.PARALLEL_MIN_ROWS = old
     counts: dict = {}
     for r in rows:
         counts[r] = counts.get(r, 0) + 1

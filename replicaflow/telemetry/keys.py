@@ -81,7 +81,7 @@ class _Group:
 @dataclass(frozen=True)
 class _Slice:
     """Contiguous row groups checked by one thread. The rows of an instant that two slices share belong to the
-    earlier one: it reads on into ``after`` while they last, and the later one skips them (``after_ts``)."""
+    earlier one: it reads on into ``after`` while they last, and the later one skips them."""
 
     groups: list[_Group]
     after: list[_Group]
@@ -141,23 +141,26 @@ def _times(batch: pa.RecordBatch) -> np.ndarray:
     return batch.column("ts_ms").to_numpy()
 
 
+def _leading(ts: np.ndarray, value: int) -> int:
+    """How many of the first instants ``ts`` are ``value``."""
+    other = ts != value
+    return int(np.argmax(other)) if bool(other.any()) else len(ts)
+
+
 def _slice_rows(part: _Slice, keys: tuple[str, ...]) -> Iterator[pa.RecordBatch]:
     """The rows a slice owns: its groups' rows less the leading ones of a shared first instant, then the
     next groups' leading rows of a shared last instant."""
     skipping = part.shared_before
     for batch in _batches(part.groups, keys):
         if skipping and batch.num_rows:
-            ts = _times(batch)
-            n = int(np.argmax(ts != part.before_ts)) if bool((ts != part.before_ts).any()) else len(ts)
-            batch, skipping = batch.slice(n), n == len(ts)
+            n = _leading(_times(batch), part.before_ts)
+            batch, skipping = batch.slice(n), n == batch.num_rows
         yield batch
     if part.shared_after:
-        last = part.groups[-1].last_ts
         for batch in _batches(part.after, keys):
-            ts = _times(batch)
-            n = int(np.argmax(ts != last)) if bool((ts != last).any()) else len(ts)
+            n = _leading(_times(batch), part.groups[-1].last_ts)
             yield batch.slice(0, n)
-            if n < len(ts):
+            if n < batch.num_rows:
                 break
 
 

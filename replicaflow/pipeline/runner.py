@@ -167,12 +167,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                             headline_jobs[job] = pool.submit(collect, df)
 
                 step(f"analyze: building and writing {len(tables)} tables")
-                try:
-                    write_parquet_all(session, tables, tmp, written)
-                except BaseException:
-                    for future in headline_jobs.values():
-                        future.cancel()
-                    raise
+                write_parquet_all(session, tables, tmp, written)
                 step("analyze: summary")
                 summary = summary_step.headlines(t.metas, {job: f.result() for job, f in headline_jobs.items()})
                 (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))

@@ -41,9 +41,11 @@ def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: 
                  spark: SparkSession | None, logs: LogPaths | None, shown_as: tuple[str, str] | None = None) -> dict:
     """The pipeline over checked telemetry, writing ``dest/analysis`` (no commit of its own). ``shown_as``:
     (staging folder, output folder) when the logs are read from a staging folder (``run --logs``), so
-    ``log_events`` and ``rejects`` name them where they will be."""
+    ``log_events`` and ``rejects`` name them where they will be. A JVM started here for telemetry alone
+    knows its rows (``session.java_options``: a short run is compiled by C1 alone); logs are read by the
+    JVM, and their lines are not counted before it starts."""
     extra = None
-    session = spark or get_spark(master)
+    session = spark or get_spark(master, rows=None if logs is not None else sum(c.rows for c in checked))
     if logs is not None:
         if len(checked) != 1:
             raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")

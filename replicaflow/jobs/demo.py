@@ -3,7 +3,7 @@
 Stages: simulate the ten story scenarios (``scenarios/<side>.yaml``, kept short), analyze every
 telemetry directory in a single pipeline call (one SparkSession, clusters told apart by the
 ``cluster`` column), then write ``out/report.html`` with each pair side by side and a sentence
-computed from the numbers. Target: ≤ 60 s on 2 cores once installed (docs/report.md has the
+computed from the numbers. Target: ≤ 30 s on 2 cores once installed (docs/report.md has the
 measured figure).
 """
 
@@ -22,6 +22,7 @@ from replicaflow.report.build import build_demo_report
 from replicaflow.report.console import print_demo
 from replicaflow.report.stories import STORIES
 from replicaflow.sim.runner import simulate
+from replicaflow.sim.scenario import Scenario, load_scenario
 from replicaflow.telemetry.io import read_meta
 from replicaflow.telemetry.outputs import ANALYSIS, REPORT, Commit
 
@@ -40,11 +41,16 @@ def scenario_paths(scenarios: Path = SCENARIOS) -> list[tuple[str, Path]]:
     return out
 
 
+def load_stories(scenarios: Path = SCENARIOS) -> list[tuple[str, Scenario]]:
+    """(cluster name, loaded scenario) of every story side: all checked before anything runs."""
+    return [(name, load_scenario(path)) for name, path in scenario_paths(scenarios)]
+
+
 def run_demo(out: Path, master: str = "local[2]", progress: bool = True, scenarios: Path = SCENARIOS,
              spark=None) -> Path:
     """Simulate, analyze (one Spark job) and report the five stories into ``out``; returns ``out/report.html``."""
     console = Console(stderr=True)
-    stories = scenario_paths(scenarios)
+    stories = load_stories(scenarios)
     with Commit(out, writes=[name for name, _ in stories] + list(ANALYSIS + REPORT)).staged() as stage:
         summary, timings = _stories(stories, stage, master, progress, spark, console)
     if progress:
@@ -52,7 +58,7 @@ def run_demo(out: Path, master: str = "local[2]", progress: bool = True, scenari
     return Path(out) / REPORT[0]
 
 
-def _stories(stories: list[tuple[str, Path]], out: Path, master: str, progress: bool, spark,
+def _stories(stories: list[tuple[str, Scenario]], out: Path, master: str, progress: bool, spark,
              console: Console) -> tuple[dict, dict[str, float]]:
     """Simulate, analyze and report every story into ``out`` (a staging folder); the summary and timings."""
     timings: dict[str, float] = {}
@@ -60,11 +66,13 @@ def _stories(stories: list[tuple[str, Path]], out: Path, master: str, progress: 
     with Progress(TextColumn("demo [bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=console, transient=True, disable=not progress) as bar:
         task = bar.add_task("simulate", total=len(stories) + 2)
-        session = (lambda: spark) if spark is not None else get_spark_soon(master)  # the JVM starts meanwhile
+        # the JVM starts meanwhile, knowing the rows it will analyze (a short run: session.java_options)
+        rows = sum(scenario.telemetry_rows for _, scenario in stories)
+        session = (lambda: spark) if spark is not None else get_spark_soon(master, rows=rows)
         dirs = []
-        for name, path in stories:
+        for name, scenario in stories:
             bar.update(task, description=f"simulate {name}")
-            dirs.append(simulate(path, out / name, logs=False, progress=False))
+            dirs.append(simulate(scenario, out / name, logs=False, progress=False))
             bar.advance(task)
         timings["simulate"] = time.perf_counter() - start
         bar.update(task, description=f"analyze {len(dirs)} clusters in one Spark job")

@@ -22,7 +22,8 @@ def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False,
     loaded = load_scenario(Path(scenario), max_work=max_work or DEFAULT_MAX_WORK)
     commit = Commit(out, writes=SIMULATION + ANALYSIS + REPORT)
     with commit.staged() as stage:
-        session = get_spark_soon(master)  # checks --master; the JVM starts while the scenario runs
+        # checks --master; the JVM starts while the scenario runs, sized for the rows it will write
+        session = get_spark_soon(master, rows=None if logs else loaded.telemetry_rows)
         run_simulation(loaded, stage, logs=logs, progress=progress)
         shown_as = (os.path.abspath(stage), os.path.abspath(out))
         summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, session(),

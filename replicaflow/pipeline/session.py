@@ -35,8 +35,14 @@ MASTER_CONNECT_TIMEOUT_S = 3.0
 # concurrent threads took cores from it (demo 28 s against 32 s, 8 h of the benchmark 48 s against
 # 57 s on 2 cores, docs/pipeline.md)
 JAVA_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} -XX:+UseParallelGC"
+C1_ONLY = "-XX:TieredStopAtLevel=1"
 # a driver that only schedules Python tasks (plan): the C1 JIT alone and the serial collector (docs/plan.md)
-PLAN_JVM_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+PLAN_JVM_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} {C1_ONLY} -XX:+UseSerialGC"
+# A JVM that lives for one small analysis spends more CPU in the C2 compiler than C2's code saves it. A
+# fresh `analyze` on 2 cores, C1 alone against C1 and C2: the ten demo clusters (20,000 rows) 19.7 s against
+# 27.3 s, 18.6 M rows 26.4 s against 30.5 s, 37.1 M rows 37.3 s against 41.6 s; at 55.6 M a draw (43.5 s
+# against 42.4 s), at 148 M C2 pays (61.5 s against 86.5 s). Below this many rows, C1 alone (docs/pipeline.md)
+SHORT_RUN_ROWS = 40_000_000
 
 
 # PySpark records the Python call site of every DataFrame and Column call for its error messages: five
@@ -54,9 +60,16 @@ CODEGEN_CACHE_ENTRIES = 2000
 CODEGEN_ID_IN_CLASS_NAME = "spark.sql.codegen.useIdInClassName"
 
 
-def java_options(python_tasks_only: bool = False) -> str:
-    """The JVM options of the driver and the executors: ours, then ``REPLICAFLOW_JAVA_OPTIONS`` (which win)."""
-    ours = PLAN_JVM_OPTIONS if python_tasks_only else JAVA_OPTIONS
+def java_options(python_tasks_only: bool = False, rows: int | None = None) -> str:
+    """The JVM options of the driver and the executors: ours, then ``REPLICAFLOW_JAVA_OPTIONS`` (which win:
+    ``-XX:TieredStopAtLevel=4`` there brings C2 back). ``rows``: the telemetry rows the JVM will analyze,
+    when known before it starts; fewer than ``SHORT_RUN_ROWS`` make a short run, compiled by C1 alone."""
+    if python_tasks_only:
+        ours = PLAN_JVM_OPTIONS
+    elif rows is not None and rows < SHORT_RUN_ROWS:
+        ours = f"{JAVA_OPTIONS} {C1_ONLY}"
+    else:
+        ours = JAVA_OPTIONS
     return f"{ours} {os.environ.get('REPLICAFLOW_JAVA_OPTIONS', '')}".strip()
 
 
@@ -89,13 +102,16 @@ def check_master(master: str) -> str:
     return master
 
 
-def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_tasks_only: bool = False) -> SparkSession:
+def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_tasks_only: bool = False,
+              rows: int | None = None) -> SparkSession:
     """Return a SparkSession on ``master`` (reuses an active one), quiet and with UTC time.
 
     ``python_tasks_only``: the job only runs Python tasks, no Spark SQL (``plan``), so the driver JVM only
     schedules and ships pickled bytes. It then starts with the C1 JIT alone and the serial collector
     (``PLAN_JVM_OPTIONS``): about 5 CPU seconds to start instead of 8, which on 2 cores the Python
-    workers get instead; SQL jobs keep the C2 JIT that their long queries need.
+    workers get instead. SQL jobs keep the C2 JIT that their long queries need, unless ``rows`` says that
+    the one analysis this JVM starts for is short (``java_options``); a session started without ``rows``
+    (the benchmark's, the tests', a notebook's) may run many analyses and keeps C2.
 
     Shuffle partitions default to twice the cores Spark sees (``REPLICAFLOW_SHUFFLE_PARTITIONS``
     overrides): replicaflow's tables are narrow, and Spark's 200 would make hundreds of tiny tasks
@@ -122,8 +138,8 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
             .set(CODEGEN_ID_IN_CLASS_NAME, "false")
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
             .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
-            .set("spark.driver.extraJavaOptions", java_options(python_tasks_only))
-            .set("spark.executor.extraJavaOptions", java_options()))
+            .set("spark.driver.extraJavaOptions", java_options(python_tasks_only, rows))
+            .set("spark.executor.extraJavaOptions", java_options(rows=rows)))
     if _LOCAL.match(master):
         # the files a command reads lie on this machine: Spark lists more than 32 paths with a job of a
         # task per path (1.5 s for 600 log files on 2 cores), where the driver lists them in 0.1 s
@@ -136,19 +152,19 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
     return session
 
 
-def get_spark_soon(master: str = "local[2]") -> Callable[[], SparkSession]:
+def get_spark_soon(master: str = "local[2]", rows: int | None = None) -> Callable[[], SparkSession]:
     """Start the SparkSession on another thread and return a call that waits for it.
 
     Starting the JVM takes seconds that a job which first does Python work (simulating, in ``run``
     and ``demo``) need not wait for. ``master`` is checked here, before anything starts; a failure
-    to start is raised by the call, as ``get_spark`` would raise it.
+    to start is raised by the call, as ``get_spark`` would raise it. ``rows``: as for ``get_spark``.
     """
     check_master(master)
     result: dict[str, object] = {}
 
     def start() -> None:
         try:
-            result["session"] = get_spark(master)
+            result["session"] = get_spark(master, rows=rows)
         except BaseException as exc:  # noqa: BLE001 -- handed to the caller's thread
             result["error"] = exc
 

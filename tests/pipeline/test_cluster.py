@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from replicaflow.pipeline.runner import OUTPUTS, analyze
+from replicaflow.pipeline.session import C1_ONLY
 from tests.pipeline.tele import table_rows
 from tests.pipeline.test_steps import reassigning, ties
 
@@ -37,6 +38,10 @@ def alive_workers(webui: int) -> int:
 @pytest.mark.cluster
 @pytest.mark.slow
 def test_standalone_cluster_matches_local_mode(spark, tmp_path):
+    """Every output of the CLI on a standalone master equals local mode's. The runs are short (a few hundred
+    telemetry rows), so the driver and the executors the worker starts are compiled by C1 alone
+    (``session.java_options``): the driver's flags (``-XX:+PrintCommandLineFlags``, in its log) and the
+    executor's command line (the worker writes it first in the executor's stderr) both carry it."""
     dirs = [ties().write(tmp_path / "ties"), reassigning("2.5").write(tmp_path / "v25")]
     port, ui, worker_ui = free_port(), free_port(), free_port()
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
@@ -58,10 +63,13 @@ def test_standalone_cluster_matches_local_mode(spark, tmp_path):
             time.sleep(1)
         # the CLI takes one telemetry directory: analyze each cluster on the standalone cluster
         for d in dirs:
+            flags = {"REPLICAFLOW_SPARK_LOG": str(tmp_path / f"driver-{d.name}.log"),
+                     "REPLICAFLOW_JAVA_OPTIONS": "-XX:+PrintCommandLineFlags"}
             done = subprocess.run([str(BIN / "replicaflow"), "analyze", str(d), "--out", str(tmp_path / "remote" / d.name),
-                                   "--master", f"spark://127.0.0.1:{port}"], env=env, capture_output=True, text=True,
-                                  timeout=900)
+                                   "--master", f"spark://127.0.0.1:{port}"], env={**env, **flags},
+                                  capture_output=True, text=True, timeout=900)
             assert done.returncode == 0, done.stderr[-3000:]
+            assert C1_ONLY in (tmp_path / f"driver-{d.name}.log").read_text().split()
     finally:
         for proc in (worker, master):
             if proc is not None:
@@ -73,6 +81,9 @@ def test_standalone_cluster_matches_local_mode(spark, tmp_path):
                     proc.wait()
         for f in logs:
             f.close()
+    commands = [line for f in (tmp_path / "work").glob("app-*/*/stderr") for line in f.read_text().splitlines()
+                if line.startswith("Spark Executor Command:")]
+    assert len(commands) == len(dirs) and all(C1_ONLY in c for c in commands), commands
     for d in dirs:
         local = tmp_path / "local" / d.name
         summary = analyze(d, local, spark=spark)

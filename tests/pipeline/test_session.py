@@ -8,10 +8,15 @@ from pyspark.sql import functions as F
 
 from replicaflow.pipeline.load import META_SCHEMA, meta_frame, meta_row
 from replicaflow.pipeline.session import (
+    C1_ONLY,
     CODEGEN_CACHE,
     CODEGEN_CACHE_ENTRIES,
     CODEGEN_ID_IN_CLASS_NAME,
     DATAFRAME_DEBUGGING,
+    JAVA_OPTIONS,
+    PLAN_JVM_OPTIONS,
+    SHORT_RUN_ROWS,
+    java_options,
 )
 from replicaflow.telemetry.spark import local_frame
 
@@ -98,3 +103,19 @@ def test_a_warm_analyze_compiles_next_to_no_generated_class_again(spark, tmp_pat
         analyze(tmp_path / "tele", tmp_path / f"out{k}", spark=spark)
         counts.append(compiled.getCount() - before)
     assert counts[1] <= 10, counts
+
+
+def test_a_short_run_is_compiled_by_c1_alone(monkeypatch):
+    """A JVM started for one analysis of fewer than ``SHORT_RUN_ROWS`` telemetry rows runs the C1 JIT alone
+    (C2's compiling cost more CPU than its code saved below about 45 M rows on 2 cores); one that does not
+    know its rows (the tests', the benchmark's, a notebook's session) keeps C2, and
+    ``REPLICAFLOW_JAVA_OPTIONS`` comes last, so ``-XX:TieredStopAtLevel=4`` there wins."""
+    monkeypatch.delenv("REPLICAFLOW_JAVA_OPTIONS", raising=False)
+    assert java_options(rows=SHORT_RUN_ROWS - 1) == f"{JAVA_OPTIONS} {C1_ONLY}"
+    assert java_options(rows=0) == f"{JAVA_OPTIONS} {C1_ONLY}"
+    assert java_options(rows=SHORT_RUN_ROWS) == JAVA_OPTIONS
+    assert java_options() == JAVA_OPTIONS
+    assert java_options(python_tasks_only=True, rows=10 * SHORT_RUN_ROWS) == PLAN_JVM_OPTIONS
+    monkeypatch.setenv("REPLICAFLOW_JAVA_OPTIONS", "-XX:TieredStopAtLevel=4")
+    assert java_options(rows=5).split()[-2:] == [C1_ONLY, "-XX:TieredStopAtLevel=4"]
+

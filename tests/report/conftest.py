@@ -34,9 +34,12 @@ def built_alpha(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory):
-    """`replicaflow demo` as an operator runs it, in an 80-column terminal (rich told it is one)."""
+    """`replicaflow demo` as an operator runs it, in an 80-column terminal (rich told it is one); the JVM's
+    own output, with the flags it started with, goes to ``<out>-spark.log`` beside ``out``."""
     out = tmp_path_factory.mktemp("demo")
-    env = {**os.environ, "COLUMNS": "80", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "0"}
+    env = {**os.environ, "COLUMNS": "80", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "0",
+           "REPLICAFLOW_SPARK_LOG": str(out.parent / f"{out.name}-spark.log"),
+           "REPLICAFLOW_JAVA_OPTIONS": "-XX:+PrintCommandLineFlags"}
     done = subprocess.run([str(Path(sys.executable).parent / "replicaflow"), "demo", "--out", str(out)], env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

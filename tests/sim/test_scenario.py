@@ -7,11 +7,13 @@ import json
 import textwrap
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.assignment import assign_replicas
+from replicaflow.sim.runner import simulate
 from replicaflow.sim.scenario import (
     DEFAULT_START_MS,
     BrokerDownEvent,
@@ -399,3 +401,14 @@ def test_shipped_scenarios_load(path: Path):
 def test_replica_lag_default_follows_the_release(version, lag_ms):
     assert KafkaSpec.model_validate({"version": version}).replica_lag_time_max_ms == lag_ms
     assert KafkaSpec.model_validate({"version": version, "replica_lag_time_max": "12s"}).replica_lag_time_max_ms == 12_000
+
+
+def test_a_scenario_knows_its_telemetry_rows_before_it_runs(tmp_path):
+    """``Scenario.telemetry_rows``, which `run` and `demo` start their JVM with (a short run is compiled by
+    C1 alone, pipeline/session.py): one ``replica_offsets`` row per replica per scrape, which is what the
+    simulator writes for a scenario that moves no replica."""
+    scenario = load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / "kip461-after.yaml")
+    simulate(scenario, tmp_path / "sim")
+    written = pq.read_table(tmp_path / "sim" / "telemetry" / "replica_offsets").num_rows
+    assert scenario.telemetry_rows == written == 2790
+    assert scenario.replicas * (scenario.duration_ms // scenario.scrape_interval_ms + 1) == 2790

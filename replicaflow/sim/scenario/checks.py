@@ -34,7 +34,7 @@ def check_grid_and_bounds(s: Scenario, problems: Problems, max_work: int) -> boo
         problems.add(("tick",), f"expected at most duration ({s.duration_ms}ms), found {s.tick_ms}ms")
     if s.start_ms + s.duration_ms > MAX_TS_MS:
         problems.add(("duration",), "expected the run to end before the year 9999 (start + duration)")
-    replicas = sum(t.partitions * t.replication_factor for t in s.topics)
+    replicas = s.replicas
     n = len(s.cluster.brokers)
     threads = n * max(n - 1, 0) * s.kafka.num_replica_fetchers
     ticks = s.duration_ms // s.tick_ms

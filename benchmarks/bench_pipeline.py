@@ -275,6 +275,19 @@ def print_figures(console: Console, title: str, figures: dict[str, tuple], hours
                       f"(goal ≤ {1.1 * fleet:.1f}×)")
 
 
+def print_cluster_cost(console: Console, analyzed: dict[bool, dict[str, tuple]], demos: dict[bool, float]) -> None:
+    """With both masters in one run (keys: True for local mode): the standalone worker's time over local
+    mode's for each input and the demo, measured minutes apart on the same cores (goal ≤ 1.0×)."""
+    parts = []
+    if len(analyzed) == 2:
+        for label, (_, _, took, _) in analyzed[False].items():
+            parts.append(f"{label} {took[-1][0] / analyzed[True][label][2][-1][0]:.2f}×")
+    if len(demos) == 2:
+        parts.append(f"demo {demos[False] / demos[True]:.2f}×")
+    if parts:
+        console.print(f"standalone / local time: {', '.join(parts)} (goal ≤ 1.0×)")
+
+
 def time_demo(master: str, work: Path) -> float:
     """`replicaflow demo` end to end in a fresh process (its own JVM), as a user runs it."""
     out = work / "demo"
@@ -322,20 +335,22 @@ def main() -> None:
     os.environ.setdefault("REPLICAFLOW_EXECUTOR_MEMORY", args.worker_memory)
     try:
         inputs = prepare(args, work, console) if args.hours or args.fleet else {}
-        demos = {}
+        analyzed: dict[bool, dict[str, tuple]] = {}
+        demos: dict[bool, float] = {}
         for label, master in masters(names, work, args.worker_memory):
             if inputs:
                 spark = get_spark(master, app_name="bench-pipeline")
                 try:
-                    figures = bench_inputs(spark, inputs, work, args.runs)
+                    analyzed[master == LOCAL] = bench_inputs(spark, inputs, work, args.runs)
                 finally:
                     spark.stop()
                 print_figures(console, f"analyze on {label}: {args.brokers} brokers, {args.partitions:,} "
-                                       f"partitions, RF 3, scrape {args.scrape}", figures, args.hours, args.fleet,
-                              master == LOCAL)
+                                       f"partitions, RF 3, scrape {args.scrape}", analyzed[master == LOCAL],
+                              args.hours, args.fleet, master == LOCAL)
             if args.demo:
-                demos[label] = time_demo(master, work)
-                console.print(f"replicaflow demo on {label}: {demos[label]:.1f}s end to end (goal ≤ 30s)")
+                demos[master == LOCAL] = time_demo(master, work)
+                console.print(f"replicaflow demo on {label}: {demos[master == LOCAL]:.1f}s end to end (goal ≤ 30s)")
+        print_cluster_cost(console, analyzed, demos)
         console.print(f"load average at end: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, "
                       f"{os.getloadavg()[2]:.2f}")
     finally:

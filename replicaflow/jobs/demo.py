@@ -29,21 +29,17 @@ from replicaflow.telemetry.outputs import ANALYSIS, REPORT, Commit
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
 
-def scenario_paths(scenarios: Path = SCENARIOS) -> list[tuple[str, Path]]:
-    """(cluster name, scenario file) of every story side, in story order; a missing file is an error."""
+def load_stories(scenarios: Path = SCENARIOS) -> list[tuple[str, Scenario]]:
+    """(cluster name, loaded scenario) of every story side, in story order, all checked before anything runs;
+    a missing file is an error."""
     out = []
     for story in STORIES:
         for name in (story.before, story.after):
             path = scenarios / f"{name}.yaml"
             if not path.is_file():
                 raise ReplicaflowError(f"{path}: missing story scenario for {story.title}")
-            out.append((name, path))
+            out.append((name, load_scenario(path)))
     return out
-
-
-def load_stories(scenarios: Path = SCENARIOS) -> list[tuple[str, Scenario]]:
-    """(cluster name, loaded scenario) of every story side: all checked before anything runs."""
-    return [(name, load_scenario(path)) for name, path in scenario_paths(scenarios)]
 
 
 def run_demo(out: Path, master: str = "local[2]", progress: bool = True, scenarios: Path = SCENARIOS,

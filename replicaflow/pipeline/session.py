@@ -58,6 +58,12 @@ CODEGEN_CACHE_ENTRIES = 2000
 # concurrent queries are planned: without it in the name, the same code hits that cache (24 classes
 # compiled again per warm `analyze` at 1 h against 2, docs/pipeline.md)
 CODEGEN_ID_IN_CLASS_NAME = "spark.sql.codegen.useIdInClassName"
+# The JVM classes PySpark looks up by name at each Column and DataFrame call (``sc._jvm.functions.col``): every
+# lookup is a JVM round trip, and a short name is first tried as a class of no package and in the gateway's
+# imported packages, each miss a search of every jar on the class path. Building `analyze`'s tables made about
+# 2,000 of them, a fifth of the planning threads' CPU (docs/pipeline.md)
+PYSPARK_JVM_CLASSES = ("functions", "PythonUtils", "org.apache.spark.sql.functions",
+                       "org.apache.spark.sql.expressions.Window")
 
 
 def java_options(python_tasks_only: bool = False, rows: int | None = None) -> str:
@@ -147,9 +153,21 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
     if SparkContext._gateway is None:
         SparkContext._ensure_initialized(gateway=_quiet_gateway(conf), conf=conf)
     session = SparkSession(SparkContext.getOrCreate(conf))
+    remember_jvm_classes(session.sparkContext._jvm)
     partitions = os.environ.get("REPLICAFLOW_SHUFFLE_PARTITIONS") or str(2 * session.sparkContext.defaultParallelism)
     session.conf.set("spark.sql.shuffle.partitions", partitions)
     return session
+
+
+def remember_jvm_classes(jvm) -> None:
+    """Keep ``PYSPARK_JVM_CLASSES`` on the gateway's view of the JVM, so that PySpark finds each in Python.
+
+    py4j asks the JVM only for a name the view lacks (``JVMView.__getattr__``); a class reference holds
+    its name and the gateway, which outlive every session of this process.
+    """
+    for name in PYSPARK_JVM_CLASSES:
+        if name not in vars(jvm):
+            vars(jvm)[name] = getattr(jvm, name)
 
 
 def get_spark_soon(master: str = "local[2]", rows: int | None = None) -> Callable[[], SparkSession]:

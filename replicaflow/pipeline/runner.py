@@ -30,8 +30,8 @@ from replicaflow.pipeline.session import get_spark, java_reason
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
-from replicaflow.telemetry.spark import cached_leaf, read_contract, spark_path, write_parquet_all
 from replicaflow.telemetry.spark import conform as to_schema
+from replicaflow.telemetry.spark import read_contract, spark_path, write_parquet_all
 
 PRUNE_MIN_ROWS = 1_000_000  # below this, the two jobs that find the spans cost more than a whole scan
 T = TypeVar("T")
@@ -146,7 +146,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
 
         def shared(df: DataFrame) -> DataFrame:
             cached.append(df.cache())
-            return cached_leaf(cached[-1])
+            return cached[-1]
 
         out = Path(out)
         try:

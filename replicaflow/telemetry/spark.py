@@ -41,27 +41,6 @@ def local_frame(spark: SparkSession, rows: list[tuple], schema: StructType) -> D
     return spark.createDataFrame(pa.Table.from_pylist([dict(zip(arrow.names, row, strict=True)) for row in rows], schema=arrow))
 
 
-def cached_leaf(cached: DataFrame) -> DataFrame:
-    """``cached`` (a DataFrame after ``.cache()``) as a DataFrame whose logical plan is the cache alone, a leaf.
-
-    A DataFrame derived from a cached one still carries its whole lineage: Spark swaps the cache in only
-    when it plans a query, and until then its analyzer walks that lineage again at every DataFrame call
-    made on top (``DeduplicateRelations`` renews every relation that occurs twice, and the shared steps of
-    ``analyze`` join the same tables many times). On the leaf the analyzer has nothing to walk: building
-    every ``analyze`` table took 2.0 s instead of 3.6 s in a warm JVM at 1 h (docs/pipeline.md). The plans
-    Spark runs are the ones it ran before, since it puts the same cache in the same place. Spark's own
-    ``Dataset.ofRows`` of the plan ``withCachedData`` (PySpark has no public call for it); on anything
-    else, e.g. a Spark Connect DataFrame, ``cached`` itself.
-    """
-    jdf = getattr(cached, "_jdf", None)
-    if jdf is None:
-        return cached
-    spark = cached.sparkSession
-    leaf = spark._jvm.org.apache.spark.sql.classic.Dataset.ofRows(spark._jsparkSession,
-                                                                 jdf.queryExecution().withCachedData())
-    return DataFrame(leaf, spark)
-
-
 def read_contract(spark: SparkSession, schema: pa.Schema, paths: list[str]) -> DataFrame:
     """Parquet files of one contract table, read with the contract's schema: Spark need not open a footer to
     infer it (the input checks compared every file's schema with the contract before)."""

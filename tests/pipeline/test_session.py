@@ -19,7 +19,7 @@ from replicaflow.pipeline.session import (
     SHORT_RUN_ROWS,
     java_options,
 )
-from replicaflow.telemetry.spark import cached_leaf, local_frame
+from replicaflow.telemetry.spark import local_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -143,29 +143,3 @@ def test_pyspark_finds_the_jvm_classes_it_names_without_asking_the_jvm(spark, mo
     assert [name for name in asked if name in PYSPARK_JVM_CLASSES] == []
     assert all(name in vars(spark.sparkContext._jvm) for name in PYSPARK_JVM_CLASSES)
 
-
-def test_a_cached_step_is_a_leaf_of_the_plans_built_on_it(spark):
-    """``telemetry.spark.cached_leaf``: a DataFrame built on a cached step sees the cache as one leaf of its
-    logical plan, not the step's lineage that Spark's analyzer would walk at every call on top; queries on
-    it read the same cache and give the same rows as queries on the cached DataFrame."""
-    step = (spark.range(100).select((F.col("id") % 7).alias("k"), F.col("id").alias("v"))
-            .groupBy("k").agg(F.sum("v").alias("total")))
-    cached = step.cache()
-    try:
-        leaf = cached_leaf(cached)
-        assert leaf._jdf.logicalPlan().getClass().getSimpleName() == "InMemoryRelation"
-        assert leaf.columns == ["k", "total"]
-        on_leaf = leaf.join(leaf.select("k", (F.col("total") * 2).alias("twice")), "k").where("k > 2")
-        on_step = cached.join(cached.select("k", (F.col("total") * 2).alias("twice")), "k").where("k > 2")
-        assert sorted(map(tuple, on_leaf.collect())) == sorted(map(tuple, on_step.collect()))
-        assert sorted(map(tuple, on_leaf.collect()))[0] == (3, sum(range(3, 100, 7)), 2 * sum(range(3, 100, 7)))
-
-        def leaves(df) -> list[str]:
-            found = df._jdf.queryExecution().analyzed().collectLeaves()
-            return sorted(found.apply(i).getClass().getSimpleName() for i in range(found.size()))
-
-        assert leaves(on_leaf) == ["InMemoryRelation", "InMemoryRelation"]
-        assert leaves(on_step) == ["Range", "Range"]  # the lineage, which the analyzer walks at every call
-        assert "InMemoryTableScan" in on_leaf._jdf.queryExecution().executedPlan().toString()
-    finally:
-        cached.unpersist()

@@ -121,7 +121,6 @@ def test_a_short_run_is_compiled_by_c1_alone(monkeypatch):
     assert java_options(rows=5).split()[-2:] == [C1_ONLY, "-XX:TieredStopAtLevel=4"]
 
 
-
 def test_pyspark_finds_the_jvm_classes_it_names_without_asking_the_jvm(spark, monkeypatch):
     """``session.remember_jvm_classes``: PySpark names ``functions``, ``PythonUtils``, ... through py4j's view
     of the JVM at each Column and DataFrame call, and a name the view lacks is a JVM round trip in which a
@@ -142,4 +141,3 @@ def test_pyspark_finds_the_jvm_classes_it_names_without_asking_the_jvm(spark, mo
     assert [tuple(r) for r in df.collect()] == [(0, 6, 3)]
     assert [name for name in asked if name in PYSPARK_JVM_CLASSES] == []
     assert all(name in vars(spark.sparkContext._jvm) for name in PYSPARK_JVM_CLASSES)
-

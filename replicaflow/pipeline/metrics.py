@@ -336,10 +336,12 @@ def lag_metrics(lagging: DataFrame, state: DataFrame, tables: dict[str, DataFram
     the scrapes that ``lagging`` needs (runner.build), and the rest of the table need not wait for it.
     """
     lags = lag_gauges(lagging, state, tables["fetchers"])
+    # 0 where no lag was measured, as a nullable column like the other part's (a coalesce would be non-null), so
+    # that every Parquet file of the table carries one schema
+    value = F.when(F.col("value").isNull(), F.lit(0.0)).otherwise(F.col("value").cast("double"))
     return (metric_grid(broker_grid(tables["brokers"], meta), meta).filter(F.col("name").isin(*LAG_GAUGES))
             .join(lags, ["cluster", "broker", "ts_ms", "name"], "left")
-            .select("cluster", "ts_ms", F.col("broker").cast("int"), "name",
-                    F.coalesce(F.col("value").cast("double"), F.lit(0.0)).alias("value")))
+            .select("cluster", "ts_ms", F.col("broker").cast("int"), "name", value.alias("value")))
 
 
 def topic_metrics(state: DataFrame, meta: DataFrame) -> DataFrame:

@@ -3,7 +3,8 @@
 Every scenario of the repository -- the KIP stories of `scenarios/`, the golden ones of
 `tests/golden/scenarios/` and `tests/pipeline/scenarios/` -- is simulated into a temporary directory and
 all of them are analyzed in one Spark job (multi-cluster), then each (cluster, ts_ms, broker, name) metric
-row and each (cluster, ts_ms, topic, partition) unclean election with its messages lost is compared.
+row and each (cluster, ts_ms, topic, partition) unclean election with its messages lost is compared. Every
+analysis table of that run must also carry one Parquet schema in all its files, nullability included.
 """
 
 from __future__ import annotations

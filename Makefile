@@ -21,7 +21,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# the class archive of this Java and these Spark jars (`replicaflow setup`, docs/pipeline.md): about 40 s, once
+install: check-java $(STAMP)
+	$(BIN)/replicaflow setup --if-missing
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -31,9 +33,10 @@ lint: $(STAMP)
 test: check-java $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-logo
+	$(BIN)/replicaflow -q setup --if-missing
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
 
-demo: check-java $(STAMP)
+demo: install
 	$(BIN)/replicaflow demo
 
 bench: $(STAMP)

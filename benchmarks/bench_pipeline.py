@@ -11,7 +11,8 @@ times (default 2); the figures use the last run (steady state: the first pays th
 code generation). Goals: analyze ≤ 2.5× the floor at every size; N hours ≤ 1.1·N × one hour; a
 fleet of N clusters ≤ 1.1·N × one cluster. ``--master standalone`` starts a Spark master and one
 2-core worker on 127.0.0.1 (as tests/pipeline/test_cluster.py does) and runs the same jobs there.
-``--demo`` times `replicaflow demo` end to end (a fresh process, as a user runs it) on each master.
+``--demo`` times `replicaflow demo` end to end (a fresh process, as a user runs it) on each master, as
+installed (with the class archive that `replicaflow setup` records) and without it.
 
 Each part stays under ~10 minutes on 2 cores, so it can be run piece by piece:
 
@@ -46,6 +47,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import rename_cluster, repeat_hours  # noqa: E402
 
+from replicaflow.pipeline import class_archive  # noqa: E402
 from replicaflow.pipeline.runner import analyze  # noqa: E402
 from replicaflow.pipeline.session import get_spark  # noqa: E402
 from replicaflow.telemetry.schema import TELEMETRY  # noqa: E402
@@ -288,8 +290,9 @@ def print_cluster_cost(console: Console, analyzed: dict[bool, dict[str, tuple]],
         console.print(f"standalone / local time: {', '.join(parts)} (goal ≤ 1.0×)")
 
 
-def time_demo(master: str, work: Path) -> float:
-    """`replicaflow demo` end to end in a fresh process (its own JVM), as a user runs it."""
+def time_demo(master: str, work: Path, archive: bool = True) -> float:
+    """`replicaflow demo` end to end in a fresh process (its own JVM), as a user runs it; ``archive=False``
+    without the class archive that `replicaflow setup` records (pipeline/class_archive.py)."""
     out = work / "demo"
     shutil.rmtree(out, ignore_errors=True)
     if master == LOCAL:
@@ -297,12 +300,23 @@ def time_demo(master: str, work: Path) -> float:
     else:
         cmd = [sys.executable, "-c", "import sys; from pathlib import Path; from replicaflow.jobs.demo import run_demo; "
                "run_demo(Path(sys.argv[1]), master=sys.argv[2], progress=False)", str(out), master]
+    env = {**os.environ, **({} if archive else {class_archive.ARCHIVE_ENV: "off"})}
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     took = time.perf_counter() - start
     if done.returncode != 0:
         raise RuntimeError(f"demo failed: {done.stderr[-2000:]}")
     return took
+
+
+def ensure_class_archive(console: Console) -> None:
+    """The demo is timed as installed: `make install` and `make demo` run `replicaflow setup`, so run it here
+    too when this JVM and these jars have no class archive yet (not timed)."""
+    if class_archive.use_option():
+        console.print(f"class archive: {class_archive.archive_path()}")
+        return
+    console.print("no class archive yet: running `replicaflow setup` (not timed)")
+    subprocess.run([str(BIN / "replicaflow"), "setup"], check=True)
 
 
 def main() -> None:
@@ -337,6 +351,8 @@ def main() -> None:
         inputs = prepare(args, work, console) if args.hours or args.fleet else {}
         analyzed: dict[bool, dict[str, tuple]] = {}
         demos: dict[bool, float] = {}
+        if args.demo:
+            ensure_class_archive(console)
         for label, master in masters(names, work, args.worker_memory):
             if inputs:
                 spark = get_spark(master, app_name="bench-pipeline")
@@ -349,7 +365,10 @@ def main() -> None:
                               args.hours, args.fleet, master == LOCAL)
             if args.demo:
                 demos[master == LOCAL] = time_demo(master, work)
-                console.print(f"replicaflow demo on {label}: {demos[master == LOCAL]:.1f}s end to end (goal ≤ 30s)")
+                bare = time_demo(master, work, archive=False)
+                console.print(f"replicaflow demo on {label}: {demos[master == LOCAL]:.1f}s end to end (goal ≤ 30s); "
+                              f"without the class archive {bare:.1f}s "
+                              f"(with / without: {demos[master == LOCAL] / bare:.2f}×)")
         print_cluster_cost(console, analyzed, demos)
         console.print(f"load average at end: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, "
                       f"{os.getloadavg()[2]:.2f}")

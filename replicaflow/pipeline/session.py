@@ -12,8 +12,8 @@ import atexit
 import contextlib
 import os
 import re
-import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -26,6 +26,7 @@ from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.pipeline import class_archive
 
 LOG4J2 = Path(__file__).with_name("log4j2.properties")
 _LOCAL = re.compile(r"^local(\[(\d+|\*)(,\d+)?\])?$")
@@ -66,17 +67,18 @@ PYSPARK_JVM_CLASSES = ("functions", "PythonUtils", "org.apache.spark.sql.functio
                        "org.apache.spark.sql.expressions.Window")
 
 
-def java_options(python_tasks_only: bool = False, rows: int | None = None) -> str:
+def java_options(python_tasks_only: bool = False, rows: int | None = None, archive: str = "") -> str:
     """The JVM options of the driver and the executors: ours, then ``REPLICAFLOW_JAVA_OPTIONS`` (which win:
     ``-XX:TieredStopAtLevel=4`` there brings C2 back). ``rows``: the telemetry rows the JVM will analyze,
-    when known before it starts; fewer than ``SHORT_RUN_ROWS`` make a short run, compiled by C1 alone."""
+    when known before it starts; fewer than ``SHORT_RUN_ROWS`` make a short run, compiled by C1 alone.
+    ``archive``: the driver's class-archive option (class_archive.py)."""
     if python_tasks_only:
         ours = PLAN_JVM_OPTIONS
     elif rows is not None and rows < SHORT_RUN_ROWS:
         ours = f"{JAVA_OPTIONS} {C1_ONLY}"
     else:
         ours = JAVA_OPTIONS
-    return f"{ours} {os.environ.get('REPLICAFLOW_JAVA_OPTIONS', '')}".strip()
+    return " ".join(filter(None, (ours, archive, os.environ.get("REPLICAFLOW_JAVA_OPTIONS", ""))))
 
 
 def java_reason(exc: BaseException) -> str:
@@ -109,7 +111,7 @@ def check_master(master: str) -> str:
 
 
 def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_tasks_only: bool = False,
-              rows: int | None = None) -> SparkSession:
+              rows: int | None = None, archive: str | None = None) -> SparkSession:
     """Return a SparkSession on ``master`` (reuses an active one), quiet and with UTC time.
 
     ``python_tasks_only``: the job only runs Python tasks, no Spark SQL (``plan``), so the driver JVM only
@@ -125,6 +127,10 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
     off because the CLI shows its own (rich) progress. On a cluster, set
     ``REPLICAFLOW_SHUFFLE_PARTITIONS`` (executors may register after the session starts) and
     ``REPLICAFLOW_EXECUTOR_MEMORY`` (docs/pipeline.md, "On a cluster").
+
+    The driver JVM maps the class archive that ``replicaflow setup`` recorded, if there is one
+    (class_archive.py); ``archive`` replaces that option (``record_class_archive``). Executors on a
+    cluster's workers load their classes from other paths, so they start without it.
     """
     os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
     # Python workers (plan's candidate tasks) run this interpreter, with its packages, not `python3` on PATH
@@ -144,7 +150,8 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
             .set(CODEGEN_ID_IN_CLASS_NAME, "false")
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
             .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
-            .set("spark.driver.extraJavaOptions", java_options(python_tasks_only, rows))
+            .set("spark.driver.extraJavaOptions", java_options(python_tasks_only, rows, class_archive.use_option()
+                                                               if archive is None else archive))
             .set("spark.executor.extraJavaOptions", java_options(rows=rows)))
     if _LOCAL.match(master):
         # the files a command reads lie on this machine: Spark lists more than 32 paths with a job of a
@@ -198,10 +205,61 @@ def get_spark_soon(master: str = "local[2]", rows: int | None = None) -> Callabl
     return wait
 
 
+def record_class_archive(train: Callable[[SparkSession], object], rows: int | None = None,
+                         timeout_s: float = 600.0) -> Path | None:
+    """Run ``train`` on a fresh driver JVM that writes the classes it loaded into the class archive as it exits
+    (class_archive.py); the archive, or None when this JVM could not write one (the JVM's reason is in its log).
+
+    Needs a process that has not started a JVM yet, and stops the session and its JVM: the archive is written
+    at the JVM's exit, into a temporary file that replaces the archive only when complete. ``rows``: as for
+    ``get_spark`` (the JIT does not change which classes load).
+    """
+    target = class_archive.archive_path()
+    if target is None:
+        raise ReplicaflowError(f"setup: no class archive to record ({class_archive.ARCHIVE_ENV}=off, or no Java)")
+    if SparkContext._gateway is not None:
+        raise RuntimeError("record_class_archive needs a process without a JVM")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        session = get_spark(rows=rows, archive=class_archive.record_option(tmp))
+        try:
+            train(session)
+        finally:
+            exited = _stop_jvm(session, timeout_s)
+        if not exited or not tmp.is_file() or tmp.stat().st_size == 0:
+            return None
+        size = class_archive.size_file(target)
+        os.replace(tmp, target)  # a size file of another archive, or none, keeps it unused until the next line
+        size.write_text(str(target.stat().st_size))
+    finally:
+        tmp.unlink(missing_ok=True)
+    for old in class_archive.stale(target):
+        old.unlink(missing_ok=True)
+    return target
+
+
+def _stop_jvm(session: SparkSession, timeout_s: float) -> bool:
+    """Stop the session and let its JVM exit (PySpark's gateway server exits when its stdin closes); whether
+    it exited within ``timeout_s`` (else it is killed)."""
+    gateway = session.sparkContext._gateway
+    proc = gateway.proc
+    session.stop()
+    gateway.shutdown()
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return False
+    return proc.returncode == 0
+
+
 def _quiet_gateway(conf: SparkConf):
     """Start the JVM with its stdout and stderr in the Spark log file (see the module docstring)."""
-    java_home = os.environ.get("JAVA_HOME")
-    if not (java_home and Path(java_home, "bin", "java").exists()) and shutil.which("java") is None:
+    if class_archive.java_home() is None:
         raise ReplicaflowError("Spark needs Java 17+ and none was found (JAVA_HOME unset and no `java` on PATH): "
                                "install it, e.g. `apt-get install openjdk-17-jre-headless`")
     target = os.environ.get("REPLICAFLOW_SPARK_LOG")

@@ -12,8 +12,6 @@ import pytest
 from replicaflow.pipeline import class_archive as CA
 from replicaflow.pipeline.session import JAVA_OPTIONS, java_options
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def fake_install(root: Path) -> tuple[Path, Path]:
     jdk, jars = root / "jdk", root / "jars"
@@ -119,25 +117,27 @@ def test_a_recorded_archive_serves_the_next_jvm_and_a_truncated_one_is_left_alon
     archive = tmp_path / f"{CA.PREFIX}test.jsa"
     env = {**os.environ, CA.ARCHIVE_ENV: str(archive), "REPLICAFLOW_SPARK_LOG": str(tmp_path / "jvm.log")}
     env.pop("REPLICAFLOW_JAVA_OPTIONS", None)
-    done = subprocess.run([sys.executable, "-c", RECORD], env=env, cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", RECORD], env=env, cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == str(archive)
     assert CA.usable(archive) and archive.stat().st_size > 10_000_000
     assert [p.name for p in tmp_path.glob(".*.tmp")] == []
 
-    def start(log: Path) -> str:
-        use = {**env, "REPLICAFLOW_JAVA_OPTIONS": f"-Xlog:class+load=info:file={log}"}
-        done = subprocess.run([sys.executable, "-c", USE], env=use, cwd=ROOT, capture_output=True, text=True,
+    def start(path: Path, log: Path) -> str:
+        use = {**env, CA.ARCHIVE_ENV: str(path), "REPLICAFLOW_JAVA_OPTIONS": f"-Xlog:class+load=info:file={log}"}
+        done = subprocess.run([sys.executable, "-c", USE], env=use, cwd=tmp_path, capture_output=True, text=True,
                               timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
         return loaded_from(log, "org.apache.spark.SparkContext")
 
-    assert start(tmp_path / "mapped.log") == "shared objects file (top)"
-    archive.chmod(0o644)  # the JVM writes it read-only
-    with archive.open("r+b") as f:
-        f.truncate(archive.stat().st_size // 2)
-    assert start(tmp_path / "truncated.log").startswith(("jar:", "file:"))
+    assert start(archive, tmp_path / "mapped.log") == "shared objects file (top)"
+    # a copy: the JVM above may still be exiting, and a mapped file cut short under it kills it (SIGBUS)
+    truncated = tmp_path / f"{CA.PREFIX}truncated.jsa"
+    truncated.write_bytes(archive.read_bytes()[: archive.stat().st_size // 2])
+    CA.size_file(truncated).write_text(str(archive.stat().st_size))
+    assert start(truncated, tmp_path / "truncated.log").startswith(("jar:", "file:"))
+    assert list(tmp_path.glob("hs_err_pid*.log")) == []
 
 
 def test_setup_if_missing_keeps_a_whole_archive_and_starts_nothing(tmp_path, monkeypatch):

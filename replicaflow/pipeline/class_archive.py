@@ -42,8 +42,9 @@ def spark_jars() -> Path:
 
 
 def digest(jdk: Path, jars: Path) -> str:
-    """16 hex digits that change with the JVM build or with any Spark jar (name and size)."""
-    h = hashlib.sha256(str(jdk).encode())
+    """16 hex digits that change with the JVM build, the jars' folder (the JVM checks the class path by its
+    paths: two virtual environments each need their own archive) or any Spark jar (name and size)."""
+    h = hashlib.sha256(f"{jdk}\0{jars.resolve()}".encode())
     for part in ("release", "lib/server/libjvm.so", "lib/server/libjvm.dylib"):
         f = jdk / part
         if f.is_file():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,8 +26,9 @@ def fake_install(root: Path) -> tuple[Path, Path]:
 
 def test_the_archive_name_changes_with_the_jvm_build_and_the_spark_jars(tmp_path):
     """An archive is valid for one JVM build and one class path (HotSpot's ``FileMapInfo::validate_shared_path_table``
-    refuses another): the digest in its name follows the JDK's release file and libjvm, and every jar's name and
-    size, so an upgrade of either gets a new name instead of a mismatched archive."""
+    refuses another): the digest in its name follows the JDK's release file and libjvm, the jars' folder and every
+    jar's name and size, so an upgrade of either, or another virtual environment, gets a new name instead of a
+    mismatched archive."""
     jdk, jars = fake_install(tmp_path)
     first = CA.digest(jdk, jars)
     assert first == CA.digest(jdk, jars) and len(first) == 16
@@ -36,7 +38,9 @@ def test_the_archive_name_changes_with_the_jvm_build_and_the_spark_jars(tmp_path
     resized = CA.digest(jdk, jars)
     (jdk / "release").write_text('JAVA_VERSION="17.0.16"\n')
     upgraded = CA.digest(jdk, jars)
-    assert len({first, added, resized, upgraded}) == 4
+    other_venv = tmp_path / "other" / "jars"
+    shutil.copytree(jars, other_venv)
+    assert len({first, added, resized, upgraded, CA.digest(jdk, other_venv)}) == 5
 
 
 def test_where_the_archive_lives(tmp_path, monkeypatch):

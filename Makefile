@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-# the class archive of this Java and these Spark jars (`replicaflow setup`, docs/pipeline.md): about 40 s, once
+# the class archive of this Java and these Spark jars (`replicaflow setup`, docs/pipeline.md): under a minute, once
 install: check-java $(STAMP)
 	$(BIN)/replicaflow setup --if-missing
 

@@ -230,7 +230,7 @@ def setup(
     if_missing: bool = typer.Option(False, "--if-missing", help="Keep a class archive already recorded for this "
                                     "Java and these Spark jars."),
 ) -> None:
-    """Record the JVM classes a Spark analysis loads (about 40s, once per Java and Spark install): later
+    """Record the JVM classes a Spark analysis loads (under a minute, once per Java and Spark install): later
     commands' JVMs map them and start seconds sooner."""
     from replicaflow.jobs.setup import setup as setup_job
 

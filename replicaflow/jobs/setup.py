@@ -30,7 +30,7 @@ def setup(progress: bool = True, if_missing: bool = False) -> tuple[Path | None,
         return target, False
     stories = load_stories()
     console = Console(stderr=True)
-    status = (console.status("setup: recording the JVM classes of a Spark analysis (about 40s)") if progress
+    status = (console.status("setup: recording the JVM classes of a Spark analysis (under a minute)") if progress
               else contextlib.nullcontext())
     with status, tempfile.TemporaryDirectory(prefix="replicaflow-setup-") as tmp:
         def train(spark) -> None:

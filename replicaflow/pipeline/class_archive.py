@@ -99,8 +99,9 @@ def record_option(tmp: Path) -> str:
 
 def stale(path: Path) -> list[Path]:
     """The other archives replicaflow recorded beside ``path`` (older JVMs or jars) and their size files:
-    ``replicaflow setup`` removes them."""
-    if not path.name.startswith(PREFIX):
+    ``replicaflow setup`` removes them. Only in replicaflow's own cache folder: a file that
+    ``REPLICAFLOW_CLASS_ARCHIVE`` names lies among files replicaflow did not write."""
+    if path.parent != cache_dir() or not path.name.startswith(PREFIX):
         return []
     ours = {path, size_file(path)}
     return [p for pattern in (f"{PREFIX}*.jsa", f"{PREFIX}*.jsa.size") for p in path.parent.glob(pattern)

@@ -73,14 +73,21 @@ def test_only_a_whole_archive_is_used(tmp_path, monkeypatch):
     assert CA.use_option() == ""
 
 
-def test_setup_removes_only_its_own_older_archives(tmp_path):
-    """Archives of older JVMs or jars, and their size files, are replicaflow's own; nothing else in the folder is."""
-    path = tmp_path / f"{CA.PREFIX}aaaa.jsa"
-    for name in (path.name, f"{path.name}.size", f"{CA.PREFIX}bbbb.jsa", f"{CA.PREFIX}bbbb.jsa.size", "other.jsa",
-                 "notes.txt"):
-        (tmp_path / name).write_text("x")
-    assert sorted(p.name for p in CA.stale(path)) == [f"{CA.PREFIX}bbbb.jsa", f"{CA.PREFIX}bbbb.jsa.size"]
-    assert CA.stale(tmp_path / "named-by-the-user.jsa") == []
+def test_setup_removes_only_its_own_older_archives(tmp_path, monkeypatch):
+    """Archives of older JVMs or jars, and their size files, in replicaflow's cache folder are its own; nothing
+    else there is, and nothing beside an archive that ``REPLICAFLOW_CLASS_ARCHIVE`` names elsewhere."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    ours, elsewhere = tmp_path / "replicaflow", tmp_path / "elsewhere"
+    for folder in (ours, elsewhere):
+        folder.mkdir()
+        for name in (f"{CA.PREFIX}aaaa.jsa", f"{CA.PREFIX}aaaa.jsa.size", f"{CA.PREFIX}bbbb.jsa",
+                     f"{CA.PREFIX}bbbb.jsa.size", "other.jsa", "notes.txt"):
+            (folder / name).write_text("x")
+    stale = CA.stale(ours / f"{CA.PREFIX}aaaa.jsa")
+    assert sorted(p.name for p in stale) == [f"{CA.PREFIX}bbbb.jsa", f"{CA.PREFIX}bbbb.jsa.size"]
+    assert {p.parent for p in stale} == {ours}
+    assert CA.stale(elsewhere / f"{CA.PREFIX}aaaa.jsa") == []
+    assert CA.stale(ours / "named-by-the-user.jsa") == []
 
 
 def test_the_archive_option_comes_before_the_users_options():

@@ -4,8 +4,8 @@ A fresh `replicaflow demo` or `analyze` spends seconds loading, parsing and veri
 from its jars (about 16,000 of them in a demo). HotSpot can write the classes one run loaded into an archive at
 its exit (``-XX:ArchiveClassesAtExit``, Java 13+) and map that archive into later JVMs
 (``-XX:SharedArchiveFile``): Application Class-Data Sharing. ``replicaflow setup`` records it from the
-demo's analysis (session.record_class_archive); every driver JVM started afterwards uses it. On 2
-cores a fresh demo took 22–23 s with it against 27–33 s without (docs/pipeline.md, "The class archive").
+demo's analysis (session.record_class_archive); every driver JVM started afterwards uses it, and a fresh
+demo starts seconds sooner (measured in docs/pipeline.md, "The class archive").
 
 An archive is valid for one JVM build and one set of Spark jars (the JVM checks the class path itself and
 runs without an archive that does not match), so its name carries a digest of both: after an upgrade of

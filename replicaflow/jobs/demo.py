@@ -42,6 +42,11 @@ def load_stories(scenarios: Path = SCENARIOS) -> list[tuple[str, Scenario]]:
     return out
 
 
+def telemetry_rows(stories: list[tuple[str, Scenario]]) -> int:
+    """The telemetry rows the stories' analysis reads, known before the JVM starts (session.java_options)."""
+    return sum(scenario.telemetry_rows for _, scenario in stories)
+
+
 def run_demo(out: Path, master: str = "local[2]", progress: bool = True, scenarios: Path = SCENARIOS,
              spark=None) -> Path:
     """Simulate, analyze (one Spark job) and report the five stories into ``out``; returns ``out/report.html``."""
@@ -63,8 +68,7 @@ def _stories(stories: list[tuple[str, Scenario]], out: Path, master: str, progre
                   TimeElapsedColumn(), console=console, transient=True, disable=not progress) as bar:
         task = bar.add_task("simulate", total=len(stories) + 2)
         # the JVM starts meanwhile, knowing the rows it will analyze (a short run: session.java_options)
-        rows = sum(scenario.telemetry_rows for _, scenario in stories)
-        session = (lambda: spark) if spark is not None else get_spark_soon(master, rows=rows)
+        session = (lambda: spark) if spark is not None else get_spark_soon(master, rows=telemetry_rows(stories))
         dirs = []
         for name, scenario in stories:
             bar.update(task, description=f"simulate {name}")

@@ -1,7 +1,7 @@
 """`replicaflow setup`: record the class archive that later Spark JVMs map (pipeline/class_archive.py).
 
-The archive holds the classes one analysis loads, so the training run is the demo's analysis: the ten
-story scenarios simulated into a temporary folder and analyzed in one job, as `replicaflow demo` does.
+The archive holds the classes one analysis loads, so the training run is the demo itself (``run_demo``
+into a temporary folder): the ten story scenarios simulated and analyzed in one job.
 """
 
 from __future__ import annotations
@@ -12,11 +12,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from replicaflow.jobs.demo import load_stories
+from replicaflow.jobs.demo import load_stories, run_demo, telemetry_rows
 from replicaflow.pipeline import class_archive
-from replicaflow.pipeline.runner import analyze
 from replicaflow.pipeline.session import record_class_archive
-from replicaflow.sim.runner import simulate
 
 
 def setup(progress: bool = True, if_missing: bool = False) -> tuple[Path | None, bool]:
@@ -28,13 +26,10 @@ def setup(progress: bool = True, if_missing: bool = False) -> tuple[Path | None,
     target = class_archive.archive_path()
     if if_missing and target is not None and class_archive.usable(target):
         return target, False
-    stories = load_stories()
-    console = Console(stderr=True)
-    status = (console.status("setup: recording the JVM classes of a Spark analysis (under a minute)") if progress
-              else contextlib.nullcontext())
+    status = (Console(stderr=True).status("setup: recording the JVM classes of a Spark analysis (under a minute)")
+              if progress else contextlib.nullcontext())
     with status, tempfile.TemporaryDirectory(prefix="replicaflow-setup-") as tmp:
         def train(spark) -> None:
-            dirs = [simulate(scenario, Path(tmp) / name, logs=False, progress=False) for name, scenario in stories]
-            analyze(dirs, Path(tmp), spark=spark)
+            run_demo(Path(tmp) / "demo", progress=False, spark=spark)
 
-        return record_class_archive(train, rows=sum(s.telemetry_rows for _, s in stories)), True
+        return record_class_archive(train, rows=telemetry_rows(load_stories())), True

@@ -30,10 +30,9 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-logo
 
-test: check-java $(STAMP)
+test: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-logo
-	$(BIN)/replicaflow -q setup --if-missing
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --durations=15
 
 demo: install

@@ -3,7 +3,7 @@
 A 50-broker, 50,000-partition (RF 3) cluster is simulated for one hour (scrape 30 s, two broker
 outages); longer runs and fleets are made from that hour (benchmarks/synth.py: N hours laid end to
 end, or N copies under other cluster names, in the simulator's format). For each input and each
-master it times, in one session:
+master it times, in one session with a driver JVM of its own (started for it, exited after it):
 - floor: read the Parquet of every telemetry table and one groupBy over replica_offsets;
 - analyze: `replicaflow.pipeline.runner.analyze` writing every analysis table,
 and prints rows, both times, the ratio and the driver JVM's peak heap. Each job runs ``--runs``
@@ -12,7 +12,10 @@ code generation). Goals: analyze ≤ 2.5× the floor at every size; N hours ≤ 
 fleet of N clusters ≤ 1.1·N × one cluster. ``--master standalone`` starts a Spark master and one
 2-core worker on 127.0.0.1 (as tests/pipeline/test_cluster.py does) and runs the same jobs there.
 ``--demo`` times `replicaflow demo` end to end (a fresh process, as a user runs it) on each master, as
-installed (with the class archive that `replicaflow setup` records) and without it.
+installed (with the class archive that `replicaflow setup` records) and without it. ``--bound`` then
+repeats the floor and `analyze` in a second session, the same way, with `broker_metrics` replaced by
+the cheapest query of its shape (``zero_broker_metrics``): what a rewrite of that table could win at
+most, as a ratio to that session's floor.
 
 Each part stays under ~10 minutes on 2 cores, so it can be run piece by piece:
 
@@ -20,6 +23,7 @@ Each part stays under ~10 minutes on 2 cores, so it can be run piece by piece:
     .venv/bin/python benchmarks/bench_pipeline.py --hours 1,8 --master local --keep /tmp/bench
     .venv/bin/python benchmarks/bench_pipeline.py --hours 1 --fleet 4 --master local,standalone --keep /tmp/bench
     .venv/bin/python benchmarks/bench_pipeline.py --hours none --demo --master local,standalone
+    .venv/bin/python benchmarks/bench_pipeline.py --hours 1 --master local --runs 3 --bound --keep /tmp/bench
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from synth import rename_cluster, repeat_hours  # noqa: E402
 
 from replicaflow.pipeline import class_archive  # noqa: E402
 from replicaflow.pipeline.runner import analyze  # noqa: E402
-from replicaflow.pipeline.session import get_spark  # noqa: E402
+from replicaflow.pipeline.session import get_spark, stop_jvm  # noqa: E402
 from replicaflow.telemetry.schema import TELEMETRY  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -231,7 +235,30 @@ def prepare(args, work: Path, console: Console) -> dict[str, list[Path]]:
     return inputs
 
 
+@contextlib.contextmanager
+def zero_broker_metrics() -> Iterator[None]:
+    """While open, `analyze` writes the cheapest `broker_metrics` of the table's shape: every live broker's
+    metrics at every scrape, all 0, and no lag gauge rows (so no scan of replica_offsets for them; the
+    small job that finds their spans still runs, as ``runner.build`` asks for the lagging replicas
+    before the lag gauges). A bound, not a product: what a rewrite of the table could win at most
+    (docs/pipeline.md, What a rewrite of broker_metrics could win at most)."""
+    from replicaflow.pipeline import metrics as M
+
+    def zeros(state, events, tables, meta):
+        return (M.metric_grid(M.broker_grid(tables["brokers"], meta), meta)
+                .select("cluster", "ts_ms", F.col("broker").cast("int"), "name", F.lit(0.0).alias("value")))
+
+    saved = M.broker_metrics, M.lag_metrics
+    M.broker_metrics = zeros
+    M.lag_metrics = lambda lagging, state, tables, meta: zeros(state, None, tables, meta).limit(0)
+    try:
+        yield
+    finally:
+        M.broker_metrics, M.lag_metrics = saved
+
+
 def bench_inputs(spark, inputs: dict[str, list[Path]], work: Path, runs: int) -> dict[str, tuple]:
+    """label → (rows, floor runs, analyze runs, the driver's peak heap in MB); a run is (wall s, JVM CPU s)."""
     heap = HeapPeak(spark)
     figures = {}
     for label, roots in inputs.items():
@@ -243,11 +270,23 @@ def bench_inputs(spark, inputs: dict[str, list[Path]], work: Path, runs: int) ->
     return figures
 
 
+def in_session(master: str, inputs: dict[str, list[Path]], work: Path, runs: int) -> dict[str, tuple]:
+    """``bench_inputs`` in a session with a driver JVM of its own, which exits at the end: each session's
+    runs start from a cold JIT, whichever session ran before."""
+    spark = get_spark(master, app_name="bench-pipeline")
+    try:
+        return bench_inputs(spark, inputs, work, runs)
+    finally:
+        stop_jvm(spark)
+
+
 def print_figures(console: Console, title: str, figures: dict[str, tuple], hours: list[int], fleet: int,
-                  local: bool) -> None:
-    """Wall times of every run (figures: the last), and in local mode the JVM's CPU time of the last run."""
+                  local: bool, bounds: dict[str, tuple] | None = None) -> None:
+    """Wall times of every run (figures: the last), and in local mode the JVM's CPU time of the last run;
+    ``bounds``: the figures of the session with ``zero_broker_metrics``."""
     table = Table(title=title)
-    cols = ["input", "rows", "floor", "analyze", "ratio", "heap"] + (["CPU ratio"] if local else [])
+    cols = (["input", "rows", "floor", "analyze", "ratio", "heap"] + (["CPU ratio"] if local else [])
+            + (["bound"] if bounds else []))
     for col in cols:
         table.add_column(col, justify="right")
     for label, (n, floor, took, heap) in figures.items():
@@ -255,15 +294,22 @@ def print_figures(console: Console, title: str, figures: dict[str, tuple], hours
                f"{took[-1][0] / floor[-1][0]:.2f}×", f"{heap / 1024:.1f}GB"]
         if local:
             row += [f"{took[-1][1] / floor[-1][1]:.2f}×"]
+        if bounds:
+            row += [f"{bounds[label][2][-1][0] / bounds[label][1][-1][0]:.2f}×"]
         table.add_row(*row)
     console.print(table)
     for label, (_, floor, took, _) in figures.items():
         console.print(f"{label}: floor runs {' / '.join(f'{w:.1f}s' for w, _ in floor)}, analyze runs "
                       f"{' / '.join(f'{w:.1f}s' for w, _ in took)}" +
                       (f"; JVM CPU {floor[-1][1]:.1f}s / {took[-1][1]:.1f}s" if local else ""))
+        if bounds:
+            _, b_floor, b_took, _ = bounds[label]
+            console.print(f"{label}, bound session: floor runs {' / '.join(f'{w:.1f}s' for w, _ in b_floor)}, "
+                          f"analyze runs {' / '.join(f'{w:.1f}s' for w, _ in b_took)}")
     console.print("rows: replica_offsets rows; floor, analyze: wall time of the last run; ratio: analyze / floor "
                   "(goal ≤ 2.5×); heap: the driver JVM's peak heap" +
-                  ("; CPU ratio: the same ratio in the JVM's CPU time" if local else ""))
+                  ("; CPU ratio: the same ratio in the JVM's CPU time" if local else "") +
+                  ("; bound: the ratio with broker_metrics all zeros, in a second session" if bounds else ""))
     one = figures.get("1h")
     if one is None:
         return
@@ -322,6 +368,8 @@ def main() -> None:
     ap.add_argument("--master", default="local", help="comma-separated: local (local[2]) and/or standalone")
     ap.add_argument("--demo", action="store_true", help="also time `replicaflow demo` end to end on each master")
     ap.add_argument("--runs", type=int, default=2, help="runs of each job in one session; figures use the last")
+    ap.add_argument("--bound", action="store_true", help="also, in a second session, analyze with broker_metrics "
+                                                         "all zeros: what a rewrite of it could win at most")
     ap.add_argument("--brokers", type=int, default=50)
     ap.add_argument("--partitions", type=int, default=50_000)
     ap.add_argument("--topics", type=int, default=50)
@@ -351,14 +399,14 @@ def main() -> None:
             ensure_class_archive()
         for label, master in masters(names, work, args.worker_memory):
             if inputs:
-                spark = get_spark(master, app_name="bench-pipeline")
-                try:
-                    analyzed[master == LOCAL] = bench_inputs(spark, inputs, work, args.runs)
-                finally:
-                    spark.stop()
+                analyzed[master == LOCAL] = in_session(master, inputs, work, args.runs)
+                bounds = None
+                if args.bound:
+                    with zero_broker_metrics():
+                        bounds = in_session(master, inputs, work, args.runs)
                 print_figures(console, f"analyze on {label}: {args.brokers} brokers, {args.partitions:,} "
                                        f"partitions, RF 3, scrape {args.scrape}", analyzed[master == LOCAL],
-                              args.hours, args.fleet, master == LOCAL)
+                              args.hours, args.fleet, master == LOCAL, bounds)
             if args.demo:
                 demos[master == LOCAL] = time_demo(master, work)
                 bare = time_demo(master, work, archive=False)

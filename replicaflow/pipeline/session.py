@@ -226,7 +226,7 @@ def record_class_archive(train: Callable[[SparkSession], object], rows: int | No
         try:
             train(session)
         finally:
-            exited = _stop_jvm(session, timeout_s)
+            exited = stop_jvm(session, timeout_s)
         if not exited or not tmp.is_file() or tmp.stat().st_size == 0:
             return None
         size = class_archive.size_file(target)
@@ -239,9 +239,10 @@ def record_class_archive(train: Callable[[SparkSession], object], rows: int | No
     return target
 
 
-def _stop_jvm(session: SparkSession, timeout_s: float) -> bool:
+def stop_jvm(session: SparkSession, timeout_s: float = 60.0) -> bool:
     """Stop the session and let its JVM exit (PySpark's gateway server exits when its stdin closes); whether
-    it exited within ``timeout_s`` (else it is killed)."""
+    it exited within ``timeout_s`` (else it is killed). The next ``get_spark`` starts a fresh JVM, which
+    ``spark.stop()`` alone does not: the gateway, and the JIT's work in it, would be reused."""
     gateway = session.sparkContext._gateway
     proc = gateway.proc
     session.stop()

@@ -244,13 +244,13 @@ def zero_broker_metrics() -> Iterator[None]:
     (docs/pipeline.md, What a rewrite of broker_metrics could win at most)."""
     from replicaflow.pipeline import metrics as M
 
-    def zeros(state, events, tables, meta):
+    def zeros(tables, meta):
         return (M.metric_grid(M.broker_grid(tables["brokers"], meta), meta)
                 .select("cluster", "ts_ms", F.col("broker").cast("int"), "name", F.lit(0.0).alias("value")))
 
     saved = M.broker_metrics, M.lag_metrics
-    M.broker_metrics = zeros
-    M.lag_metrics = lambda lagging, state, tables, meta: zeros(state, None, tables, meta).limit(0)
+    M.broker_metrics = lambda state, events, tables, meta: zeros(tables, meta)
+    M.lag_metrics = lambda lagging, state, tables, meta: zeros(tables, meta).limit(0)
     try:
         yield
     finally:
@@ -280,6 +280,17 @@ def in_session(master: str, inputs: dict[str, list[Path]], work: Path, runs: int
         stop_jvm(spark)
 
 
+def walls(runs: list[tuple[float, float]]) -> str:
+    """Every run's wall time, as 'a / b / c'."""
+    return " / ".join(f"{w:.1f}s" for w, _ in runs)
+
+
+def ratio(took: list[tuple[float, float]], floor: list[tuple[float, float]], cpu: bool = False) -> str:
+    """The last run of ``took`` over the last of ``floor``, in wall time or JVM CPU time."""
+    i = 1 if cpu else 0
+    return f"{took[-1][i] / floor[-1][i]:.2f}×"
+
+
 def print_figures(console: Console, title: str, figures: dict[str, tuple], hours: list[int], fleet: int,
                   local: bool, bounds: dict[str, tuple] | None = None) -> None:
     """Wall times of every run (figures: the last), and in local mode the JVM's CPU time of the last run;
@@ -291,21 +302,20 @@ def print_figures(console: Console, title: str, figures: dict[str, tuple], hours
         table.add_column(col, justify="right")
     for label, (n, floor, took, heap) in figures.items():
         row = [label, f"{n / 1e6:.1f}M", f"{floor[-1][0]:.1f}s", f"{took[-1][0]:.1f}s",
-               f"{took[-1][0] / floor[-1][0]:.2f}×", f"{heap / 1024:.1f}GB"]
+               ratio(took, floor), f"{heap / 1024:.1f}GB"]
         if local:
-            row += [f"{took[-1][1] / floor[-1][1]:.2f}×"]
+            row += [ratio(took, floor, cpu=True)]
         if bounds:
-            row += [f"{bounds[label][2][-1][0] / bounds[label][1][-1][0]:.2f}×"]
+            _, b_floor, b_took, _ = bounds[label]
+            row += [ratio(b_took, b_floor)]
         table.add_row(*row)
     console.print(table)
     for label, (_, floor, took, _) in figures.items():
-        console.print(f"{label}: floor runs {' / '.join(f'{w:.1f}s' for w, _ in floor)}, analyze runs "
-                      f"{' / '.join(f'{w:.1f}s' for w, _ in took)}" +
+        console.print(f"{label}: floor runs {walls(floor)}, analyze runs {walls(took)}" +
                       (f"; JVM CPU {floor[-1][1]:.1f}s / {took[-1][1]:.1f}s" if local else ""))
         if bounds:
             _, b_floor, b_took, _ = bounds[label]
-            console.print(f"{label}, bound session: floor runs {' / '.join(f'{w:.1f}s' for w, _ in b_floor)}, "
-                          f"analyze runs {' / '.join(f'{w:.1f}s' for w, _ in b_took)}")
+            console.print(f"{label}, bound session: floor runs {walls(b_floor)}, analyze runs {walls(b_took)}")
     console.print("rows: replica_offsets rows; floor, analyze: wall time of the last run; ratio: analyze / floor "
                   "(goal ≤ 2.5×); heap: the driver JVM's peak heap" +
                   ("; CPU ratio: the same ratio in the JVM's CPU time" if local else "") +

@@ -6,7 +6,9 @@ end, or N copies under other cluster names, in the simulator's format). For each
 master it times, in one session with a driver JVM of its own (started for it, exited after it):
 - floor: read the Parquet of every telemetry table and one groupBy over replica_offsets;
 - analyze: `replicaflow.pipeline.runner.analyze` writing every analysis table,
-and prints rows, both times, the ratio and the driver JVM's peak heap. Each job runs ``--runs``
+and prints rows, both times, the ratio, the driver JVM's peak heap and where the JVMs' CPU went in the
+last `analyze` (the JIT compilers, the tasks, the collector; on the standalone master the driver's and the
+executor's JVM apart). Each job runs ``--runs``
 times (default 2); the figures use the last run (steady state: the first pays the JIT and Spark's
 code generation). Goals: analyze ≤ 2.5× the floor at every size; N hours ≤ 1.1·N × one hour; a
 fleet of N clusters ≤ 1.1·N × one cluster. ``--master standalone`` starts a Spark master and one
@@ -39,9 +41,11 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple, TypeVar
 
 import pyarrow.parquet as pq
 from pyspark.sql import functions as F
@@ -56,6 +60,7 @@ from replicaflow.pipeline.runner import analyze  # noqa: E402
 from replicaflow.pipeline.session import get_spark, stop_jvm  # noqa: E402
 from replicaflow.telemetry.schema import TELEMETRY  # noqa: E402
 
+T = TypeVar("T")
 BIN = Path(sys.executable).parent
 LOCAL = "local[2]"
 WORKER_CORES = 2
@@ -128,9 +133,63 @@ def jvm_cpu_s(spark) -> float:
 
     Unlike wall time it does not grow when other processes share the cores.
     """
-    pid = spark.sparkContext._gateway.proc.pid
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return cpu_s(Path(f"/proc/{spark.sparkContext._gateway.proc.pid}/stat"))
+
+
+def cpu_s(stat: Path) -> float:
+    """User + system CPU seconds of a process or thread from its ``/proc`` stat file."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# HotSpot's names for its threads (``/proc/<pid>/task/<tid>/comm``, cut to 15 characters) → what they do
+THREAD_KINDS = (("C2 CompilerThre", "JIT"), ("C1 CompilerThre", "JIT"), ("Executor task", "tasks"),
+                ("GC Thread", "GC"), ("VM Thread", "GC"))
+
+
+def thread_cpu_s(pid: int) -> dict[tuple[str, int], float]:
+    """(kind, thread id) → CPU seconds so far of each live thread of JVM ``pid`` (``THREAD_KINDS``, else 'other')."""
+    out = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            comm, cpu = (task / "comm").read_text().strip(), cpu_s(task / "stat")
+        except OSError:  # the thread ended while listed
+            continue
+        out[(next((k for prefix, k in THREAD_KINDS if comm.startswith(prefix)), "other"), int(task.name))] = cpu
+    return out
+
+
+def by_kind(before: dict[tuple[str, int], float], after: dict[tuple[str, int], float]) -> dict[str, float]:
+    """CPU seconds per thread kind between two ``thread_cpu_s``; a thread that ended in between is not counted."""
+    total: Counter[str] = Counter()
+    for (kind, tid), cpu in after.items():
+        total[kind] += cpu - before.get((kind, tid), 0.0)
+    return dict(total)
+
+
+def executor_pids(worker_pid: int | None) -> list[int]:
+    """The executor JVMs that the standalone worker ``worker_pid`` started (its child processes)."""
+    pids = []
+    for task in Path(f"/proc/{worker_pid}/task").iterdir() if worker_pid is not None else []:
+        with contextlib.suppress(OSError):  # the thread ended while listed
+            pids += [int(c) for c in (task / "children").read_text().split()]
+    return pids
+
+
+def threads_during(spark, job: Callable[[], T], worker_pid: int | None) -> tuple[T, dict[str, dict[str, float]]]:
+    """``job()``, and the CPU seconds per thread kind that the driver JVM and the executor JVMs (summed) spent
+    meanwhile."""
+    pids = {"driver": [spark.sparkContext._gateway.proc.pid], "executor": executor_pids(worker_pid)}
+    before = {role: {p: thread_cpu_s(p) for p in ps} for role, ps in pids.items()}
+    result = job()
+    spent = {}
+    for role, ps in pids.items():
+        kinds: Counter[str] = Counter()
+        for p in ps:
+            kinds.update(by_kind(before[role][p], thread_cpu_s(p)))
+        if ps:
+            spent[role] = dict(kinds)
+    return result, spent
 
 
 def timed(spark, job, *args, **kwargs) -> tuple[float, float]:
@@ -160,8 +219,9 @@ def alive_workers(webui: int) -> int:
 
 
 @contextlib.contextmanager
-def standalone(work: Path, memory: str) -> Iterator[str]:
-    """A Spark master and one 2-core worker on 127.0.0.1; yields the master URL."""
+def standalone(work: Path, memory: str) -> Iterator[tuple[str, int]]:
+    """A Spark master and one 2-core worker on 127.0.0.1; yields the master URL and the worker JVM's pid
+    (spark-class execs the JVM)."""
     port, ui, worker_ui = free_port(), free_port(), free_port()
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(work / "logs"),
            "SPARK_WORKER_DIR": str(work / "worker")}
@@ -180,7 +240,7 @@ def standalone(work: Path, memory: str) -> Iterator[str]:
             if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
                 raise RuntimeError(f"the standalone worker did not start: see {work / 'worker.log'}")
             time.sleep(1)
-        yield f"spark://127.0.0.1:{port}"
+        yield f"spark://127.0.0.1:{port}", procs[1].pid
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -193,16 +253,17 @@ def standalone(work: Path, memory: str) -> Iterator[str]:
             f.close()
 
 
-def masters(names: list[str], work: Path, memory: str) -> Iterator[tuple[str, str]]:
-    """(label, master URL) for each requested master, a standalone one running while its label is current."""
+def masters(names: list[str], work: Path, memory: str) -> Iterator[tuple[str, str, int | None]]:
+    """(label, master URL, the standalone worker's pid or None) for each requested master, a standalone one
+    running while its label is current."""
     for name in names:
         if name == "local":
-            yield f"local mode ({LOCAL})", LOCAL
+            yield f"local mode ({LOCAL})", LOCAL, None
         else:
             folder = work / "standalone"
             folder.mkdir(parents=True, exist_ok=True)
-            with standalone(folder, memory) as url:
-                yield f"standalone, one {WORKER_CORES}-core worker ({url})", url
+            with standalone(folder, memory) as (url, worker_pid):
+                yield f"standalone, one {WORKER_CORES}-core worker ({url})", url, worker_pid
 
 
 def prepare(args, work: Path, console: Console) -> dict[str, list[Path]]:
@@ -257,25 +318,39 @@ def zero_broker_metrics() -> Iterator[None]:
         M.broker_metrics, M.lag_metrics = saved
 
 
-def bench_inputs(spark, inputs: dict[str, list[Path]], work: Path, runs: int) -> dict[str, tuple]:
-    """label → (rows, floor runs, analyze runs, the driver's peak heap in MB); a run is (wall s, JVM CPU s)."""
+class Figures(NamedTuple):
+    """One input's figures in one session; a run is (wall s, driver JVM CPU s)."""
+
+    rows: int
+    floor: list[tuple[float, float]]
+    took: list[tuple[float, float]]
+    heap_mb: float  # the driver's peak heap
+    threads: dict[str, dict[str, float]]  # the last analyze run's CPU by JVM and thread kind (threads_during)
+
+
+def bench_inputs(spark, inputs: dict[str, list[Path]], work: Path, runs: int,
+                 worker_pid: int | None = None) -> dict[str, Figures]:
+    """label → its figures; ``worker_pid``: the standalone worker whose executors run the tasks."""
     heap = HeapPeak(spark)
     figures = {}
     for label, roots in inputs.items():
         heap.reset()
         out = work / "out" / label.replace(" ", "_")
         floor = [timed(spark, floor_job, spark, roots) for _ in range(runs)]
-        took = [timed(spark, partial(analyze, roots, out, spark=spark)) for _ in range(runs)]
-        figures[label] = (rows(roots), floor, took, heap.peak_mb())
+        run = partial(timed, spark, partial(analyze, roots, out, spark=spark))
+        took = [run() for _ in range(runs - 1)]
+        last, threads = threads_during(spark, run, worker_pid)
+        figures[label] = Figures(rows(roots), floor, [*took, last], heap.peak_mb(), threads)
     return figures
 
 
-def in_session(master: str, inputs: dict[str, list[Path]], work: Path, runs: int) -> dict[str, tuple]:
+def in_session(master: str, inputs: dict[str, list[Path]], work: Path, runs: int,
+               worker_pid: int | None = None) -> dict[str, Figures]:
     """``bench_inputs`` in a session with a driver JVM of its own, which exits at the end: each session's
     runs start from a cold JIT, whichever session ran before."""
     spark = get_spark(master, app_name="bench-pipeline")
     try:
-        return bench_inputs(spark, inputs, work, runs)
+        return bench_inputs(spark, inputs, work, runs, worker_pid)
     finally:
         stop_jvm(spark)
 
@@ -291,8 +366,15 @@ def ratio(took: list[tuple[float, float]], floor: list[tuple[float, float]], cpu
     return f"{took[-1][i] / floor[-1][i]:.2f}×"
 
 
-def print_figures(console: Console, title: str, figures: dict[str, tuple], hours: list[int], fleet: int,
-                  local: bool, bounds: dict[str, tuple] | None = None) -> None:
+def threads_text(threads: dict[str, dict[str, float]]) -> str:
+    """'driver: JIT 7.0s, tasks 7.7s, GC 1.4s, other 2.6s; executor: …' (``threads_during``)."""
+    order = [kind for _, kind in THREAD_KINDS] + ["other"]
+    return "; ".join(f"{role}: " + ", ".join(f"{k} {spent[k]:.1f}s" for k in dict.fromkeys(order) if k in spent)
+                     for role, spent in threads.items())
+
+
+def print_figures(console: Console, title: str, figures: dict[str, Figures], hours: list[int], fleet: int,
+                  local: bool, bounds: dict[str, Figures] | None = None) -> None:
     """Wall times of every run (figures: the last), and in local mode the JVM's CPU time of the last run;
     ``bounds``: the figures of the session with ``zero_broker_metrics``."""
     table = Table(title=title)
@@ -300,22 +382,22 @@ def print_figures(console: Console, title: str, figures: dict[str, tuple], hours
             + (["bound"] if bounds else []))
     for col in cols:
         table.add_column(col, justify="right")
-    for label, (n, floor, took, heap) in figures.items():
-        row = [label, f"{n / 1e6:.1f}M", f"{floor[-1][0]:.1f}s", f"{took[-1][0]:.1f}s",
-               ratio(took, floor), f"{heap / 1024:.1f}GB"]
+    for label, f in figures.items():
+        row = [label, f"{f.rows / 1e6:.1f}M", f"{f.floor[-1][0]:.1f}s", f"{f.took[-1][0]:.1f}s",
+               ratio(f.took, f.floor), f"{f.heap_mb / 1024:.1f}GB"]
         if local:
-            row += [ratio(took, floor, cpu=True)]
+            row += [ratio(f.took, f.floor, cpu=True)]
         if bounds:
-            _, b_floor, b_took, _ = bounds[label]
-            row += [ratio(b_took, b_floor)]
+            row += [ratio(bounds[label].took, bounds[label].floor)]
         table.add_row(*row)
     console.print(table)
-    for label, (_, floor, took, _) in figures.items():
-        console.print(f"{label}: floor runs {walls(floor)}, analyze runs {walls(took)}" +
-                      (f"; JVM CPU {floor[-1][1]:.1f}s / {took[-1][1]:.1f}s" if local else ""))
+    for label, f in figures.items():
+        console.print(f"{label}: floor runs {walls(f.floor)}, analyze runs {walls(f.took)}" +
+                      (f"; JVM CPU {f.floor[-1][1]:.1f}s / {f.took[-1][1]:.1f}s" if local else ""))
+        console.print(f"{label}: the last analyze's CPU by thread: {threads_text(f.threads)}")
         if bounds:
-            _, b_floor, b_took, _ = bounds[label]
-            console.print(f"{label}, bound session: floor runs {walls(b_floor)}, analyze runs {walls(b_took)}")
+            b = bounds[label]
+            console.print(f"{label}, bound session: floor runs {walls(b.floor)}, analyze runs {walls(b.took)}")
     console.print("rows: replica_offsets rows; floor, analyze: wall time of the last run; ratio: analyze / floor "
                   "(goal ≤ 2.5×); heap: the driver JVM's peak heap" +
                   ("; CPU ratio: the same ratio in the JVM's CPU time" if local else "") +
@@ -325,21 +407,21 @@ def print_figures(console: Console, title: str, figures: dict[str, tuple], hours
         return
     for h in hours:
         if h > 1:
-            console.print(f"{h}h / 1h analyze time: {figures[f'{h}h'][2][-1][0] / one[2][-1][0]:.2f}× "
+            console.print(f"{h}h / 1h analyze time: {figures[f'{h}h'].took[-1][0] / one.took[-1][0]:.2f}× "
                           f"(goal ≤ {1.1 * h:.1f}×)")
     if fleet:
         console.print(f"{fleet} clusters / 1 cluster analyze time: "
-                      f"{figures[f'{fleet} clusters × 1h'][2][-1][0] / one[2][-1][0]:.2f}× "
+                      f"{figures[f'{fleet} clusters × 1h'].took[-1][0] / one.took[-1][0]:.2f}× "
                       f"(goal ≤ {1.1 * fleet:.1f}×)")
 
 
-def print_cluster_cost(console: Console, analyzed: dict[bool, dict[str, tuple]], demos: dict[bool, float]) -> None:
+def print_cluster_cost(console: Console, analyzed: dict[bool, dict[str, Figures]], demos: dict[bool, float]) -> None:
     """With both masters in one run (keys: True for local mode): the standalone worker's time over local
     mode's for each input and the demo, measured minutes apart on the same cores (goal ≤ 1.0×)."""
     parts = []
     if len(analyzed) == 2:
-        for label, (_, _, took, _) in analyzed[False].items():
-            parts.append(f"{label} {took[-1][0] / analyzed[True][label][2][-1][0]:.2f}×")
+        for label, f in analyzed[False].items():
+            parts.append(f"{label} {f.took[-1][0] / analyzed[True][label].took[-1][0]:.2f}×")
     if len(demos) == 2:
         parts.append(f"demo {demos[False] / demos[True]:.2f}×")
     if parts:
@@ -394,6 +476,10 @@ def main() -> None:
     names = [m.strip() for m in args.master.split(",")]
     if not set(names) <= {"local", "standalone"}:
         ap.error("--master takes local and/or standalone")
+    if args.runs < 1:
+        ap.error("--runs takes a number ≥ 1")
+    if args.brokers < 19:
+        ap.error("--brokers takes 19 or more: the scenario takes brokers 7 and 19 down")
 
     console = Console()
     console.print(f"load average at start: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, "
@@ -403,17 +489,17 @@ def main() -> None:
     os.environ.setdefault("REPLICAFLOW_EXECUTOR_MEMORY", args.worker_memory)
     try:
         inputs = prepare(args, work, console) if args.hours or args.fleet else {}
-        analyzed: dict[bool, dict[str, tuple]] = {}
+        analyzed: dict[bool, dict[str, Figures]] = {}
         demos: dict[bool, float] = {}
         if args.demo:
             ensure_class_archive()
-        for label, master in masters(names, work, args.worker_memory):
+        for label, master, worker_pid in masters(names, work, args.worker_memory):
             if inputs:
-                analyzed[master == LOCAL] = in_session(master, inputs, work, args.runs)
+                analyzed[master == LOCAL] = in_session(master, inputs, work, args.runs, worker_pid)
                 bounds = None
                 if args.bound:
                     with zero_broker_metrics():
-                        bounds = in_session(master, inputs, work, args.runs)
+                        bounds = in_session(master, inputs, work, args.runs, worker_pid)
                 print_figures(console, f"analyze on {label}: {args.brokers} brokers, {args.partitions:,} "
                                        f"partitions, RF 3, scrape {args.scrape}", analyzed[master == LOCAL],
                               args.hours, args.fleet, master == LOCAL, bounds)

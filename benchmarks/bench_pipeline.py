@@ -169,8 +169,10 @@ def by_kind(before: dict[tuple[str, int], float], after: dict[tuple[str, int], f
 
 def executor_pids(worker_pid: int | None) -> list[int]:
     """The executor JVMs that the standalone worker ``worker_pid`` started (its child processes)."""
+    if worker_pid is None:
+        return []
     pids = []
-    for task in Path(f"/proc/{worker_pid}/task").iterdir() if worker_pid is not None else []:
+    for task in Path(f"/proc/{worker_pid}/task").iterdir():
         with contextlib.suppress(OSError):  # the thread ended while listed
             pids += [int(c) for c in (task / "children").read_text().split()]
     return pids
@@ -180,16 +182,13 @@ def threads_during(spark, job: Callable[[], T], worker_pid: int | None) -> tuple
     """``job()``, and the CPU seconds per thread kind that the driver JVM and the executor JVMs (summed) spent
     meanwhile."""
     pids = {"driver": [spark.sparkContext._gateway.proc.pid], "executor": executor_pids(worker_pid)}
-    before = {role: {p: thread_cpu_s(p) for p in ps} for role, ps in pids.items()}
+
+    def snapshot() -> dict[str, dict[tuple[str, int], float]]:  # thread ids are unique across processes
+        return {role: {k: v for p in ps for k, v in thread_cpu_s(p).items()} for role, ps in pids.items() if ps}
+
+    before = snapshot()
     result = job()
-    spent = {}
-    for role, ps in pids.items():
-        kinds: Counter[str] = Counter()
-        for p in ps:
-            kinds.update(by_kind(before[role][p], thread_cpu_s(p)))
-        if ps:
-            spent[role] = dict(kinds)
-    return result, spent
+    return result, {role: by_kind(before[role], threads) for role, threads in snapshot().items()}
 
 
 def timed(spark, job, *args, **kwargs) -> tuple[float, float]:

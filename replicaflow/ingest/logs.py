@@ -80,8 +80,7 @@ def _int(col: Column) -> Column:
 def _ids(col: Column) -> Column:
     """'1,2,3', '1, 2, 3', '[1, 2]', 'List(1, 2)' -> array<int>; '' or '[]' -> []; null -> null."""
     return F.when(col.isNull(), F.lit(None)).otherwise(
-        F.transform(F.filter(F.split(F.regexp_replace(col, r"[^\d,]", ""), ","), lambda s: s != ""),
-                    lambda s: s.try_cast("int")))
+        F.array_remove(F.split(F.regexp_replace(col, r"[^\d,]", ""), ","), "").try_cast("array<int>"))
 
 
 def check_timezone(log_timezone: str) -> str:
@@ -228,8 +227,8 @@ def _classify(df: DataFrame) -> DataFrame:
     partition = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_num).otherwise(
         F.coalesce(F.nullif(tp_text[0], F.lit("")), f["partition_index"]))
     isr = F.coalesce(_ids(f["isr"]), _ids(f["old_isr"]),
-                     F.when(f["isr_states"].isNotNull(), F.transform(
-                         F.regexp_extract_all(f["isr_states"], F.lit(r"brokerId=(\d+)"), 1), lambda s: s.cast("int"))))
+                     F.when(f["isr_states"].isNotNull(), F.regexp_extract_all(
+                         f["isr_states"], F.lit(r"brokerId=(\d+)"), 1).cast("array<int>")))
     # reassignment rows keep the target replicas in `isr` too (the column's meaning before `replicas` existed)
     isr = F.when(k.startswith("reassignment_"), _ids(f["replicas"])).otherwise(isr)
     df = method_boundary(df.select("*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),

@@ -105,8 +105,7 @@ def _in_utc(col: Column, tz: str | None) -> Column:
 
 
 def _ids(col: Column) -> Column:
-    return F.transform(F.filter(F.split(F.regexp_replace(col, r"\s", ""), ","), lambda s: s != ""),
-                       lambda s: s.try_cast("int"))
+    return F.array_remove(F.split(F.regexp_replace(col, r"\s", ""), ","), "").try_cast("array<int>")
 
 
 def _seq(df: DataFrame, *order: str) -> DataFrame:

@@ -127,12 +127,14 @@ def partition_gauge_deltas(state: DataFrame, meta: DataFrame) -> DataFrame:
     """
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
 
-    def pair(broker: Column, short: str) -> Column:
-        return broker.cast("long") * len(_PAIR_GAUGES) + F.lit(_PAIR_GAUGES.index(short))
+    def pair(broker: str, short: str) -> str:
+        return f"CAST({broker} AS BIGINT) * {len(_PAIR_GAUGES)} + {_PAIR_GAUGES.index(short)}"
 
-    led = [F.when(F.col(flag), pair(F.col("leader"), short)) for short, flag in LEADER_FLAG_GAUGES]
-    led += [F.when(F.col("leader") != -1, pair(F.col("leader"), "LeaderCount"))]
-    pairs = F.concat(F.array_compact(F.array(*led)), F.transform("replicas", lambda r: pair(r, "PartitionCount")))
+    # SQL text, not F.transform: PySpark names a Python lambda's variable x_<n> from a counter of the JVM, and the
+    # name lands in the generated code, so every analyze in one session compiled that class again
+    led = [F.when(F.col(flag), F.expr(pair("leader", short))) for short, flag in LEADER_FLAG_GAUGES]
+    led += [F.when(F.col("leader") != -1, F.expr(pair("leader", "LeaderCount")))]
+    pairs = F.concat(F.array_compact(F.array(*led)), F.expr(f"transform(replicas, r -> {pair('r', 'PartitionCount')})"))
     order = Window.partitionBy(*PKEY).orderBy("from_ms")
     rows = state.select(*PKEY, "from_ms", "to_ms", pairs.alias("pairs")).select(
         *PKEY, "from_ms", "to_ms", "pairs",

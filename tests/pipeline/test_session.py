@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pyspark.sql import functions as F
 
+from replicaflow.model.metrics import jmx
 from replicaflow.pipeline.load import META_SCHEMA, meta_frame, meta_row
 from replicaflow.pipeline.session import (
     C1_ONLY,
@@ -20,6 +21,7 @@ from replicaflow.pipeline.session import (
     java_options,
 )
 from replicaflow.telemetry.spark import local_frame
+from tests.pipeline.tele import Tele
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,24 +88,65 @@ def test_the_meta_table_is_a_local_relation_no_python_worker_reads(spark):
     assert none.schema == META_SCHEMA and none.count() == 0
 
 
-def test_a_warm_analyze_compiles_next_to_no_generated_class_again(spark, tmp_path):
-    """The generated classes are named without their whole-stage codegen number
-    (``spark.sql.codegen.useIdInClassName``): that number depends on the order in which concurrent
-    queries are planned, so the same code under another number missed Spark's cache of compiled classes.
-    With the number in the name the second and third analysis of one scenario compiled 51 and 32 classes;
-    without, 6 and 2."""
-    from replicaflow.pipeline.runner import analyze
-    from replicaflow.sim.runner import simulate
+def test_generated_classes_are_named_without_their_codegen_stage_number(spark):
+    """``spark.sql.codegen.useIdInClassName`` off (``CollapseCodegenStages`` numbers the stages of a plan in
+    the order it meets them; the number named the generated class). Two pipelines swapped under a union
+    change numbers: without the number in the name their code is the same and comes from Spark's cache of
+    compiled classes, with it each is compiled again. In ``analyze`` the numbers depend on the order in which
+    the concurrent writes are planned: a warm run compiled 51 and then 32 classes again with the number."""
+    compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+
+    def swapped(k: int) -> list[int]:
+        """classes compiled by ``a ∪ b``, then by ``b ∪ a``: the two pipelines' stages swap numbers."""
+        a = spark.range(50).select((F.col("id") * 13 + k).alias("v")).where(F.col("v") % 3 == 0).coalesce(1)
+        b = spark.range(7).select((F.col("id") * 17 + 2 * k).alias("v")).where(F.col("v") % 5 == 1).coalesce(1)
+        counts = []
+        for df in (a.union(b), b.union(a)):
+            before = compiled.getCount()
+            assert sorted(r.v for r in df.collect()) == sorted(
+                [v for v in (i * 13 + k for i in range(50)) if v % 3 == 0]
+                + [v for v in (i * 17 + 2 * k for i in range(7)) if v % 5 == 1])
+            counts.append(compiled.getCount() - before)
+        return counts
 
     assert spark.conf.get(CODEGEN_ID_IN_CLASS_NAME) == "false"
+    without_number = swapped(1_001)
+    spark.conf.set(CODEGEN_ID_IN_CLASS_NAME, "true")
+    try:
+        with_number = swapped(1_002)  # other literals: none of this code is in the cache yet
+    finally:
+        spark.conf.set(CODEGEN_ID_IN_CLASS_NAME, "false")
+    assert without_number[0] > 0 and without_number[1] == 0, without_number
+    assert with_number[1] == with_number[0] > 0, with_number
+
+
+def test_the_gauge_pairs_of_a_query_built_again_compile_nothing_again(spark, tmp_path):
+    """``metrics.partition_gauge_deltas`` builds each replica's (broker, PartitionCount) pair with
+    ``transform`` in SQL text. A Python lambda given to ``F.transform`` gets a variable named ``x_<n>`` from a
+    counter of the JVM, and the name is written into the generated code (a comment beside the variable's
+    reference), so each ``analyze`` in one session compiled that class again, under both of the class loaders
+    that compile it in local mode."""
+    from replicaflow.pipeline import metrics as M
+    from replicaflow.pipeline import state as S
+    from replicaflow.pipeline.load import read_telemetry
+
+    t = Tele("pairs", "3.7", end_ms=60_000)
+    for broker in (1, 2, 3):
+        t.broker(0, broker)
+    t.partition(0, "a", 0, [1, 2, 3], 1, [1, 2, 3], epoch=1)
+    t.add("isr", 20_000, topic="a", partition=0, isr=[1, 2], leader_epoch=1)
+    tele = read_telemetry(spark, [t.write(tmp_path / "pairs")])
     compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
-    simulate(ROOT / "scenarios" / "kip352-after.yaml", tmp_path / "tele")
-    counts = []
-    for k in range(2):
-        before = compiled.getCount()
-        analyze(tmp_path / "tele", tmp_path / f"out{k}", spark=spark)
-        counts.append(compiled.getCount() - before)
-    assert counts[1] <= 10, counts
+
+    def deltas() -> list[tuple]:
+        state = S.partition_state(S.partition_events(tele.tables), tele.meta)
+        return sorted(tuple(r) for r in M.partition_gauge_deltas(state, tele.meta).collect())
+
+    first = deltas()
+    assert ("pairs", 3, jmx("PartitionCount"), 0, 1) in first
+    before = compiled.getCount()
+    assert deltas() == first
+    assert compiled.getCount() == before
 
 
 def test_a_short_run_is_compiled_by_c1_alone(monkeypatch):

@@ -77,10 +77,11 @@ def _int(col: Column) -> Column:
     return col.try_cast("int")
 
 
-def _ids(col: Column) -> Column:
-    """'1,2,3', '1, 2, 3', '[1, 2]', 'List(1, 2)' -> array<int>; '' or '[]' -> []; null -> null."""
-    return F.when(col.isNull(), F.lit(None)).otherwise(
-        F.array_remove(F.split(F.regexp_replace(col, r"[^\d,]", ""), ","), "").try_cast("array<int>"))
+def id_list(col: Column, strip: str = r"[^\d,]") -> Column:
+    """A comma-separated list of broker ids as array<int>, once what matches ``strip`` is removed: by default
+    '1,2,3', '1, 2, 3', '[1, 2]', 'List(1, 2)' -> [1, 2, 3]; '' or '[]' -> []; null -> null. An id that is
+    not a number after stripping becomes a null element."""
+    return F.array_remove(F.split(F.regexp_replace(col, strip, ""), ","), "").try_cast("array<int>")
 
 
 def check_timezone(log_timezone: str) -> str:
@@ -226,13 +227,13 @@ def _classify(df: DataFrame) -> DataFrame:
         F.coalesce(F.nullif(tp_text[1], F.lit("")), f["topic_name"]))
     partition = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_num).otherwise(
         F.coalesce(F.nullif(tp_text[0], F.lit("")), f["partition_index"]))
-    isr = F.coalesce(_ids(f["isr"]), _ids(f["old_isr"]),
+    isr = F.coalesce(id_list(f["isr"]), id_list(f["old_isr"]),
                      F.when(f["isr_states"].isNotNull(), F.regexp_extract_all(
                          f["isr_states"], F.lit(r"brokerId=(\d+)"), 1).cast("array<int>")))
     # reassignment rows keep the target replicas in `isr` too (the column's meaning before `replicas` existed)
-    isr = F.when(k.startswith("reassignment_"), _ids(f["replicas"])).otherwise(isr)
+    isr = F.when(k.startswith("reassignment_"), id_list(f["replicas"])).otherwise(isr)
     df = method_boundary(df.select("*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),
-                                   *[_ids(f[n]).alias(n) for n in LIST_FIELDS if n != "isr"]))
+                                   *[id_list(f[n]).alias(n) for n in LIST_FIELDS if n != "isr"]))
     is_parented = F.col("status") == "bad"
     broker = F.coalesce(F.when(is_parented, F.col("parent.broker")), _int(f["broker"]), F.col("prefix_broker"),
                         F.col("fallback_broker"))

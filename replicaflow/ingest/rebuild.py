@@ -32,7 +32,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import replay
-from replicaflow.ingest.logs import read_logs
+from replicaflow.ingest.logs import id_list, read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
 from replicaflow.telemetry.schema import TELEMETRY
@@ -102,10 +102,6 @@ class Rebuilt:
 def _in_utc(col: Column, tz: str | None) -> Column:
     """Log4j writes the broker's local time: ``--log-timezone`` turns it into UTC epoch ms."""
     return col if tz is None else F.unix_millis(F.to_utc_timestamp(F.timestamp_millis(col), tz))
-
-
-def _ids(col: Column) -> Column:
-    return F.array_remove(F.split(F.regexp_replace(col, r"\s", ""), ","), "").try_cast("array<int>")
 
 
 def _seq(df: DataFrame, *order: str) -> DataFrame:
@@ -209,8 +205,8 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
         *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "leader",
         "leader_epoch", "start_offset", "replicas_end_offset")
     changes = (events.where(F.col("kind").isin("isr_shrink", "isr_expand"))
-               .select(*keys, "ts_ms", _ids(F.regexp_extract("message", FROM_TO, 1)).alias("a"),
-                       F.array_sort(_ids(F.regexp_extract("message", FROM_TO, 2))).alias("b"))
+               .select(*keys, "ts_ms", id_list(F.regexp_extract("message", FROM_TO, 1), strip=r"\s").alias("a"),
+                       F.array_sort(id_list(F.regexp_extract("message", FROM_TO, 2), strip=r"\s")).alias("b"))
                .where(F.size("a") > 0).dropDuplicates([*keys, "ts_ms", "b"]))
     before = (isr.join(changes, [*keys, "ts_ms"]).where(F.array_sort("isr") == F.col("b"))
               .select(*keys, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("a").alias("isr"), "leader_epoch"))

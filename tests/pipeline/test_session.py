@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pyspark.sql import functions as F
 
 from replicaflow.model.metrics import jmx
@@ -23,7 +21,10 @@ from replicaflow.pipeline.session import (
 from replicaflow.telemetry.spark import local_frame
 from tests.pipeline.tele import Tele
 
-ROOT = Path(__file__).resolve().parents[2]
+
+def compiled_classes(spark):
+    """Spark's histogram of generated-code compilations: its count is the classes compiled so far."""
+    return spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
 
 
 def test_local_mode_lists_many_files_on_the_driver(spark, tmp_path):
@@ -55,7 +56,7 @@ def test_generated_code_of_a_query_run_again_is_not_compiled_again(spark):
     """Spark's cache of compiled generated classes (``CodeGenerator.cache``, 100 entries by default) is
     sized past the ~400 classes one ``analyze`` compiles: after 150 other queries' classes, the first
     query's classes are still there, where with 100 entries it was compiled again."""
-    compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    compiled = compiled_classes(spark)
 
     def query(k: int) -> list:
         return spark.range(3).select((F.col("id") * 7 + k).alias(f"v{k}")).where(F.col(f"v{k}") > k).collect()
@@ -94,7 +95,7 @@ def test_generated_classes_are_named_without_their_codegen_stage_number(spark):
     change numbers: without the number in the name their code is the same and comes from Spark's cache of
     compiled classes, with it each is compiled again. In ``analyze`` the numbers depend on the order in which
     the concurrent writes are planned: a warm run compiled 51 and then 32 classes again with the number."""
-    compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    compiled = compiled_classes(spark)
 
     def swapped(k: int) -> list[int]:
         """classes compiled by ``a ∪ b``, then by ``b ∪ a``: the two pipelines' stages swap numbers."""
@@ -136,7 +137,7 @@ def test_the_gauge_pairs_of_a_query_built_again_compile_nothing_again(spark, tmp
     t.partition(0, "a", 0, [1, 2, 3], 1, [1, 2, 3], epoch=1)
     t.add("isr", 20_000, topic="a", partition=0, isr=[1, 2], leader_epoch=1)
     tele = read_telemetry(spark, [t.write(tmp_path / "pairs")])
-    compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    compiled = compiled_classes(spark)
 
     def deltas() -> list[tuple]:
         state = S.partition_state(S.partition_events(tele.tables), tele.meta)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,12 +62,27 @@ def logs(tmp_path_factory) -> Path:
     return root
 
 
+def progress_lines(stderr: str) -> list[str]:
+    """The step texts a command logged (rich's ``[HH:MM:SS]`` column, printed once a second, stripped)."""
+    return [re.sub(r"^\[\d\d:\d\d:\d\d\]", "", line).strip() for line in stderr.splitlines()]
+
+
 def test_garbage_beside_real_logs_is_counted_and_the_run_succeeds(logs):
+    """Without ``-q`` every phase says what it does before it runs: the silent minute before the analysis's
+    own steps (Spark starting, the logs read, the tables rebuilt and written) is gone."""
     out = logs / "out"
-    run = cli("-q", "analyze", "--logs", str(logs / "logs"), "--topics", str(logs / "describe.txt"), "--topics-at",
+    run = cli("analyze", "--logs", str(logs / "logs"), "--topics", str(logs / "describe.txt"), "--topics-at",
               "start", "--cluster", "garbage", "--out", str(out), cwd=logs)
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
+    steps = progress_lines(run.stderr)
+    files = sum(1 for p in (logs / "logs").rglob("*") if p.is_file())
+    expected = ["analyze: starting Spark", f"analyze: reading {files} log file(s) of cluster 'garbage'",
+                "analyze: writing the rebuilt telemetry", "analyze: reading telemetry",
+                "analyze: building and writing 10 tables", "analyze: summary"]
+    assert [s for s in steps if s in expected] == expected, run.stderr
+    rebuilding = [s for s in steps if s.startswith("analyze: rebuilding telemetry from ")]
+    assert len(rebuilding) == 1 and steps.index(rebuilding[0]) == steps.index(expected[1]) + 1
     rejects = pq.read_table(out / "analysis" / "rejects").to_pylist()
     by_file = {Path(r["source"]).name for r in rejects}
     assert {"binary.log", "long.log", "shaped.log"} <= by_file
@@ -91,7 +107,9 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
     run = cli("analyze", "--logs", str(only), "--out", str(logs / "out2"), cwd=logs)
     assert run.returncode != 0
     assert "Traceback" not in run.stderr
-    assert "no replication event in 2 file(s)" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    *steps, last = progress_lines(run.stderr.strip())
+    assert "no replication event in 2 file(s)" in last and "analyze:" not in last
+    assert steps == ["analyze: starting Spark", "analyze: reading 2 log file(s) of cluster 'cluster'"], run.stderr
 
 
 @pytest.mark.parametrize(("args", "sentence"), [

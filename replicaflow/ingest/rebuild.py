@@ -24,6 +24,7 @@ A partition's state begins at the first instant its assignment, leader and ISR a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
@@ -112,9 +113,10 @@ def _seq(df: DataFrame, *order: str) -> DataFrame:
 def _periods(events: DataFrame) -> dict[str, dict]:
     """Per cluster: first and last event, event count and the log forms seen -- one Spark job for the fleet."""
     forms = [F.max(F.col("message").rlike(p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
-    rows = events.groupBy("cluster").agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"), *forms).collect()
-    return {r["cluster"]: {"lo": r["lo"], "hi": r["hi"], "forms": [bool(r[f"form{i}"]) for i in range(len(FORMS))]}
-            for r in rows}
+    rows = events.groupBy("cluster").agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"),
+                                         F.count("*").alias("events"), *forms).collect()
+    return {r["cluster"]: {"lo": r["lo"], "hi": r["hi"], "events": r["events"],
+                           "forms": [bool(r[f"form{i}"]) for i in range(len(FORMS))]} for r in rows}
 
 
 @dataclass(frozen=True)
@@ -130,10 +132,11 @@ class _Cluster:
 
 
 def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptions,
-            shown_as: tuple[str, str] | None = None) -> Rebuilt:
+            shown_as: tuple[str, str] | None = None, step: Callable[[str], None] = lambda text: None) -> Rebuilt:
     """Every cluster's telemetry tables and meta, in a handful of Spark jobs whatever the fleet's size.
 
-    A cluster whose logs hold no replication event is left out; none at all is one sentence."""
+    A cluster whose logs hold no replication event is left out; none at all is one sentence. ``step`` hears
+    when the logs are read and the tables' own jobs begin (the command's progress)."""
     tz = opts.log_timezone
     parsed = read_logs(spark, [f for i in inputs for f in i.logs], {f: i.cluster for i in inputs for f in i.logs},
                        shown_as)
@@ -147,6 +150,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         files = sum(len(i.logs) for i in inputs)
         raise ReplicaflowError(f"--logs: no replication event in {files} file(s) of cluster(s) "
                                f"{', '.join(i.cluster for i in inputs)}; nothing to analyze (docs/logs.md)")
+    step(f"analyze: rebuilding telemetry from {sum(p['events'] for p in periods.values()):,} events")
     interval = opts.scrape_interval_ms
     clusters: dict[str, _Cluster] = {}
     metas = []

@@ -23,6 +23,7 @@ from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.runner import analyze as run_analysis
+from replicaflow.pipeline.runner import progress_steps
 from replicaflow.pipeline.session import check_master, get_spark, java_reason
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
@@ -45,7 +46,9 @@ def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: 
     knows its rows (``session.java_options``: a short run is compiled by C1 alone); logs are read by the
     JVM, and their lines are not counted before it starts."""
     extra = None
-    session = spark or get_spark(master, rows=None if logs is not None else sum(c.rows for c in checked))
+    with progress_steps(progress and spark is None) as step:
+        step("analyze: starting Spark")
+        session = spark or get_spark(master, rows=None if logs is not None else sum(c.rows for c in checked))
     if logs is not None:
         if len(checked) != 1:
             raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
@@ -85,6 +88,11 @@ def _spark_failure(inputs: Sequence[sources.ClusterInputs]) -> Iterator[None]:
                                f"{', '.join(i.cluster for i in inputs)}: {java_reason(exc)}") from None
 
 
+def _clusters_text(inputs: Sequence[sources.ClusterInputs]) -> str:
+    names = [i.cluster for i in inputs]
+    return f"cluster '{names[0]}'" if len(names) == 1 else f"{len(names)} clusters"
+
+
 def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log_dirs: Sequence[str] = (),
                  cluster: str | None = None, cluster_from_path: bool = False, kafka_version: str | None = None,
                  scrape_interval: str = "10s", topics_at: str = "end", log_timezone: str | None = None,
@@ -99,10 +107,16 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
     if spark is None:
         check_master(master)
     with commit.staged() as stage, _spark_failure(inputs):
-        session = spark or get_spark(master)
-        built = rebuild(session, inputs, opts)
-        tele = stage / "telemetry"
-        write_parquet_all(session, built.tables, tele)
+        with progress_steps(progress) as step:
+            if spark is None:
+                step("analyze: starting Spark")
+            session = spark or get_spark(master)
+            files = sum(len(i.logs) for i in inputs)
+            step(f"analyze: reading {files} log file(s) of {_clusters_text(inputs)}")
+            built = rebuild(session, inputs, opts, step=step)
+            step("analyze: writing the rebuilt telemetry")
+            tele = stage / "telemetry"
+            write_parquet_all(session, built.tables, tele)
         metas = built.metas
         meta_file = tele / (META_FILE if len(metas) == 1 else "_metas.json")
         meta_file.write_text(json.dumps(metas[0] if len(metas) == 1 else metas, indent=2, sort_keys=True) + "\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -37,6 +37,22 @@ PRUNE_MIN_ROWS = 1_000_000  # below this, the two jobs that find the spans cost 
 T = TypeVar("T")
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress", "unclean_elections")
+
+
+@contextlib.contextmanager
+def progress_steps(progress: bool) -> Iterator[Callable[[str], None]]:
+    """``step(text)`` for a command's long phases: the text on a status line (a spinner on a terminal) and
+    logged with its time, on stderr; a no-op without ``progress`` (``-q``). One status at a time: rich
+    shows a single live display, so a caller closes its own before calling ``analyze``."""
+    if not progress:
+        yield lambda text: None
+        return
+    console = Console(stderr=True, log_path=False)
+    with console.status("") as status:
+        def step(text: str) -> None:
+            status.update(text)
+            console.log(text)
+        yield step
 
 
 def once(make: Callable[[], T]) -> Callable[[], T]:
@@ -132,15 +148,11 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
     for name in extra:
         if name not in ANALYSIS or name in OUTPUTS:
             raise ValueError(f"extra analysis table '{name}' is not an input-derived table of the contract")
-    console = Console(stderr=True, log_path=False)
-    session = spark or get_spark(master)
-    status = console.status("reading telemetry") if progress else contextlib.nullcontext()
-    with status as st:
-        def step(text: str) -> None:
-            if st is not None:
-                st.update(text)
-                console.log(text)
-
+    with progress_steps(progress) as step:
+        if spark is None:
+            step("analyze: starting Spark")
+        session = spark or get_spark(master)
+        step("analyze: reading telemetry")
         t = telemetry or read_telemetry(session, telemetry_dirs, checked)
         cached: list[DataFrame] = []
 

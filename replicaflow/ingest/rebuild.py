@@ -37,7 +37,7 @@ from replicaflow.ingest.logs import id_list, read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
 from replicaflow.telemetry.schema import TELEMETRY
-from replicaflow.telemetry.spark import conform
+from replicaflow.telemetry.spark import conform, local_frame
 
 UNKNOWN_EPOCH = -1
 ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other change row
@@ -189,9 +189,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         "fetchers": _fetchers(events),
         "log_dirs": _log_dirs(events),
         "configs": _configs(spark, clusters, opts),
-        "replica_offsets": spark.createDataFrame([], from_arrow_schema(TELEMETRY["replica_offsets"])),
-        "traffic": spark.createDataFrame([], from_arrow_schema(TELEMETRY["traffic"])),
-        "produce_errors": spark.createDataFrame([], from_arrow_schema(TELEMETRY["produce_errors"])),
+        "replica_offsets": local_frame(spark, [], from_arrow_schema(TELEMETRY["replica_offsets"])),
+        "traffic": local_frame(spark, [], from_arrow_schema(TELEMETRY["traffic"])),
+        "produce_errors": local_frame(spark, [], from_arrow_schema(TELEMETRY["produce_errors"])),
     }
     tables = {name: conform(df, TELEMETRY[name]) for name, df in tables.items()}
     return Rebuilt(tables, metas, events, parsed["rejects"], parsed["line_counts"])
@@ -219,7 +219,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
             for name, c in clusters.items() if c.snapshot_first
             for n, p in enumerate(sorted(c.inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]
     if rows:
-        snap = spark.createDataFrame(rows, "cluster string, ts_ms long, seq long, topic string, partition int, "
+        snap = local_frame(spark, rows, "cluster string, ts_ms long, seq long, topic string, partition int, "
                                            "isr array<int>, leader int")
         isr = isr.unionByName(snap.select(*keys, "ts_ms", "seq", "isr", F.lit(UNKNOWN_EPOCH).alias("leader_epoch")))
         lead = lead.unionByName(snap.select(*keys, "ts_ms", "seq", "leader",
@@ -308,7 +308,7 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
         # numbered below any leader or ISR row of the same instant (the controller decides, then brokers log)
         data += [(name, ts, n - ASSIGNMENT_SEQ, key[1], key[2], list(a.replicas), list(a.adding), list(a.removing))
                  for n, (key, ts, a) in enumerate(sorted(rows, key=lambda r: (r[1], r[0])))]
-    return spark.createDataFrame(data, "cluster string, ts_ms long, seq long, topic string, partition int, "
+    return local_frame(spark, data, "cluster string, ts_ms long, seq long, topic string, partition int, "
                                        "replicas array<int>, adding array<int>, removing array<int>")
 
 
@@ -324,8 +324,8 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
         listed += [(name, b) for b in sorted(ids)]
     seen = events.where(F.col("broker").isNotNull()).select("cluster", "broker").distinct()
     if listed:
-        seen = seen.unionByName(spark.createDataFrame(listed, "cluster string, broker int")).distinct()
-    starts = spark.createDataFrame([(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
+        seen = seen.unionByName(local_frame(spark, listed, "cluster string, broker int")).distinct()
+    starts = local_frame(spark, [(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
     first = life.groupBy("cluster", "broker").agg(
         F.min_by("state", F.struct("ts_ms", "source", "line_number")).alias("first"))
     initial = (seen.join(F.broadcast(starts), "cluster").join(first, ["cluster", "broker"], "left")
@@ -371,7 +371,7 @@ def _configs(spark: SparkSession, clusters: dict[str, _Cluster], opts: RebuildOp
             rows += [("topic", t.topic, k, v) for t in sorted(c.inputs.topics.topics.values(), key=lambda t: t.topic)
                      for k, v in sorted(t.configs.items())]
         data += [(name, c.start_ms, n, *r) for n, r in enumerate(rows)]
-    return spark.createDataFrame(data, "cluster string, ts_ms long, seq long, entity_type string, entity string, "
+    return local_frame(spark, data, "cluster string, ts_ms long, seq long, entity_type string, entity string, "
                                        "name string, value string")
 
 

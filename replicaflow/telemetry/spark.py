@@ -30,14 +30,16 @@ def conform(df: DataFrame, schema: pa.Schema) -> DataFrame:
                            for f in from_arrow_schema(schema).fields])
 
 
-def local_frame(spark: SparkSession, rows: list[tuple], schema: StructType) -> DataFrame:
-    """A DataFrame of a few driver-side rows, as a local relation of the plan (an Arrow table).
+def local_frame(spark: SparkSession, rows: list[tuple], schema: StructType | str) -> DataFrame:
+    """A DataFrame of driver-side rows, as a local relation of the plan (an Arrow table); ``schema`` a StructType
+    or its DDL (``"cluster string, broker int"``).
 
     ``createDataFrame`` of a Python list makes an RDD that a Python worker unpickles every time a query
     scans it: for the one-row per-cluster meta table, which most of ``analyze``'s stages join, that was a
-    Python task per scan (docs/pipeline.md, "The night's changes").
+    Python task per scan (docs/pipeline.md, "The night's changes"). A local relation is also sized for the
+    optimizer, which then broadcasts it.
     """
-    arrow = to_arrow_schema(schema)
+    arrow = to_arrow_schema(StructType.fromDDL(schema) if isinstance(schema, str) else schema)
     return spark.createDataFrame(pa.Table.from_pylist([dict(zip(arrow.names, row, strict=True)) for row in rows], schema=arrow))
 
 

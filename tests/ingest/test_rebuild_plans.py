@@ -1,0 +1,35 @@
+"""The tables ``ingest.rebuild`` makes from broker logs and a describe snapshot, as Spark plans."""
+
+from __future__ import annotations
+
+from replicaflow.ingest import sources
+from replicaflow.ingest.rebuild import rebuild
+from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
+
+STORY = """name: plans
+duration: 40s
+tick: 1s
+kafka: {version: "3.7"}
+cluster: {brokers: 3}
+topics: [{name: orders, partitions: 4, replication_factor: 3, min_insync_replicas: 2, produce_rate: 100KB/s}]
+events: [{at: 5s, stall_follower: {broker: 2, for: 20s}}]
+"""
+
+
+def test_rebuilt_tables_scan_no_python_rows(spark, tmp_path):
+    """The rows rebuild makes on the driver (the snapshot's ISR and leaders, the replayed assignments, the
+    brokers it lists, the describe's configs, the empty sample tables) are local relations of the plan, not
+    ``createDataFrame`` RDDs of pickled rows: those start a Python worker on an executor at every scan, which
+    a cluster's workers may not have this interpreter for. The rebuild then needs no Python outside the driver.
+    """
+    (tmp_path / "s.yaml").write_text(STORY)
+    simulate(tmp_path / "s.yaml", tmp_path / "sim", logs=True)
+    inputs = sources.plan([str(tmp_path / "sim" / "logs")], [str(tmp_path / "sim" / SNAPSHOTS / DESCRIBE_START)],
+                          cluster="plans")
+    built = rebuild(spark, inputs, sources.options(None, "10s", "start", None, 2))
+    assert set(built.tables) >= {"assignments", "isr", "leaders", "brokers", "configs", "replica_offsets"}
+    for name, df in built.tables.items():
+        plan = df._jdf.queryExecution().optimizedPlan().toString()
+        assert "LogicalRDD" not in plan and "ExistingRDD" not in plan, f"{name}: {plan[:2000]}"
+    assert built.tables["assignments"].count() >= 4 and built.tables["configs"].count() >= 1
+    built.log_events.unpersist()

@@ -220,7 +220,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
             for n, p in enumerate(sorted(c.inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]
     if rows:
         snap = local_frame(spark, rows, "cluster string, ts_ms long, seq long, topic string, partition int, "
-                                           "isr array<int>, leader int")
+                                        "isr array<int>, leader int")
         isr = isr.unionByName(snap.select(*keys, "ts_ms", "seq", "isr", F.lit(UNKNOWN_EPOCH).alias("leader_epoch")))
         lead = lead.unionByName(snap.select(*keys, "ts_ms", "seq", "leader",
                                             F.lit(None).cast("int").alias("leader_epoch"),
@@ -309,7 +309,7 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
         data += [(name, ts, n - ASSIGNMENT_SEQ, key[1], key[2], list(a.replicas), list(a.adding), list(a.removing))
                  for n, (key, ts, a) in enumerate(sorted(rows, key=lambda r: (r[1], r[0])))]
     return local_frame(spark, data, "cluster string, ts_ms long, seq long, topic string, partition int, "
-                                       "replicas array<int>, adding array<int>, removing array<int>")
+                                    "replicas array<int>, adding array<int>, removing array<int>")
 
 
 def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster]) -> DataFrame:
@@ -372,7 +372,7 @@ def _configs(spark: SparkSession, clusters: dict[str, _Cluster], opts: RebuildOp
                      for k, v in sorted(t.configs.items())]
         data += [(name, c.start_ms, n, *r) for n, r in enumerate(rows)]
     return local_frame(spark, data, "cluster string, ts_ms long, seq long, entity_type string, entity string, "
-                                       "name string, value string")
+                                    "name string, value string")
 
 
 def provenance(inputs: ClusterInputs) -> dict[str, str]:

@@ -16,7 +16,7 @@ the OpenMetrics spec and ``promtool tsdb create-blocks-from openmetrics`` requir
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -73,6 +73,25 @@ def _ts(ts_ms: int) -> str:
     return f"{int(ts_ms) // 1000}.{int(ts_ms) % 1000:03d}"
 
 
+def _series_lines(frame: pd.DataFrame, keys: list[str], head: Callable[[tuple], str]) -> list[str]:
+    """The sample lines of ``frame`` (keys…, ts_ms, value): one series per distinct ``keys``, in key then time
+    order, ``head(key)`` its name and labels. Each distinct number and time is formatted once, and a series'
+    head joined to its samples by array, not per sample (a report can export millions)."""
+    if frame.empty:
+        return []
+    frame = frame.sort_values([*keys, "ts_ms"])
+    key_rows = frame[keys].to_numpy()
+    new = np.ones(len(frame), dtype=bool)
+    new[1:] = (key_rows[1:] != key_rows[:-1]).any(axis=1)
+    starts = np.flatnonzero(new)
+    heads = np.array([head(tuple(k)) + " " for k in key_rows[starts]], dtype=object)
+    values, ts = frame["value"].to_numpy().tolist(), frame["ts_ms"].to_numpy().tolist()
+    numbers = {v: _number(v) for v in set(values)}
+    stamps = {t: _ts(t) for t in set(ts)}
+    tails = np.array([f"{numbers[v]} {stamps[t]}" for v, t in zip(values, ts, strict=True)], dtype=object)
+    return (np.repeat(heads, np.diff(np.append(starts, len(frame)))) + tails).tolist()
+
+
 def _frame(table) -> pd.DataFrame:
     return table.to_pandas() if isinstance(table, pa.Table) else table
 
@@ -84,7 +103,8 @@ def under_min_isr_samples(partition_state: pd.DataFrame, grid: Mapping[str, list
     As the JMX exporter sees it: every live broker that leads the partition at T reports 1/0 and
     followers report 0; replicaflow exports the partitions that were ever under min ISR (the others
     are 0 throughout), one series per (partition, broker that led it), only at scrapes where that
-    broker was up (``live[(cluster, ts_ms)]``).
+    broker was up (``live[(cluster, ts_ms)]``). Arrays, not a loop per sample: an hour of a 50,000-partition
+    cluster with two broker outages has 6.3 M samples.
     """
     cols = ["cluster", "topic", "partition", "broker", "ts_ms", "value"]
     ps = partition_state
@@ -92,24 +112,47 @@ def under_min_isr_samples(partition_state: pd.DataFrame, grid: Mapping[str, list
         return pd.DataFrame(columns=cols)
     hit = ps[ps["under_min_isr"].fillna(False)][["cluster", "topic", "partition"]].drop_duplicates()
     ps = ps.merge(hit, on=["cluster", "topic", "partition"])
-    rows = []
-    for (cluster, topic, partition), g in ps.groupby(["cluster", "topic", "partition"], sort=True):
-        times = np.asarray(grid.get(cluster, []), dtype=np.int64)
-        if times.size == 0:
-            continue
-        frm = g["from_ms"].to_numpy(np.int64)
-        to = g["to_ms"].fillna(2**62).to_numpy(np.int64)
-        leaders = g["leader"].fillna(-1).to_numpy(np.int64)
-        under = g["under_min_isr"].fillna(False).to_numpy(bool)
-        inside = (times[:, None] >= frm[None, :]) & (times[:, None] < to[None, :])
-        idx = np.where(inside.any(axis=1), inside.argmax(axis=1), -1)
-        leader_at = np.where(idx >= 0, leaders[np.maximum(idx, 0)], -1)
-        under_at = np.where(idx >= 0, under[np.maximum(idx, 0)], False)
-        for broker in sorted(set(int(b) for b in leaders if b >= 0)):
-            for t, lead, u in zip(times, leader_at, under_at, strict=True):
-                if broker in live.get((cluster, int(t)), set()):
-                    rows.append((cluster, topic, int(partition), broker, int(t), 1.0 if (lead == broker and u) else 0.0))
-    return pd.DataFrame(rows, columns=cols)
+    frames = [_cluster_under_min_isr(cluster, part, np.sort(np.asarray(grid[cluster], dtype=np.int64)), live)
+              for cluster, part in ps.groupby("cluster", sort=True) if len(grid.get(cluster, []))]
+    frames = [f for f in frames if len(f)]
+    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
+
+
+def _cluster_under_min_isr(cluster: str, part: pd.DataFrame, times: np.ndarray,
+                           live: Mapping[tuple[str, int], set[int]]) -> pd.DataFrame:
+    """One cluster's samples: each interval [from_ms, to_ms) covers the scrapes between two ``searchsorted``
+    bounds; a scrape takes the first interval (in row order) of its partition that covers it."""
+    by_key = part.groupby(["topic", "partition"], sort=True)
+    pid = by_key.ngroup().to_numpy(np.int64)
+    names = by_key.size().index
+    frm = part["from_ms"].to_numpy(np.int64)
+    to = pd.to_numeric(part["to_ms"]).fillna(2**62).to_numpy(np.int64)
+    leaders = part["leader"].fillna(-1).to_numpy(np.int64)
+    under = part["under_min_isr"].fillna(False).to_numpy(bool)
+    lo, hi = np.searchsorted(times, frm, "left"), np.searchsorted(times, to, "left")
+    counts = np.maximum(hi - lo, 0)
+    row = np.repeat(np.arange(len(part)), counts)
+    t_idx = np.repeat(lo, counts) + np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    covered, first = np.unique(pid[row] * len(times) + t_idx, return_index=True)
+    row_at = row[first]
+    led = leaders >= 0
+    series = pd.DataFrame({"pid": pid[led], "broker": leaders[led]}).drop_duplicates()
+    pids, brokers, ts = [], [], []
+    for broker, mine in series.groupby("broker", sort=True):
+        up = np.array([i for i, t in enumerate(times.tolist()) if broker in live.get((cluster, t), ())], dtype=np.int64)
+        pids.append(np.repeat(mine["pid"].to_numpy(np.int64), len(up)))
+        brokers.append(np.full(len(mine) * len(up), broker, dtype=np.int64))
+        ts.append(np.tile(up, len(mine)))
+    if not pids:
+        return pd.DataFrame(columns=["cluster", "topic", "partition", "broker", "ts_ms", "value"])
+    s_pid, s_broker, s_t = (np.concatenate(a) for a in (pids, brokers, ts))
+    key = s_pid * len(times) + s_t
+    at = np.minimum(np.searchsorted(covered, key), max(len(covered) - 1, 0))
+    found = (covered[at] == key) if len(covered) else np.zeros(len(key), dtype=bool)
+    ones = found & (leaders[row_at[at]] == s_broker) & under[row_at[at]] if len(covered) else found
+    return pd.DataFrame({"cluster": cluster, "topic": names.get_level_values(0)[s_pid],
+                         "partition": names.get_level_values(1)[s_pid].astype(np.int64), "broker": s_broker,
+                         "ts_ms": times[s_t], "value": np.where(ones, 1.0, 0.0)})
 
 
 def up_samples(bm: pd.DataFrame, meta: Mapping[str, Mapping], grid: Mapping[str, list[int]]) -> pd.DataFrame:
@@ -147,21 +190,15 @@ def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapp
         out.append(f"# HELP {fam} {_escape(metric.help + ('' if metric.shipped else HYPOTHETICAL))}")
         sample = fam + "_total" if _family_type(metric, naming) == "counter" else fam
         extra = jmx_labels(metric, naming)
-        rows = rows.sort_values(["cluster", "broker", "ts_ms"])
-        for (cluster, broker), g in rows.groupby(["cluster", "broker"], sort=True):
-            labels = _labels((("cluster", cluster), ("broker", int(broker)), *extra))
-            out.extend(f"{sample}{labels} {_number(v)} {_ts(t)}"
-                       for t, v in zip(g["ts_ms"].to_numpy(), g["value"].to_numpy(), strict=True))
+        out.extend(_series_lines(rows, ["cluster", "broker"], lambda k, sample=sample, extra=extra: sample + _labels(
+            (("cluster", k[0]), ("broker", int(k[1])), *extra))))
     up = up_samples(bm, meta, grid or {})
     if not up.empty:
         out.append("# TYPE up gauge")
         out.append("# HELP up 1 when the broker answered the scrape, 0 when it was down (replicaflow's scrape "
                    "outcome per broker).")
-        for (cluster, broker), g in up.sort_values(["cluster", "broker", "ts_ms"]).groupby(["cluster", "broker"],
-                                                                                            sort=True):
-            labels = _labels((("cluster", cluster), ("broker", int(broker))))
-            out.extend(f"up{labels} {_number(v)} {_ts(t)}"
-                       for t, v in zip(g["ts_ms"].to_numpy(), g["value"].to_numpy(), strict=True))
+        out.extend(_series_lines(up, ["cluster", "broker"],
+                                 lambda k: "up" + _labels((("cluster", k[0]), ("broker", int(k[1]))))))
     ps = _frame(partition_state) if partition_state is not None else None
     if ps is not None and not ps.empty and grid:
         ok = [c for c in ps["cluster"].unique() if "kafka_version" not in meta.get(c, {})
@@ -174,12 +211,8 @@ def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapp
             out.append(f"# TYPE {UNDER_MIN_ISR_FAMILY} gauge")
             out.append(f"# HELP {UNDER_MIN_ISR_FAMILY} 1 on the partition's leader while its ISR is below the "
                        "effective min ISR (KIP-164), 0 elsewhere.")
-            samples = samples.sort_values(["cluster", "topic", "partition", "broker", "ts_ms"])
-            for (cluster, topic, partition, broker), g in samples.groupby(
-                    ["cluster", "topic", "partition", "broker"], sort=True):
-                labels = _labels((("cluster", cluster), ("broker", int(broker)), ("topic", topic),
-                                  ("partition", int(partition))))
-                out.extend(f"{UNDER_MIN_ISR_FAMILY}{labels} {_number(v)} {_ts(t)}"
-                           for t, v in zip(g["ts_ms"].to_numpy(), g["value"].to_numpy(), strict=True))
+            out.extend(_series_lines(samples, ["cluster", "topic", "partition", "broker"], lambda k: (
+                UNDER_MIN_ISR_FAMILY + _labels((("cluster", k[0]), ("broker", int(k[3])), ("topic", k[1]),
+                                                ("partition", int(k[2])))))))
     out.append("# EOF")
     return "\n".join(out) + "\n"

@@ -26,6 +26,7 @@ from replicaflow.model.metrics import BROKER_METRICS, BY_JMX, BrokerMetric, avai
 from replicaflow.model.version import KafkaVersion
 
 UNDER_MIN_ISR_FAMILY = "kafka_cluster_partition_underminisr"
+SAMPLE_COLUMNS = ["cluster", "topic", "partition", "broker", "ts_ms", "value"]  # of under_min_isr_samples
 NAMINGS = ("strimzi", "confluent")
 HYPOTHETICAL = " Hypothetical: replicaflow's own, never shipped in Apache Kafka."
 
@@ -106,7 +107,7 @@ def under_min_isr_samples(partition_state: pd.DataFrame, grid: Mapping[str, list
     broker was up (``live[(cluster, ts_ms)]``). Arrays, not a loop per sample: an hour of a 50,000-partition
     cluster with two broker outages has 6.3 M samples.
     """
-    cols = ["cluster", "topic", "partition", "broker", "ts_ms", "value"]
+    cols = SAMPLE_COLUMNS
     ps = partition_state
     if ps.empty or not ps["under_min_isr"].fillna(False).any():
         return pd.DataFrame(columns=cols)
@@ -144,12 +145,13 @@ def _cluster_under_min_isr(cluster: str, part: pd.DataFrame, times: np.ndarray,
         brokers.append(np.full(len(mine) * len(up), broker, dtype=np.int64))
         ts.append(np.tile(up, len(mine)))
     if not pids:
-        return pd.DataFrame(columns=["cluster", "topic", "partition", "broker", "ts_ms", "value"])
+        return pd.DataFrame(columns=SAMPLE_COLUMNS)
     s_pid, s_broker, s_t = (np.concatenate(a) for a in (pids, brokers, ts))
     key = s_pid * len(times) + s_t
-    at = np.minimum(np.searchsorted(covered, key), max(len(covered) - 1, 0))
-    found = (covered[at] == key) if len(covered) else np.zeros(len(key), dtype=bool)
-    ones = found & (leaders[row_at[at]] == s_broker) & under[row_at[at]] if len(covered) else found
+    ones = np.zeros(len(key), dtype=bool)
+    if len(covered):
+        at = np.minimum(np.searchsorted(covered, key), len(covered) - 1)
+        ones = (covered[at] == key) & (leaders[row_at[at]] == s_broker) & under[row_at[at]]
     return pd.DataFrame({"cluster": cluster, "topic": names.get_level_values(0)[s_pid],
                          "partition": names.get_level_values(1)[s_pid].astype(np.int64), "broker": s_broker,
                          "ts_ms": times[s_t], "value": np.where(ones, 1.0, 0.0)})

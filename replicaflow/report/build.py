@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.model.units import format_duration
 from replicaflow.report import tables
 from replicaflow.report.data import Analysis, load_analysis
-from replicaflow.report.openmetrics import to_openmetrics
+from replicaflow.report.openmetrics import openmetrics_chunks
 from replicaflow.report.sections import all_charts, all_tables, cluster_section
 from replicaflow.report.stories import StoryPair, what_changed
 from replicaflow.telemetry.outputs import REPORT
@@ -38,15 +38,22 @@ def script_json(obj) -> str:
     return re.sub("[<>&\u2028\u2029]", lambda m: _SAFE[m.group(0)], text)
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """``text`` (or its pieces, written one by one) into ``path`` through a temporary sibling that replaces it
+    only when whole; the sibling is removed whatever stops the write."""
     path = Path(path)
     tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with tmp.open("w", encoding="utf-8") as f:
+            for piece in [text] if isinstance(text, str) else text:
+                f.write(piece)
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise ReplicaflowError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _template(name: str) -> str:
@@ -103,8 +110,8 @@ def write_outputs(directory: Path, analysis: Analysis, html: str, naming: str = 
     """report.html, metrics.om (in the ``naming`` profile) and summary.json (the pipeline's headline numbers of
     every cluster shown) into ``directory``, each atomically."""
     grid = {c: analysis.grid(c) for c in analysis.clusters}
-    om = to_openmetrics(analysis.tables["broker_metrics"], analysis.tables["partition_state"], analysis.meta, grid,
-                        naming=naming)
+    om = openmetrics_chunks(analysis.tables["broker_metrics"], analysis.tables["partition_state"], analysis.meta,
+                            grid, naming=naming)
     summary = {c: analysis.headline(c) for c in analysis.clusters}
     html_name, om_name, summary_name = REPORT
     write_atomic(directory / om_name, om)

@@ -16,7 +16,7 @@ the OpenMetrics spec and ``promtool tsdb create-blocks-from openmetrics`` requir
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,7 @@ from replicaflow.model.version import KafkaVersion
 
 UNDER_MIN_ISR_FAMILY = "kafka_cluster_partition_underminisr"
 SAMPLE_COLUMNS = ["cluster", "topic", "partition", "broker", "ts_ms", "value"]  # of under_min_isr_samples
+PARTITION_SCRAPES_PER_BLOCK = 1_000_000  # partitions × scrapes of one block of the partition gauge
 NAMINGS = ("strimzi", "confluent")
 HYPOTHETICAL = " Hypothetical: replicaflow's own, never shipped in Apache Kafka."
 
@@ -104,19 +105,36 @@ def under_min_isr_samples(partition_state: pd.DataFrame, grid: Mapping[str, list
     As the JMX exporter sees it: every live broker that leads the partition at T reports 1/0 and
     followers report 0; replicaflow exports the partitions that were ever under min ISR (the others
     are 0 throughout), one series per (partition, broker that led it), only at scrapes where that
-    broker was up (``live[(cluster, ts_ms)]``). Arrays, not a loop per sample: an hour of a 50,000-partition
-    cluster with two broker outages has 6.3 M samples.
+    broker was up (``live[(cluster, ts_ms)]``).
     """
-    cols = SAMPLE_COLUMNS
+    frames = list(under_min_isr_blocks(partition_state, grid, live))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SAMPLE_COLUMNS)
+
+
+def under_min_isr_blocks(partition_state: pd.DataFrame, grid: Mapping[str, list[int]],
+                         live: Mapping[tuple[str, int], set[int]]) -> Iterator[pd.DataFrame]:
+    """``under_min_isr_samples`` in blocks of partitions, in (cluster, topic, partition) order, each of at most
+    ``PARTITION_SCRAPES_PER_BLOCK`` partitions × scrapes. Arrays, not a loop per sample: an hour of a
+    50,000-partition cluster with two broker outages has 6.3 M samples, a day 24 times as many, and
+    ``metrics.om`` is written block by block (``openmetrics_chunks``)."""
     ps = partition_state
     if ps.empty or not ps["under_min_isr"].fillna(False).any():
-        return pd.DataFrame(columns=cols)
+        return
     hit = ps[ps["under_min_isr"].fillna(False)][["cluster", "topic", "partition"]].drop_duplicates()
     ps = ps.merge(hit, on=["cluster", "topic", "partition"])
-    frames = [_cluster_under_min_isr(cluster, part, np.sort(np.asarray(grid[cluster], dtype=np.int64)), live)
-              for cluster, part in ps.groupby("cluster", sort=True) if len(grid.get(cluster, []))]
-    frames = [f for f in frames if len(f)]
-    return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
+    for cluster, part in ps.groupby("cluster", sort=True):
+        if not len(grid.get(cluster, [])):
+            continue
+        times = np.sort(np.asarray(grid[cluster], dtype=np.int64))
+        pid = part.groupby(["topic", "partition"], sort=True).ngroup().to_numpy(np.int64)
+        order = np.argsort(pid, kind="stable")  # a partition's rows keep their order: the first interval wins
+        part, pid = part.iloc[order], pid[order]
+        per_block = max(1, PARTITION_SCRAPES_PER_BLOCK // len(times))
+        bounds = np.searchsorted(pid, np.arange(0, pid[-1] + per_block + 1, per_block))
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            block = _cluster_under_min_isr(cluster, part.iloc[lo:hi], times, live) if hi > lo else None
+            if block is not None and len(block):
+                yield block[SAMPLE_COLUMNS]
 
 
 def _cluster_under_min_isr(cluster: str, part: pd.DataFrame, times: np.ndarray,
@@ -177,30 +195,39 @@ def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapp
     partition gauge exports it, KIP-164; and the broker ids for ``up``); ``grid`` maps cluster →
     scrape times; ``naming`` is ``strimzi`` or ``confluent`` (see the module docstring).
     """
+    return "".join(openmetrics_chunks(broker_metrics, partition_state, meta, grid, naming))
+
+
+def openmetrics_chunks(broker_metrics, partition_state=None, meta: Mapping[str, Mapping] | None = None,
+                       grid: Mapping[str, list[int]] | None = None, naming: str = "strimzi") -> Iterator[str]:
+    """``to_openmetrics``' text in pieces (a family, or a block of the partition gauge's series), to write one by
+    one: the partition gauge of a day of a large cluster runs to gigabytes. ``naming`` is checked at the call."""
     if naming not in NAMINGS:
         raise ValueError(f"naming: expected one of {', '.join(NAMINGS)}, found {naming!r}")
-    bm = _frame(broker_metrics)
-    meta = meta or {}
-    out: list[str] = []
+    return _chunks(_frame(broker_metrics), partition_state, meta or {}, grid or {}, naming)
+
+
+def _chunks(bm: pd.DataFrame, partition_state, meta: Mapping[str, Mapping], grid: Mapping[str, list[int]],
+            naming: str) -> Iterator[str]:
     bm = bm[bm["name"].isin(BY_JMX)]
     for metric in BROKER_METRICS:
         rows = bm[bm["name"] == metric.jmx]
         if rows.empty:
             continue
         fam = family_name(metric, naming)
-        out.append(f"# TYPE {fam} {_family_type(metric, naming)}")
-        out.append(f"# HELP {fam} {_escape(metric.help + ('' if metric.shipped else HYPOTHETICAL))}")
         sample = fam + "_total" if _family_type(metric, naming) == "counter" else fam
         extra = jmx_labels(metric, naming)
-        out.extend(_series_lines(rows, ["cluster", "broker"], lambda k, sample=sample, extra=extra: sample + _labels(
-            (("cluster", k[0]), ("broker", int(k[1])), *extra))))
-    up = up_samples(bm, meta, grid or {})
+        yield _text([f"# TYPE {fam} {_family_type(metric, naming)}",
+                     f"# HELP {fam} {_escape(metric.help + ('' if metric.shipped else HYPOTHETICAL))}",
+                     *_series_lines(rows, ["cluster", "broker"], lambda k, sample=sample, extra=extra: sample + _labels(
+                         (("cluster", k[0]), ("broker", int(k[1])), *extra)))])
+    up = up_samples(bm, meta, grid)
     if not up.empty:
-        out.append("# TYPE up gauge")
-        out.append("# HELP up 1 when the broker answered the scrape, 0 when it was down (replicaflow's scrape "
-                   "outcome per broker).")
-        out.extend(_series_lines(up, ["cluster", "broker"],
-                                 lambda k: "up" + _labels((("cluster", k[0]), ("broker", int(k[1]))))))
+        yield _text(["# TYPE up gauge",
+                     "# HELP up 1 when the broker answered the scrape, 0 when it was down (replicaflow's scrape "
+                     "outcome per broker).",
+                     *_series_lines(up, ["cluster", "broker"],
+                                    lambda k: "up" + _labels((("cluster", k[0]), ("broker", int(k[1])))))])
     ps = _frame(partition_state) if partition_state is not None else None
     if ps is not None and not ps.empty and grid:
         ok = [c for c in ps["cluster"].unique() if "kafka_version" not in meta.get(c, {})
@@ -208,13 +235,18 @@ def to_openmetrics(broker_metrics, partition_state=None, meta: Mapping[str, Mapp
         live: dict[tuple[str, int], set[int]] = {}
         for (cluster, t), g in bm.groupby(["cluster", "ts_ms"]):
             live[(cluster, int(t))] = set(int(b) for b in g["broker"].unique())
-        samples = under_min_isr_samples(ps[ps["cluster"].isin(ok)], grid, live)
-        if not samples.empty:
-            out.append(f"# TYPE {UNDER_MIN_ISR_FAMILY} gauge")
-            out.append(f"# HELP {UNDER_MIN_ISR_FAMILY} 1 on the partition's leader while its ISR is below the "
-                       "effective min ISR (KIP-164), 0 elsewhere.")
-            out.extend(_series_lines(samples, ["cluster", "topic", "partition", "broker"], lambda k: (
-                UNDER_MIN_ISR_FAMILY + _labels((("cluster", k[0]), ("broker", int(k[3])), ("topic", k[1]),
-                                                ("partition", int(k[2])))))))
-    out.append("# EOF")
-    return "\n".join(out) + "\n"
+        header = [f"# TYPE {UNDER_MIN_ISR_FAMILY} gauge",
+                  f"# HELP {UNDER_MIN_ISR_FAMILY} 1 on the partition's leader while its ISR is below the "
+                  "effective min ISR (KIP-164), 0 elsewhere."]
+
+        def head(k: tuple) -> str:
+            return UNDER_MIN_ISR_FAMILY + _labels((("cluster", k[0]), ("broker", int(k[3])), ("topic", k[1]),
+                                                   ("partition", int(k[2]))))
+        for block in under_min_isr_blocks(ps[ps["cluster"].isin(ok)], grid, live):
+            yield _text([*header, *_series_lines(block, ["cluster", "topic", "partition", "broker"], head)])
+            header = []
+    yield "# EOF\n"
+
+
+def _text(lines: list[str]) -> str:
+    return "\n".join(lines) + "\n"

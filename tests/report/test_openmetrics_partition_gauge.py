@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replicaflow.report.openmetrics import under_min_isr_samples
+from replicaflow.model.metrics import jmx
+from replicaflow.report import openmetrics
+from replicaflow.report.build import write_atomic
+from replicaflow.report.openmetrics import to_openmetrics, under_min_isr_samples
+from tests.report.omparse import parse
 
 SCRAPE_MS = 10
 
@@ -59,3 +66,36 @@ def test_samples_equal_the_rule_sample_by_sample(case):
             for r in got.itertuples(index=False)}
     assert len(rows) == len(got)
     assert rows == by_sample(ps, grid, live)
+
+
+@settings(max_examples=60, deadline=None)
+@given(states())
+def test_metrics_om_is_the_same_text_whatever_the_block_size(case):
+    """``metrics.om`` is written block by block of partitions (``openmetrics_chunks``): blocks of one partition
+    give the text of blocks of many, and that text holds the rule's samples."""
+    ps, grid, live = case
+    bm = pd.DataFrame([(c, t, b, jmx("LeaderCount"), 1.0) for (c, t), brokers in live.items() for b in brokers],
+                      columns=["cluster", "ts_ms", "broker", "name", "value"])
+    whole = to_openmetrics(bm, ps, {}, grid)
+    with patch.object(openmetrics, "PARTITION_SCRAPES_PER_BLOCK", 1):
+        assert "".join(openmetrics.openmetrics_chunks(bm, ps, {}, grid)) == whole
+    _, series = parse(whole)
+    got = {(dict(lab)["cluster"], dict(lab)["topic"], int(dict(lab)["partition"]), int(dict(lab)["broker"]), t, v)
+           for (name, lab), points in series.items() if name == "kafka_cluster_partition_underminisr"
+           for t, v in points}
+    live_now = {(c, t): b for (c, t), b in live.items() if b}  # a scrape with no broker up has no bm row
+    assert got == by_sample(ps, grid, live_now)
+
+
+def test_a_write_stopped_midway_leaves_the_old_file_and_no_other(tmp_path):
+    """``write_atomic`` of pieces: a failure while they are produced leaves what was there, and no temporary."""
+    target = tmp_path / "metrics.om"
+    target.write_text("old\n")
+
+    def pieces():
+        yield "# TYPE x gauge\n"
+        raise RuntimeError("stopped")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(target, pieces())
+    assert [p.name for p in tmp_path.iterdir()] == ["metrics.om"] and target.read_text() == "old\n"

@@ -132,8 +132,8 @@ def under_min_isr_blocks(partition_state: pd.DataFrame, grid: Mapping[str, list[
         per_block = max(1, PARTITION_SCRAPES_PER_BLOCK // len(times))
         bounds = np.searchsorted(pid, np.arange(0, pid[-1] + per_block + 1, per_block))
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            block = _cluster_under_min_isr(cluster, part.iloc[lo:hi], times, live) if hi > lo else None
-            if block is not None and len(block):
+            block = _cluster_under_min_isr(cluster, part.iloc[lo:hi], times, live)
+            if len(block):
                 yield block[SAMPLE_COLUMNS]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 from py4j.protocol import Py4JError
@@ -23,7 +24,7 @@ from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.runner import analyze as run_analysis
-from replicaflow.pipeline.runner import progress_steps
+from replicaflow.pipeline.runner import progress_steps, session_for
 from replicaflow.pipeline.session import check_master, get_spark, java_reason
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
@@ -47,8 +48,8 @@ def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: 
     JVM, and their lines are not counted before it starts."""
     extra = None
     with progress_steps(progress and spark is None) as step:
-        step("analyze: starting Spark")
-        session = spark or get_spark(master, rows=None if logs is not None else sum(c.rows for c in checked))
+        session = session_for(spark, step, partial(get_spark, master, rows=None if logs is not None
+                                                   else sum(c.rows for c in checked)))
     if logs is not None:
         if len(checked) != 1:
             raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
@@ -108,9 +109,7 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
         check_master(master)
     with commit.staged() as stage, _spark_failure(inputs):
         with progress_steps(progress) as step:
-            if spark is None:
-                step("analyze: starting Spark")
-            session = spark or get_spark(master)
+            session = session_for(spark, step, partial(get_spark, master))
             files = sum(len(i.logs) for i in inputs)
             step(f"analyze: reading {files} log file(s) of {_clusters_text(inputs)}")
             built = rebuild(session, inputs, opts, step=step)

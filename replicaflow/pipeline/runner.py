@@ -55,6 +55,15 @@ def progress_steps(progress: bool) -> Iterator[Callable[[str], None]]:
         yield step
 
 
+def session_for(spark: SparkSession | None, step: Callable[[str], None],
+                start: Callable[[], SparkSession]) -> SparkSession:
+    """``spark``, or a session ``start()``-ed with the step that says so (a JVM takes seconds to start)."""
+    if spark is not None:
+        return spark
+    step("analyze: starting Spark")
+    return start()
+
+
 def once(make: Callable[[], T]) -> Callable[[], T]:
     """``make()`` called by the first caller only, from whichever thread asks first; the others wait for its
     result. ``analyze`` builds each table on a thread of its own, and the steps they share are built once."""
@@ -149,9 +158,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         if name not in ANALYSIS or name in OUTPUTS:
             raise ValueError(f"extra analysis table '{name}' is not an input-derived table of the contract")
     with progress_steps(progress) as step:
-        if spark is None:
-            step("analyze: starting Spark")
-        session = spark or get_spark(master)
+        session = session_for(spark, step, partial(get_spark, master))
         step("analyze: reading telemetry")
         t = telemetry or read_telemetry(session, telemetry_dirs, checked)
         cached: list[DataFrame] = []

@@ -126,24 +126,23 @@ def under_min_isr_blocks(partition_state: pd.DataFrame, grid: Mapping[str, list[
         if not len(grid.get(cluster, [])):
             continue
         times = np.sort(np.asarray(grid[cluster], dtype=np.int64))
-        pid = part.groupby(["topic", "partition"], sort=True).ngroup().to_numpy(np.int64)
+        by_key = part.groupby(["topic", "partition"], sort=True)
+        pid, names = by_key.ngroup().to_numpy(np.int64), by_key.size().index
         order = np.argsort(pid, kind="stable")  # a partition's rows keep their order: the first interval wins
         part, pid = part.iloc[order], pid[order]
         per_block = max(1, PARTITION_SCRAPES_PER_BLOCK // len(times))
         bounds = np.searchsorted(pid, np.arange(0, pid[-1] + per_block + 1, per_block))
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-            block = _cluster_under_min_isr(cluster, part.iloc[lo:hi], times, live)
+            block = _block_samples(cluster, part.iloc[lo:hi], pid[lo:hi], names, times, live)
             if len(block):
                 yield block[SAMPLE_COLUMNS]
 
 
-def _cluster_under_min_isr(cluster: str, part: pd.DataFrame, times: np.ndarray,
-                           live: Mapping[tuple[str, int], set[int]]) -> pd.DataFrame:
-    """One cluster's samples: each interval [from_ms, to_ms) covers the scrapes between two ``searchsorted``
-    bounds; a scrape takes the first interval (in row order) of its partition that covers it."""
-    by_key = part.groupby(["topic", "partition"], sort=True)
-    pid = by_key.ngroup().to_numpy(np.int64)
-    names = by_key.size().index
+def _block_samples(cluster: str, part: pd.DataFrame, pid: np.ndarray, names: pd.MultiIndex, times: np.ndarray,
+                   live: Mapping[tuple[str, int], set[int]]) -> pd.DataFrame:
+    """The samples of a block of one cluster's partitions (``pid``: each row's partition, a position in
+    ``names``): each interval [from_ms, to_ms) covers the scrapes between two ``searchsorted`` bounds; a scrape
+    takes the first interval (in row order) of its partition that covers it."""
     frm = part["from_ms"].to_numpy(np.int64)
     to = pd.to_numeric(part["to_ms"]).fillna(2**62).to_numpy(np.int64)
     leaders = part["leader"].fillna(-1).to_numpy(np.int64)

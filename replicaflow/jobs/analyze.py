@@ -8,7 +8,7 @@ the pipeline as extra tables, so the pipeline never depends on ingest/ (docs/arc
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -40,16 +40,18 @@ def _as_list(items) -> list:
 
 
 def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: bool,
-                 spark: SparkSession | None, logs: LogPaths | None, shown_as: tuple[str, str] | None = None) -> dict:
+                 spark: SparkSession | None, logs: LogPaths | None, shown_as: tuple[str, str] | None = None,
+                 starting: Callable[[], SparkSession] | None = None) -> dict:
     """The pipeline over checked telemetry, writing ``dest/analysis`` (no commit of its own). ``shown_as``:
     (staging folder, output folder) when the logs are read from a staging folder (``run --logs``), so
-    ``log_events`` and ``rejects`` name them where they will be. A JVM started here for telemetry alone
-    knows its rows (``session.java_options``: a short run is compiled by C1 alone); logs are read by the
-    JVM, and their lines are not counted before it starts."""
+    ``log_events`` and ``rejects`` name them where they will be. ``starting``: the wait for a JVM started
+    earlier (``session.get_spark_soon``), which the "starting Spark" step then covers. A JVM started here
+    for telemetry alone knows its rows (``session.java_options``: a short run is compiled by C1 alone);
+    logs are read by the JVM, and their lines are not counted before it starts."""
     extra = None
     with progress_steps(progress and spark is None) as step:
-        session = session_for(spark, step, partial(get_spark, master, rows=None if logs is not None
-                                                   else sum(c.rows for c in checked)))
+        session = session_for(spark, step, starting or partial(get_spark, master, rows=None if logs is not None
+                                                               else sum(c.rows for c in checked)))
     if logs is not None:
         if len(checked) != 1:
             raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")

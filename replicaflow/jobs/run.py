@@ -26,8 +26,8 @@ def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False,
         session = get_spark_soon(master, rows=None if logs else loaded.telemetry_rows)
         run_simulation(loaded, stage, logs=logs, progress=progress)
         shown_as = (os.path.abspath(stage), os.path.abspath(out))
-        summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, session(),
-                               [str(stage / "logs")] if logs else None, shown_as)
+        summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, None,
+                               [str(stage / "logs")] if logs else None, shown_as, starting=session)
         build_report(stage, shown=Path(out))
     if progress:
         from rich.console import Console

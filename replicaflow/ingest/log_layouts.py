@@ -31,8 +31,12 @@ SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}
           rf"(?:\.\d+)?{_OFFSET}) [\w.:-]{{1,255}} [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
 
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
-# groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4), level (5), the rest (6)
-LAYOUT = rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?) +([A-Za-z]{{1,10}}) +(.*)$"
+# groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4), level (5; also `[%-5p]`), the rest (6)
+LAYOUT = rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?) +\[?([A-Za-z]{{1,10}}) *\]? +(.*)$"
+# Patterns that put the thread and the logger before the message: `[%t] %c{1}:%L - %m` (Strimzi's log4j2
+# layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name). groups: logger (1, 2 or 3), message (4)
+THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z_$][\w.$]{0,511}):\d{1,9}|"
+                 r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})) - (.*)$")
 TS_START = r"^\[?\d{4}-\d{2}-\d{2}"
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
 LOGGER = r"^[A-Za-z_$][\w.$]{0,511}\)$"
@@ -190,8 +194,12 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                 _off=F.when(json_layout, F.nullif(F.regexp_extract(jt, rf"^{_TS}({_OFFSET})$", 1), F.lit("")))
                 .when(F.col("_layout"), F.col("_p_off")),
                 _rest=F.when(rest.endswith("]") & rest.rlike(THREAD_SUFFIX), F.regexp_replace(rest, r" \[[^\[\]]*\]$", ""))
-                .otherwise(rest))
-    rest = F.col("_rest")
+                .otherwise(rest),
+                _pre=F.when(F.col("_layout") & rest.startswith("[") & rest.contains(" - "),
+                            groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"])))
+    pre = F.col("_pre")
+    df = _stage(df, _pre_logger=pre[0], _rest2=F.coalesce(pre[1], F.col("_rest")))
+    rest = F.col("_rest2")
     iso = F.col("_iso")
     # log4j's own `yyyy-MM-dd HH:mm:ss,SSS` needs no rewriting
     as_is = (F.length(iso) == 23) & (F.substring(iso, 11, 1) == " ") & (F.substring(iso, 20, 1) == ",")
@@ -199,7 +207,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                 _norm=F.when(as_is, iso).when(iso != "", F.regexp_replace(F.regexp_replace(iso, "T", " "),
                                                                         r"[,.](\d{3})\d*$", ",$1")))
     norm, tail, off = F.col("_norm"), F.col("_tail"), F.col("_off")
-    has_logger = rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
+    has_logger = F.col("_pre_logger").isNull() & rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
     # read as UTC (the session zone), then moved from the line's zone
     local = F.try_to_timestamp(F.when(as_is | norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000"))),
                                F.lit("yyyy-MM-dd HH:mm:ss,SSS"))
@@ -218,8 +226,8 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
         .when(layout, F.when(has_logger, head_bytes(rest, F.octet_length(rest) - F.octet_length(tail) - 2))
               .otherwise(rest))
         .alias("msg"),
-        F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.when(has_logger, head_bytes(
-            tail, F.octet_length(tail) - 1))).alias("logger"),
+        F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.coalesce(F.col("_pre_logger"), F.when(
+            has_logger, head_bytes(tail, F.octet_length(tail) - 1)))).alias("logger"),
         (F.col("json_layout") | layout).alias("has_layout"),
     )
     keep = [c for c in out.columns if not c.startswith("_") or c in temp]

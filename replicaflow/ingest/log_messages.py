@@ -39,6 +39,10 @@ class Rule:
 
 # KafkaServer (0.10-1.x `[Kafka Server N], `, 2.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
 _SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer nodeId|BrokerServer id)=\d+\]) "
+# AbstractFetcherManager's logIdent: replication fetchers are ReplicaFetcherManager's; ReplicaAlterLogDirsManager
+# (1.1+) writes the same lines for the fetchers that move replicas between a broker's own log directories.
+_REPLICA_FETCHERS = r"^\[ReplicaFetcherManager on broker \d+\] "
+LOG_DIR_MOVER = "[ReplicaAlterLogDirsManager "
 LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
@@ -48,8 +52,8 @@ LIST_TOKEN = r"\[[^\[\],]+,\d+\]|[^\s,()\[\]]+-\d+"
 
 _KV = {  # keys of LeaderAndIsr(...), PartitionState(...), PartitionChangeRecord(...), PartitionRegistration(...)
     "leader": r"\bleader[=:](-?\d+)",
-    "leader_epoch": r"\bleaderEpoch[=:](-?\d+)",
-    "partition_epoch": r"\b(?:zkVersion|partitionEpoch)[=:](-?\d+)",
+    "leader_epoch": r"\b[lL]eaderEpoch[=:](-?\d+)",  # `LeaderEpoch:E` in LeaderIsrAndControllerEpoch.toString
+    "partition_epoch": r"\b(?:[zZ]kVersion|partitionEpoch)[=:](-?\d+)",
     "isr": r"\bisr[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
     "replicas": r"\breplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
     "adding": r"\baddingReplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
@@ -129,6 +133,11 @@ RULES: list[Rule] = [
          {"tp": 1, "state": 3, "replicas": 4, "leader": 5, "isr_states": (6, r"isrWithBrokerEpoch=List\((.*)\)", 1),
           **_kv(6, "leader", "leader_epoch", "partition_epoch", "isr"),
           "old_leader": (6, r"Leader:(-?\d+)", 1), "old_isr": (6, r"ISR:([\d,]*)", 1)}),
+    # ReplicaStateMachine (2.6+, state-change.log): the controller takes a dead replica out of the ISR itself
+    Rule("partition_state", rf"^Partition {_TP} state changed to (\(Leader:.*\)) after removing replica (\d+) from the "
+         r"ISR as part of transition to (\w+)$",
+         {"tp": 1, "target_broker": 3, "state": 4, "old_leader": (2, r"Leader:(-?\d+)", 1),
+          "old_isr": (2, r"ISR:([\d,]*)", 1), **_kv(2, "leader_epoch", "partition_epoch")}),
     Rule("unclean_election", rf"^No broker in ISR is alive for {_TP}\. Elect leader {_N} from live brokers {_L}\. "
          r"There's potential data loss\.$", {"tp": 1, "leader": 2, "replicas": 3}),
     Rule("unclean_election", r"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using an unclean "
@@ -150,7 +159,7 @@ RULES: list[Rule] = [
     Rule("partition_change", r"^Replayed partition (?:assignment )?change PartitionChangeRecord\((.*)\) for topic "
          r"(\S+)$", {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 2,
                       **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}),
-    Rule("partition_change", rf"^Replayed PartitionRecord for (new|existing) partition {_TP} and "
+    Rule("partition_change", rf"^Replayed PartitionRecord for (new|existing) partition {_TP} (?:with topic ID \S+ )?and "
          r"(PartitionRegistration\(.*\))\.$",
          {"state": 1, "tp": 2, **_kv(3, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding",
                                      "removing")}),
@@ -163,8 +172,8 @@ RULES: list[Rule] = [
          r"with the offset of its register broker record \d+\.?$", {"target_broker": 1}),
     # --- fetchers: ReplicaFetcherManager, AbstractFetcherThread (server.log) ------------------------
     Rule("fetcher_added", r"^Added fetcher (?:to broker (?:BrokerEndPoint\(id=)?(\d+).*? )?for partitions (.+)$",
-         {"leader": 1}, explode="fetcher"),
-    Rule("fetcher_removed", r"^Removed fetcher for partitions (.*)$", {}, explode="list"),
+         {"leader": 1}, explode="fetcher", ident=_REPLICA_FETCHERS),
+    Rule("fetcher_removed", r"^Removed fetcher for partitions (.*)$", {}, explode="list", ident=_REPLICA_FETCHERS),
     Rule("partition_failed", rf"^Partition {_TP} marked as failed$", {"tp": 1}),
     Rule("fetch_error", rf"^Error for partition {_TP} (?:at offset {_N}|to broker (\d+):([\w.$]+)(?::.*)?)$",
          {"tp": 1, "offset": 2, "leader": 3, "error": 4}),

@@ -44,6 +44,7 @@ from replicaflow.ingest.log_messages import (
     FETCHER_TOKEN,
     LIST_FIELDS,
     LIST_TOKEN,
+    LOG_DIR_MOVER,
     PREFIX_PARTITION_KINDS,
     RULES,
     TRUNCATED_LIST,
@@ -64,6 +65,10 @@ STRIP_PREFIX = (r"^(?:\[Partition \S+-\d+ broker=\d+\] |Partition \[[^\[\]]+,\d+
                 r"\[[A-Za-z][^\[\]]{0,200}\][,:]? )")
 PATH_BROKER = r"(?i)(?:^|[/_-])(?:broker|kafka)[-_]?(\d+)(?:[/_.]|$)"
 TP_TEXT = r"^(?:\[([^\[\]]+),(\d+)\]|(\S+)-(\d+))$"
+# The fetcher thread's logIdent names the leader it fetches from: `[ReplicaFetcher replicaId=F, leaderId=L,
+# fetcherId=I] ` (AbstractFetcherThread, 1.0+), `[ReplicaFetcherThread-I-L], ` (0.10-0.11, the thread's name).
+FETCHER_LEADER = r"^\[(?:ReplicaFetcher replicaId=\d+, leaderId=|ReplicaFetcherThread-\d+-)(\d+)[\],]"
+FETCHER_KINDS = ("fetch_error", "fetch_epoch_mismatch", "truncation_failed", "partition_failed")
 LIST_KINDS = ("fetcher_added", "fetcher_removed", "log_dir_offline")  # kinds listing partitions in `listed`
 PARENTS = list(dict.fromkeys(r.parent for r in RULES if r.parent is not None))  # what attached lines follow
 
@@ -219,7 +224,7 @@ def _classify(df: DataFrame) -> DataFrame:
     k = F.col("kind")
     df = method_boundary(df.select(
         "*", groups(F.coalesce(f["tp"], f["tp2"]), TP_TEXT, ["$2$4", "$1$3"]).alias("tp_text"),
-        F.when(is_record & k.isNull(), started_like).alias("started_like"),
+        F.when(is_record & k.isNull() & ~msg.startswith(LOG_DIR_MOVER), started_like).alias("started_like"),
         F.when(k.isin(*LIST_KINDS), F.regexp_extract(body, r"^[^(\[]*?(?:partitions|Partitions) (.*)$", 1))
         .alias("listed")))
     part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
@@ -252,7 +257,8 @@ def _classify(df: DataFrame) -> DataFrame:
     )
     return df.select(
         "*", _int(f["leader_epoch"]).alias("leader_epoch"), broker.alias("broker"), reason.alias("reason"),
-        _int(F.coalesce(f["leader"], f["old_leader"])).alias("leader"), _int(f["target_broker"]).alias("target_broker"),
+        _int(F.coalesce(f["leader"], f["old_leader"], F.when(k.isin(*FETCHER_KINDS), _x(msg, FETCHER_LEADER, 1))))
+        .alias("leader"), _int(f["target_broker"]).alias("target_broker"),
         _int(f["partition_epoch"]).alias("partition_epoch"), f["offset"].try_cast("long").alias("offset"),
         _int(F.coalesce(f["min_isr"], f["min_isr2"])).alias("min_isr"),
         F.when(f["state"].startswith("("), F.regexp_replace(f["state"], r"^\((.*)\)$", "$1")).otherwise(f["state"])

@@ -70,7 +70,7 @@ CASES = [  # (line, expected fields of its one event)
     # fetchers
     (T + "ERROR [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Unexpected error occurred while processing "
      "data for partition t-0 at offset 42 (kafka.server.ReplicaFetcherThread)",
-     {"kind": "fetch_error", "offset": 42, "broker": 2}),
+     {"kind": "fetch_error", "offset": 42, "broker": 2, "leader": 1}),  # the leader from the fetcher's logIdent
     (T + "INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 has an older epoch (4) than the "
      "current leader. Will await the new LeaderAndIsr state before resuming fetching. (kafka.server.ReplicaFetcherThread)",
      {"kind": "fetch_epoch_mismatch", "leader_epoch": 4, "state": "older"}),
@@ -84,6 +84,27 @@ CASES = [  # (line, expected fields of its one event)
      "-> [1, 2], partitionEpoch: 4 -> 5 (org.apache.kafka.controller.ReplicationControlManager)",
      {"kind": "partition_change", "partition": 2, "isr": [1, 2], "replicas": None, "adding": None, "leader": None,
       "partition_epoch": 5}),
+    # ReplicationControlManager.replay(PartitionRecord) names the topic ID too (3.3+); Strimzi's log4j2 layout
+    # for Kafka 4.x puts `[%t] %c{1}:%L - ` before the message and has no milliseconds
+    ("2024-01-02 03:04:05 INFO  [quorum-controller-1-event-handler] ReplicationControlManager:450 - [QuorumController "
+     "id=1] Replayed PartitionRecord for existing partition t-3 with topic ID AAAAAAAAAAAAAAAAAAAAAA and "
+     "PartitionRegistration(replicas=[1, 2], directories=[BBBBBBBBBBBBBBBBBBBBBB, CCCCCCCCCCCCCCCCCCCCCC], isr=[1], "
+     "removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=1, leaderRecoveryState=RECOVERED, "
+     "leaderEpoch=3, partitionEpoch=4).",
+     {"kind": "partition_change", "topic": "t", "partition": 3, "broker": 1, "isr": [1], "replicas": [1, 2],
+      "leader": 1, "leader_epoch": 3, "partition_epoch": 4, "state": "existing", "ts_ms": 1704164645000}),
+    # `[%d] [%-5p] [%t] [%c] - %m` and `%d %p [%t] %c - %m` (a dotted logger name) before the logIdent
+    (T + "[INFO ] [data-plane-kafka-request-handler-1] [kafka.cluster.Partition] - [Partition t-0 broker=1] "
+     "Shrinking ISR from 1,2 to 1", {"kind": "isr_shrink", "isr": [1], "broker": 1}),
+    ("2024-01-02 03:04:05,678 WARN [ReplicaFetcherThread-0-1] kafka.server.ReplicaFetcherThread - [ReplicaFetcher "
+     "replicaId=2, leaderId=1, fetcherId=0] Partition t-0 marked as failed",
+     {"kind": "partition_failed", "broker": 2, "leader": 1}),
+    # ReplicaStateMachine (2.6+): the controller removes a dead replica from the ISR
+    (T + "INFO [Controller id=1 epoch=4] Partition t-0 state changed to (Leader:-1,ISR:2,LeaderRecoveryState:RECOVERED,"
+     "LeaderEpoch:6,ZkVersion:9,ControllerEpoch:4) after removing replica 2 from the ISR as part of transition to "
+     "OfflineReplica (state.change.logger)",
+     {"kind": "partition_state", "leader": -1, "isr": [2], "leader_epoch": 6, "partition_epoch": 9,
+      "target_broker": 2, "state": "OfflineReplica", "broker": 1}),
     (T + "INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)", {"kind": "broker_shutting_down"}),
     (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
 ]
@@ -96,6 +117,11 @@ QUIET = [
     T + "ERROR [KafkaServer id=2] Fatal error during KafkaServer shutdown. (kafka.server.KafkaServer)",
     "java.lang.IllegalStateException: Kafka server is still starting up, cannot shut down!",
     "        at kafka.server.KafkaServer.shutdown(KafkaServer.scala:670)",
+    # the fetchers that move replicas between a broker's own log directories are not replication fetchers
+    T + "INFO [ReplicaAlterLogDirsManager on broker 1] Added fetcher to broker 1 for partitions Map(t-0 -> "
+        "InitialFetchState(None,BrokerEndPoint(id=1, host=localhost:-1),5,10)) (kafka.server.ReplicaAlterLogDirsManager)",
+    T + "INFO [ReplicaAlterLogDirsManager on broker 1] Removed fetcher for partitions Set(t-0) "
+        "(kafka.server.ReplicaAlterLogDirsManager)",
 ]
 
 
@@ -108,7 +134,7 @@ def read(spark, tmp_path_factory):
         T + "INFO Logs for partitions t-0,t-1 are offline and logs for future partitions  are offline due to failure "
             "on log directory /data/k1 (kafka.log.LogManager)\n", encoding="utf-8")
     # no event, no reject: other threads' `shutting down` (only KafkaServer's logIdent is the broker), the tail
-    # of a message holding a newline (ZooKeeper's Stat), a stack trace indented with spaces
+    # of a message holding a newline (ZooKeeper's Stat), a stack trace indented with spaces, log-dir fetchers
     (root / "broker-1" / "quiet.log").write_text("".join(line + "\n" for line in QUIET), encoding="utf-8")
     out = read_logs(spark, str(root), cluster="r", log_timezone="Europe/Paris")
     events = [r.asDict() for r in out["log_events"].collect()]

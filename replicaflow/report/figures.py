@@ -132,19 +132,52 @@ def _time_axis(xs: Sequence[int]) -> dict:
             "title": {"text": f"time (UTC, {day})", "font": {"size": 11}}, "automargin": True}
 
 
+# Marker labels: rows above the plot, and what a label takes of the narrowest plot a report draws (two charts
+# side by side in a 1400 px window leave each about 560 px; tests/report/test_html_chromium.py measures them).
+MARKER_ROWS = 2
+PLOT_PX = 520
+LABEL_PX_PER_CHAR = 6.5  # font size 10
+LABEL_ROW_PX = 17  # a label's height at font size 10 (16 px) and a pixel between rows
+
+
+def _label_half_width(label: str) -> float:
+    """Half a label's width, as a fraction of the plot's width."""
+    return (len(label) * LABEL_PX_PER_CHAR + 8) / 2 / PLOT_PX
+
+
 def _marker_shapes(markers: Sequence[Marker], xs: Sequence[int]) -> tuple[list[dict], list[dict]]:
-    """Dotted vertical lines and staggered short labels of the events inside the chart's time range."""
+    """Dotted vertical lines and short labels of the events inside the chart's time range.
+
+    Every event keeps its line. A label goes on the first row where it clears the labels before it; where
+    none does (a rolling restart is four events in a few minutes of an eight-hour axis), the label before it
+    counts it (``b7 down +2``) and its hover lists every event, instead of labels printed over each other."""
     if not xs:
         return [], []
     lo, hi = xs[0], xs[-1]
-    shapes, notes = [], []
-    for i, m in enumerate(x for x in markers if lo <= x.ts_ms <= hi):
+    span = max(hi - lo, 1)
+    shapes: list[dict] = []
+    notes: list[dict] = []
+    placed: list[tuple[str, int, int, float]] = []  # per label: its text, row, events counted, place on the axis
+    row_end = [-math.inf] * MARKER_ROWS
+    for m in (x for x in markers if lo <= x.ts_ms <= hi):
         x = format_ts_ms(m.ts_ms)
+        hover = plotly_text(f"{format_ts_ms(m.ts_ms)} UTC: {m.text}")
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
                        "line": {"color": "#6e7781", "width": 1, "dash": "dot"}, "layer": "below"})
-        notes.append({"x": x, "xref": "x", "yref": "paper", "y": 1.0 + 0.075 * (i % 2), "yanchor": "bottom",
+        at = (m.ts_ms - lo) / span
+        row = next((r for r in range(MARKER_ROWS) if row_end[r] <= at - _label_half_width(m.label)), None)
+        if row is None:  # the first label always fits: every row is empty
+            label, row, count, where = placed[-1]
+            placed[-1] = (label, row, count + 1, where)
+            notes[-1]["text"] = plotly_text(f"{label} +{count}")
+            notes[-1]["hovertext"] += f"<br>{hover}"
+            row_end[row] = max(row_end[row], where + _label_half_width(f"{label} +{count}"))
+            continue
+        row_end[row] = at + _label_half_width(m.label)
+        placed.append((m.label, row, 1, at))
+        notes.append({"x": x, "xref": "x", "yref": "paper", "y": 1.0, "yshift": LABEL_ROW_PX * row, "yanchor": "bottom",
                       "showarrow": False, "text": plotly_text(m.label), "font": {"size": 10, "color": "#57606a"},
-                      "hovertext": plotly_text(f"{format_ts_ms(m.ts_ms)} UTC: {m.text}"), "captureevents": False})
+                      "hovertext": hover, "captureevents": False})
     return shapes, notes
 
 

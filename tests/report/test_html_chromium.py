@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from replicaflow.report.build import build_report
 from tests.conftest import require_tool
+from tests.report.tiny import T0, write_analysis
 
 WIDTHS = (800, 1000, 1400)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
@@ -80,6 +82,8 @@ def layout_problems(status: dict) -> list[str]:
                 problems.append(f"{it['id']}: {what} crosses the viewport ({lay['viewport']} px)")
     charts = [it for it in lay["items"] if it["kind"] == "chart"]
     problems += [f"{a['id']} overlaps {b['id']}" for a, b in combinations(charts, 2) if _overlap(a["box"], b["box"])]
+    problems += [f"{it['id']}: two event labels overlap at {a['left']:.0f} and {b['left']:.0f} px" for it in charts
+                 for a, b in combinations(it["labels"], 2) if _overlap(a, b)]
     if lay["scroll_width"] > lay["viewport"]:
         problems.append(f"the page is {lay['scroll_width']} px wide in a {lay['viewport']} px window")
     if lay["ts_cut"]:
@@ -128,6 +132,29 @@ def test_two_columns_wide_one_column_narrow(built_alpha, tmp_path_factory):
         items = {it["id"]: it["box"] for it in render_status(root / "report.html", tmp, width)[0]["layout"]["items"]}
         health, urp = items["c0-alpha-health"], items["c0-alpha-urp"]
         assert (health["top"] == urp["top"] and health["right"] < urp["left"]) is side_by_side, width
+
+
+def test_event_labels_close_in_time_never_overlap(tmp_path):
+    """A rolling restart: eight broker events 12 s apart on a 5-minute axis. Each keeps its dotted line; the
+    labels that do not fit beside the others are counted by the label before them (``b1 down +2``), whose
+    hover lists them, at every width (figures._marker_shapes)."""
+    write_analysis(tmp_path, ("alpha",))
+    meta_path = tmp_path / "telemetry" / "_meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["events"] = [{"ts_ms": T0 + (100 + 12 * i) * 1000, "kind": "broker_down" if i % 2 == 0 else "broker_up",
+                       "text": f"broker {1 + i // 2} {'down' if i % 2 == 0 else 'up'}"} for i in range(8)]
+    meta_path.write_text(json.dumps(meta))
+    html = build_report(tmp_path)
+    statuses = check_report(html, "rolling", tmp_path)
+    labels = {it["id"]: len(it["labels"]) for it in statuses[1400]["layout"]["items"] if it["kind"] == "chart"}
+    assert 0 < labels["c0-alpha-health"] < 8, labels
+    data = json.loads(html.read_text().split('<script type="application/json" id="report-data">')[1]
+                      .split("</script>")[0])
+    (health,) = [c for c in data["charts"] if c["id"] == "c0-alpha-health"]
+    layout = health["figure"]["layout"]
+    assert len(layout["shapes"]) == 8
+    assert sum(n["hovertext"].count(" UTC: ") for n in layout["annotations"]) == 8
+    assert any(re.search(r" \+\d$", n["text"]) for n in layout["annotations"])
 
 
 def test_log_text_is_text_in_the_rendered_tables(built, tmp_path_factory):

@@ -103,7 +103,8 @@
       var col = el.closest(".col");
       var svg = el.querySelector(".main-svg");
       items.push({ id: el.id, kind: el.classList.contains("chart") ? "chart" : "table", box: box(el),
-                   svg: svg ? box(svg) : null, col: col ? box(col) : null });
+                   svg: svg ? box(svg) : null, col: col ? box(col) : null,
+                   labels: Array.prototype.map.call(el.querySelectorAll("g.annotation"), box) });
     });
     var ts = document.querySelectorAll(".tabulator-cell.ts");
     var cut = Array.prototype.filter.call(ts, function (c) { return c.scrollWidth > c.clientWidth + 1; });

@@ -193,7 +193,12 @@ def episodes(fired: Mapping[int, list[dict]]) -> list[dict]:
                                         "peak": f["value"]})
             ep["to_ms"], ep["peak"] = t, max(ep["peak"], f["value"])
     done += open_.values()
-    return sorted(done, key=lambda e: (e["from_ms"], e["alert"], str(e["labels"])))
+    return sorted(done, key=lambda e: (e["from_ms"], e["alert"], _label_order(e["labels"])))
+
+
+def _label_order(labels: Mapping[str, object]) -> tuple:
+    """Labels in the order a reader expects: broker 2 before broker 10 (numbers as numbers), then text."""
+    return tuple((k, (0, int(v), "") if str(v).isdigit() else (1, 0, str(v))) for k, v in sorted(labels.items()))
 
 
 def rules_yaml() -> str:

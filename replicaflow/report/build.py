@@ -73,10 +73,18 @@ def _vendored(name: str) -> str:
     return re.sub(r"\n?/[/*]# sourceMappingURL=[^\n]*", "", text)
 
 
+def count_text(value) -> object:
+    """A count as a card shows it: ``824,000``, not ``824000``; anything else as it is."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
+        return f"{int(value):,}"
+    return value
+
+
 def render(title: str, subtitle: str, sections: list[dict], stories: Sequence[dict] = (),
            rejects: dict | None = None) -> str:
     env = jinja2.Environment(autoescape=True, undefined=jinja2.ChainableUndefined, trim_blocks=False)
     env.filters["dur"] = lambda minutes: format_duration(float(minutes) * 60_000) if minutes else "0s"
+    env.filters["n"] = count_text
     template = env.from_string(_template("report.html.j2"))
     shown = [*sections, *(st[side] for st in stories for side in ("before", "after"))]
     charts = [{"id": c.id, "figure": c.figure} for s in sections for c in all_charts(s)]

@@ -21,22 +21,27 @@ from replicaflow.report.stories import StoryPair, what_changed
 Rows = list[tuple[str, str]]
 
 
+def _count(value) -> str:
+    """A count with thousands separators; None (no offsets to count from) is "unknown"."""
+    return "unknown" if value is None else f"{value:,}"
+
+
 def cluster_rows(s: Mapping) -> Rows:
     """The measures of one cluster, label → value."""
     moves = ", ".join(f"{k} {v}" for k, v in s["reassignments"].items() if v) or "none"
     version = s.get("kafka_version") or "?"
     rows = [("Kafka", version + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
-            ("peak URP", f"{s['peak_urp']} (as Kafka {version} counts it)"),
-            ("reassignment-induced URP", f"peak {s['peak_reassignment_induced_urp']} (URP before 2.5, not since KIP-352)"),
-            ("under min ISR", f"peak {s['peak_under_min_isr']}, {s['under_min_isr_minutes']:.1f} partition-min"),
-            ("writes rejected", f"{s.get('produce_requests_rejected', 0)} acks=all requests (NOT_ENOUGH_REPLICAS)"),
-            ("offline", f"{s['offline_minutes']:.1f} partition-min"),
-            ("incidents", ", ".join(f"{k} {v}" for k, v in s["incidents"].items() if v) or "none"),
-            ("ISR shrinks / expands", f"{s['isr_shrinks']} / {s['isr_expands']}"),
+            ("peak URP", f"{s['peak_urp']:,} (as Kafka {version} counts it)"),
+            ("reassignment-induced URP", f"peak {s['peak_reassignment_induced_urp']:,} (URP before 2.5, not since KIP-352)"),
+            ("under min ISR", f"peak {s['peak_under_min_isr']:,}, {s['under_min_isr_minutes']:,.1f} partition-min"),
+            ("writes rejected", f"{s.get('produce_requests_rejected') or 0:,} acks=all requests (NOT_ENOUGH_REPLICAS)"),
+            ("offline", f"{s['offline_minutes']:,.1f} partition-min"),
+            ("incidents", ", ".join(f"{k} {v:,}" for k, v in s["incidents"].items() if v) or "none"),
+            ("ISR shrinks / expands", f"{s['isr_shrinks']:,} / {s['isr_expands']:,}"),
             ("reassignments", moves)]
     if s.get("unclean_elections") or s.get("messages_lost"):
-        rows.insert(-1, ("unclean elections", f"{s.get('unclean_elections', 0)} (leader outside the ISR), "
-                                              f"{s.get('messages_lost', 0)} messages lost"))
+        rows.insert(-1, ("unclean elections", f"{s.get('unclean_elections') or 0:,} (leader outside the ISR), "
+                                              f"{_count(s.get('messages_lost', 0))} messages lost"))
     p = s.get("reassignment_progress")
     if p:
         if p["moves_that_cannot_finish"]:

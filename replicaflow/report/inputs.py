@@ -189,22 +189,71 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
     if meta.get("replica_lag_time_max_ms"):
         add("replica.lag.time.max.ms", format_duration(meta["replica_lag_time_max_ms"]))
     if meta.get("brokers"):
-        add("brokers", f"{len(meta['brokers'])}: {', '.join(str(b) for b in meta['brokers'])}")
-    for t in meta.get("topics") or []:
-        if not isinstance(t, dict):
-            continue
-        parts = [f"{t.get('partitions', '?')} partitions", f"RF {t.get('replication_factor', '?')}",
-                 f"min ISR {t.get('min_insync_replicas', '?')}"]
-        if t.get("produce_rate_bps") is not None:
-            parts.append(f"produce {format_rate(float(t['produce_rate_bps']))}")
-        if t.get("initial_size_bytes") is not None:
-            parts.append(f"initial size {format_bytes(float(t['initial_size_bytes']))} per partition")
-        add(f"topic {t.get('name', '?')}", ", ".join(parts))
+        add("brokers", f"{len(meta['brokers'])}: {id_ranges(meta['brokers'])}")
+    for what, value in topic_rows([t for t in meta.get("topics") or [] if isinstance(t, dict)]):
+        add(what, value)
     add("throttle", _throttle_summary(changes, cfg), hypothetical=any(c.name in REASSIGNMENT_RATES for c in changes))
     add("reassignment plan", _plan(analysis, cluster))
     faults = [e for e in meta.get("events") or [] if isinstance(e, dict) and e.get("kind") in FAULT_KINDS]
     add("faults injected", "; ".join(f"{format_ts_ms(e['ts_ms'])[11:]} {e.get('text', e['kind'])}" for e in faults)
         if faults else ("none" if "events" in meta else "not recorded"))
+    return rows
+
+
+TOPIC_ROWS = 12  # the panel's topic rows at most; a cluster of 500 topics would push the summary off the page
+
+
+def id_ranges(ids) -> str:
+    """Broker ids as runs: ``1–50`` rather than fifty numbers, ``1–3, 5, 7–9`` with gaps."""
+    runs: list[list[int]] = []
+    for i in sorted({int(b) for b in ids}):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+
+
+def _topic_text(t: dict) -> str:
+    parts = [f"{t.get('partitions', '?')} partitions", f"RF {t.get('replication_factor', '?')}",
+             f"min ISR {t.get('min_insync_replicas', '?')}"]
+    if t.get("produce_rate_bps") is not None:
+        parts.append(f"produce {format_rate(float(t['produce_rate_bps']))}")
+    if t.get("initial_size_bytes") is not None:
+        parts.append(f"initial size {format_bytes(float(t['initial_size_bytes']))} per partition")
+    return ", ".join(parts)
+
+
+def topic_rows(topics: list[dict]) -> list[tuple[str, str]]:
+    """(what, value) rows of the topics: topics set up alike share one row (``50 topics``: the setup, then
+    their names), and beyond :data:`TOPIC_ROWS` rows the topics with the fewest partitions are one row of
+    counts."""
+    alike: dict[str, list[dict]] = {}
+    for t in topics:
+        alike.setdefault(_topic_text(t), []).append(t)
+
+    def partitions(group: list[dict]) -> int:
+        return sum(int(t["partitions"]) for t in group if isinstance(t.get("partitions"), int))
+
+    groups = list(alike.items())
+    rest: list[tuple[str, list[dict]]] = []
+    if len(groups) > TOPIC_ROWS:
+        biggest = sorted(groups, key=lambda g: -partitions(g[1]))
+        keep = {text for text, _ in biggest[:TOPIC_ROWS - 1]}
+        rest = [g for g in groups if g[0] not in keep]
+        groups = [g for g in groups if g[0] in keep]
+    rows = []
+    for text, group in groups:
+        names = [str(t.get("name", "?")) for t in group]
+        if len(names) == 1:
+            rows.append((f"topic {names[0]}", text))
+        else:
+            shown = ", ".join(names) if len(names) <= 4 else f"{', '.join(names[:3])}, … {names[-1]}"
+            rows.append((f"{len(names)} topics", f"{text} each: {shown}"))
+    if rest:
+        n = sum(len(g) for _, g in rest)
+        rows.append(("other topics", f"{n} topics set up {len(rest)} other ways, "
+                                     f"{sum(partitions(g) for _, g in rest):,} partitions in all"))
     return rows
 
 

@@ -81,3 +81,9 @@ def test_stalled_reassignment_and_shrink_rate_on_hand_made_samples(tmp_path):
     (tmp_path / "test.yaml").write_text(rules_test("rules.yaml", om, times, fired, tuple(r.name for r in RULES)))
     res = _promtool("test", "rules", "test.yaml", cwd=tmp_path)
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
+
+
+def test_episodes_of_one_moment_list_broker_2_before_broker_10():
+    """The alerts table listed brokers 1, 10, 11, …, 19, 2: labels were ordered as text."""
+    fired = {0: [{"alert": "BrokerDown", "labels": {"broker": b}, "value": 0.0} for b in ("10", "2", "1", "all")]}
+    assert [e["labels"]["broker"] for e in episodes(fired)] == ["1", "2", "10", "all"]

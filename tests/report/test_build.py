@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from replicaflow.cli import app
 from replicaflow.errors import ReplicaflowError
 from replicaflow.report.build import build_report, script_json
+from replicaflow.report.console import cluster_rows
 from tests.report.tiny import HEADLINES, SCRIPT_TOPIC, write, write_analysis
 
 
@@ -59,7 +60,7 @@ def test_unclean_elections_show_their_lost_messages(tmp_path):
     path.write_text(json.dumps(summary))
     html = build_report(tmp_path).read_text()
     assert "<h3>Unclean leader elections</h3>" in html
-    assert '<div class="v">1990</div><div class="k">messages lost in 1 unclean leader election(s)</div>' in html
+    assert '<div class="v">1,990</div><div class="k">messages lost in 1 unclean leader election(s)</div>' in html
     table = next(t for t in _data(html)["tables"] if t["id"].endswith("-unclean"))
     assert [(r["partition"], r["leader"], r["epoch"], r["lost"]) for r in table["rows"]] == [("orders-0", 3, 2, "1,990")]
 
@@ -189,3 +190,24 @@ def test_names_from_data_are_plain_text_for_plotly():
     trace = chart.figure["data"][0]
     assert trace["name"] == '&lt;a href="https://x"&gt;orders&lt;/a&gt;-0 → 4'
     assert "<a" not in json.dumps(chart.figure)
+
+
+def test_cards_write_counts_with_thousands_separators(tmp_path):
+    """A 50,000-partition cluster's cards read 50,000 and 824,000, as the tables' notes do, not 824000."""
+    write_analysis(tmp_path, ("alpha",), logs=False)
+    path = tmp_path / "analysis" / "_summary.json"
+    summary = json.loads(path.read_text())
+    summary["alpha"].update(peak_urp=50000, isr_shrinks=400000, isr_expands=824000,
+                            incidents={"urp": 424000, "under_min_isr": 400000, "offline": 0})
+    path.write_text(json.dumps(summary))
+    html = build_report(tmp_path).read_text()
+    assert '<div class="v">50,000</div>' in html and '<div class="v">400,000 / 824,000</div>' in html
+    assert '<div class="v">824,000</div><div class="k">incidents (URP 424,000, under-min-ISR 400,000, offline 0)' in html
+
+
+def test_the_terminal_summary_writes_counts_as_the_cards_do():
+    s = {**HEADLINES["alpha"], "peak_urp": 50000, "isr_shrinks": 400000, "isr_expands": 824000,
+         "unclean_elections": 2, "messages_lost": None}
+    rows = dict(cluster_rows(s))
+    assert rows["peak URP"].startswith("50,000 ") and rows["ISR shrinks / expands"] == "400,000 / 824,000"
+    assert rows["unclean elections"] == "2 (leader outside the ISR), unknown messages lost"

@@ -151,3 +151,25 @@ def test_every_figure_is_valid_plotly_and_marks_what_kafka_never_shipped(built, 
     from replicaflow.report.sections import _title
 
     assert _title("ReassignmentMaxLag") == "ReassignmentMaxLag — hypothetical (never shipped in Kafka)"
+
+
+def test_brokers_are_listed_as_runs():
+    assert inputs.id_ranges(range(1, 51)) == "1–50"
+    assert inputs.id_ranges([9, 1, 2, 3, 5, 7, 8]) == "1–3, 5, 7–9"
+    assert inputs.id_ranges([4]) == "4"
+
+
+def test_topics_set_up_alike_share_a_row_and_many_setups_are_counted(monkeypatch):
+    """The benchmark's 50 identical topics were 50 rows above the summary cards; a cluster of 500 topics would
+    have been 500."""
+    alike = [{"name": f"t{i:03d}", "partitions": 1000, "replication_factor": 3, "min_insync_replicas": 2}
+             for i in range(50)]
+    rows = inputs.topic_rows([*alike, {"name": "big", "partitions": 7, "replication_factor": 2,
+                                       "min_insync_replicas": 1}])
+    assert rows == [("50 topics", "1000 partitions, RF 3, min ISR 2 each: t000, t001, t002, … t049"),
+                    ("topic big", "7 partitions, RF 2, min ISR 1")]
+    monkeypatch.setattr(inputs, "TOPIC_ROWS", 2)
+    setups = [{"name": n, "partitions": p, "replication_factor": 3, "min_insync_replicas": 2}
+              for n, p in (("small", 1), ("large", 10), ("mid", 5))]
+    assert inputs.topic_rows(setups) == [("topic large", "10 partitions, RF 3, min ISR 2"),
+                                         ("other topics", "2 topics set up 2 other ways, 6 partitions in all")]

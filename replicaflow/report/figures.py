@@ -183,8 +183,10 @@ def _marker_shapes(markers: Sequence[Marker], xs: Sequence[int]) -> tuple[list[d
 
 def _layout(title: str, y_title: str, legend_rows: int, height: int, markers: bool) -> dict:
     return {
-        "title": {"text": plotly_text(title), "font": {"size": 14}, "x": 0, "xanchor": "left", "y": 0.98,
-                  "yanchor": "top"},
+        # the title at a fixed 8 px from the top, whatever the chart's height (a fraction of a tall heat map's
+        # height put it over the event labels above the plot)
+        "title": {"text": plotly_text(title), "font": {"size": 14}, "x": 0, "xanchor": "left", "y": 1,
+                  "yref": "container", "yanchor": "top", "pad": {"t": 8}},
         "autosize": True, "height": height + 20 * max(0, legend_rows - 1),
         "margin": {"l": 56, "r": 16, "t": 64 if markers else 40, "b": 40},
         "yaxis": {"title": {"text": plotly_text(y_title), "font": {"size": 11}}, "rangemode": "tozero",

@@ -14,8 +14,11 @@ import subprocess
 from itertools import combinations
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from replicaflow.model.metrics import jmx
 from replicaflow.report.build import build_report
 from tests.conftest import require_tool
 from tests.report.tiny import T0, write_analysis
@@ -84,6 +87,8 @@ def layout_problems(status: dict) -> list[str]:
     problems += [f"{a['id']} overlaps {b['id']}" for a, b in combinations(charts, 2) if _overlap(a["box"], b["box"])]
     problems += [f"{it['id']}: two event labels overlap at {a['left']:.0f} and {b['left']:.0f} px" for it in charts
                  for a, b in combinations(it["labels"], 2) if _overlap(a, b)]
+    problems += [f"{it['id']}: an event label at {a['left']:.0f} px overlaps the title" for it in charts
+                 for a in it["labels"] if it["title"] and _overlap(a, it["title"])]
     if lay["scroll_width"] > lay["viewport"]:
         problems.append(f"the page is {lay['scroll_width']} px wide in a {lay['viewport']} px window")
     if lay["ts_cut"]:
@@ -137,8 +142,14 @@ def test_two_columns_wide_one_column_narrow(built_alpha, tmp_path_factory):
 def test_event_labels_close_in_time_never_overlap(tmp_path):
     """A rolling restart: eight broker events 12 s apart on a 5-minute axis. Each keeps its dotted line; the
     labels that do not fit beside the others are counted by the label before them (``b1 down +2``), whose
-    hover lists them, at every width (figures._marker_shapes)."""
+    hover lists them, at every width (figures._marker_shapes); no label overlaps a chart's title."""
     write_analysis(tmp_path, ("alpha",))
+    # 40 brokers: the ISR churn heat map is tall, and its title must stay clear of the labels too
+    bm = pq.read_table(tmp_path / "analysis" / "broker_metrics")
+    extra = [{"cluster": "alpha", "ts_ms": T0 + 10_000 * i, "broker": b, "name": jmx(meter), "value": 0.0}
+             for b in range(5, 41) for i in range(31) for meter in ("IsrShrinksPerSec", "IsrExpandsPerSec")]
+    pq.write_table(pa.concat_tables([bm, pa.Table.from_pylist(extra, schema=bm.schema)]),
+                   tmp_path / "analysis" / "broker_metrics" / "part-00000.parquet")
     meta_path = tmp_path / "telemetry" / "_meta.json"
     meta = json.loads(meta_path.read_text())
     meta["events"] = [{"ts_ms": T0 + (100 + 12 * i) * 1000, "kind": "broker_down" if i % 2 == 0 else "broker_up",

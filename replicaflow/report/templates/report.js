@@ -104,7 +104,8 @@
       var svg = el.querySelector(".main-svg");
       items.push({ id: el.id, kind: el.classList.contains("chart") ? "chart" : "table", box: box(el),
                    svg: svg ? box(svg) : null, col: col ? box(col) : null,
-                   labels: Array.prototype.map.call(el.querySelectorAll("g.annotation"), box) });
+                   labels: Array.prototype.map.call(el.querySelectorAll("g.annotation"), box),
+                   title: el.querySelector(".gtitle") ? box(el.querySelector(".gtitle")) : null });
     });
     var ts = document.querySelectorAll(".tabulator-cell.ts");
     var cut = Array.prototype.filter.call(ts, function (c) { return c.scrollWidth > c.clientWidth + 1; });

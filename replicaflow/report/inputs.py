@@ -204,14 +204,17 @@ TOPIC_ROWS = 12  # the panel's topic rows at most; a cluster of 500 topics would
 
 
 def id_ranges(ids) -> str:
-    """Broker ids as runs: ``1–50`` rather than fifty numbers, ``1–3, 5, 7–9`` with gaps."""
+    """Broker ids as runs: ``1–50`` rather than fifty numbers, ``1–3, 5, 7–9`` with gaps; an id that is not a
+    number is listed as it is, after them."""
+    numbers = sorted({int(b) for b in ids if str(b).lstrip("-").isdigit()})
     runs: list[list[int]] = []
-    for i in sorted({int(b) for b in ids}):
+    for i in numbers:
         if runs and i == runs[-1][1] + 1:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+    others = [str(b) for b in ids if not str(b).lstrip("-").isdigit()]
+    return ", ".join([*(str(a) if a == b else f"{a}–{b}" for a, b in runs), *others])
 
 
 def _topic_text(t: dict) -> str:

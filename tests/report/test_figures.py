@@ -157,6 +157,7 @@ def test_brokers_are_listed_as_runs():
     assert inputs.id_ranges(range(1, 51)) == "1–50"
     assert inputs.id_ranges([9, 1, 2, 3, 5, 7, 8]) == "1–3, 5, 7–9"
     assert inputs.id_ranges([4]) == "4"
+    assert inputs.id_ranges([2, "b-1", 1]) == "1–2, b-1"
 
 
 def test_topics_set_up_alike_share_a_row_and_many_setups_are_counted(monkeypatch):

@@ -233,6 +233,11 @@ RULES: list[Rule] = [
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
 ]
 
+# Both ISRs of a Shrinking/Expanding line (the rules above keep the second). 0.10 names the partition again:
+# `[t,p]` when shrinking, `t-p` when expanding. Character classes only (no repeated group): Java's regex
+# recurses per repetition of a group, and a hostile line is 1 MiB long.
+FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition (?:\[[^\[\]]+\]|\S+-\d+) )?from ([\d,]+) to ([\d,]+)"
+
 # A line that begins like a replication message but does not match it in full.
 TRUNCATED_STARTS = [
     ("isr_shrink", r"^Shrinking ISR"), ("isr_expand", r"^Expanding ISR"), ("isr_updated", r"^ISR updated"),

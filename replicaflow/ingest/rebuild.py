@@ -33,6 +33,8 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import replay
+from replicaflow.ingest.holders import Seen, inferred_leaders, seen_replicas
+from replicaflow.ingest.log_messages import FROM_TO
 from replicaflow.ingest.logs import id_list, read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
@@ -41,9 +43,6 @@ from replicaflow.telemetry.spark import conform, local_frame
 
 UNKNOWN_EPOCH = -1
 ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other change row
-# 0.10 names the partition again: `[t,p]` when shrinking, `t-p` when expanding. Character classes only
-# (no repeated group): Java's regex recurses per repetition of a group, and a hostile line is 1 MiB long.
-FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition (?:\[[^\[\]]+\]|\S+-\d+) )?from ([\d,]+) to ([\d,]+)"
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
 FETCH_LEADER = r"(?:leaderId=|to broker (?:BrokerEndPoint\((?:id=)?)?|ReplicaFetcherThread-\d+-)(\d+)"
@@ -174,6 +173,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
             "provenance": provenance(i),
         })
     isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz)
+    seen = seen_replicas(events)
     first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
              .join(leaders.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("l")),
                    ["cluster", "topic", "partition"], "full").collect())
@@ -181,11 +181,11 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     known = {(r["cluster"], r["topic"], r["partition"]): max(never if r["i"] is None else r["i"],
                                                             never if r["l"] is None else r["l"]) for r in first}
     tables = {
-        "assignments": _assignments(spark, events, clusters, known).select(
+        "assignments": _assignments(spark, events, clusters, known, seen).select(
             "*", F.lit(None).cast("array<string>").alias("log_dirs")),  # a replica's directory is in no line
         "leaders": leaders,
         "isr": isr.select("*", *[F.lit(None).cast("array<int>").alias(c) for c in ("elr", "last_known_elr")]),
-        "brokers": _brokers(spark, events, clusters),
+        "brokers": _brokers(spark, events, clusters, seen),
         "fetchers": _fetchers(events),
         "log_dirs": _log_dirs(events),
         "configs": _configs(spark, clusters, opts),
@@ -226,6 +226,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
                                             F.lit(None).cast("int").alias("leader_epoch"),
                                             *[F.lit(None).cast("long").alias(c)
                                               for c in ("start_offset", "replicas_end_offset")]))
+    lead = lead.unionByName(inferred_leaders(events, lead))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
                .select(*keys, "ts_ms").distinct())
     isr, lead = _instant_order(isr, lead, carried)
@@ -289,17 +290,28 @@ def _tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.split(r"[,\s]+", text) if x)
 
 
-def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], known: dict) -> DataFrame:
-    """One row where each partition's state begins (assignment, leader and ISR all known), then its changes."""
+def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], known: dict,
+                 seen: dict[tuple[str, str, int], Seen]) -> DataFrame:
+    """One row where each partition's state begins (assignment, leader and ISR all known), then its changes.
+
+    The describe snapshot anchors a partition's history; without it, the first line naming its whole
+    assignment does; without either, a partition no controller line moves has the replicas its lines show
+    from the start of the logs (ingest/holders.py)."""
     moves = _moves(events)
     data = []
     for name, c in clusters.items():
         snap = {(name, *k): v for k, v in c.inputs.topics.partitions.items()} if c.inputs.topics else {}
         rows = []
-        for key in sorted(set(snap) | {k for k in moves if k[0] == name}):
-            p = snap.get(key)
-            anchor = replay.Assignment(p.replicas, p.adding, p.removing) if p is not None else None
-            hist = replay.history(anchor, c.anchor_ms, moves.get(key, []), c.start_ms)
+        for key in sorted(set(snap) | {k for k in moves if k[0] == name} | {k for k in seen if k[0] == name}):
+            p, s = snap.get(key), seen.get(key)
+            anchor, anchor_ms = None, c.anchor_ms
+            if p is not None:
+                anchor = replay.Assignment(p.replicas, p.adding, p.removing)
+            elif s is not None and s.whole is not None:
+                anchor, anchor_ms = s.whole, s.whole_ms
+            hist = replay.history(anchor, anchor_ms, moves.get(key, []), c.start_ms)
+            if not hist and key not in moves and s is not None and s.holders:
+                hist = [(c.start_ms, replay.Assignment(s.holders))]
             begin = max(hist[0][0], known.get(key, 1 << 62)) if hist else 1 << 62
             if begin >= 1 << 62:
                 continue
@@ -312,8 +324,10 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
                                     "replicas array<int>, adding array<int>, removing array<int>")
 
 
-def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster]) -> DataFrame:
-    """Lifecycle lines as up/down rows; a broker logging (or listed) before any lifecycle line is up from the start."""
+def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster],
+             seen: dict[tuple[str, str, int], Seen]) -> DataFrame:
+    """Lifecycle lines as up/down rows; a broker logging (or listed, or shown holding a replica) before any
+    lifecycle line is up from the start."""
     life = (events.where(F.col("kind").isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull())
             .select("cluster", "ts_ms", "broker", "source", "line_number",
                     F.when(F.col("kind") == "broker_started", F.lit("up")).otherwise(F.lit("down")).alias("state")))
@@ -321,6 +335,7 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
     for name, c in clusters.items():
         ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()
         ids |= {r.broker for r in c.inputs.log_dirs or ()}  # kafka-log-dirs answers from live brokers only
+        ids |= {b for k, s in seen.items() if k[0] == name for b in s.holders}
         listed += [(name, b) for b in sorted(ids)]
     seen = events.where(F.col("broker").isNotNull()).select("cluster", "broker").distinct()
     if listed:
@@ -379,7 +394,7 @@ def provenance(inputs: ClusterInputs) -> dict[str, str]:
     """Where each table came from (the report's provenance line; docs/real-cluster.md has the table)."""
     snap = "snapshot" if inputs.topics is not None else "unknown"
     return {
-        "assignments": f"{snap}+logs" if inputs.topics is not None else "logs",
+        "assignments": f"{snap}+logs" if inputs.topics is not None else "logs (replicas as far as the lines show)",
         "leaders": "logs", "isr": "logs", "brokers": "logs", "fetchers": "logs", "log_dirs": "logs",
         "configs": snap, "replica_offsets": "unknown", "traffic": "unknown", "produce_errors": "unknown",
     }

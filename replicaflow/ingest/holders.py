@@ -1,0 +1,120 @@
+"""What a partition's own log lines say of its replicas and its leader, for logs without a describe snapshot.
+
+An operator's logs often come alone: a bug report's ``server.log``, the files of one broker. The describe
+snapshot is then missing, and a partition whose reassignment no controller line names would have no
+assignment at all: its ISR changes would count nowhere (docs/real-cluster.md, "Logs alone"). Kafka's code
+tells more than nothing:
+
+- a line that names the whole replica list is the assignment at its instant: the LeaderAndIsr request a
+  broker receives (``replicas=[…]``, with ``addingReplicas``/``removingReplicas`` from 2.4), KRaft's
+  ``Replayed PartitionRecord … PartitionRegistration(replicas=…)``, the ZooKeeper controller's
+  ``Changed partition … with assigned replicas …``; the first such line anchors the partition's history
+  as a describe snapshot would;
+- otherwise every broker the lines show holding a replica is one: the broker that logs a line of
+  ``Partition`` (only the leader shrinks or expands the ISR), of a fetcher or of the LeaderAndIsr
+  handling, the leader a line names, and every member of an ISR the lines list (both sides of
+  "Shrinking ISR from A to B"). A replica that no line mentions is missed (under-counting URP), and a
+  move between brokers that no controller line logs leaves the union of both sets (over-counting it);
+- the broker that logs "Shrinking/Expanding ISR", "ISR updated" or a NotEnoughReplicas rejection is the
+  leader at that instant (``Partition.maybeShrinkIsr``, ``maybeExpandIsr`` and ``appendRecordsToLeader``
+  run on the leader only). Before a partition's first leader line this is its leader, with an unknown
+  epoch. "Cached zkVersion … skip updating ISR" is not used: a broker that lost leadership without
+  knowing it writes it (KAFKA-2729).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from replicaflow.ingest.log_messages import FROM_TO
+from replicaflow.ingest.logs import id_list
+from replicaflow.ingest.replay import Assignment
+
+KEYS = ["cluster", "topic", "partition"]
+# kinds whose logging broker holds a replica of the line's partition
+BROKER_HOLDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed", "leader_start", "follower_start",
+                "become_leader", "become_follower", "leader_and_isr", "fetchers_stopped", "fetcher_added",
+                "fetcher_removed", "partition_failed", "fetch_error", "fetch_epoch_mismatch", "truncation_failed",
+                "log_dir_offline", "produce_rejected", "thread_died")
+# kinds whose `replicas` are assigned replicas (all of them, or the live ones of an unclean election)
+REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "unclean_election")
+# kinds only the partition's leader logs
+LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
+_INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
+
+
+def _none() -> Column:
+    return F.array().cast("array<int>")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One partition: every broker its lines show holding a replica, and the first line naming all of them."""
+
+    holders: tuple[int, ...]
+    whole: Assignment | None = None
+    whole_ms: int | None = None
+
+
+def _ids(col: Column) -> Column:
+    """A list field's ids (the patterns take digits only; an id too large for an int is a null element)."""
+    return F.array_compact(F.coalesce(col, _none()))
+
+
+def _one(col: Column) -> Column:
+    """A broker id field as a list: a leader of -1 (none) is no broker."""
+    return F.when(col.isNotNull() & (col >= 0), F.array(col)).otherwise(_none())
+
+
+def _whole(kind: Column) -> Column:
+    """A line naming the whole assignment: a LeaderAndIsr request, a replayed PartitionRecord (state
+    'new'/'existing'; a PartitionChangeRecord names changed fields only), a NewPartition's replicas."""
+    listed = F.col("replicas").isNotNull() & (F.size("replicas") > 0)
+    return listed & (kind.isin("leader_and_isr", "partition_state")
+                     | ((kind == "partition_change") & F.col("state").isin("new", "existing")))
+
+
+def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
+    """Per partition, what its lines say of its replicas (one Spark job; a row per partition to the driver).
+    Reassignment lines are left out: their lists are targets, which ingest/replay.py plays in time."""
+    kind = F.col("kind")
+    from_isr = F.when(kind.isin("isr_shrink", "isr_expand"),
+                      id_list(F.regexp_extract("message", FROM_TO, 1), strip=r"\s"))
+    holders = F.flatten(F.array(
+        F.when(kind.isin(*BROKER_HOLDS), _one(F.col("broker"))).otherwise(_none()), _one(F.col("leader")),
+        _ids(F.col("isr")), _ids(from_isr), _ids(F.col("adding")), _ids(F.col("removing")),
+        F.when(kind.isin(*REPLICA_LISTS), _ids(F.col("replicas"))).otherwise(_none())))
+    order = F.when(_whole(kind), F.struct("ts_ms", "source", "line_number"))
+    rows = (events.where(F.col("topic").isNotNull() & F.col("partition").isNotNull() & ~kind.startswith("reassignment_"))
+            .groupBy(*KEYS)
+            .agg(F.array_sort(F.array_distinct(F.flatten(F.collect_list(holders)))).alias("holders"),
+                 F.min_by(F.struct("ts_ms", "replicas", "adding", "removing"), order).alias("whole"))
+            .collect())
+    out = {}
+    for r in rows:
+        w = r["whole"]
+        whole = (Assignment(tuple(w["replicas"]), tuple(w["adding"] or ()), tuple(w["removing"] or ()))
+                 if w is not None else None)
+        out[(r["cluster"], r["topic"], r["partition"])] = Seen(tuple(r["holders"]), whole,
+                                                                 w["ts_ms"] if w is not None else None)
+    return out
+
+
+def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
+    """Leader rows from the lines only a leader writes, before the partition's first leader row and only
+    where the leader changes (the ``leaders`` columns; epoch and offsets unknown)."""
+    first = leaders.groupBy(*KEYS).agg(F.min("ts_ms").alias("first_ms"))
+    logged = (events.where(F.col("kind").isin(*LEADER_LOGS) & F.col("broker").isNotNull()
+                           & F.col("topic").isNotNull() & F.col("partition").isNotNull())
+              .select(*KEYS, "ts_ms", "source", "line_number", F.col("broker").alias("leader"))
+              .join(first, KEYS, "left")
+              .where(F.col("first_ms").isNull() | (F.col("ts_ms") < F.col("first_ms"))))
+    w = Window.partitionBy(*KEYS).orderBy("ts_ms", "source", "line_number")
+    return (logged.select("*", F.lag("leader").over(w).alias("before"))
+            .where(~F.col("before").eqNullSafe(F.col("leader")))
+            .select(*KEYS, "ts_ms", (F.col("line_number") + _INFERRED_SEQ).alias("seq"), "leader",
+                    F.lit(None).cast("int").alias("leader_epoch"),
+                    *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")]))

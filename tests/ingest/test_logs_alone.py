@@ -1,0 +1,133 @@
+"""`replicaflow analyze --logs` on logs alone, with no describe snapshot (ingest/holders.py,
+docs/real-cluster.md "Logs alone"): the replicas, leaders and brokers the lines show, through the CLI.
+
+Three brokers' files as a bug report would attach them, in Kafka 2.4's forms: broker 1's and broker 4's
+``server.log``, broker 4's ``state-change.log`` (one LeaderAndIsr request), broker 2's stale ISR update and
+the controller's (broker 9) state change of a partition it does not host.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+pytestmark = pytest.mark.spark
+
+P = "(kafka.cluster.Partition)"
+BROKER_1 = f"""\
+[2021-03-01 10:00:00,000] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)
+[2021-03-01 10:00:05,000] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. Leader: (highWatermark: 100, endOffset: 120). Out of sync replicas: (brokerId: 3, endOffset: 90). {P}
+[2021-03-01 10:00:05,010] INFO [Partition orders-0 broker=1] ISR updated to [1,2] and zkVersion updated to [5] {P}
+[2021-03-01 10:00:06,000] INFO [Partition orders-1 broker=1] Shrinking ISR from 1,3 to 1. Leader: (highWatermark: 100, endOffset: 120). Out of sync replicas: (brokerId: 3, endOffset: 90). {P}
+[2021-03-01 10:00:06,010] INFO [Partition orders-1 broker=1] ISR updated to [1] and zkVersion updated to [7] {P}
+[2021-03-01 10:02:00,000] INFO [Partition orders-0 broker=1] Expanding ISR from 1,2 to 1,2,3 {P}
+[2021-03-01 10:02:00,010] INFO [Partition orders-0 broker=1] ISR updated to [1,2,3] and zkVersion updated to [6] {P}
+[2021-03-01 10:05:00,000] INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)
+"""
+BROKER_2 = f"""\
+[2021-03-01 10:01:30,000] INFO [Partition orders-0 broker=2] Cached zkVersion [4] not equal to that in zookeeper, skip updating ISR {P}
+"""
+BROKER_4_STATE = """\
+[2021-03-01 10:00:01,000] TRACE [Broker id=4] Received LeaderAndIsr request LeaderAndIsrPartitionState(topicName='payments', partitionIndex=0, controllerEpoch=3, leader=4, leaderEpoch=7, isr=[4, 5], zkVersion=11, replicas=[4, 5, 6], addingReplicas=[], removingReplicas=[], isNew=false) correlation id 8 from controller 9 epoch 3 (state.change.logger)
+"""
+BROKER_4 = f"""\
+[2021-03-01 10:01:00,000] INFO [Partition payments-0 broker=4] Shrinking ISR from 4,5 to 4. Leader: (highWatermark: 50, endOffset: 60). Out of sync replicas: (brokerId: 5, endOffset: 40). {P}
+[2021-03-01 10:01:00,010] INFO [Partition payments-0 broker=4] ISR updated to [4] and zkVersion updated to [12] {P}
+"""
+CONTROLLER_9 = """\
+[2021-03-01 10:03:00,000] TRACE [Controller id=9 epoch=3] Changed partition orders-1 state from OnlinePartition to OnlinePartition with state LeaderAndIsr(leader=1, leaderEpoch=2, isr=List(1), zkVersion=7) (state.change.logger)
+"""
+MS = 1614592800000  # 2021-03-01 10:00:00 UTC
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("alone")
+    files = {"broker-1/server.log": BROKER_1, "broker-2/server.log": BROKER_2, "broker-4/server.log": BROKER_4,
+             "broker-4/state-change.log": BROKER_4_STATE, "controller-9/state-change.log": CONTROLLER_9}
+    for name, text in files.items():
+        (root / "logs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "logs" / name).write_text(text)
+    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "logs"),
+                          "--min-insync-replicas", "2", "--cluster", "bug", "--out", str(root / "out")],
+                         env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    return root / "out"
+
+
+def table(out: Path, name: str) -> list[dict]:
+    return pq.read_table(out / "telemetry" / name).to_pylist()
+
+
+def test_replicas_are_every_broker_the_lines_show_holding_one_or_the_first_line_naming_them_all(out):
+    """Partition.maybeShrinkIsr / maybeExpandIsr (both ISRs of the line are replicas), ReplicaManager.
+    becomeLeaderOrFollower (the LeaderAndIsr request names the whole assignment: broker 6 appears nowhere
+    else). The controller (PartitionStateMachine) logs partitions it does not host: broker 9 is no replica."""
+    rows = {(r["topic"], r["partition"]): r for r in table(out, "assignments")}
+    assert {k: r["replicas"] for k, r in rows.items()} == {
+        ("orders", 0): [1, 2, 3], ("orders", 1): [1, 3], ("payments", 0): [4, 5, 6]}
+    assert all(r["adding"] == [] and r["removing"] == [] for r in rows.values())
+    meta = json.loads((out / "telemetry" / "_meta.json").read_text())
+    meta = meta[0] if isinstance(meta, list) else meta
+    assert meta["provenance"]["assignments"] == "logs (replicas as far as the lines show)"
+
+
+def test_the_broker_changing_the_isr_is_the_leader_until_a_leader_line_says_otherwise(out):
+    """Only the leader runs Partition.maybeShrinkIsr / maybeExpandIsr; broker 2's "Cached zkVersion … skip
+    updating ISR" is a broker that lost leadership without knowing it (KAFKA-2729), never a leader."""
+    leaders = sorted((r["topic"], r["partition"], r["ts_ms"] - MS, r["leader"], r["leader_epoch"])
+                     for r in table(out, "leaders"))
+    assert ("orders", 0, 5000, 1, None) in leaders
+    assert ("orders", 1, 6000, 1, None) in leaders
+    assert {(t, p, b) for t, p, _, b, _ in leaders} == {("orders", 0, 1), ("orders", 1, 1), ("payments", 0, 4)}
+    assert [x for x in leaders if x[:2] == ("orders", 0)] == [("orders", 0, 5000, 1, None)]  # one row: no change
+
+
+def test_every_replica_the_lines_show_is_a_broker_up_from_the_start(out):
+    brokers = {r["broker"]: r for r in table(out, "brokers")}
+    assert set(brokers) >= {1, 2, 3, 4, 5, 6}
+    assert all(brokers[b]["ts_ms"] == MS and brokers[b]["state"] == "up" for b in (2, 3, 5, 6))
+
+
+def test_isr_meters_and_gauges_count_the_partitions_the_lines_show(out):
+    """IsrShrinksPerSec / IsrExpandsPerSec on the leader (Partition), UnderReplicatedPartitions and
+    UnderMinIsrPartitionCount (Partition.isUnderReplicated / isUnderMinIsr) at min.insync.replicas 2."""
+    summary = json.loads((out / "analysis" / "_summary.json").read_text())["bug"]
+    assert (summary["isr_shrinks"], summary["isr_expands"]) == (3, 1)
+    assert summary["peak_urp"] == 3            # 10:01:00-10:02:00: orders-0, orders-1 and payments-0
+    assert summary["peak_under_min_isr"] == 2  # orders-1 [1] and payments-0 [4]
+    incidents = pq.read_table(out / "analysis" / "incidents").to_pylist()
+    urp = {(r["topic"], r["partition"]): (r["start_ms"] - MS, r["end_ms"]) for r in incidents if r["kind"] == "urp"}
+    assert urp[("orders", 0)] == (5000, MS + 120_000)
+    assert urp[("orders", 1)][0] == 6000 and urp[("orders", 1)][1] is None
+
+
+KRAFT_AND_MOVES = """\
+[2026-05-27 13:32:45,000] INFO [QuorumController id=0] Replayed PartitionRecord for new partition events-0 with topic ID x1 and PartitionRegistration(replicas=[2, 3], directories=[d1, d2], isr=[2], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=2, leaderRecoveryState=RECOVERED, leaderEpoch=0, partitionEpoch=0). (org.apache.kafka.controller.ReplicationControlManager)
+[2026-05-27 13:32:46,000] INFO [ReplicaFetcherManager on broker 3] Added fetcher to broker 2 for partitions HashMap(events-1 -> InitialFetchState(topicId=Some(x1), leader=BrokerEndPoint(id=2, host=h:9092), currentLeaderEpoch=0, initOffset=0)) (kafka.server.ReplicaFetcherManager)
+[2026-05-27 13:32:47,000] INFO [Controller id=9] Successfully updated assignment of partition orders-5 to ReplicaAssignment(replicas=7,8,1, addingReplicas=7, removingReplicas=1) (kafka.controller.KafkaController)
+"""
+
+
+def test_seen_replicas_anchor_on_a_partition_record_and_leave_reassignment_targets_to_the_replay(spark, tmp_path):
+    """ReplicationControlManager.replay(PartitionRecord) names the whole assignment (the controller, node 0,
+    hosts nothing by logging it); ReplicaFetcherManager.addFetcherForPartitions: the follower and the
+    leader it fetches from hold replicas; KafkaController.updateReplicaAssignmentForPartition's target
+    list is played in time by ingest/replay.py, not taken as replicas."""
+    from replicaflow.ingest.holders import seen_replicas
+    from replicaflow.ingest.logs import read_logs
+    from replicaflow.ingest.replay import Assignment
+
+    (tmp_path / "mixed.log").write_text(KRAFT_AND_MOVES)
+    seen = seen_replicas(read_logs(spark, str(tmp_path), cluster="c")["log_events"])
+    assert set(seen) == {("c", "events", 0), ("c", "events", 1)}
+    assert seen[("c", "events", 0)].whole == Assignment((2, 3))
+    assert seen[("c", "events", 0)].holders == (2, 3)
+    assert seen[("c", "events", 1)].whole is None
+    assert seen[("c", "events", 1)].holders == (2, 3)

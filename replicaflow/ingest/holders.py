@@ -18,8 +18,8 @@ tells more than nothing:
 - the broker that logs "Shrinking/Expanding ISR", "ISR updated" or a NotEnoughReplicas rejection is the
   leader at that instant (``Partition.maybeShrinkIsr``, ``maybeExpandIsr`` and ``appendRecordsToLeader``
   run on the leader only). Before a partition's first leader line this is its leader, with an unknown
-  epoch. "Cached zkVersion … skip updating ISR" is not used: a broker that lost leadership without
-  knowing it writes it (KAFKA-2729).
+  epoch. A change ZooKeeper refused ("Cached zkVersion … skip updating ISR" next) is not used: a broker
+  that lost leadership without knowing it writes it (KAFKA-2729).
 """
 
 from __future__ import annotations
@@ -107,7 +107,8 @@ def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
     """Leader rows from the lines only a leader writes, before the partition's first leader row and only
     where the leader changes (the ``leaders`` columns; epoch and offsets unknown)."""
     first = leaders.groupBy(*KEYS).agg(F.min("ts_ms").alias("first_ms"))
-    logged = (events.where(F.col("kind").isin(*LEADER_LOGS) & F.col("broker").isNotNull()
+    refused = F.coalesce(F.col("state") == "refused", F.lit(False))  # a stale leader's change ZooKeeper refused
+    logged = (events.where(F.col("kind").isin(*LEADER_LOGS) & F.col("broker").isNotNull() & ~refused
                            & F.col("topic").isNotNull() & F.col("partition").isNotNull())
               .select(*KEYS, "ts_ms", "source", "line_number", F.col("broker").alias("leader"))
               .join(first, KEYS, "left")

@@ -31,6 +31,7 @@ BROKER_1 = f"""\
 [2021-03-01 10:05:00,000] INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)
 """
 BROKER_2 = f"""\
+[2021-03-01 10:01:29,990] INFO [Partition orders-0 broker=2] Shrinking ISR from 2,1,3 to 2,1. Leader: (highWatermark: 90, endOffset: 95). Out of sync replicas: (brokerId: 3, endOffset: 90). {P}
 [2021-03-01 10:01:30,000] INFO [Partition orders-0 broker=2] Cached zkVersion [4] not equal to that in zookeeper, skip updating ISR {P}
 """
 BROKER_4_STATE = """\
@@ -79,8 +80,9 @@ def test_replicas_are_every_broker_the_lines_show_holding_one_or_the_first_line_
 
 
 def test_the_broker_changing_the_isr_is_the_leader_until_a_leader_line_says_otherwise(out):
-    """Only the leader runs Partition.maybeShrinkIsr / maybeExpandIsr; broker 2's "Cached zkVersion … skip
-    updating ISR" is a broker that lost leadership without knowing it (KAFKA-2729), never a leader."""
+    """Only the leader runs Partition.maybeShrinkIsr / maybeExpandIsr; broker 2's shrink that ZooKeeper
+    refused ("Cached zkVersion … skip updating ISR", Partition.updateIsr before 2.7) is a broker that lost
+    leadership without knowing it (KAFKA-2729), never a leader."""
     leaders = sorted((r["topic"], r["partition"], r["ts_ms"] - MS, r["leader"], r["leader_epoch"])
                      for r in table(out, "leaders"))
     assert ("orders", 0, 5000, 1, None) in leaders

@@ -8,13 +8,16 @@ tells more than nothing:
 - a line that names the whole replica list is the assignment at its instant: the LeaderAndIsr request a
   broker receives (``replicas=[…]``, with ``addingReplicas``/``removingReplicas`` from 2.4), KRaft's
   ``Replayed PartitionRecord … PartitionRegistration(replicas=…)``, the ZooKeeper controller's
-  ``Changed partition … with assigned replicas …``; the first such line anchors the partition's history
-  as a describe snapshot would;
+  ``Changed partition … with assigned replicas …``; before the first such line the partition had that
+  line's origin (its replicas less the ones being added), and each later one sets it again;
 - otherwise every broker the lines show holding a replica is one: the broker that logs a line of
   ``Partition`` (only the leader shrinks or expands the ISR), of a fetcher or of the LeaderAndIsr
   handling, the leader a line names, and every member of an ISR the lines list (both sides of
   "Shrinking ISR from A to B"). A replica that no line mentions is missed (under-counting URP), and a
   move between brokers that no controller line logs leaves the union of both sets (over-counting it);
+- a LeaderAndIsr request a broker received names the controller's leader, leader epoch and ISR: for a
+  partition whose lines hold no leader line and no ISR change (a follower's own log), those are its
+  leader and ISR from that instant;
 - the broker that logs "Shrinking/Expanding ISR", "ISR updated" or a NotEnoughReplicas rejection is the
   leader at that instant (``Partition.maybeShrinkIsr``, ``maybeExpandIsr`` and ``appendRecordsToLeader``
   run on the leader only). Before a partition's first leader line this is its leader, with an unknown
@@ -44,6 +47,7 @@ REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "uncle
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 _INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
+_REQUEST_SEQ = 1 << 38  # a request's rows: apart from the reader's (odd, from 1), in line order
 
 
 def _none() -> Column:
@@ -52,11 +56,11 @@ def _none() -> Column:
 
 @dataclass(frozen=True)
 class Seen:
-    """One partition: every broker its lines show holding a replica, and the first line naming all of them."""
+    """One partition: every broker its lines show holding a replica, and each line naming all of them
+    (``(ts_ms, assignment)`` in log order)."""
 
     holders: tuple[int, ...]
-    whole: Assignment | None = None
-    whole_ms: int | None = None
+    wholes: tuple[tuple[int, Assignment], ...] = ()
 
 
 def _ids(col: Column) -> Column:
@@ -87,20 +91,15 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
         F.when(kind.isin(*BROKER_HOLDS), _one(F.col("broker"))).otherwise(_none()), _one(F.col("leader")),
         _ids(F.col("isr")), _ids(from_isr), _ids(F.col("adding")), _ids(F.col("removing")),
         F.when(kind.isin(*REPLICA_LISTS), _ids(F.col("replicas"))).otherwise(_none())))
-    order = F.when(_whole(kind), F.struct("ts_ms", "source", "line_number"))
     rows = (events.where(F.col("topic").isNotNull() & F.col("partition").isNotNull() & ~kind.startswith("reassignment_"))
             .groupBy(*KEYS)
             .agg(F.array_sort(F.array_distinct(F.flatten(F.collect_list(holders)))).alias("holders"),
-                 F.min_by(F.struct("ts_ms", "replicas", "adding", "removing"), order).alias("whole"))
+                 F.array_sort(F.collect_list(F.when(_whole(kind), F.struct(
+                     "ts_ms", "source", "line_number", "replicas", "adding", "removing")))).alias("wholes"))
             .collect())
-    out = {}
-    for r in rows:
-        w = r["whole"]
-        whole = (Assignment(tuple(w["replicas"]), tuple(w["adding"] or ()), tuple(w["removing"] or ()))
-                 if w is not None else None)
-        out[(r["cluster"], r["topic"], r["partition"])] = Seen(tuple(r["holders"]), whole,
-                                                                 w["ts_ms"] if w is not None else None)
-    return out
+    return {(r["cluster"], r["topic"], r["partition"]): Seen(tuple(r["holders"]), tuple(
+        (w["ts_ms"], Assignment(tuple(w["replicas"]), tuple(w["adding"] or ()), tuple(w["removing"] or ())))
+        for w in r["wholes"])) for r in rows}
 
 
 def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
@@ -119,3 +118,26 @@ def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
             .select(*KEYS, "ts_ms", (F.col("line_number") + _INFERRED_SEQ).alias("seq"), "leader",
                     F.lit(None).cast("int").alias("leader_epoch"),
                     *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")]))
+
+
+def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """Leader and ISR rows from the LeaderAndIsr requests a broker received (the controller's decision:
+    leader, leader epoch, ISR), for partitions whose lines hold no leader line and no ISR change: a
+    follower's own log. Returns ``isr`` rows, ``leaders`` rows (the reader's numbering: a request's leader
+    row, then its ISR row two after) and the instants whose leader row names the ISR (``carried``);
+    a request repeating the partition's last leader and epoch adds no leader row."""
+    logged = isr.select(*KEYS).unionByName(leaders.select(*KEYS)).distinct()
+    req = (events.where((F.col("kind") == "leader_and_isr") & F.col("topic").isNotNull()
+                        & F.col("partition").isNotNull() & F.col("leader").isNotNull() & F.col("isr").isNotNull()
+                        & F.col("leader_epoch").isNotNull())
+           .join(logged, KEYS, "left_anti")
+           .select(*KEYS, "ts_ms", "source", "line_number", "leader", "leader_epoch", "isr",
+                   (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq")))
+    w = Window.partitionBy(*KEYS).orderBy("ts_ms", "source", "line_number")
+    before = F.lag(F.struct("leader", "leader_epoch")).over(w)
+    new_leader = req.select("*", before.alias("before")).where(
+        ~F.col("before").eqNullSafe(F.struct("leader", "leader_epoch")))
+    lead = new_leader.select(*KEYS, "ts_ms", "seq", "leader", "leader_epoch",
+                             *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
+    rows = req.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch")
+    return rows, lead, new_leader.select(*KEYS, "ts_ms").distinct()

@@ -47,6 +47,7 @@ from replicaflow.ingest.log_messages import (
     LOG_DIR_MOVER,
     PREFIX_PARTITION_KINDS,
     RULES,
+    TOKEN_LEADER,
     TRUNCATED_LIST,
     TRUNCATED_STARTS,
 )
@@ -225,7 +226,7 @@ def _classify(df: DataFrame) -> DataFrame:
     df = method_boundary(df.select(
         "*", groups(F.coalesce(f["tp"], f["tp2"]), TP_TEXT, ["$2$4", "$1$3"]).alias("tp_text"),
         F.when(is_record & k.isNull() & ~msg.startswith(LOG_DIR_MOVER), started_like).alias("started_like"),
-        F.when(k.isin(*LIST_KINDS), F.regexp_extract(body, r"^[^(\[]*?(?:partitions|Partitions) (.*)$", 1))
+        F.when(k.isin(*LIST_KINDS), F.regexp_extract(body, LISTED, 1))
         .alias("listed")))
     part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
     topic = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_topic).otherwise(
@@ -279,6 +280,9 @@ def _category(df: DataFrame) -> DataFrame:
     return df.select("*", cat.alias("category"))
 
 
+# The partitions a line lists: after the first "partitions", where 2.2-2.3's fetcher line names its leader as
+# `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id).
+LISTED = r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?[^(\[]*?(?:partitions|Partitions) (.*)$"
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields
@@ -308,7 +312,8 @@ def _rows(lines: DataFrame) -> DataFrame:
     event_row = event_row & (~is_list | t.isNotNull())
     return df.select(
         "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms",
-        *[c for c in EVENT_COLUMNS if c not in ("topic", "partition")],
+        *[c for c in EVENT_COLUMNS if c not in ("topic", "partition", "leader")],
+        F.coalesce(F.col("leader"), _int(F.nullif(F.regexp_extract(t, TOKEN_LEADER, 1), F.lit("")))).alias("leader"),
         F.when(is_list, tp_token[0]).otherwise(F.col("topic")).alias("topic"),
         F.when(is_list, _int(tp_token[1])).otherwise(F.col("partition")).alias("partition"),
         event_row.alias("event_row"), F.coalesce(F.col("token_pos") == 0, F.lit(True)).alias("first"))

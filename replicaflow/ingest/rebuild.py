@@ -33,7 +33,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import replay
-from replicaflow.ingest.holders import Seen, inferred_leaders, seen_replicas
+from replicaflow.ingest.holders import Seen, inferred_leaders, requested_state, seen_replicas
 from replicaflow.ingest.log_messages import FROM_TO
 from replicaflow.ingest.logs import id_list, read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
@@ -58,6 +58,7 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"marked as failed$", "2.3", None),
     (r"Handling reassignment of partition", None, "2.3"),
     (r"Successfully updated assignment of partition", "2.4", None),
+    (r"addingReplicas=\[", "2.4", None),  # LeaderAndIsrPartitionState (KIP-455), KRaft's records
     (r"starts at Leader Epoch", None, "2.5"),
     (r"addingReplicas \[", "2.6", "3.2"),
     (r"zkVersion updated to", None, "2.6"),
@@ -215,6 +216,8 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     before = (isr.join(changes, [*keys, "ts_ms"]).where(F.array_sort("isr") == F.col("b"))
               .select(*keys, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("a").alias("isr"), "leader_epoch"))
     isr = isr.unionByName(before)
+    requested_isr, requested_lead, requested = requested_state(events, parsed["isr"], parsed["leaders"])
+    isr, lead = isr.unionByName(requested_isr), lead.unionByName(requested_lead)
     rows = [(name, c.start_ms, -1 - n, p.topic, p.partition, list(p.isr), -1 if p.leader is None else p.leader)
             for name, c in clusters.items() if c.snapshot_first
             for n, p in enumerate(sorted(c.inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]
@@ -228,7 +231,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
                                               for c in ("start_offset", "replicas_end_offset")]))
     lead = lead.unionByName(inferred_leaders(events, lead))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
-               .select(*keys, "ts_ms").distinct())
+               .select(*keys, "ts_ms").unionByName(requested).distinct())
     isr, lead = _instant_order(isr, lead, carried)
     w = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
     prev = F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("leader_epoch").alias("e"))).over(w)
@@ -304,14 +307,15 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
         rows = []
         for key in sorted(set(snap) | {k for k in moves if k[0] == name} | {k for k in seen if k[0] == name}):
             p, s = snap.get(key), seen.get(key)
-            anchor, anchor_ms = None, c.anchor_ms
             if p is not None:
                 anchor = replay.Assignment(p.replicas, p.adding, p.removing)
-            elif s is not None and s.whole is not None:
-                anchor, anchor_ms = s.whole, s.whole_ms
-            hist = replay.history(anchor, anchor_ms, moves.get(key, []), c.start_ms)
-            if not hist and key not in moves and s is not None and s.holders:
+                hist = replay.history(anchor, c.anchor_ms, moves.get(key, []), c.start_ms)
+            elif s is not None and s.wholes:
+                hist = _from_whole_lines(s, moves.get(key, []), c.start_ms)
+            elif key not in moves and s is not None and s.holders:
                 hist = [(c.start_ms, replay.Assignment(s.holders))]
+            else:
+                hist = replay.history(None, c.anchor_ms, moves.get(key, []), c.start_ms)
             begin = max(hist[0][0], known.get(key, 1 << 62)) if hist else 1 << 62
             if begin >= 1 << 62:
                 continue
@@ -322,6 +326,16 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
                  for n, (key, ts, a) in enumerate(sorted(rows, key=lambda r: (r[1], r[0])))]
     return local_frame(spark, data, "cluster string, ts_ms long, seq long, topic string, partition int, "
                                     "replicas array<int>, adding array<int>, removing array<int>")
+
+
+def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> list[tuple[int, replay.Assignment]]:
+    """A partition no snapshot names, from the lines naming its whole assignment (ingest/holders.py): the first
+    one's origin from the start, then each such line and each controller line in time (a broker logs the
+    controller's decision after the controller: later at one instant); repeats of one assignment dropped."""
+    first = seen.wholes[0][1]
+    lines = [replay.Move(ts, 1 << 40, "started", target=a.target, whole=a) for ts, a in seen.wholes]
+    hist = replay.history(replay.Assignment(first.origin), start_ms - 1, [*moves, *lines], start_ms)  # all after it
+    return [h for i, h in enumerate(hist) if i == 0 or h[1] != hist[i - 1][1]]
 
 
 def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster],
@@ -358,7 +372,8 @@ def _fetchers(events: DataFrame) -> DataFrame:
     def num(p: str) -> Column:
         return F.nullif(F.regexp_extract("message", p, 1), F.lit("")).try_cast("int")
     rows = events.where(action.isNotNull() & F.col("topic").isNotNull()).select(
-        "cluster", "ts_ms", "broker", num(FETCH_LEADER).alias("leader"), num(FETCH_ID).alias("fetcher_id"),
+        "cluster", "ts_ms", "broker", F.coalesce("leader", num(FETCH_LEADER)).alias("leader"),
+        num(FETCH_ID).alias("fetcher_id"),
         "topic", "partition", action.alias("action"), "source", "line_number")
     return _seq(rows, "ts_ms", "source", "line_number")
 

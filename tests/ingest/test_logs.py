@@ -279,3 +279,23 @@ def test_a_kraft_3_5_shrink_answered_with_a_new_epoch_is_the_leader_lines_isr(sp
     # the creation's leader line, then the shrink under epoch 1 (the proposal would add ([1, 2], 0) between)
     assert [(r["isr"], r["leader_epoch"]) for r in sorted(rows, key=lambda r: r["seq"])] == [([1, 2, 3], 0),
                                                                                           ([1, 2], 1)]
+
+
+def test_a_fetcher_line_before_2_2_gives_each_partition_its_own_leader(spark, tmp_path):
+    """AbstractFetcherManager.addFetcherForPartitions before 2.2 lists `[t-p, initOffset O to broker
+    BrokerEndPoint(L,host,port)] ` per partition (0.10: `[[t,p], …]`): one line can name several leaders, one
+    fetcher thread each. From 2.2 the line names one broker for all its partitions."""
+    (tmp_path / "server.log").write_text(
+        "[2018-06-01 08:01:05,000] INFO [ReplicaFetcherManager on broker 2] Added fetcher for partitions "
+        "List([orders-4, initOffset 77 to broker BrokerEndPoint(1,kafka-1,9092)] , [orders-7, initOffset 0 to "
+        "broker BrokerEndPoint(3,kafka-3,9092)] ) (kafka.server.ReplicaFetcherManager)\n"
+        "[2017-03-01 10:00:06,001] INFO [ReplicaFetcherManager on broker 2] Added fetcher for partitions "
+        "List([[payments,0], initOffset 0 to broker BrokerEndPoint(4,kafka-4,9092)] , [[payments,1], initOffset "
+        "120 to broker BrokerEndPoint(5,kafka-5,9092)] ) (kafka.server.ReplicaFetcherManager)\n"
+        "[2020-06-01 08:01:05,000] INFO [ReplicaFetcherManager on broker 2] Added fetcher to broker "
+        "BrokerEndPoint(id=6, host=kafka-6:9092) for partitions Map(clicks-0 -> (offset=0, leaderEpoch=3), "
+        "clicks-1 -> (offset=5, leaderEpoch=3)) (kafka.server.ReplicaFetcherManager)\n")
+    events = read_logs(spark, str(tmp_path), cluster="c")["log_events"].collect()
+    assert sorted((r["topic"], r["partition"], r["broker"], r["leader"]) for r in events) == [
+        ("clicks", 0, 2, 6), ("clicks", 1, 2, 6), ("orders", 4, 2, 1), ("orders", 7, 2, 3),
+        ("payments", 0, 2, 4), ("payments", 1, 2, 5)]

@@ -129,7 +129,46 @@ def test_seen_replicas_anchor_on_a_partition_record_and_leave_reassignment_targe
     (tmp_path / "mixed.log").write_text(KRAFT_AND_MOVES)
     seen = seen_replicas(read_logs(spark, str(tmp_path), cluster="c")["log_events"])
     assert set(seen) == {("c", "events", 0), ("c", "events", 1)}
-    assert seen[("c", "events", 0)].whole == Assignment((2, 3))
+    assert [a for _, a in seen[("c", "events", 0)].wholes] == [Assignment((2, 3))]
     assert seen[("c", "events", 0)].holders == (2, 3)
-    assert seen[("c", "events", 1)].whole is None
+    assert seen[("c", "events", 1)].wholes == ()
     assert seen[("c", "events", 1)].holders == (2, 3)
+
+
+REAL = Path(__file__).resolve().parent / "data" / "real_files"
+ROLEPLAY_MS = 1598226890000  # 2020-08-23 23:54:50 UTC, the first line's scrape
+
+
+@pytest.fixture(scope="module")
+def roleplay(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("roleplay") / "out"
+    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs",
+                          str(REAL / "roleplay-2.4-broker-1.log"), "--cluster", "roleplay", "--out", str(out)],
+                         env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def test_a_followers_log_alone_tells_a_reassignment_from_its_leader_and_isr_requests(roleplay):
+    """A real 2.4 broker's log (tests/ingest/data/real_files/README.md): the replica being added receives
+    LeaderAndIsr requests (ReplicaManager.becomeLeaderOrFollower logs each at TRACE) naming the KIP-455
+    assignment [2,1,3] adding 1 removing 3, then [2,1]; their leader, epoch and ISR are the controller's.
+    The reassignment completes in 404 ms, as the walk-through's `--verify` said; the release is 2.4 from
+    `addingReplicas=[` (LeaderAndIsrPartitionState, KIP-455)."""
+    rows = sorted(table(roleplay, "assignments"), key=lambda r: r["ts_ms"])
+    assert [(r["ts_ms"] - ROLEPLAY_MS, r["replicas"], r["adding"], r["removing"]) for r in rows] == [
+        (3601, [2, 1, 3], [1], [3]), (4005, [2, 1], [], [])]
+    leaders = sorted(table(roleplay, "leaders"), key=lambda r: r["ts_ms"])
+    assert [(r["ts_ms"] - ROLEPLAY_MS, r["leader"], r["leader_epoch"]) for r in leaders] == [
+        (3601, 3, 1), (4005, 2, 2), (4013, 2, 3)]
+    isr = sorted(table(roleplay, "isr"), key=lambda r: r["ts_ms"])
+    assert [(r["isr"], r["leader_epoch"]) for r in isr] == [([3, 2], 1), ([3, 2, 1], 2), ([2, 1], 3)]
+    # 2.2-2.x name the fetcher's leader as `to broker BrokerEndPoint(id=L, host=h:p)` (AbstractFetcherManager)
+    added = sorted((r["ts_ms"] - ROLEPLAY_MS, r["leader"]) for r in table(roleplay, "fetchers") if r["action"] == "added")
+    assert added == [(3592, 3), (4007, 2), (4015, 2)]
+    moves = pq.read_table(roleplay / "analysis" / "reassignments").to_pylist()
+    assert [(m["replica"], m["start_ms"] - ROLEPLAY_MS, m["end_ms"] - ROLEPLAY_MS, m["status"]) for m in moves] == [
+        (1, 3601, 4005, "completed")]
+    meta = json.loads((roleplay / "telemetry" / "_meta.json").read_text())
+    meta = meta[0] if isinstance(meta, list) else meta
+    assert meta["kafka_version"] == "2.4"

@@ -47,7 +47,7 @@ LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
 # Kinds that touch partitions listed in one field: (kind, pattern of one partition token).
-# Before 2.2 each partition names its own leader: `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `.
+# Up to 2.0 each partition names its own leader: `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `.
 FETCHER_TOKEN = (r"(?:\[\[[^\[\]]+,\d+\]|\[[^\s\[\],]+-\d+), initOffset(?: -?\d+ to broker BrokerEndPoint\(\d+)?"
                  r"|[^\s,()\[\]]+-\d+ -> ")
 TOKEN_LEADER = r"to broker BrokerEndPoint\((\d+)$"

@@ -280,7 +280,7 @@ def _category(df: DataFrame) -> DataFrame:
     return df.select("*", cat.alias("category"))
 
 
-# The partitions a line lists: after the first "partitions", where 2.2-2.3's fetcher line names its leader as
+# The partitions a line lists: after the first "partitions", where 2.1-2.4's fetcher line names its leader as
 # `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id).
 LISTED = r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?[^(\[]*?(?:partitions|Partitions) (.*)$"
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",

@@ -52,8 +52,10 @@ FETCH_ID = r"(?:fetcherId=|ReplicaFetcherThread-)(\d+)"
 FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"^Partition \[.+,\d+\] on broker \d+: ", None, "0.11"),
     (r"^\[KafkaServer id=\d+\]", "1.0", None),
-    (r"Added fetcher for partitions List\(", None, "2.1"),
-    (r"Added fetcher to broker ", "2.2", None),
+    (r"Added fetcher for partitions List\(", None, "2.0"),
+    (r"Added fetcher to broker ", "2.1", None),
+    (r"Added fetcher to broker BrokerEndPoint\(id=", "2.1", "2.4"),
+    (r"Added fetcher to broker \d", "2.5", None),
     (r"Leader: \(highWatermark", "2.2", None),
     (r"marked as failed$", "2.3", None),
     (r"Handling reassignment of partition", None, "2.3"),

@@ -169,14 +169,16 @@ def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _fetcher_added(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     pre = f"[ReplicaFetcherManager on broker {e['broker']}] "
     leader, parts = int(e["leader"]), [(str(t), int(p), int(o)) for t, p, o in e["partitions"]]
-    if fam in (_OLD, "1.0"):
+    if not v.at_least("2.1"):  # AbstractFetcherManager.addFetcherForPartitions: each partition's leader
         endpoint = f"BrokerEndPoint({leader},broker-{leader},9092)"
         items = [f"[{_tp(fam, t, p)}, initOffset {o} to broker {endpoint}] " for t, p, o in parts]
         msg = f"Added fetcher for partitions List({', '.join(items)})"
     else:
         epoch = f", leaderEpoch={e['leader_epoch']}" if e.get("leader_epoch") is not None else ""
         items = [f"{t}-{p} -> (offset={o}{epoch})" for t, p, o in parts]
-        msg = f"Added fetcher to broker {leader} for partitions Map({', '.join(items)})"
+        # 2.1-2.4 print the leader's BrokerEndPoint (its toString from 2.1), 2.5+ its id
+        to = str(leader) if v.at_least("2.5") else f"BrokerEndPoint(id={leader}, host=broker-{leader}:9092)"
+        msg = f"Added fetcher to broker {to} for partitions Map({', '.join(items)})"
     return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, FETCHER_MANAGER_LOGGER))]
 
 

@@ -281,10 +281,11 @@ def test_a_kraft_3_5_shrink_answered_with_a_new_epoch_is_the_leader_lines_isr(sp
                                                                                           ([1, 2], 1)]
 
 
-def test_a_fetcher_line_before_2_2_gives_each_partition_its_own_leader(spark, tmp_path):
-    """AbstractFetcherManager.addFetcherForPartitions before 2.2 lists `[t-p, initOffset O to broker
+def test_a_fetcher_line_up_to_2_0_gives_each_partition_its_own_leader(spark, tmp_path):
+    """AbstractFetcherManager.addFetcherForPartitions up to 2.0 lists `[t-p, initOffset O to broker
     BrokerEndPoint(L,host,port)] ` per partition (0.10: `[[t,p], …]`): one line can name several leaders, one
-    fetcher thread each. From 2.2 the line names one broker for all its partitions."""
+    fetcher thread each. From 2.1 the line names one broker for all its partitions: its BrokerEndPoint
+    (`BrokerEndPoint(id=L, host=h:p)`, 2.1-2.4), then its id (2.5+)."""
     (tmp_path / "server.log").write_text(
         "[2018-06-01 08:01:05,000] INFO [ReplicaFetcherManager on broker 2] Added fetcher for partitions "
         "List([orders-4, initOffset 77 to broker BrokerEndPoint(1,kafka-1,9092)] , [orders-7, initOffset 0 to "

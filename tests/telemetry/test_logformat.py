@@ -144,13 +144,23 @@ def test_thread_death_up_to_2_2_with_exception_line():
 
 
 def test_fetcher_manager_lines():
+    """AbstractFetcherManager.addFetcherForPartitions: up to 2.0 each partition with its leader's
+    BrokerEndPoint (the case class's own toString), 2.1-2.4 the leader's BrokerEndPoint (its toString
+    `BrokerEndPoint(id=L, host=h:p)`, new in 2.1) once for the line, 2.5+ the leader's id."""
     added = {"kind": "fetcher_added", "broker": 2, "leader": 1, "fetcher_id": 0,
              "partitions": [["orders", 3, 1200], ["orders", 4, 0]]}
     removed = {"kind": "fetcher_removed", "broker": 2, "partitions": [["orders", 3], ["orders", 4]]}
     logger = "kafka.server.ReplicaFetcherManager"
-    assert message(added, "2.3", logger).startswith(
+    assert message(added, "2.0", logger) == (
+        "[ReplicaFetcherManager on broker 2] Added fetcher for partitions List([orders-3, initOffset 1200 to broker "
+        "BrokerEndPoint(1,broker-1,9092)] , [orders-4, initOffset 0 to broker BrokerEndPoint(1,broker-1,9092)] )")
+    for release in ("2.1", "2.4"):
+        assert message(added, release, logger).startswith(
+            "[ReplicaFetcherManager on broker 2] Added fetcher to broker BrokerEndPoint(id=1, host=broker-1:9092) "
+            "for partitions ")
+    assert message(added, "2.5", logger).startswith(
         "[ReplicaFetcherManager on broker 2] Added fetcher to broker 1 for partitions ")
-    assert message(added, "2.3", logger).endswith("Map(orders-3 -> (offset=1200), orders-4 -> (offset=0))")
+    assert message(added, "2.5", logger).endswith("Map(orders-3 -> (offset=1200), orders-4 -> (offset=0))")
     assert message(removed, "3.6", logger) == \
         "[ReplicaFetcherManager on broker 2] Removed fetcher for partitions Set(orders-3, orders-4)"
     assert message(removed, "0.10", logger) == \

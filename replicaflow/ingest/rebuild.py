@@ -299,9 +299,9 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
                  seen: dict[tuple[str, str, int], Seen]) -> DataFrame:
     """One row where each partition's state begins (assignment, leader and ISR all known), then its changes.
 
-    The describe snapshot anchors a partition's history; without it, the first line naming its whole
-    assignment does; without either, a partition no controller line moves has the replicas its lines show
-    from the start of the logs (ingest/holders.py)."""
+    The describe snapshot anchors a partition's history; without it, the lines naming its whole assignment
+    give it (the first one's origin before them); without either, a partition no controller line moves has
+    the replicas its lines show from the start of the logs (ingest/holders.py)."""
     moves = _moves(events)
     data = []
     for name, c in clusters.items():
@@ -341,9 +341,9 @@ def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> li
 
 
 def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster],
-             seen: dict[tuple[str, str, int], Seen]) -> DataFrame:
-    """Lifecycle lines as up/down rows; a broker logging (or listed, or shown holding a replica) before any
-    lifecycle line is up from the start."""
+             shown: dict[tuple[str, str, int], Seen]) -> DataFrame:
+    """Lifecycle lines as up/down rows; a broker logging (or listed, or with no describe shown holding a
+    replica) before any lifecycle line is up from the start."""
     life = (events.where(F.col("kind").isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull())
             .select("cluster", "ts_ms", "broker", "source", "line_number",
                     F.when(F.col("kind") == "broker_started", F.lit("up")).otherwise(F.lit("down")).alias("state")))
@@ -351,7 +351,8 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
     for name, c in clusters.items():
         ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()
         ids |= {r.broker for r in c.inputs.log_dirs or ()}  # kafka-log-dirs answers from live brokers only
-        ids |= {b for k, s in seen.items() if k[0] == name for b in s.holders}
+        if c.inputs.topics is None:  # the describe lists every replica's broker
+            ids |= {b for k, s in shown.items() if k[0] == name for b in s.holders}
         listed += [(name, b) for b in sorted(ids)]
     seen = events.where(F.col("broker").isNotNull()).select("cluster", "broker").distinct()
     if listed:

@@ -41,9 +41,12 @@ KEYS = ["cluster", "topic", "partition"]
 BROKER_HOLDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed", "leader_start", "follower_start",
                 "become_leader", "become_follower", "leader_and_isr", "fetchers_stopped", "fetcher_added",
                 "fetcher_removed", "partition_failed", "fetch_error", "fetch_epoch_mismatch", "truncation_failed",
-                "log_dir_offline", "produce_rejected", "thread_died")
+                "log_dir_offline", "produce_rejected", "thread_died", "replica_deleted")
 # kinds whose `replicas` are assigned replicas (all of them, or the live ones of an unclean election)
 REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "unclean_election")
+# lines of a partition's deletion: its logs renamed for deletion, fetchers removed, NonExistentPartition
+DELETION_KINDS = ("replica_deleted", "fetcher_removed")
+NONEXISTENT = "NonExistentPartition"
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 _INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
@@ -56,11 +59,16 @@ def _none() -> Column:
 
 @dataclass(frozen=True)
 class Seen:
-    """One partition: every broker its lines show holding a replica, and each line naming all of them
-    (``(ts_ms, assignment)`` in log order)."""
+    """One partition: every broker its lines show holding a replica, each line naming all of them
+    (``(ts_ms, assignment)`` in log order), and for its deletion: its last line that is not part of one,
+    the instants the ZooKeeper controller made it NonExistentPartition, and each broker's last deletion of
+    its log."""
 
-    holders: tuple[int, ...]
+    holders: tuple[int, ...] = ()
     wholes: tuple[tuple[int, Assignment], ...] = ()
+    last_ms: int | None = None
+    nonexistent_ms: tuple[int, ...] = ()
+    deleted_on: tuple[tuple[int, int], ...] = ()
 
 
 def _ids(col: Column) -> Column:
@@ -85,6 +93,7 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
     """Per partition, what its lines say of its replicas (one Spark job; a row per partition to the driver).
     Reassignment lines are left out: their lists are targets, which ingest/replay.py plays in time."""
     kind = F.col("kind")
+    nonexistent = F.coalesce((kind == "partition_state") & (F.col("state") == NONEXISTENT), F.lit(False))
     from_isr = F.when(kind.isin("isr_shrink", "isr_expand"),
                       id_list(F.regexp_extract("message", FROM_TO, 1), strip=r"\s"))
     holders = F.flatten(F.array(
@@ -95,11 +104,43 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
             .groupBy(*KEYS)
             .agg(F.array_sort(F.array_distinct(F.flatten(F.collect_list(holders)))).alias("holders"),
                  F.array_sort(F.collect_list(F.when(_whole(kind), F.struct(
-                     "ts_ms", "source", "line_number", "replicas", "adding", "removing")))).alias("wholes"))
+                     "ts_ms", "source", "line_number", "replicas", "adding", "removing")))).alias("wholes"),
+                 F.max(F.when(~kind.isin(*DELETION_KINDS) & ~nonexistent, F.col("ts_ms"))).alias("last_ms"),
+                 F.collect_set(F.when(nonexistent, F.col("ts_ms"))).alias("nonexistent"),
+                 F.collect_list(F.when((kind == "replica_deleted") & F.col("broker").isNotNull(),
+                                       F.struct("broker", "ts_ms"))).alias("deleted_on"))
             .collect())
-    return {(r["cluster"], r["topic"], r["partition"]): Seen(tuple(r["holders"]), tuple(
-        (w["ts_ms"], Assignment(tuple(w["replicas"]), tuple(w["adding"] or ()), tuple(w["removing"] or ())))
-        for w in r["wholes"])) for r in rows}
+    out = {}
+    for r in rows:
+        deleted: dict[int, int] = {}
+        for d in r["deleted_on"]:
+            deleted[d["broker"]] = max(deleted.get(d["broker"], d["ts_ms"]), d["ts_ms"])
+        out[(r["cluster"], r["topic"], r["partition"])] = Seen(
+            tuple(r["holders"]),
+            tuple((w["ts_ms"], Assignment(tuple(w["replicas"]), tuple(w["adding"] or ()), tuple(w["removing"] or ())))
+                  for w in r["wholes"]),
+            r["last_ms"], tuple(sorted(r["nonexistent"])), tuple(sorted(deleted.items())))
+    return out
+
+
+def topic_deletions(events: DataFrame) -> dict[tuple[str, str], tuple[int, ...]]:
+    """Per topic, the instants the controller logged its deletion done (ZooKeeper's TopicDeletionManager,
+    KRaft's RemoveTopicRecord replayed)."""
+    rows = (events.where((F.col("kind") == "topic_deleted") & F.col("topic").isNotNull())
+            .groupBy("cluster", "topic").agg(F.array_sort(F.collect_set("ts_ms")).alias("ts")).collect())
+    return {(r["cluster"], r["topic"]): tuple(r["ts"]) for r in rows}
+
+
+def deleted_at(seen: Seen, topic_deleted: tuple[int, ...], replicas: tuple[int, ...]) -> int | None:
+    """When the partition stopped existing: the first of the controller's NonExistentPartition, its topic's
+    deletion, or the last of its replicas' logs renamed for deletion (once every replica's is), that comes
+    after every other line of the partition (a later line means it lives on, or was created again)."""
+    times = [*seen.nonexistent_ms, *topic_deleted]
+    on = dict(seen.deleted_on)
+    if replicas and all(b in on for b in replicas):
+        times.append(max(on[b] for b in replicas))
+    after = [t for t in times if seen.last_ms is None or t >= seen.last_ms]
+    return min(after) if after else None
 
 
 def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:

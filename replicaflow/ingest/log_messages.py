@@ -198,6 +198,11 @@ RULES: list[Rule] = [
     Rule("log_dir_offline", r"^Broker \d+ stopped fetcher for partitions (.*) and stopped moving logs for partitions "
          r".* because they are in the failed log directory (\S+?)\.$", {"log_dir": 2}, explode="list"),
     Rule("broker_halted", r"^Halting broker because dir (\S+) is offline$", {"log_dir": 1}),
+    # --- deletion: LogManager.asyncDelete (a replica's log), TopicDeletionManager, ReplicationControlManager ---
+    Rule("replica_deleted", rf"^Log for partition {_TP} is renamed to \S+ and is scheduled for deletion$",
+         {"tp": 1}),
+    Rule("topic_deleted", r"^Deletion of topic (\S+) successfully completed$", {"topic_name": 1}),
+    Rule("topic_deleted", r"^Removed topic (\S+) with ID \S+\.$", {"topic_name": 1}),
     # --- reassignment: KafkaController, ReplicationControlManager (controller.log) -------------------
     Rule("reassignment_started", rf"^Handling reassignment of partition {_TP} to new replicas {_L}$",
          {"tp": 1, "replicas": 2}),

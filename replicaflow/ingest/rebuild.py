@@ -33,7 +33,14 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import replay
-from replicaflow.ingest.holders import Seen, inferred_leaders, requested_state, seen_replicas
+from replicaflow.ingest.holders import (
+    Seen,
+    deleted_at,
+    inferred_leaders,
+    requested_state,
+    seen_replicas,
+    topic_deletions,
+)
 from replicaflow.ingest.log_messages import FROM_TO
 from replicaflow.ingest.logs import id_list, read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
@@ -301,8 +308,9 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
 
     The describe snapshot anchors a partition's history; without it, the lines naming its whole assignment
     give it (the first one's origin before them); without either, a partition no controller line moves has
-    the replicas its lines show from the start of the logs (ingest/holders.py)."""
-    moves = _moves(events)
+    the replicas its lines show from the start of the logs (ingest/holders.py). A deleted partition ends
+    with a row of no replicas."""
+    moves, deleted = _moves(events), topic_deletions(events)
     data = []
     for name, c in clusters.items():
         snap = {(name, *k): v for k, v in c.inputs.topics.partitions.items()} if c.inputs.topics else {}
@@ -318,6 +326,9 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
                 hist = [(c.start_ms, replay.Assignment(s.holders))]
             else:
                 hist = replay.history(None, c.anchor_ms, moves.get(key, []), c.start_ms)
+            end = deleted_at(s or Seen(), deleted.get(key[:2], ()), hist[-1][1].replicas) if hist else None
+            if end is not None and end >= hist[-1][0]:
+                hist = [*hist, (end, replay.Assignment(()))]  # no replica: the partition no longer exists
             begin = max(hist[0][0], known.get(key, 1 << 62)) if hist else 1 << 62
             if begin >= 1 << 62:
                 continue

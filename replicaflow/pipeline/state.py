@@ -135,7 +135,7 @@ def with_flags(df: DataFrame) -> DataFrame:
 def partition_state(events: DataFrame, meta: DataFrame) -> DataFrame:
     """Intervals ``[from_ms, to_ms)`` of each partition's state and flags (analysis/partition_state)."""
     state = (change_intervals(events, PKEY)
-             .filter(F.col("replicas").isNotNull())
+             .filter(F.size("replicas") > 0)  # null: not yet known; []: deleted (a topic deletion)
              .withColumn("leader", F.coalesce("leader", F.lit(-1)))
              .withColumn("isr", F.coalesce("isr", F.array().cast("array<int>")))
              .withColumn("configured_min_isr", F.coalesce("configured_min_isr", F.lit(1)))

@@ -113,6 +113,7 @@ def test_isr_meters_and_gauges_count_the_partitions_the_lines_show(out):
 KRAFT_AND_MOVES = """\
 [2026-05-27 13:32:45,000] INFO [QuorumController id=0] Replayed PartitionRecord for new partition events-0 with topic ID x1 and PartitionRegistration(replicas=[2, 3], directories=[d1, d2], isr=[2], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=2, leaderRecoveryState=RECOVERED, leaderEpoch=0, partitionEpoch=0). (org.apache.kafka.controller.ReplicationControlManager)
 [2026-05-27 13:32:46,000] INFO [ReplicaFetcherManager on broker 3] Added fetcher to broker 2 for partitions HashMap(events-1 -> InitialFetchState(topicId=Some(x1), leader=BrokerEndPoint(id=2, host=h:9092), currentLeaderEpoch=0, initOffset=0)) (kafka.server.ReplicaFetcherManager)
+[2026-05-27 13:32:48,000] INFO [QuorumController id=0] Removed topic events with ID x1. (org.apache.kafka.controller.ReplicationControlManager)
 [2026-05-27 13:32:47,000] INFO [Controller id=9] Successfully updated assignment of partition orders-5 to ReplicaAssignment(replicas=7,8,1, addingReplicas=7, removingReplicas=1) (kafka.controller.KafkaController)
 """
 
@@ -122,12 +123,14 @@ def test_seen_replicas_anchor_on_a_partition_record_and_leave_reassignment_targe
     hosts nothing by logging it); ReplicaFetcherManager.addFetcherForPartitions: the follower and the
     leader it fetches from hold replicas; KafkaController.updateReplicaAssignmentForPartition's target
     list is played in time by ingest/replay.py, not taken as replicas."""
-    from replicaflow.ingest.holders import seen_replicas
+    from replicaflow.ingest.holders import seen_replicas, topic_deletions
     from replicaflow.ingest.logs import read_logs
     from replicaflow.ingest.replay import Assignment
 
     (tmp_path / "mixed.log").write_text(KRAFT_AND_MOVES)
-    seen = seen_replicas(read_logs(spark, str(tmp_path), cluster="c")["log_events"])
+    events = read_logs(spark, str(tmp_path), cluster="c")["log_events"]
+    seen = seen_replicas(events)
+    assert topic_deletions(events) == {("c", "events"): (1779888768000,)}  # ReplicationControlManager.replay
     assert set(seen) == {("c", "events", 0), ("c", "events", 1)}
     assert [a for _, a in seen[("c", "events", 0)].wholes] == [Assignment((2, 3))]
     assert seen[("c", "events", 0)].holders == (2, 3)
@@ -172,3 +175,59 @@ def test_a_followers_log_alone_tells_a_reassignment_from_its_leader_and_isr_requ
     meta = json.loads((roleplay / "telemetry" / "_meta.json").read_text())
     meta = meta[0] if isinstance(meta, list) else meta
     assert meta["kafka_version"] == "2.4"
+
+
+SC = "(state.change.logger)"
+DELETION = {
+    "broker-0/state-change.log": f"""\
+[2025-04-09 11:00:00,954] INFO [Controller id=0 epoch=1] Changed partition gone-0 state from NonExistentPartition to NewPartition with assigned replicas 0,1 {SC}
+[2025-04-09 11:00:01,049] INFO [Controller id=0 epoch=1] Changed partition gone-0 from NewPartition to OnlinePartition with state LeaderAndIsr(leader=0, leaderEpoch=0, isrWithBrokerEpoch=List(BrokerState(brokerId=0, brokerEpoch=-1), BrokerState(brokerId=1, brokerEpoch=-1)), leaderRecoveryState=RECOVERED, partitionEpoch=0) {SC}
+[2025-04-09 11:00:01,057] INFO [Broker id=0] Leader gone-0 with topic id Some(2-3qO3o8RgetP5oocXJFcQ) starts at leader epoch 0 from offset 0 with partition epoch 0, high watermark 0, ISR [0,1], adding replicas [] and removing replicas [] . Previous leader None and previous leader epoch was -1. {SC}
+[2025-04-09 11:00:01,058] INFO [Broker id=0] Leader kept-0 with topic id Some(UMhZ98XWTvGoFWbHZCtfZA) starts at leader epoch 0 from offset 0 with partition epoch 0, high watermark 0, ISR [0,1], adding replicas [] and removing replicas [] . Previous leader None and previous leader epoch was -1. {SC}
+[2025-04-09 11:00:30,587] INFO [Controller id=0 epoch=1] Partition gone-0 state changed to (Leader:-1,ISR:1,LeaderRecoveryState:RECOVERED,LeaderEpoch:1,ZkVersion:1,ControllerEpoch:1) after removing replica 0 from the ISR as part of transition to OfflineReplica {SC}
+[2025-04-09 11:00:30,588] INFO [Controller id=0 epoch=1] Partition gone-0 state changed to (Leader:-1,ISR:1,LeaderRecoveryState:RECOVERED,LeaderEpoch:2,ZkVersion:2,ControllerEpoch:1) after removing replica 1 from the ISR as part of transition to OfflineReplica {SC}
+[2025-04-09 11:00:30,650] INFO [Controller id=0 epoch=1] Changed partition gone-0 state from OfflinePartition to NonExistentPartition {SC}
+""",
+    "broker-0/server.log": """\
+[2025-04-09 11:00:30,600] INFO Log for partition gone-0 is renamed to /kafka-logs/gone-0.80f365eb04284e4a945e6c0438bdaa82-delete and is scheduled for deletion (kafka.log.LogManager)
+[2025-04-09 11:01:00,000] INFO [Partition kept-0 broker=0] ISR updated to [0] and version updated to 1 (kafka.cluster.Partition)
+""",
+    "broker-1/server.log": """\
+[2025-04-09 11:00:30,602] INFO Log for partition gone-0 is renamed to /kafka-logs/gone-0.4e4f4975cd6d47cb85e1663ffae7be6f-delete and is scheduled for deletion (kafka.log.LogManager)
+""",
+    "broker-0/controller.log": """\
+[2025-04-09 11:00:30,700] INFO [Topic Deletion Manager 0] Deletion of topic gone successfully completed (kafka.controller.TopicDeletionManager)
+""",
+}
+DELETION_MS = 1744196430602  # 2025-04-09 11:00:30.602 UTC: the last replica's log renamed for deletion
+
+
+@pytest.fixture(scope="module")
+def deletion(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("deletion")
+    for name, text in DELETION.items():
+        (root / "logs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "logs" / name).write_text(text)
+    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "logs"),
+                          "--cluster", "churn", "--out", str(root / "out")],
+                         env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    return root / "out"
+
+
+def test_a_deleted_topic_stops_existing_instead_of_going_offline(deletion):
+    """A ZooKeeper topic deletion (3.6 forms): the controller takes each replica out of the ISR as it goes
+    OfflineReplica (ReplicaStateMachine), leaving no leader; each replica's log is renamed for deletion
+    (LogManager.asyncDelete), then the partition is NonExistentPartition (PartitionStateMachine) and the
+    topic's deletion done (TopicDeletionManager). Kafka counts no partition of a topic being deleted as
+    offline (KafkaController's OfflinePartitionsCount leaves them out): the partition ends when its last
+    replica's log is gone, and the other topic is untouched."""
+    rows = sorted((r for r in table(deletion, "assignments") if r["topic"] == "gone"), key=lambda r: r["ts_ms"])
+    assert [r["replicas"] for r in rows] == [[0, 1], []]
+    assert rows[-1]["ts_ms"] == DELETION_MS
+    state = pq.read_table(deletion / "analysis" / "partition_state").to_pylist()
+    gone = [s for s in state if s["topic"] == "gone"]
+    assert max(s["to_ms"] for s in gone) == DELETION_MS and all(s["to_ms"] is not None for s in gone)
+    assert [s["to_ms"] for s in state if s["topic"] == "kept"][-1] is None  # still there at the end
+    summary = json.loads((deletion / "analysis" / "_summary.json").read_text())["churn"]
+    assert summary["peak_offline"] == 0 and summary["offline_minutes"] == 0.0

@@ -22,7 +22,9 @@ tells more than nothing:
   leader at that instant (``Partition.maybeShrinkIsr``, ``maybeExpandIsr`` and ``appendRecordsToLeader``
   run on the leader only). Before a partition's first leader line this is its leader, with an unknown
   epoch. A change ZooKeeper refused ("Cached zkVersion … skip updating ISR" next) is not used: a broker
-  that lost leadership without knowing it writes it (KAFKA-2729).
+  that lost leadership without knowing it writes it (KAFKA-2729);
+- a partition whose topic was deleted stops existing (``deleted_at``), whether or not a describe names it:
+  Kafka counts no partition of a topic being deleted as offline.
 """
 
 from __future__ import annotations

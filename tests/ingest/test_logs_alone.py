@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -47,23 +48,51 @@ CONTROLLER_9 = """\
 MS = 1614592800000  # 2021-03-01 10:00:00 UTC
 
 
+REAL = Path(__file__).resolve().parent / "data" / "real_files"
+
+
+@dataclass(frozen=True)
+class Run:
+    out: Path
+    cluster: str
+
+
 @pytest.fixture(scope="module")
-def out(tmp_path_factory) -> Path:
+def fleet(tmp_path_factory) -> Path:
+    """The three sets of files below as one fleet (`--cluster-from-path`): one JVM for the module."""
     root = tmp_path_factory.mktemp("alone")
-    files = {"broker-1/server.log": BROKER_1, "broker-2/server.log": BROKER_2, "broker-4/server.log": BROKER_4,
-             "broker-4/state-change.log": BROKER_4_STATE, "controller-9/state-change.log": CONTROLLER_9}
+    files = {"bug/logs/broker-1/server.log": BROKER_1, "bug/logs/broker-2/server.log": BROKER_2,
+             "bug/logs/broker-4/server.log": BROKER_4, "bug/logs/broker-4/state-change.log": BROKER_4_STATE,
+             "bug/logs/broker-9/state-change.log": CONTROLLER_9,
+             "roleplay/logs/broker-1/server.log": (REAL / "roleplay-2.4-broker-1.log").read_text(),
+             **{f"churn/logs/{name}": text for name, text in DELETION.items()}}
     for name, text in files.items():
-        (root / "logs" / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / "logs" / name).write_text(text)
-    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "logs"),
-                          "--min-insync-replicas", "2", "--cluster", "bug", "--out", str(root / "out")],
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "bug"),
+                          "--logs", str(root / "roleplay"), "--logs", str(root / "churn"), "--cluster-from-path",
+                          "--min-insync-replicas", "2", "--out", str(root / "out")],
                          env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr
     return root / "out"
 
 
-def table(out: Path, name: str) -> list[dict]:
-    return pq.read_table(out / "telemetry" / name).to_pylist()
+@pytest.fixture(scope="module")
+def out(fleet) -> Run:
+    return Run(fleet, "bug")
+
+
+def table(run: Run, name: str, group: str = "telemetry") -> list[dict]:
+    return [r for r in pq.read_table(run.out / group / name).to_pylist() if r["cluster"] == run.cluster]
+
+
+def summary(run: Run) -> dict:
+    return json.loads((run.out / "analysis" / "_summary.json").read_text())[run.cluster]
+
+
+def meta(run: Run) -> dict:
+    metas = json.loads((run.out / "telemetry" / "_metas.json").read_text())  # a fleet's: one per cluster
+    return next(m for m in (metas if isinstance(metas, list) else metas.values()) if m["cluster"] == run.cluster)
 
 
 def test_replicas_are_every_broker_the_lines_show_holding_one_or_the_first_line_naming_them_all(out):
@@ -74,9 +103,7 @@ def test_replicas_are_every_broker_the_lines_show_holding_one_or_the_first_line_
     assert {k: r["replicas"] for k, r in rows.items()} == {
         ("orders", 0): [1, 2, 3], ("orders", 1): [1, 3], ("payments", 0): [4, 5, 6]}
     assert all(r["adding"] == [] and r["removing"] == [] for r in rows.values())
-    meta = json.loads((out / "telemetry" / "_meta.json").read_text())
-    meta = meta[0] if isinstance(meta, list) else meta
-    assert meta["provenance"]["assignments"] == "logs (replicas as far as the lines show)"
+    assert meta(out)["provenance"]["assignments"] == "logs (replicas as far as the lines show)"
 
 
 def test_the_broker_changing_the_isr_is_the_leader_until_a_leader_line_says_otherwise(out):
@@ -100,11 +127,11 @@ def test_every_replica_the_lines_show_is_a_broker_up_from_the_start(out):
 def test_isr_meters_and_gauges_count_the_partitions_the_lines_show(out):
     """IsrShrinksPerSec / IsrExpandsPerSec on the leader (Partition), UnderReplicatedPartitions and
     UnderMinIsrPartitionCount (Partition.isUnderReplicated / isUnderMinIsr) at min.insync.replicas 2."""
-    summary = json.loads((out / "analysis" / "_summary.json").read_text())["bug"]
-    assert (summary["isr_shrinks"], summary["isr_expands"]) == (3, 1)
-    assert summary["peak_urp"] == 3            # 10:01:00-10:02:00: orders-0, orders-1 and payments-0
-    assert summary["peak_under_min_isr"] == 2  # orders-1 [1] and payments-0 [4]
-    incidents = pq.read_table(out / "analysis" / "incidents").to_pylist()
+    got = summary(out)
+    assert (got["isr_shrinks"], got["isr_expands"]) == (3, 1)
+    assert got["peak_urp"] == 3            # 10:01:00-10:02:00: orders-0, orders-1 and payments-0
+    assert got["peak_under_min_isr"] == 2  # orders-1 [1] and payments-0 [4]
+    incidents = table(out, "incidents", "analysis")
     urp = {(r["topic"], r["partition"]): (r["start_ms"] - MS, r["end_ms"]) for r in incidents if r["kind"] == "urp"}
     assert urp[("orders", 0)] == (5000, MS + 120_000)
     assert urp[("orders", 1)][0] == 6000 and urp[("orders", 1)][1] is None
@@ -138,18 +165,12 @@ def test_seen_replicas_anchor_on_a_partition_record_and_leave_reassignment_targe
     assert seen[("c", "events", 1)].holders == (2, 3)
 
 
-REAL = Path(__file__).resolve().parent / "data" / "real_files"
 ROLEPLAY_MS = 1598226890000  # 2020-08-23 23:54:50 UTC, the first line's scrape
 
 
 @pytest.fixture(scope="module")
-def roleplay(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("roleplay") / "out"
-    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs",
-                          str(REAL / "roleplay-2.4-broker-1.log"), "--cluster", "roleplay", "--out", str(out)],
-                         env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stderr
-    return out
+def roleplay(fleet) -> Run:
+    return Run(fleet, "roleplay")
 
 
 def test_a_followers_log_alone_tells_a_reassignment_from_its_leader_and_isr_requests(roleplay):
@@ -169,12 +190,10 @@ def test_a_followers_log_alone_tells_a_reassignment_from_its_leader_and_isr_requ
     # 2.2-2.x name the fetcher's leader as `to broker BrokerEndPoint(id=L, host=h:p)` (AbstractFetcherManager)
     added = sorted((r["ts_ms"] - ROLEPLAY_MS, r["leader"]) for r in table(roleplay, "fetchers") if r["action"] == "added")
     assert added == [(3592, 3), (4007, 2), (4015, 2)]
-    moves = pq.read_table(roleplay / "analysis" / "reassignments").to_pylist()
+    moves = table(roleplay, "reassignments", "analysis")
     assert [(m["replica"], m["start_ms"] - ROLEPLAY_MS, m["end_ms"] - ROLEPLAY_MS, m["status"]) for m in moves] == [
         (1, 3601, 4005, "completed")]
-    meta = json.loads((roleplay / "telemetry" / "_meta.json").read_text())
-    meta = meta[0] if isinstance(meta, list) else meta
-    assert meta["kafka_version"] == "2.4"
+    assert meta(roleplay)["kafka_version"] == "2.4"
 
 
 SC = "(state.change.logger)"
@@ -203,16 +222,8 @@ DELETION_MS = 1744196430602  # 2025-04-09 11:00:30.602 UTC: the last replica's l
 
 
 @pytest.fixture(scope="module")
-def deletion(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("deletion")
-    for name, text in DELETION.items():
-        (root / "logs" / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / "logs" / name).write_text(text)
-    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "logs"),
-                          "--cluster", "churn", "--out", str(root / "out")],
-                         env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stderr
-    return root / "out"
+def deletion(fleet) -> Run:
+    return Run(fleet, "churn")
 
 
 def test_a_deleted_topic_stops_existing_instead_of_going_offline(deletion):
@@ -225,9 +236,9 @@ def test_a_deleted_topic_stops_existing_instead_of_going_offline(deletion):
     rows = sorted((r for r in table(deletion, "assignments") if r["topic"] == "gone"), key=lambda r: r["ts_ms"])
     assert [r["replicas"] for r in rows] == [[0, 1], []]
     assert rows[-1]["ts_ms"] == DELETION_MS
-    state = pq.read_table(deletion / "analysis" / "partition_state").to_pylist()
+    state = table(deletion, "partition_state", "analysis")
     gone = [s for s in state if s["topic"] == "gone"]
     assert max(s["to_ms"] for s in gone) == DELETION_MS and all(s["to_ms"] is not None for s in gone)
     assert [s["to_ms"] for s in state if s["topic"] == "kept"][-1] is None  # still there at the end
-    summary = json.loads((deletion / "analysis" / "_summary.json").read_text())["churn"]
-    assert summary["peak_offline"] == 0 and summary["offline_minutes"] == 0.0
+    got = summary(deletion)
+    assert got["peak_offline"] == 0 and got["offline_minutes"] == 0.0

@@ -78,6 +78,11 @@ def _ids(col: Column) -> Column:
     return F.array_compact(F.coalesce(col, _none()))
 
 
+def from_to_isr(side: int) -> Column:
+    """One ISR of a "Shrinking/Expanding ISR from A to B" line (``side`` 1: A, 2: B); [] on other lines."""
+    return id_list(F.regexp_extract("message", FROM_TO, side), strip=r"\s")
+
+
 def _one(col: Column) -> Column:
     """A broker id field as a list: a leader of -1 (none) is no broker."""
     return F.when(col.isNotNull() & (col >= 0), F.array(col)).otherwise(_none())
@@ -96,8 +101,7 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
     Reassignment lines are left out: their lists are targets, which ingest/replay.py plays in time."""
     kind = F.col("kind")
     nonexistent = F.coalesce((kind == "partition_state") & (F.col("state") == NONEXISTENT), F.lit(False))
-    from_isr = F.when(kind.isin("isr_shrink", "isr_expand"),
-                      id_list(F.regexp_extract("message", FROM_TO, 1), strip=r"\s"))
+    from_isr = F.when(kind.isin("isr_shrink", "isr_expand"), from_to_isr(1))
     holders = F.flatten(F.array(
         F.when(kind.isin(*BROKER_HOLDS), _one(F.col("broker"))).otherwise(_none()), _one(F.col("leader")),
         _ids(F.col("isr")), _ids(from_isr), _ids(F.col("adding")), _ids(F.col("removing")),

@@ -36,13 +36,13 @@ from replicaflow.ingest import replay
 from replicaflow.ingest.holders import (
     Seen,
     deleted_at,
+    from_to_isr,
     inferred_leaders,
     requested_state,
     seen_replicas,
     topic_deletions,
 )
-from replicaflow.ingest.log_messages import FROM_TO
-from replicaflow.ingest.logs import id_list, read_logs
+from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
 from replicaflow.telemetry.schema import TELEMETRY
@@ -50,6 +50,7 @@ from replicaflow.telemetry.spark import conform, local_frame
 
 UNKNOWN_EPOCH = -1
 ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other change row
+BROKER_SEES_LATER = 1 << 40  # a broker's line of one instant replays after the controller's (moves number from 0)
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
 FETCH_LEADER = r"(?:leaderId=|to broker (?:BrokerEndPoint\((?:id=)?)?|ReplicaFetcherThread-\d+-)(\d+)"
@@ -219,8 +220,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
         *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "leader",
         "leader_epoch", "start_offset", "replicas_end_offset")
     changes = (events.where(F.col("kind").isin("isr_shrink", "isr_expand"))
-               .select(*keys, "ts_ms", id_list(F.regexp_extract("message", FROM_TO, 1), strip=r"\s").alias("a"),
-                       F.array_sort(id_list(F.regexp_extract("message", FROM_TO, 2), strip=r"\s")).alias("b"))
+               .select(*keys, "ts_ms", from_to_isr(1).alias("a"), F.array_sort(from_to_isr(2)).alias("b"))
                .where(F.size("a") > 0).dropDuplicates([*keys, "ts_ms", "b"]))
     before = (isr.join(changes, [*keys, "ts_ms"]).where(F.array_sort("isr") == F.col("b"))
               .select(*keys, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("a").alias("isr"), "leader_epoch"))
@@ -346,7 +346,7 @@ def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> li
     one's origin from the start, then each such line and each controller line in time (a broker logs the
     controller's decision after the controller: later at one instant); repeats of one assignment dropped."""
     first = seen.wholes[0][1]
-    lines = [replay.Move(ts, 1 << 40, "started", target=a.target, whole=a) for ts, a in seen.wholes]
+    lines = [replay.Move(ts, BROKER_SEES_LATER, "started", target=a.target, whole=a) for ts, a in seen.wholes]
     hist = replay.history(replay.Assignment(first.origin), start_ms - 1, [*moves, *lines], start_ms)  # all after it
     return [h for i, h in enumerate(hist) if i == 0 or h[1] != hist[i - 1][1]]
 

@@ -134,9 +134,9 @@ def alert_rows(analysis: Analysis, cluster: str) -> list[dict]:
         return []
     grid = alerts.grid_of(bm, up_samples(bm, analysis.meta, {cluster: times}), cluster, times)
     rule_of = alerts.BY_NAME
-    return [{"alert": e["alert"], "broker": e["labels"].get("broker", "all"), "start": format_ts_ms(e["from_ms"]),
-             "last": format_ts_ms(e["to_ms"]), "peak": alerts.value_text(e["peak"]),
-             "summary": rule_of[e["alert"]].summary} for e in alerts.episodes(alerts.evaluate(grid))]
+    return [{"alert": e["alert"], "broker": e["labels"].get("broker", "all"), "from_ms": e["from_ms"],
+             "to_ms": e["to_ms"], "peak": e["peak"], "summary": rule_of[e["alert"]].summary}
+            for e in alerts.episodes(alerts.evaluate(grid))]
 
 
 def overall_progress(summary: dict) -> str | None:

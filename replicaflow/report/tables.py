@@ -20,6 +20,7 @@ import pandas as pd
 
 from replicaflow.model import progress
 from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms
+from replicaflow.report.alerts import value_text
 
 ROWS_SHOWN = 5000  # a browser table sorts and filters this many rows at once without trouble
 
@@ -43,14 +44,16 @@ def _ms(v) -> float | None:
 
 
 def _shown(df: pd.DataFrame, rank: list[str], shown: list[str], table_name: str, which: str,
-           descending: tuple[str, ...] = (), each: str | None = None) -> tuple[pd.DataFrame, str | None]:
+           descending: tuple[str, ...] = (), each: str | None = None,
+           rest: str | None = None) -> tuple[pd.DataFrame, str | None]:
     """At most :data:`ROWS_SHOWN` rows of ``df`` in the order ``shown``, and the note that says which rows are
     shown and where the rest are when some were left out.
 
     The rows kept are the first by ``rank`` (``descending`` columns largest first); with ``each``, every
     value of that column in turn (each one's first row, then each one's second, ...), so the one
     ``thread_died`` among 100,000 ISR lines, or the one offline partition among 800,000 URP incidents, is
-    never what is cut; the note then names the values cut short."""
+    never what is cut; the note then names the values cut short. ``rest`` says where every row is, when that
+    is not the table ``table_name``."""
     if len(df) <= ROWS_SHOWN:
         return df.sort_values(shown, kind="stable"), None
     ranked = df.sort_values(rank, ascending=[c not in descending for c in rank], kind="stable")
@@ -58,7 +61,7 @@ def _shown(df: pd.DataFrame, rank: list[str], shown: list[str], table_name: str,
         ranked = ranked.assign(_turn=ranked.groupby(each, dropna=False, sort=False).cumcount())
         ranked = ranked.sort_values("_turn", kind="stable").drop(columns="_turn")
     kept = ranked.head(ROWS_SHOWN)
-    note = f"{ROWS_SHOWN:,} of {len(df):,} shown: {which}; every row is in {table_name}"
+    note = f"{ROWS_SHOWN:,} of {len(df):,} shown: {which}; {rest or f'every row is in {table_name}'}"
     if each is not None:
         left = kept[each].value_counts(dropna=False)
         cut = [f"{k} {left.get(k, 0):,} of {n:,}" for k, n in df[each].value_counts(dropna=False).items()
@@ -154,11 +157,20 @@ def log_events(analysis, cluster: str, prefix: str) -> tuple[dict, int]:
         note), len(ev)
 
 
-def alerts(rows: list[dict], prefix: str) -> dict:
+def alerts(episodes: list[dict], prefix: str) -> dict:
+    """The alert episodes (sections.alert_rows). Kept first when there are too many: the longest of every alert
+    in turn, so the one BrokerDown among thousands of UnderReplicatedPartitions episodes is never cut."""
+    df = pd.DataFrame(episodes, columns=["alert", "broker", "from_ms", "to_ms", "peak", "summary"])
+    df = df.assign(_long=df["to_ms"] - df["from_ms"], _broker=pd.to_numeric(df["broker"], errors="coerce"))
+    shown, note = _shown(df, ["_long", "from_ms", "alert", "_broker"], ["from_ms", "alert", "_broker"],
+                         "", "the longest of every alert", descending=("_long",), each="alert",
+                         rest="Prometheus fires every one with alerts/replicaflow.rules.yaml on metrics.om")
+    rows = [{"alert": r.alert, "broker": r.broker, "start": format_ts_ms(r.from_ms), "last": format_ts_ms(r.to_ms),
+             "peak": value_text(r.peak), "summary": r.summary} for r in shown.itertuples()]
     return table(f"{prefix}-alerts", [
         col("alert", "alert", "list"), col("broker", "broker", "list", kind="num"),
         col("fired (UTC)", "start", kind="ts"), col("last firing (UTC)", "last", kind="ts"),
-        col("peak", "peak", kind="num"), col("what it means", "summary")], rows)
+        col("peak", "peak", kind="num"), col("what it means", "summary")], rows, note)
 
 
 def rejects(analysis) -> dict:

@@ -102,6 +102,27 @@ def test_rejects_keep_every_reason(monkeypatch):
     assert "(cut short: unrecognized line 1 of 5)" in t["note"]
 
 
+def test_alerts_keep_the_longest_of_every_alert(monkeypatch):
+    """Eight hours of the benchmark cluster fired 1,976 alert episodes, all in the page. Now the rare alert
+    (one BrokerDown among many URP episodes) keeps its row, and the rows shown stay in time order."""
+    monkeypatch.setattr(tables, "ROWS_SHOWN", 3)
+    urp = [dict(alert="UnderReplicatedPartitions", broker=str(b), from_ms=T0 + 1000 * b, to_ms=T0 + 1000 * b + 30_000 * b,
+                peak=2.0, summary="URP") for b in range(1, 7)]
+    down = dict(alert="BrokerDown", broker="10", from_ms=T0 + 500, to_ms=T0 + 500, peak=0.0, summary="down")
+    t = tables.alerts([*urp, down], "x")
+    assert [(r["alert"], r["broker"]) for r in t["rows"]] == [
+        ("BrokerDown", "10"), ("UnderReplicatedPartitions", "5"), ("UnderReplicatedPartitions", "6")]
+    assert t["rows"][1]["peak"] == "2"
+    assert t["note"] == ("3 of 7 shown: the longest of every alert; Prometheus fires every one with "
+                         "alerts/replicaflow.rules.yaml on metrics.om (cut short: UnderReplicatedPartitions 2 of 6)")
+
+
+def test_alerts_under_the_limit_list_broker_2_before_broker_10_and_all_last():
+    eps = [dict(alert="BrokerDown", broker=b, from_ms=T0, to_ms=T0, peak=0.0, summary="down") for b in ("10", "all", "2")]
+    assert [r["broker"] for r in tables.alerts(eps, "x")["rows"]] == ["2", "10", "all"]
+    assert tables.alerts([], "x")["rows"] == []
+
+
 def test_the_page_says_which_rows_it_shows(tmp_path, monkeypatch):
     """End to end: the note is above the table in report.html and the page's data holds only the rows shown."""
     monkeypatch.setattr(tables, "ROWS_SHOWN", 2)

@@ -26,9 +26,14 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     """
     k = F.col("kind")
     keys = ["cluster", "broker", "topic", "partition"]
-    events = events.where(k.isin("isr_updated", "leader_start", "isr_shrink", "isr_expand")).select(
+    # before 0.11 no Partition line names a new leader: the broker's "completed LeaderAndIsr request ... for the
+    # become-leader transition" (state-change.log, TRACE) is its leader line, epoch unknown, where no other is
+    became = (k == "become_leader") & (F.col("state") == "completed")
+    events = events.where(k.isin("isr_updated", "leader_start", "isr_shrink", "isr_expand") | became).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
         ((k == "isr_updated") & ~F.col("message").contains("zkVersion")).alias("alter_style"))
+    with_start = F.max((k == "leader_start").cast("int")).over(Window.partitionBy("cluster", "topic", "partition"))
+    events = events.select("*", with_start.alias("with_start")).where(~became | (F.col("with_start") == 0))
     alter_style = events.where("alter_style").select(*keys).distinct()
     new_epoch = events.where((k == "leader_start") & F.col("isr").isNotNull()) \
         .select(*keys, "ts_ms", F.array_sort("isr").alias("sorted_isr")).distinct()
@@ -38,7 +43,7 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
         .join(new_epoch, [*keys, "ts_ms", "sorted_isr"], "left_anti").drop("sorted_isr")
     base = events.where((k == "isr_updated") | ((k == "leader_start") & F.col("isr").isNotNull())) \
         .unionByName(proposals).select("*", F.lit(True).alias("is_isr"))
-    leaders = events.where(k == "leader_start").select("*", F.lit(False).alias("is_isr"))
+    leaders = events.where(k.isin("leader_start", "become_leader")).select("*", F.lit(False).alias("is_isr"))
     changed = base.unionByName(leaders).where(F.col("topic").isNotNull() & F.col("partition").isNotNull())
     order = Window.partitionBy("cluster").orderBy("ts_ms", "source", "line_number", F.col("is_isr").asc())
     changed = changed.select("*", F.row_number().over(order).cast("long").alias("seq"))

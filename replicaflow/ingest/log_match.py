@@ -104,7 +104,7 @@ LINE_TERMINATORS = ("\n", "\r", "\u0085", "\u2028", "\u2029")
 
 def _meta() -> Column:
     """Per rule, as one literal array indexed by rule: its kind, its default state, whether it is for
-    attached lines, and bit j of ``has`` / ``keep`` / ``sub`` for field ``FIELDS[j]``: the rule has the field,
+    attached lines, whether it lists partitions (``explode``), and bit j of ``has`` / ``keep`` / ``sub`` for field ``FIELDS[j]``: the rule has the field,
     keeps it empty as [] (a list group that matched nothing is the empty list, `adding replicas []`, but a
     rule that leaves unchanged fields out says nothing about them) and reads it inside its group with the
     field's sub-pattern. (Bit masks, not a struct field each: Spark generates no code for a stage whose
@@ -118,7 +118,8 @@ def _meta() -> Column:
             keep |= (name in LIST_FIELDS and isinstance(spec, int) and not rule.sparse) << j
             sub |= isinstance(spec, tuple) << j
         rows.append(F.struct(F.lit(rule.kind).alias("kind"), F.lit(rule.state).cast("string").alias("state"),
-                             F.lit(rule.parent is not None).alias("attached"), F.lit(has).cast("long").alias("has"),
+                             F.lit(rule.parent is not None).alias("attached"),
+                             F.lit(rule.explode is not None).alias("listing"), F.lit(has).cast("long").alias("has"),
                              F.lit(keep).cast("long").alias("keep"), F.lit(sub).cast("long").alias("sub")))
     return F.array(*rows)
 

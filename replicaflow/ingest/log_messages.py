@@ -66,12 +66,16 @@ _KV = {  # keys of LeaderAndIsr(...), PartitionState(...), PartitionChangeRecord
 
 
 # `partition change for t-p with topic ID x: replicas: [..] -> [..], isr: [..] -> [..], ..., leader: a -> b,
-# leaderEpoch: a -> b, partitionEpoch: a -> b` (PartitionRegistration.diff: that order, unchanged fields left out)
+# leaderEpoch: a -> b, partitionEpoch: a -> b` (PartitionRegistration.diff: that order, unchanged fields left out;
+# 3.7+ adds `directories: [..] -> [..]` after the replicas and `elr`, `lastKnownElr` before the partition epoch).
+# A list is taken with its brackets: a field that became empty (`addingReplicas: [4] -> []`) is [], one left out null.
 _PARTITION_DIFF = (r"partition change for (\S+-\d+) with topic ID \S+: "
-                   r"(?:replicas: \[[\d, ]*\] -> \[([\d, ]*)\](?:, |$))?(?:isr: \[[\d, ]*\] -> \[([\d, ]*)\](?:, |$))?"
-                   r"(?:removingReplicas: \[[\d, ]*\] -> \[([\d, ]*)\](?:, |$))?"
-                   r"(?:addingReplicas: \[[\d, ]*\] -> \[([\d, ]*)\](?:, |$))?(?:leader: -?\d+ -> (-?\d+)(?:, |$))?"
+                   r"(?:replicas: \[[\d, ]*\] -> (\[[\d, ]*\])(?:, |$))?"
+                   r"(?:directories: \[[\w, -]*\] -> \[[\w, -]*\](?:, |$))?(?:isr: \[[\d, ]*\] -> (\[[\d, ]*\])(?:, |$))?"
+                   r"(?:removingReplicas: \[[\d, ]*\] -> (\[[\d, ]*\])(?:, |$))?"
+                   r"(?:addingReplicas: \[[\d, ]*\] -> (\[[\d, ]*\])(?:, |$))?(?:leader: -?\d+ -> (-?\d+)(?:, |$))?"
                    r"(?:leaderRecoveryState: \S+ -> ([\w-]+)(?:, |$))?(?:leaderEpoch: -?\d+ -> (-?\d+)(?:, |$))?"
+                   r"(?:elr: \[[\d, ]*\] -> \[[\d, ]*\](?:, |$))?(?:lastKnownElr: \[[\d, ]*\] -> \[[\d, ]*\](?:, |$))?"
                    r"(?:partitionEpoch: -?\d+ -> (-?\d+))?.*$")
 _PARTITION_DIFF_FIELDS = {"tp": 1, "replicas": 2, "isr": 3, "removing": 4, "adding": 5, "leader": 6, "state": 7,
                           "leader_epoch": 8, "partition_epoch": 9}
@@ -91,8 +95,11 @@ RULES: list[Rule] = [
          rf"(?:zk[Vv]ersion|version) updated to \[?{_N}\]?$", {"isr": 1, "state": 2, "partition_epoch": 3}),
     Rule("isr_update_failed", rf"^Cached zkVersion \[?{_N}\]? not equal to that in zookeeper, skip updating ISR\.?$",
          {"partition_epoch": 1}),
-    Rule("isr_update_failed", r"^Failed to (?:update ISR|alter partition) to .*(?:due to|with) ([A-Z_]{3,64})\b.*$",
-         {"error": 1}),
+    # Partition.handleAlterIsrError / handleAlterPartitionError: `Controller failed to update ISR to S due to unexpected
+    # E. Retrying.` (2.7), `Failed to update ISR to S due to unexpected E. Retrying.` (2.8+), `Failed to alter
+    # partition to S since the controller rejected the request with E. ...` (3.3+); the DEBUG ones name no error
+    Rule("isr_update_failed", r"^(?:Controller failed|Failed) to (?:update ISR|alter partition) to (?:.*(?:due to "
+         r"(?:unexpected )?|with )([A-Z_]{3,64})\b)?.*$", {"error": 1}),
     # --- leadership: Partition.makeLeader / makeFollower (state-change.log from 2.6) -----------------
     Rule("leader_start", rf"^Leader {_TP} (?:with topic id \S+ )?starts at leader epoch {_N} from offset {_N} with "
          rf"(?:partition epoch {_N}, )?high watermark {_N},? ISR \[{_L}\],? (?:addingReplicas|adding replicas) "
@@ -100,7 +107,9 @@ RULES: list[Rule] = [
          rf"(?:leader (?:Some\((\d+)\)|None) and previous )?leader epoch was {_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "isr": 6, "adding": 7, "removing": 8,
           "state": 9, "target_broker": 10}),
-    Rule("leader_start", rf"^{_TP} starts at Leader Epoch {_N} from offset {_N}\. Previous Leader Epoch was: {_N}$",
+    # Partition.makeLeader up to 2.5 (server.log): `Leader Epoch ... was: E` up to 2.4; 2.5 lowercases it and adds the HW
+    Rule("leader_start", rf"^{_TP} starts at (?:Leader Epoch|leader epoch) {_N} from offset {_N}(?: with high "
+         rf"watermark -?\d+)?\. Previous (?:Leader Epoch was: |leader epoch was ){_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3}),
     Rule("follower_start", rf"^Follower {_TP} starts at leader epoch {_N} from offset {_N} with (?:partition epoch "
          rf"{_N} and )?high watermark {_N}\. (?:Current leader is {_N}\. )?Previous (?:leader (?:Some\((\d+)\)|None) "
@@ -151,9 +160,14 @@ RULES: list[Rule] = [
     Rule("partition_offline", rf"^No (?:broker in ISR for partition {_TP} is alive|replica in ISR for partition "
          rf"{_TP} is alive)\. Live brokers are: \[(?:Set\()?{_LS}\)?\], ISR brokers are: \[{_L}\]$",
          {"tp": 1, "tp2": 2, "isr": 4}),
+    # PartitionStateMachine: a new or offline partition left without a leader (1.1+; the failed election of an
+    # online partition, preferred or for a controlled shutdown, leaves it online under its old leader)
     Rule("partition_offline", rf"^(?:Controller \d+ epoch \d+ failed to change state for partition {_TP} from "
-         rf"(\w+) to (OnlinePartition)|Failed to elect leader for partition {_TP} under strategy (\w+).*)$",
-         {"tp": 1, "tp2": 4, "state": 3}),
+         rf"(?:New|Offline)Partition to (OnlinePartition)|Failed to elect leader for partition {_TP} under strategy "
+         r"OfflinePartitionLeaderElectionStrategy\b.*)$", {"tp": 1, "state": 2, "tp2": 3}),
+    # the same up to 1.0: `Controller N epoch E initiated ...` (0.8-0.11), `[Controller id=N epoch=E] Initiated ...`
+    Rule("partition_offline", rf"^(?:Controller (\d+) epoch \d+ i|I)nitiated state change for partition {_TP} from "
+         r"(?:New|Offline)Partition to (OnlinePartition) failed$", {"broker": 1, "tp": 2, "state": 3}),
     # --- KRaft controller: ReplicationControlManager, ClusterControlManager, BrokerHeartbeatManager ---
     Rule("reassignment_started", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
          r".*addingReplicas=\[[, ]*\d[\d, ]*\].*|.*removingReplicas=\[[, ]*\d[\d, ]*\].*)\) for topic (\S+)$",
@@ -166,13 +180,28 @@ RULES: list[Rule] = [
          r"(PartitionRegistration\(.*\))\.$",
          {"state": 1, "tp": 2, **_kv(3, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding",
                                      "removing")}),
-    Rule("broker_fenced", r"^(?:Fenced broker: |Added new fenced broker: |Fencing broker )(\d+)(?: because its "
-         r"session has timed out\.)?$", {"target_broker": 1}),
+    # the same replay of a new partition's PartitionRecord, KRaft 3.0-3.5 (ReplicationControlManager.replay)
+    Rule("partition_change", rf"^Created partition {_TP} with topic ID \S+ and (PartitionRegistration\(.*\))\.$",
+         {"tp": 1, **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
+         state="new"),
+    # ClusterControlManager.replay 3.0-3.2 logs the record: `Fenced broker: FenceBrokerRecord(id=N, epoch=E)`
+    Rule("broker_fenced", r"^(?:Fenced broker: (?:FenceBrokerRecord\(id=)?|Added new fenced broker: |Fencing broker )"
+         r"(\d+)(?: because its session has timed out\.|, epoch=\d+\))?$", {"target_broker": 1}),
     Rule("broker_fenced", r"^Fenced broker (\d+) has requested and been granted an immediate shutdown\.?$",
          {"target_broker": 1}, state="controlled shutdown"),
-    Rule("broker_unfenced", r"^(?:Unfenced broker: |Added new unfenced broker: )(\d+)$", {"target_broker": 1}),
+    # ClusterControlManager.replayRegistrationChange (3.6+): `fenced=1` fences, `fenced=-1` unfences, 0 is no change
+    Rule("broker_fenced", r"^Replayed (?:FenceBrokerRecord|BrokerRegistrationChangeRecord) modifying the registration "
+         r"for broker (\d+): (?:FenceBrokerRecord\(.*|BrokerRegistrationChangeRecord\(.*\bfenced=1\b.*)$",
+         {"target_broker": 1}),
+    Rule("broker_unfenced", r"^Replayed (?:UnfenceBrokerRecord|BrokerRegistrationChangeRecord) modifying the "
+         r"registration for broker (\d+): (?:UnfenceBrokerRecord\(.*|BrokerRegistrationChangeRecord\(.*\bfenced=-1\b.*)$",
+         {"target_broker": 1}),
+    Rule("broker_unfenced", r"^(?:Unfenced broker: (?:UnfenceBrokerRecord\(id=)?|Added new unfenced broker: )(\d+)"
+         r"(?:, epoch=\d+\))?$", {"target_broker": 1}),
+    # BrokerHeartbeatManager: `the last committed metadata offset N` (3.0-3.2), `it's register broker record` (3.3-3.4)
     Rule("broker_unfenced", r"^The request from broker (\d+) to unfence has been granted because it has caught up "
-         r"with the offset of its register broker record \d+\.?$", {"target_broker": 1}),
+         r"with the (?:offset of it'?s register broker record|last committed metadata offset) \d+\.?$",
+         {"target_broker": 1}),
     # --- fetchers: ReplicaFetcherManager, AbstractFetcherThread (server.log) ------------------------
     Rule("fetcher_added", r"^Added fetcher (?:to broker (?:BrokerEndPoint\(id=)?(\d+).*? )?for partitions (.+)$",
          {"leader": 1}, explode="fetcher", ident=_REPLICA_FETCHERS),
@@ -184,6 +213,8 @@ RULES: list[Rule] = [
          rf"{_N}$", {"tp": 1, "offset": 2}),
     Rule("fetch_error", rf"^Found invalid messages during fetch for partition {_TP} offset {_N}$",
          {"tp": 1, "offset": 2}, state="invalid messages"),
+    # AbstractFetcherThread.onPartitionFenced (2.1+, KIP-320): `older` takes the partition out of the thread until
+    # a new leader epoch (2.3+ marks it failed next); `newer` (2.8+) only retries it
     Rule("fetch_epoch_mismatch", rf"^Partition {_TP} has an? (older|newer) epoch \({_N}\) than the current leader\..*$",
          {"tp": 1, "state": 2, "leader_epoch": 3}),
     Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {_TP} at "
@@ -202,7 +233,9 @@ RULES: list[Rule] = [
     Rule("replica_deleted", rf"^Log for partition {_TP} is renamed to \S+ and is scheduled for deletion$",
          {"tp": 1}),
     Rule("topic_deleted", r"^Deletion of topic (\S+) successfully completed$", {"topic_name": 1}),
-    Rule("topic_deleted", r"^Removed topic (\S+) with ID \S+\.$", {"topic_name": 1}),
+    # ReplicationControlManager.replay(RemoveTopicRecord): `Removed topic` up to 3.5, then `Replayed RemoveTopicRecord`
+    Rule("topic_deleted", r"^(?:Removed topic|Replayed RemoveTopicRecord for topic) (\S+) with ID \S+\.$",
+         {"topic_name": 1}),
     # --- reassignment: KafkaController, ReplicationControlManager (controller.log) -------------------
     Rule("reassignment_started", rf"^Handling reassignment of partition {_TP} to new replicas {_L}$",
          {"tp": 1, "replicas": 2}),
@@ -218,14 +251,24 @@ RULES: list[Rule] = [
          rf"replicas={_L}, addingReplicas=, removingReplicas=\)$", {"tp": 1, "replicas": 2}),
     Rule("reassignment_completed", rf"^Removed partition {_TP} from the list of reassigned partitions in zookeeper$",
          {"tp": 1}),
-    Rule("reassignment_completed", r"^AlterPartition request from node (\d+) for (\S+-\d+) completed the ongoing "
-         r"partition reassignment\.?$", {"leader": 1, "tp": 2}),
+    # KafkaController 1.1 (`Removing partition t-p ...`) and 2.0 - 2.3 (removePartitionsFromReassignedPartitions,
+    # a Set of them); 2.4+ logs a Map of a znode-driven reassignment that ended either way, not read
+    Rule("reassignment_completed", rf"^Removing partition {_TP} from the list of reassigned partitions in zookeeper$",
+         {"tp": 1}),
+    Rule("reassignment_completed", r"^Removing partitions Set\([^()]*\) from the list of reassigned partitions in "
+         r"zookeeper$", {}, explode="list"),
+    # ReplicationControlManager: `AlterIsr` up to 3.1; with a new leader `... and triggered a leadership change.
+    # Returning E.` (3.0: `Reutrning FENCED_LEADER_EPOCH.`)
+    Rule("reassignment_completed", r"^Alter(?:Partition|Isr) request from node (\d+) for (\S+-\d+) completed the "
+         r"ongoing partition reassignment(?: and triggered a leadership change\. Re(?:tu|ut)rning \w+)?\.?$",
+         {"leader": 1, "tp": 2}),
     Rule("reassignment_waiting", rf"^New replicas {_L} for partition {_TP} being reassigned not yet caught up with "
          r"the leader$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "
          r"Ignoring request for partition reassignment\.?$", {"tp": 1, "replicas": 2}, state="already assigned"),
     # --- broker lifecycle: KafkaServer, BrokerServer, KafkaRaftServer, Kafka -------------------------
     Rule("broker_started", r"^(?:Kafka Server )?started$", ident=_SERVER_IDENT),
+    Rule("broker_started", r"^Kafka Server started$"),  # KafkaRaftServer 2.8-3.2 has no logIdent
     Rule("broker_shutting_down", r"^(?:shutting down|Starting controlled shutdown)$", ident=_SERVER_IDENT),
     Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
          state="succeeded", ident=_SERVER_IDENT),
@@ -233,9 +276,14 @@ RULES: list[Rule] = [
     Rule("broker_exit", r"^Exiting Kafka.*$"),
     # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): (?:The size of the current "
-         rf"ISR (?:Set\(|: )?{_LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
+         rf"ISR (?:Set\()?{_LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
          rf"{_TP}.*|Number of insync replicas for partition {_TP} is \[(\d+)\], below required minimum \[(\d+)\])$",
          {"error": 1, "isr": 2, "min_isr": 3, "tp": 4, "tp2": 5, "isr_size": 6, "min_isr2": 7},
+         parent=r"^Error processing append operation on partition "),
+    # 4.x (Partition.appendRecordsToLeader): the ISR's size, then its members
+    Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): The size of the current ISR : "
+         rf"(\d+) is insufficient to satisfy the min\.isr requirement of (\d+) for partition {_TP}, live replica\(s\) "
+         rf"broker\.id are : (?:Set\()?{_LS}\)?$", {"error": 1, "isr_size": 2, "min_isr": 3, "tp": 4, "isr": 5},
          parent=r"^Error processing append operation on partition "),
     Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {_TP} offset {_N}$",
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
@@ -250,11 +298,12 @@ FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition (?:\[[^\[\]]+\]|\S+-\d+
 TRUNCATED_STARTS = [
     ("isr_shrink", r"^Shrinking ISR"), ("isr_expand", r"^Expanding ISR"), ("isr_updated", r"^ISR updated"),
     ("isr_update_failed", r"^Cached zkVersion"),
-    ("leader_start", r"^Leader \S+ (?:with topic id \S+ )?starts at leader epoch|starts at Leader Epoch"),
+    ("leader_start", r"^Leader \S+ (?:with topic id \S+ )?starts at leader epoch|^\S+ starts at leader epoch|"
+                     r"starts at Leader Epoch"),
     ("follower_start", r"^Follower \S+ starts at leader epoch"),
     ("fetcher_added", r"^Added fetcher"), ("fetcher_removed", r"^Removed fetcher"),
     ("partition_failed", r"^Partition \S+ marked as failed"),
     ("reassignment", r"^Handling reassignment of partition|^Successfully updated assignment of partition|"
-                     r"^Target replicas List|^AlterPartition request from node|^Replayed partition assignment change"),
+                     r"^Target replicas List|^Alter(?:Partition|Isr) request from node|^Replayed partition assignment change"),
 ]
 TRUNCATED_LIST = r"(?:,|\[|\[[\d,]*|\b(?:from|to|ISR))$"

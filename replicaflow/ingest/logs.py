@@ -70,7 +70,6 @@ TP_TEXT = r"^(?:\[([^\[\]]+),(\d+)\]|(\S+)-(\d+))$"
 # fetcherId=I] ` (AbstractFetcherThread, 1.0+), `[ReplicaFetcherThread-I-L], ` (0.10-0.11, the thread's name).
 FETCHER_LEADER = r"^\[(?:ReplicaFetcher replicaId=\d+, leaderId=|ReplicaFetcherThread-\d+-)(\d+)[\],]"
 FETCHER_KINDS = ("fetch_error", "fetch_epoch_mismatch", "truncation_failed", "partition_failed")
-LIST_KINDS = ("fetcher_added", "fetcher_removed", "log_dir_offline")  # kinds listing partitions in `listed`
 PARENTS = list(dict.fromkeys(r.parent for r in RULES if r.parent is not None))  # what attached lines follow
 
 
@@ -226,7 +225,7 @@ def _classify(df: DataFrame) -> DataFrame:
     df = method_boundary(df.select(
         "*", groups(F.coalesce(f["tp"], f["tp2"]), TP_TEXT, ["$2$4", "$1$3"]).alias("tp_text"),
         F.when(is_record & k.isNull() & ~msg.startswith(LOG_DIR_MOVER), started_like).alias("started_like"),
-        F.when(k.isin(*LIST_KINDS), F.regexp_extract(body, LISTED, 1))
+        F.when(F.col("meta.listing"), F.regexp_extract(body, LISTED, 1))  # rules with `explode`
         .alias("listed")))
     part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
     topic = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_topic).otherwise(
@@ -294,9 +293,10 @@ def _rows(lines: DataFrame) -> DataFrame:
     (fetchers, log directories) a row per partition it lists; ``first`` marks each line's first row,
     ``event_row`` the rows that are ``log_events``. Only the columns the outputs need are kept."""
     k, is_event = F.col("kind"), F.col("category") == "event"
-    listed, is_list = F.col("listed"), is_event & k.isin(*LIST_KINDS)
+    listed = F.col("listed")
+    is_list = is_event & listed.isNotNull()
     tokens = F.when(is_event, F.when(k == "fetcher_added", F.regexp_extract_all(listed, F.lit(FETCHER_TOKEN), 0))
-                    .when(k.isin(*LIST_KINDS), F.regexp_extract_all(listed, F.lit(LIST_TOKEN), 0)))
+                    .when(is_list, F.regexp_extract_all(listed, F.lit(LIST_TOKEN), 0)))
     is_reject = F.col("category") == "reject"
     df = lines.select(
         "source", "line_number", "category", "reason", "event_ts_ms", *EVENT_COLUMNS, is_list.alias("is_list"),

@@ -69,13 +69,20 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"Handling reassignment of partition", None, "2.3"),
     (r"Successfully updated assignment of partition", "2.4", None),
     (r"addingReplicas=\[", "2.4", None),  # LeaderAndIsrPartitionState (KIP-455), KRaft's records
-    (r"starts at Leader Epoch", None, "2.5"),
+    (r"starts at Leader Epoch", "0.11", "2.4"),
+    # Partition.makeLeader 2.5 (server.log); 2.6+ writes `Leader t-p ...` and `Follower t-p ...` in state-change.log
+    (r"(?<!Leader )(?<!Follower )\S+-\d+ starts at leader epoch \d+ from offset \d+ with high watermark \d+\. Prev",
+     "2.5", "2.5"),
+    (r"has an older epoch \(-?\d+\) than the current leader", "2.1", None),
+    (r"Removing partition \S+ from the list of reassigned", "1.1", "1.1"),
+    (r"Removing partitions Set\(", "2.0", "2.3"),
     (r"addingReplicas \[", "2.6", "3.2"),
     (r"zkVersion updated to", None, "2.6"),
     (r"ISR updated from AlterIsr to", "2.7", "2.7"),
-    (r"ISR updated to \S+ and version updated to \[", "2.8", "3.4"),
+    (r"ISR updated to \S+ and version updated to \[", "2.8", "3.0"),
+    (r"ISR updated to \S+ +(?:\(under-min-isr\) +)?and version updated to \d", "3.1", None),
     (r"with topic id ", "3.3", None),
-    (r"ISR updated to \S+ +(?:\(under-min-isr\) +)?and version updated to \d", "3.5", None),
+    (r"ISR updated to \S+ (?: |\(under-min-isr\) )and version updated to \d", "3.5", None),
     (r"Previous leader (?:Some|None)", "3.5", None),
     (r"lastCaughtUpTimeMs", "3.6", None),
 )
@@ -380,7 +387,8 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
 
 def _fetchers(events: DataFrame) -> DataFrame:
     action = (F.when(F.col("kind") == "fetcher_added", F.lit("added"))
-              .when(F.col("kind") == "fetcher_removed", F.lit("removed"))
+              .when((F.col("kind") == "fetcher_removed") | ((F.col("kind") == "fetch_epoch_mismatch")
+                                                            & (F.col("state") == "older")), F.lit("removed"))
               .when(F.col("kind") == "partition_failed", F.lit("failed")))
 
     def num(p: str) -> Column:

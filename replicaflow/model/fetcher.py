@@ -44,17 +44,31 @@ def fetcher_thread_name(fetcher_id_: int, leader_id: int) -> str:
     return f"ReplicaFetcherThread-{fetcher_id_}-{leader_id}"
 
 
+def fetch_error_problem(version: KafkaVersion, error: str) -> str | None:
+    """Why ``version`` cannot raise the fetch error, or None: FENCED_LEADER_EPOCH came with KIP-320 (2.1)."""
+    if error == "fenced_leader_epoch" and not version.leader_epoch_fencing:
+        return f"a fenced leader epoch needs Kafka 2.1+ (KIP-320), found {version}"
+    return None
+
+
 def fetch_error_outcome(version: KafkaVersion, error: str) -> str:
-    """'failed' (KIP-461, 2.3+), 'thread_died' (≤ 2.2) or 'retried' (backoff 1000 ms) for an error kind.
+    """'failed' (KIP-461, 2.3+), 'thread_died' (≤ 2.2), 'fenced' or 'retried' (backoff 1000 ms) for an error kind.
 
     1.0 – 2.2 retry a storage error (``AbstractFetcherThread.processFetchRequest`` catches
-    ``KafkaStorageException`` apart from the other errors that kill the thread).
+    ``KafkaStorageException`` apart from the other errors that kill the thread). On 2.1 – 2.2 a fenced leader
+    epoch never reaches the thread's error handling: ``AbstractFetcherThread.onPartitionFenced`` only removes
+    the partition from the thread's ``partitionStates`` ('fenced'), which fetches it again at the next
+    LeaderAndIsr with a new epoch; from 2.3 the same method marks it failed.
     """
     if error not in FETCH_ERRORS:
         raise ReplicaflowError(f"error: unknown fetch error '{error}', expected one of {', '.join(sorted(FETCH_ERRORS))}")
+    if (problem := fetch_error_problem(version, error)) is not None:
+        raise ReplicaflowError(f"error: {problem}")
     if error in RETRIED_ERRORS or (error == "storage" and version.storage_error_retried):
         return "retried"
-    return "failed" if version.fetcher_failure_isolated else "thread_died"
+    if version.fetcher_failure_isolated:
+        return "failed"
+    return "fenced" if error == "fenced_leader_epoch" else "thread_died"
 
 
 def takes_log_dir_offline(version: KafkaVersion, error: str) -> bool:

@@ -63,7 +63,8 @@ def fetch_leader_leo_after_fetch(leader_leo, last_fetch_leader_leo, leo_is_max: 
     return np.maximum(leader_leo, last_fetch_leader_leo) if leo_is_max else np.asarray(leader_leo)
 
 
-def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, legacy: bool = False):
+def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, legacy: bool = False,
+                              kept=None):
     """Follower state when a broker becomes leader with a new epoch (§1.1, last paragraph).
 
     lastCaughtUp = now for ISR members, else 0. A new leader forgets follower LEOs and the leader LEO of
@@ -73,6 +74,11 @@ def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, l
     and restarts the fetch bookkeeping at its own LEO.
     ≤ 0.8.2 (``legacy``, ``Partition.makeLeader`` setting each follower's LEO to unknown, which stamps
     its update time): every follower's stuck clock restarts at ``now``.
+    0.9 – 0.10.1 (``kept`` = the current (lastFetchLeaderLogEndOffset, lastFetchTimeMs, lastCaughtUpTimeMs)):
+    ``makeLeader`` has no ``resetLastCaughtUpTime`` (KAFKA-4485 added it in 0.10.2) and touches the follower
+    Replicas only when ``isNewLeader``, so a leader that only bumped its epoch keeps all of it. A new leader's
+    Replicas keep the clocks of their creation or of its last leadership, which replicaflow does not track: it
+    starts them as from 0.10.2 (docs/semantics.md §1.1).
     """
     in_new_isr = np.asarray(in_new_isr, dtype=bool)
     was_leader = np.asarray(was_leader, dtype=bool)
@@ -82,6 +88,11 @@ def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, l
     new_fetch_leader_leo = np.broadcast_to(np.where(was_leader, leader_leo, UNKNOWN_OFFSET), shape).astype(np.int64)
     restarted = (was_leader & in_new_isr) | legacy
     new_fetch_time = np.broadcast_to(np.where(restarted, now_ms, 0), shape).astype(np.int64)
+    if kept is not None and not legacy:
+        lfl, lft, lcu = (np.broadcast_to(np.asarray(k, dtype=np.int64), shape) for k in kept)
+        new_leo = np.where(was_leader, np.broadcast_to(np.asarray(leo, dtype=np.int64), shape), new_leo)
+        new_fetch_leader_leo = np.where(was_leader, lfl, new_fetch_leader_leo)
+        new_fetch_time, caught_up = np.where(was_leader, lft, new_fetch_time), np.where(was_leader, lcu, caught_up)
     return new_leo, new_fetch_leader_leo, new_fetch_time, caught_up
 
 

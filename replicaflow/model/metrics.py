@@ -63,11 +63,11 @@ BROKER_METRICS: tuple[BrokerMetric, ...] = (
     BrokerMetric(RM + "IsrExpandsPerSec", "kafka_server_replicamanager_isrexpands_total",
                  "meter", "0.8", "ISR expansions committed by this broker as leader."),
     BrokerMetric(RM + "FailedIsrUpdatesPerSec", "kafka_server_replicamanager_failedisrupdates_total",
-                 "meter", "0.8", "ISR updates this broker proposed that were rejected."),
+                 "meter", "0.11", "ISR updates this broker proposed that were rejected."),
     BrokerMetric(BTM + "ReplicationBytesInPerSec", "kafka_server_brokertopicmetrics_replicationbytesin_total",
-                 "meter", "0.8", "Bytes appended by this broker's followers."),
+                 "meter", "0.11", "Bytes appended by this broker's followers (KIP-153)."),
     BrokerMetric(BTM + "ReplicationBytesOutPerSec", "kafka_server_brokertopicmetrics_replicationbytesout_total",
-                 "meter", "0.8", "Bytes this broker returned to followers."),
+                 "meter", "0.11", "Bytes this broker returned to followers (KIP-153)."),
     BrokerMetric(BTM + "ReassignmentBytesInPerSec", "kafka_server_brokertopicmetrics_reassignmentbytesin_total",
                  "meter", "2.5", "Bytes appended by adding replicas on this broker (KIP-352)."),
     BrokerMetric(BTM + "ReassignmentBytesOutPerSec", "kafka_server_brokertopicmetrics_reassignmentbytesout_total",
@@ -107,9 +107,9 @@ LEADER_FLAG_GAUGES = (("UnderReplicatedPartitions", "urp"), ("UnderMinIsrPartiti
                       ("AtMinIsrPartitionCount", "at_min_isr"), ("ReassigningPartitions", "reassigning"))
 
 # Per-partition gauges (kafka.cluster.Partition's newGauge calls) and the first release that has each:
-# UnderMinIsr came with KIP-164 (1.0), AtMinIsr with KIP-427 (2.3).
+# InSyncReplicasCount and ReplicasCount came in 0.10.2, UnderMinIsr with KIP-164 (1.0), AtMinIsr with KIP-427 (2.3).
 PARTITION_GAUGE_SINCE = {"UnderReplicated": "0.8", "UnderMinIsr": "1.0", "AtMinIsr": "2.3",
-                         "InSyncReplicasCount": "0.8", "ReplicasCount": "0.8"}
+                         "InSyncReplicasCount": "0.10.2", "ReplicasCount": "0.10.2"}
 PARTITION_GAUGES = tuple(PARTITION_GAUGE_SINCE)
 
 

@@ -111,11 +111,28 @@ class KafkaVersion:
         """The HW does not advance while under min ISR from 3.7 (§1.5)."""
         return self.at_least("3.7")
 
-    # --- fetchers (section 4) ---
+    # --- fetchers (section 4) and throttles (section 5) ---
+    @property
+    def fetch_response_capped(self) -> bool:
+        """0.10.1+ (KIP-74): ``replica.fetch.response.max.bytes`` bounds a whole fetch response; before, each
+        partition returns up to ``replica.fetch.max.bytes`` whatever their number."""
+        return self.at_least("0.10.1")
+
+    @property
+    def replication_throttles(self) -> bool:
+        """0.10.1+ (KIP-73): the ``leader/follower.replication.throttled.rate/replicas`` configs exist."""
+        return self.at_least("0.10.1")
+
     @property
     def fetcher_failure_isolated(self) -> bool:
         """KIP-461 (2.3+): a failing partition is isolated; before, the whole fetcher thread dies."""
         return self.at_least("2.3")
+
+    @property
+    def leader_epoch_fencing(self) -> bool:
+        """2.1+ (KIP-320): fetch requests carry the follower's leader epoch and a leader with a newer one answers
+        FENCED_LEADER_EPOCH; the fetcher stops fetching the partition until a LeaderAndIsr with a new epoch (§4)."""
+        return self.at_least("2.1")
 
     @property
     def storage_error_retried(self) -> bool:

@@ -195,7 +195,7 @@ class KafkaController:
         if unclean:
             self.emit.unclean_leader_elected(p, lost, self.controller_id(), now)
         if new_slot >= 0:
-            self.emit.leader_started(p, now, prev_leader, prev_epoch)
+            self.emit.leader_started(p, now, prev_leader, prev_epoch, self.controller_id())
         self.fetchers.refresh_dead_threads()
         if self.auto_leader_rebalance and self.mode == election.KRAFT and self._rebalance_at < 0 and new_slot > 0:
             self._schedule_rebalance(now)  # KRaft checks balance 300 s after it sees an imbalance
@@ -241,7 +241,7 @@ class KafkaController:
         self._bump_epochs(p, change, times)
         self.emit.leader_and_isr_changed(p, now)
         if s.leader_epoch[p] != prev_epoch and s.lslot[p] >= 0:
-            self.emit.leader_started(p, now, s.leader_id(p), prev_epoch)
+            self.emit.leader_started(p, now, s.leader_id(p), prev_epoch, self.controller_id())
 
     # ------------------------------------------------------------------ reassignments (KIP-455)
     def start_reassignment(self, now: int, event, where: str) -> dict:

@@ -75,7 +75,8 @@ class Emitter:
                 topic, partition = s.tp(p)
                 self._log("leader_start", now, s.broker_ids[s.rbi[p, 0]], topic=topic, partition=partition,
                           leader_epoch=0, prev_leader_epoch=-1, prev_leader=-1, leo=int(s.log_leo[p, 0]),
-                          hw=int(s.hw[p]), isr=replicas[p], adding=[], removing=[], partition_epoch=0)
+                          hw=int(s.hw[p]), isr=replicas[p], adding=[], removing=[], partition_epoch=0,
+                          controller=int(s.broker_ids.min()))
 
     # ------------------------------------------------------------------ brokers and configs
     def broker_state_changed(self, b: int, now: int) -> None:
@@ -119,9 +120,9 @@ class Emitter:
                            leader_epoch=int(s.leader_epoch[p]), elr=s.replica_ids(p, s.elr[p]),
                            last_known_elr=s.replica_ids(p, s.last_known_elr[p]))
 
-    def leader_started(self, p: int, now: int, prev_leader: int, prev_epoch: int) -> None:
+    def leader_started(self, p: int, now: int, prev_leader: int, prev_epoch: int, controller: int = -1) -> None:
         """The leader starts a new leader epoch, elected or kept (its log record; the rows came with
-        ``leader_and_isr_changed``)."""
+        ``leader_and_isr_changed``); ``controller`` sent the LeaderAndIsr request (-1: KRaft's metadata)."""
         s = self.s
         slot = s.lslot[p]
         topic, partition = s.tp(p)
@@ -129,7 +130,7 @@ class Emitter:
                   leader_epoch=int(s.leader_epoch[p]), prev_leader_epoch=prev_epoch, prev_leader=prev_leader,
                   leo=int(s.log_leo[p, slot]), hw=int(s.hw[p]), isr=s.replica_ids(p, s.in_isr[p]),
                   adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]),
-                  partition_epoch=int(s.partition_epoch[p]))
+                  partition_epoch=int(s.partition_epoch[p]), controller=controller)
 
     def unclean_leader_elected(self, p: int, messages_lost: int, controller: int, now: int) -> None:
         """No live ISR member: the controller elected the first live replica, losing ``messages_lost`` (§6):
@@ -191,8 +192,9 @@ class Emitter:
 
     # ------------------------------------------------------------------ replica fetchers (§4)
     def fetchers_changed(self, ps: np.ndarray, sl: np.ndarray, actions: np.ndarray, leaders: np.ndarray,
-                         now: int) -> None:
-        """``fetchers`` rows for the replicas (ps, sl): the action and the leader id it fetches from."""
+                         now: int, by_manager: np.ndarray) -> None:
+        """``fetchers`` rows for the replicas (ps, sl): the action and the leader id it fetches from. The fetcher
+        manager logs the changes it makes (``by_manager``); a thread that drops a fenced partition logs its own."""
         s = self.s
         self.writer.changes("fetchers", now, {
             "broker": s.broker_ids[s.rbi[ps, sl]], "leader": leaders, "fetcher_id": s.fid[ps],
@@ -200,13 +202,13 @@ class Emitter:
             "action": [FETCH_ACTIONS[int(a)] for a in actions]})
         if self.logs is None:
             return
-        for p, slot, action, leader in zip(ps, sl, actions, leaders, strict=True):
+        for p, slot, action, leader, logged in zip(ps, sl, actions, leaders, by_manager, strict=True):
             topic, partition = s.tp(int(p))
             broker = s.broker_ids[s.rbi[p, slot]]
             if action == FETCH_ADDED:
                 self._log("fetcher_added", now, broker, leader=int(leader), fetcher_id=int(s.fid[p]),
                           partitions=[[topic, partition, int(s.log_leo[p, slot])]])
-            elif action == FETCH_REMOVED:
+            elif action == FETCH_REMOVED and logged:
                 self._log("fetcher_removed", now, broker, partitions=[[topic, partition]])
 
     def replicas_stopped(self, p: int, slots: Iterable[int], now: int) -> None:
@@ -227,6 +229,12 @@ class Emitter:
     def partition_failed(self, p: int, slot: int, leader_bi: int, now: int) -> None:
         """KIP-461: the follower's fetcher marked the partition failed."""
         self._log("partition_failed", now, self.s.broker_ids[self.s.rbi[p, slot]], **self._fetch_error_fields(p, leader_bi))
+
+    def partition_fenced(self, p: int, slot: int, leader_bi: int, now: int) -> None:
+        """2.1+ (KIP-320): the leader answered FENCED_LEADER_EPOCH; the follower awaits a new LeaderAndIsr."""
+        s = self.s
+        self._log("partition_fenced", now, s.broker_ids[s.rbi[p, slot]], leader_epoch=int(s.leader_epoch[p]),
+                  **self._fetch_error_fields(p, leader_bi))
 
     def fetcher_thread_died(self, p: int, slot: int, leader_bi: int, now: int) -> None:
         """≤ 2.2: the error in partition ``p`` killed the follower's fetcher thread."""

@@ -46,7 +46,8 @@ class Engine:
         self.quotas = ReplicationQuotaManager(s.n_brokers, kafka.quota_window_ms, kafka.quota_window_samples,
                                               scenario.version.kip542)
         self.configs = DynamicConfigs(s, scenario, self.quotas, self.emit)
-        self.fetchers = ReplicaFetcherManager(s, kafka, scenario.tick_ms, self.quotas, self.emit)
+        self.fetchers = ReplicaFetcherManager(s, kafka, scenario.tick_ms, self.quotas, self.emit,
+                                              scenario.version)
         self.replica_manager = ReplicaManager(s, scenario, self.configs, self.emit)
         self.partition = Partition(s, scenario, self.configs, self.emit)
         self.controller = KafkaController(s, kafka, self.clock, self.partition, self.fetchers,

@@ -20,6 +20,7 @@ import numpy as np
 from replicaflow.model import quota
 from replicaflow.model.configs import FETCH_MAX_BYTES, FETCH_RESPONSE_MAX_BYTES
 from replicaflow.model.rows import repeat_slots
+from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.quota_manager import ReplicationQuotaManager, Throttle
 from replicaflow.sim.scenario import KafkaSpec
@@ -62,9 +63,12 @@ class ReplicaFetcherManager:
     """The fetch topology, the fetch round, its byte accounting, fetcher failures and the `fetchers` rows."""
 
     def __init__(self, state: ClusterState, kafka: KafkaSpec, tick_ms: int, quotas: ReplicationQuotaManager,
-                 emit: Emitter):
+                 emit: Emitter, version: KafkaVersion):
         s = state
         self.s, self.quotas, self.emit = s, quotas, emit
+        # 2.3+ (KIP-461) a partition out of the thread is in the failed set; 2.1 – 2.2 a fenced one is just removed
+        self.out_of_thread = FETCH_FAILED if version.fetcher_failure_isolated else FETCH_REMOVED
+        self.response_max_bytes = FETCH_RESPONSE_MAX_BYTES if version.fetch_response_capped else np.inf
         self.tick_ms = tick_ms
         self.num_fetchers = kafka.num_replica_fetchers
         self.rounds = max(1, tick_ms // max(1, kafka.fetch_rtt_ms))
@@ -166,7 +170,7 @@ class ReplicaFetcherManager:
         s = self.s
         dt = self.tick_ms
         per_thread, inbound, outbound = self._sums(want, topo)
-        cap = FETCH_RESPONSE_MAX_BYTES * self.rounds
+        cap = self.response_max_bytes * self.rounds
         room_in = np.maximum(s.net_in_bps * dt / 1000.0 - produce_in, 0.0)
         room_out = s.net_out_bps * dt / 1000.0
         if (per_thread <= cap).all() and (inbound <= room_in).all() and (outbound <= room_out).all():
@@ -191,7 +195,8 @@ class ReplicaFetcherManager:
 
     # ------------------------------------------------------------------ fetcher failures (§4)
     def mark_failed(self, p: int, slot: int) -> None:
-        """KIP-461: the partition is failed on that follower until the leader epoch changes or it restarts."""
+        """KIP-461: the partition is failed on that follower until the leader epoch changes or it restarts. On
+        2.1 – 2.2 a fenced partition leaves the thread the same way, outside any failed set (§4)."""
         self.s.failed[p, slot] = True
         self.s.layout_changed()
 
@@ -240,7 +245,7 @@ class ReplicaFetcherManager:
         leader_bi = topo.leader_bi
         follower = (s.rbi >= 0) & ~topo.leader_mask
         fetching = follower & (leader_bi >= 0)[:, None] & ~s.offline_replica
-        desired = np.where(fetching & s.failed, FETCH_FAILED, np.where(fetching, FETCH_ADDED, FETCH_REMOVED))
+        desired = np.where(fetching & s.failed, self.out_of_thread, np.where(fetching, FETCH_ADDED, FETCH_REMOVED))
         desired = np.where((desired == FETCH_REMOVED) & (s.fetch_state == FETCH_NONE), FETCH_NONE, desired)
         lead = np.broadcast_to(leader_bi[:, None], s.rbi.shape)
         alive = s.up[np.maximum(s.rbi, 0)] & (s.rbi >= 0)
@@ -250,6 +255,6 @@ class ReplicaFetcherManager:
         ps, sl = np.nonzero(changed)
         actions = desired[ps, sl]
         leaders = np.where(lead[ps, sl] >= 0, s.broker_ids[np.maximum(lead[ps, sl], 0)], -1)
-        self.emit.fetchers_changed(ps, sl, actions, leaders, now)
+        self.emit.fetchers_changed(ps, sl, actions, leaders, now, by_manager=~(fetching & s.failed)[ps, sl])
         s.fetch_state[ps, sl] = actions
         s.fetch_leader[ps, sl] = lead[ps, sl]

@@ -251,8 +251,10 @@ class Partition:
         leader_leo = s.log_leo[p, new_slot]
         followers = (row >= 0) & (np.arange(s.slots) != new_slot)
         s.log_leo[p] = np.where(followers, np.minimum(s.log_leo[p], leader_leo), s.log_leo[p])
+        kept = None if self._kafka_4485 else (s.v_lfl[p], s.v_lft[p], s.v_lcu[p])
         leo, lfl, lft, lcu = isr_rules.reset_on_new_leader_epoch(
-            now, s.in_isr[p], new_slot == old_slot, leader_leo, s.v_leo[p], legacy=self.version.lag_rule == "messages")
+            now, s.in_isr[p], new_slot == old_slot, leader_leo, s.v_leo[p], legacy=self.version.lag_rule == "messages",
+            kept=kept)
         s.v_leo[p], s.v_lfl[p], s.v_lft[p], s.v_lcu[p] = leo, lfl, lft, lcu
         s.v_leo[p, new_slot] = leader_leo
         s.epoch_start[p] = leader_leo

@@ -58,9 +58,16 @@ def _partition_prefix(family: str, topic: str, partition: int, broker: int) -> s
     return f"[Partition {topic}-{partition} broker={broker}] "
 
 
-def _fetcher_prefix(family: str, broker: int, leader: int, fetcher_id: int) -> str:
+def _fetcher_tp(v: KafkaVersion, topic: str, partition: int) -> str:
+    """A partition in AbstractFetcherManager's lines: TopicAndPartition (`[t,p]`) up to 0.10.0, TopicPartition
+    (`t-p`) from 0.10.1."""
+    return f"{topic}-{partition}" if v.at_least("0.10.1") else f"[{topic},{partition}]"
+
+
+def _fetcher_prefix(family: str, broker: int, leader: int, fetcher_id: int, v: KafkaVersion) -> str:
+    """ShutdownableThread.logIdent: `[name], ` up to 0.10.2, `[name]: ` at 0.11; 1.0 names the replica and leader."""
     if family == _OLD:
-        return f"[ReplicaFetcherThread-{fetcher_id}-{leader}], "
+        return f"[ReplicaFetcherThread-{fetcher_id}-{leader}]" + (": " if v.at_least("0.11") else ", ")
     return f"[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId={fetcher_id}] "
 
 
@@ -113,6 +120,8 @@ def _isr_updated(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if v.at_least("3.5"):
         mark = "(under-min-isr)" if e.get("under_min_isr") else ""
         msg = f"ISR updated to {isr} {mark} and version updated to {epoch}"
+    elif v.at_least("3.1"):
+        msg = f"ISR updated to {isr} and version updated to {epoch}"
     elif v.at_least("2.8"):
         msg = f"ISR updated to {isr} and version updated to [{epoch}]"
     elif v.alter_partition:
@@ -136,11 +145,23 @@ def _isr_update_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     tp = _tp(fam, e["topic"], e["partition"])
     epoch, prev = int(e["leader_epoch"]), int(e["prev_leader_epoch"])
+    if not v.at_least("0.11"):
+        # No Partition line before KIP-101's leader epoch (0.11): the leader's only record is ReplicaManager's
+        # TRACE line in state-change.log (Kafka's log4j.properties keeps state.change.logger at TRACE). The
+        # request's correlation id is not modelled: the leader epoch stands in for it.
+        named = f"{e['topic']}-{e['partition']}" if v.at_least("0.10.2") else tp  # TopicPartition from 0.10.2
+        msg = (f"Broker {e['broker']} completed LeaderAndIsr request correlationId {epoch} from controller "
+               f"{e.get('controller', e['broker'])} epoch 1 for the become-leader transition for partition {named}")
+        return [(STATE_CHANGE, format_line(e["ts_ms"], "TRACE", msg, STATE_CHANGE_LOGGER))]
     if not v.at_least("2.6"):
-        # Before 2.6 the leader logs through its Partition logger (server.log), without the ISR.
+        # Before 2.6 the leader logs through its Partition logger (server.log), without the ISR; 2.5 adds the HW.
         pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
-        msg = (f"{e['topic']}-{e['partition']} starts at Leader Epoch {epoch} from offset {e['leo']}. "
-               f"Previous Leader Epoch was: {prev}")
+        if v.at_least("2.5"):
+            msg = (f"{e['topic']}-{e['partition']} starts at leader epoch {epoch} from offset {e['leo']} with high "
+                   f"watermark {e['hw']}. Previous leader epoch was {prev}.")
+        else:
+            msg = (f"{e['topic']}-{e['partition']} starts at Leader Epoch {epoch} from offset {e['leo']}. "
+                   f"Previous Leader Epoch was: {prev}")
         return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
     isr, adding, removing = _ids(e["isr"]), _ids(e.get("adding", [])), _ids(e.get("removing", []))
     if not v.at_least("3.3"):
@@ -171,7 +192,7 @@ def _fetcher_added(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     leader, parts = int(e["leader"]), [(str(t), int(p), int(o)) for t, p, o in e["partitions"]]
     if not v.at_least("2.1"):  # AbstractFetcherManager.addFetcherForPartitions: each partition's leader
         endpoint = f"BrokerEndPoint({leader},broker-{leader},9092)"
-        items = [f"[{_tp(fam, t, p)}, initOffset {o} to broker {endpoint}] " for t, p, o in parts]
+        items = [f"[{_fetcher_tp(v, t, p)}, initOffset {o} to broker {endpoint}] " for t, p, o in parts]
         msg = f"Added fetcher for partitions List({', '.join(items)})"
     else:
         epoch = f", leaderEpoch={e['leader_epoch']}" if e.get("leader_epoch") is not None else ""
@@ -184,8 +205,9 @@ def _fetcher_added(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 def _fetcher_removed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     pre = f"[ReplicaFetcherManager on broker {e['broker']}] "
-    parts = [_tp(fam, str(t), int(p)) for t, p in e["partitions"]]
-    listed = ",".join(parts) if fam in (_OLD, "1.0") else f"Set({', '.join(parts)})"
+    parts = [_fetcher_tp(v, str(t), int(p)) for t, p in e["partitions"]]
+    # `partitions.mkString(",")` up to 2.0; from 2.1 the Scala Set itself
+    listed = f"Set({', '.join(parts)})" if v.at_least("2.1") else ",".join(parts)
     return [(SERVER, format_line(e["ts_ms"], "INFO", pre + f"Removed fetcher for partitions {listed}",
                                  FETCHER_MANAGER_LOGGER))]
 
@@ -193,15 +215,25 @@ def _fetcher_removed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _partition_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if not v.fetcher_failure_isolated:
         raise ValueError(f"event 'partition_failed' needs Kafka 2.3+ (KIP-461); {v} logs 'thread_died'")
-    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"])
+    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"], v)
     msg = f"Partition {e['topic']}-{e['partition']} marked as failed"
     return [(SERVER, format_line(e["ts_ms"], "WARN", pre + msg, FETCHER_THREAD_LOGGER))]
+
+
+def _partition_fenced(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """AbstractFetcherThread.onPartitionFenced (2.1+, KIP-320): the same INFO line before 2.3's "marked as failed"."""
+    if not v.leader_epoch_fencing:
+        raise ValueError(f"event 'partition_fenced' needs Kafka 2.1+ (KIP-320); {v} has no fenced leader epoch")
+    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"], v)
+    msg = (f"Partition {e['topic']}-{e['partition']} has an older epoch ({e['leader_epoch']}) than the current "
+           "leader. Will await the new LeaderAndIsr state before resuming fetching.")
+    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, FETCHER_THREAD_LOGGER))]
 
 
 def _thread_died(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if v.fetcher_failure_isolated:
         raise ValueError(f"event 'thread_died' is Kafka <= 2.2 behaviour; {v} logs 'partition_failed'")
-    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"])
+    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"], v)
     word = "error" if fam == _OLD else "Error"
     return [
         (SERVER, format_line(e["ts_ms"], "ERROR", pre + "Error due to", FETCHER_THREAD_LOGGER)),
@@ -251,6 +283,10 @@ def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
                 f"reassigning partition {tp}",
                 f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
                 f"{_ids(replicas)}, addingReplicas=, removingReplicas=)"]
+    elif v.at_least("2.0"):  # KafkaController.removePartitionsFromReassignedPartitions: a Set of them
+        msgs = [f"Removing partitions Set({tp}) from the list of reassigned partitions in zookeeper"]
+    elif v.at_least("1.1"):
+        msgs = [f"Removing partition {tp} from the list of reassigned partitions in zookeeper"]
     else:
         msgs = [f"Removed partition {tp} from the list of reassigned partitions in zookeeper"]
     return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + m, ZK_CONTROLLER_LOGGER)) for m in msgs]
@@ -370,6 +406,7 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "fetcher_added": _fetcher_added,
     "fetcher_removed": _fetcher_removed,
     "partition_failed": _partition_failed,
+    "partition_fenced": _partition_fenced,
     "thread_died": _thread_died,
     "reassignment_started": _reassignment_started,
     "reassignment_completed": _reassignment_completed,

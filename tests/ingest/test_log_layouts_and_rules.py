@@ -25,6 +25,17 @@ CASES = [  # (line, expected fields of its one event)
      {"kind": "isr_updated", "isr": [1], "state": "under-min-isr"}),
     ("   " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
      {"kind": "isr_shrink", "isr": [1]}),
+    # Partition.handleAlterIsrError: an AlterIsr the controller failed for an unexpected error (2.7, then 2.8+)
+    (T + "WARN [Partition t-0 broker=1] Controller failed to update ISR to PendingShrinkIsr(isr=Set(1, 2), "
+     "outOfSyncReplicaIds=Set(2)) due to unexpected NOT_CONTROLLER. Retrying. (kafka.cluster.Partition)",
+     {"kind": "isr_update_failed", "error": "NOT_CONTROLLER", "broker": 1}),
+    (T + "WARN [Partition t-0 broker=1] Failed to update ISR to PendingExpandIsr(isr=Set(1), newInSyncReplicaId=2) "
+     "due to unexpected UNKNOWN_SERVER_ERROR. Retrying. (kafka.cluster.Partition)",
+     {"kind": "isr_update_failed", "error": "UNKNOWN_SERVER_ERROR"}),
+    # Partition.makeLeader 2.5 (server.log, Partition logger): lowercase, with the high watermark
+    (T + "INFO [Partition t-0 broker=1] t-0 starts at leader epoch 5 from offset 1200 with high watermark 1190. "
+     "Previous leader epoch was 4. (kafka.cluster.Partition)",
+     {"kind": "leader_start", "broker": 1, "leader_epoch": 5, "offset": 1200}),
     # Partition.makeLeader 3.6+: the empty under-min-isr marker leaves a space before the period
     (T + "INFO [Broker id=1] Leader t-0 with topic id Some(AAAAAAAAAAAAAAAAAAAAAA) starts at leader epoch 5 from "
      "offset 10 with partition epoch 9, high watermark 10, ISR [1,2], adding replicas [] and removing replicas [] . "
@@ -52,6 +63,12 @@ CASES = [  # (line, expected fields of its one event)
      "LeaderAndIsr(leader=2, leaderEpoch=6, isrWithBrokerEpoch=List(BrokerState(brokerId=2, brokerEpoch=-1)), "
      "leaderRecoveryState=RECOVERED, partitionEpoch=8) (state.change.logger)",
      {"kind": "partition_state", "leader": 2, "isr": [2], "partition_epoch": 8}),
+    # PartitionStateMachine: an offline (or new) partition the controller could not give a leader, up to 1.0 and 1.1+
+    (T + "ERROR Controller 0 epoch 3 initiated state change for partition [t,9] from OfflinePartition to "
+     "OnlinePartition failed (state.change.logger)",
+     {"kind": "partition_offline", "broker": 0, "topic": "t", "partition": 9, "state": "OnlinePartition"}),
+    (T + "ERROR [Controller id=0 epoch=3] Controller 0 epoch 3 failed to change state for partition t-8 from "
+     "NewPartition to OnlinePartition (state.change.logger)", {"kind": "partition_offline", "partition": 8}),
     (T + "WARN [OfflinePartitionLeaderSelector]: No broker in ISR is alive for [t,0]. Elect leader 3 from live "
      "brokers 3. There's potential data loss. (kafka.controller.OfflinePartitionLeaderSelector)",
      {"kind": "unclean_election", "leader": 3, "topic": "t", "partition": 0}),
@@ -62,6 +79,40 @@ CASES = [  # (line, expected fields of its one event)
      {"kind": "partition_change", "leader": -1, "isr": [1, 2], "topic": "t", "partition": 0}),
     (T + "INFO [QuorumController id=9] Fencing broker 3 because its session has timed out. "
      "(org.apache.kafka.controller.ReplicationControlManager)", {"kind": "broker_fenced", "target_broker": 3}),
+    # KRaft 3.0-3.2: ClusterControlManager.replay logs the fence records, BrokerHeartbeatManager the caught-up offset
+    (T + "INFO [Controller 9] Fenced broker: FenceBrokerRecord(id=2, epoch=7) "
+     "(org.apache.kafka.controller.ClusterControlManager)", {"kind": "broker_fenced", "target_broker": 2}),
+    (T + "INFO [Controller 9] The request from broker 3 to unfence has been granted because it has caught up with "
+     "the last committed metadata offset 1. (org.apache.kafka.controller.BrokerHeartbeatManager)",
+     {"kind": "broker_unfenced", "target_broker": 3}),
+    # ClusterControlManager 3.6+ logs the registration change record: fenced=-1 unfences, 1 fences
+    (T + "INFO [QuorumController id=0] Replayed BrokerRegistrationChangeRecord modifying the registration for broker 0: "
+     "BrokerRegistrationChangeRecord(brokerId=0, brokerEpoch=32, fenced=-1, inControlledShutdown=0, logDirs=[]) "
+     "(org.apache.kafka.controller.ClusterControlManager)", {"kind": "broker_unfenced", "target_broker": 0}),
+    (T + "INFO [QuorumController id=0] Replayed BrokerRegistrationChangeRecord modifying the registration for broker 2: "
+     "BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=40, fenced=1, inControlledShutdown=0, logDirs=[]) "
+     "(org.apache.kafka.controller.ClusterControlManager)", {"kind": "broker_fenced", "target_broker": 2}),
+    # BrokerHeartbeatManager 3.3-3.4 (`it's`; 3.5+ `its`)
+    (T + "INFO [Controller 9] The request from broker 4 to unfence has been granted because it has caught up with "
+     "the offset of it's register broker record 12. (org.apache.kafka.controller.BrokerHeartbeatManager)",
+     {"kind": "broker_unfenced", "target_broker": 4}),
+    # ReplicationControlManager.replay(PartitionRecord) of a new partition, 3.0-3.5: the whole assignment
+    (T + "INFO [Controller 9] Created partition t-4 with topic ID AAAAAAAAAAAAAAAAAAAAAA and PartitionRegistration("
+     "replicas=[1, 2], isr=[1], removingReplicas=[], addingReplicas=[], leader=1, leaderRecoveryState=RECOVERED, "
+     "leaderEpoch=0, partitionEpoch=0). (org.apache.kafka.controller.ReplicationControlManager)",
+     {"kind": "partition_change", "topic": "t", "partition": 4, "replicas": [1, 2], "isr": [1], "leader": 1,
+      "state": "new"}),
+    # ReplicationControlManager.alterIsr (3.0-3.1, `AlterIsr`): a completion that also moves the leader
+    (T + "INFO [Controller 9] AlterIsr request from node 2 for t-5 completed the ongoing partition reassignment and "
+     "triggered a leadership change. Reutrning FENCED_LEADER_EPOCH. (org.apache.kafka.controller."
+     "ReplicationControlManager)", {"kind": "reassignment_completed", "topic": "t", "partition": 5, "leader": 2}),
+    # KafkaController 1.1.0 removePartitionFromReassignedPartitions (2.0-2.3: a Set, test below)
+    (T + "INFO [Controller id=9] Removing partition t-6 from the list of reassigned partitions in zookeeper "
+     "(kafka.controller.KafkaController)", {"kind": "reassignment_completed", "topic": "t", "partition": 6}),
+    (T + "INFO [Controller id=9] Removing partitions Set(moved-0, moved-1) from the list of reassigned partitions in "
+     "zookeeper (kafka.controller.KafkaController)", {"kind": "reassignment_completed", "topic": "moved"}),
+    # KafkaRaftServer 2.8-3.2 logs its start without a logIdent
+    (T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)", {"kind": "broker_started", "broker": 1}),
     # log directories
     (T + "WARN [ReplicaManager broker=1] Stopping serving replicas in dir /data/k1 (kafka.server.ReplicaManager)",
      {"kind": "log_dir_failed", "log_dir": "/data/k1"}),
@@ -84,6 +135,17 @@ CASES = [  # (line, expected fields of its one event)
      "-> [1, 2], partitionEpoch: 4 -> 5 (org.apache.kafka.controller.ReplicationControlManager)",
      {"kind": "partition_change", "partition": 2, "isr": [1, 2], "replicas": None, "adding": None, "leader": None,
       "partition_epoch": 5}),
+    # 3.7+ diffs also name the log directories (after the replicas) and the ELR (before the partition epoch)
+    (T + "DEBUG [QuorumController id=1] partition change for t-6 with topic ID AAAAAAAAAAAAAAAAAAAAAA: replicas: "
+     "[1, 2, 3, 4] -> [1, 2, 4], directories: [AAAAAAAAAAAAAAAAAAAAAg, AAAAAAAAAAAAAAAAAAAAAg, AAAAAAAAAAAAAAAAAAAAAg, "
+     "AAAAAAAAAAAAAAAAAAAAAg] -> [AAAAAAAAAAAAAAAAAAAAAg, AAAAAAAAAAAAAAAAAAAAAg, AAAAAAAAAAAAAAAAAAAAAg], isr: "
+     "[1, 2, 3, 4] -> [1, 2, 4], removingReplicas: [3] -> [], addingReplicas: [4] -> [], leaderEpoch: 5 -> 6, "
+     "partitionEpoch: 8 -> 9 (org.apache.kafka.controller.ReplicationControlManager)",
+     {"kind": "partition_change", "partition": 6, "replicas": [1, 2, 4], "isr": [1, 2, 4], "removing": [],
+      "adding": [], "leader_epoch": 6, "partition_epoch": 9}),
+    (T + "DEBUG [QuorumController id=1] partition change for t-7 with topic ID AAAAAAAAAAAAAAAAAAAAAA: isr: [1, 2] -> "
+     "[1], elr: [] -> [2], partitionEpoch: 4 -> 5 (org.apache.kafka.controller.ReplicationControlManager)",
+     {"kind": "partition_change", "partition": 7, "isr": [1], "partition_epoch": 5}),
     # ReplicationControlManager.replay(PartitionRecord) names the topic ID too (3.3+); Strimzi's log4j2 layout
     # for Kafka 4.x puts `[%t] %c{1}:%L - ` before the message and has no milliseconds
     ("2024-01-02 03:04:05 INFO  [quorum-controller-1-event-handler] ReplicationControlManager:450 - [QuorumController "
@@ -105,6 +167,9 @@ CASES = [  # (line, expected fields of its one event)
      "OfflineReplica (state.change.logger)",
      {"kind": "partition_state", "leader": -1, "isr": [2], "leader_epoch": 6, "partition_epoch": 9,
       "target_broker": 2, "state": "OfflineReplica", "broker": 1}),
+    # ReplicationControlManager.replay(RemoveTopicRecord) from 3.6 (`Removed topic t with ID x.` before)
+    (T + "INFO [QuorumController id=1] Replayed RemoveTopicRecord for topic gone with ID AAAAAAAAAAAAAAAAAAAAAA. "
+     "(org.apache.kafka.controller.ReplicationControlManager)", {"kind": "topic_deleted", "topic": "gone"}),
     (T + "INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)", {"kind": "broker_shutting_down"}),
     (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
 ]
@@ -114,6 +179,13 @@ QUIET = [
     T + "INFO [Kafka Request Handler on Broker 1], shutting down (kafka.server.KafkaRequestHandlerPool)",
     T + "INFO Stat of the created znode at /brokers/ids/1 is: 1478,1478,1718600148028,1718600148028,1,0,0,1,194,0,1478",
     " (kafka.zk.KafkaZkClient)",
+    # a registration change that neither fences nor unfences (a controlled shutdown starting)
+    T + "INFO [QuorumController id=0] Replayed BrokerRegistrationChangeRecord modifying the registration for broker 2: "
+        "BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=40, fenced=0, inControlledShutdown=1, logDirs=[]) "
+        "(org.apache.kafka.controller.ClusterControlManager)",
+    # a failed preferred or controlled-shutdown election leaves the partition online (PartitionStateMachine)
+    T + "ERROR [Controller id=1 epoch=4] Controller 1 epoch 4 failed to change state for partition t-0 from "
+        "OnlinePartition to OnlinePartition (state.change.logger)",
     T + "ERROR [KafkaServer id=2] Fatal error during KafkaServer shutdown. (kafka.server.KafkaServer)",
     "java.lang.IllegalStateException: Kafka server is still starting up, cannot shut down!",
     "        at kafka.server.KafkaServer.shutdown(KafkaServer.scala:670)",
@@ -161,6 +233,14 @@ def test_log_dir_offline_names_each_partition(read):
     events, _ = read
     assert sorted((e["topic"], e["partition"], e["log_dir"]) for e in events if e["kind"] == "log_dir_offline") == \
         [("t", 0, "/data/k1"), ("t", 1, "/data/k1")]
+
+
+def test_reassignments_completed_together_name_each_partition(read):
+    """KafkaController.removePartitionsFromReassignedPartitions (2.0.0-2.3.0) logs the Scala Set of the partitions whose
+    reassignment it removes from ZooKeeper: one row each."""
+    events, _ = read
+    assert sorted((e["topic"], e["partition"]) for e in events
+                  if e["kind"] == "reassignment_completed" and e["topic"] == "moved") == [("moved", 0), ("moved", 1)]
 
 
 def test_unknown_time_zone_is_one_sentence(spark, tmp_path):

@@ -220,7 +220,7 @@ def test_paths_that_match_nothing_raise(tmp_path):
     assert resolve_paths(tmp_path) == [str(tmp_path / "a" / "server.log")]
 
 
-ROUND_TRIP_VERSIONS = ["0.10", "1.1", "2.2", "2.4", "2.7", "3.5", "3.7", "4.0"]
+ROUND_TRIP_VERSIONS = ["0.10", "1.1", "2.2", "2.4", "2.5", "2.7", "3.1", "3.5", "3.7", "4.0"]
 
 
 def _scenario(version: KafkaVersion, topic: str) -> tuple[list[dict], list[list[int]]]:
@@ -258,10 +258,14 @@ def test_round_trip_render_then_read_recovers_the_isr_sequence(spark, tmp_path):
     isr = sorted(out["isr"].collect(), key=lambda r: r["seq"])
     got = {topic: [list(r["isr"]) for r in isr if r["topic"] == topic] for topic in expected}
     assert got == expected
-    assert {r["leader_epoch"] for r in isr} == {5}
+    # Partition.makeLeader logs no leader line before 0.11 (the leader epoch came with KIP-101): ReplicaManager's
+    # become-leader line in state-change.log names the leader, with no epoch
+    old = {f"t{v.replace('.', '_')}" for v in ROUND_TRIP_VERSIONS if not KafkaVersion.parse(v).at_least("0.11")}
+    assert {r["leader_epoch"] for r in isr if r["topic"] not in old} == {5}
+    assert {r["leader_epoch"] for r in isr if r["topic"] in old} == {None}
     assert out["rejects"].count() == 0
     assert {(r["topic"], r["leader"], r["leader_epoch"]) for r in out["leaders"].collect()} == \
-        {(t, 1, 5) for t in expected}
+        {(t, 1, None if t in old else 5) for t in expected}
 
 
 def test_a_kraft_3_5_shrink_answered_with_a_new_epoch_is_the_leader_lines_isr(spark, tmp_path):
@@ -300,3 +304,17 @@ def test_a_fetcher_line_up_to_2_0_gives_each_partition_its_own_leader(spark, tmp
     assert sorted((r["topic"], r["partition"], r["broker"], r["leader"]) for r in events) == [
         ("clicks", 0, 2, 6), ("clicks", 1, 2, 6), ("orders", 4, 2, 1), ("orders", 7, 2, 3),
         ("payments", 0, 2, 4), ("payments", 1, 2, 5)]
+
+
+def test_a_4_x_not_enough_replicas_names_the_isr_after_its_size(spark, tmp_path):
+    """Partition.appendRecordsToLeader in 4.x: `The size of the current ISR : N is insufficient to satisfy the
+    min.isr requirement of M for partition t-p, live replica(s) broker.id are : Set(a, b)`. N is a count; the ISR
+    is the set at the end (1.1-3.9 put the set itself after `ISR `)."""
+    (tmp_path / "server.log").write_text(
+        "[2025-10-16 16:07:21,017] ERROR [ReplicaManager broker=11] Error processing append operation on partition "
+        "AMNt6PcpRZOktSh6v-u00A:orders-0 (kafka.server.ReplicaManager)\n"
+        "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR : 2 is insufficient "
+        "to satisfy the min.isr requirement of 3 for partition orders-0, live replica(s) broker.id are : Set(11, 12)\n")
+    events = read_logs(spark, str(tmp_path), cluster="c")["log_events"].collect()
+    assert [(r["kind"], r["topic"], r["partition"], r["broker"], r["isr"], r["min_isr"]) for r in events] == [
+        ("produce_rejected", "orders", 0, 11, [11, 12], 3)]

@@ -3,6 +3,8 @@ controller's reassignment lines (docs/real-cluster.md, "Anchoring")."""
 
 from __future__ import annotations
 
+import re
+
 from replicaflow.ingest.rebuild import FORMS, infer_version
 from replicaflow.ingest.replay import Assignment, Move, history
 from replicaflow.ingest.sources import cluster_of_path
@@ -57,8 +59,20 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     assert infer_version(seen()) == ("0.10", None)
     assert infer_version(seen(r"ISR updated from AlterIsr to", r"zkVersion updated to")) == ("2.7", "2.6")
     assert infer_version(seen(r"with topic id ", r"Previous leader (?:Some|None)")) == ("3.5", None)
+    # Partition.makeLeader: `starts at Leader Epoch` 0.11.0.0 - 2.4.0, 2.5.0 `... with high watermark H. Previous`
     assert infer_version(seen(r"Successfully updated assignment of partition", r"starts at Leader Epoch")) == \
-        ("2.4", "2.5")
+        ("2.4", "2.4")
+    two_five = next(p for p, first, _ in FORMS if first == "2.5" and "high watermark" in p)
+    assert infer_version(seen(r"Successfully updated assignment of partition", two_five)) == ("2.5", "2.5")
+    assert re.search(two_five, "[Partition t-0 broker=1] t-0 starts at leader epoch 5 from offset 12 with high "
+                               "watermark 10. Previous leader epoch was 4.")
+    assert not re.search(two_five, "[Broker id=1] Follower t-0 starts at leader epoch 5 from offset 12 with high "
+                                   "watermark 10. Previous leader epoch was 4.")
+    # 3.1 - 3.4 drop the brackets of 2.8 - 3.0; 3.5 adds a space or the under-min-isr mark before "and"
+    one, five = (next(p for p, first, _ in FORMS if first == f and "ISR updated to" in p) for f in ("3.1", "3.5"))
+    assert re.search(one, "ISR updated to 1,2 and version updated to 7") and \
+        not re.search(five, "ISR updated to 1,2 and version updated to 7")
+    assert re.search(five, "ISR updated to 1,2  and version updated to 7")
 
 
 def test_snapshot_cluster_is_its_folder_as_given_not_the_link_target(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from replicaflow.errors import ReplicaflowError
 from tests.sim.conftest import simulate, small
 
 TWO_DIRS = ["/a", "/b"]
@@ -76,3 +77,34 @@ def test_an_unexpected_error_at_2_2_and_2_3(version, isr, failed, logged):
     got = outcome(version, "unexpected")
     assert got["isr"] == isr and got["logged"] == logged and got["offline"] == [0.0, 0.0, 0.0]
     assert got["failed"] == failed
+
+
+@pytest.mark.parametrize(("version", "action", "failed", "logged"), [
+    ("2.2", "removed", None, ["partition_fenced"]),
+    ("2.3", "failed", [0.0, 1.0, 0.0], ["partition_failed", "partition_fenced"]),
+])
+def test_a_fenced_leader_epoch_at_2_2_and_2_3(version, action, failed, logged):
+    """AbstractFetcherThread.onPartitionFenced (KIP-320, 2.1+) logs "has an older epoch ... Will await the new
+    LeaderAndIsr state" and, at 2.1.0 and 2.2.0, only removes the partition from the thread's partitionStates:
+    no exception reaches doWork, so the thread and t-1 go on (not 'thread_died', as an unexpected error at 2.2).
+    2.3.0 marks it failed (markPartitionFailed) after the same line."""
+    logs: list = []
+    run = simulate(story(version, "fenced_leader_epoch", None), log_events=logs)
+    start = run.scenario.start_ms
+    isr = [((r.ts_ms - start) / 1000, r.partition, list(r.isr)) for r in run.table("telemetry", "isr").itertuples()
+           if r.ts_ms > start]
+    assert isr == [(15.0, 0, [1, 3])]
+    rows = [(r.action, r.leader) for r in run.table("telemetry", "fetchers").itertuples()
+            if r.ts_ms == start + 5000 and r.broker == 2 and r.partition == 0]
+    assert rows == [(action, 1)]
+    assert (run.metric("FailedPartitionsCount").loc[10.0].tolist() if run.has_metric("FailedPartitionsCount")
+            else None) == failed
+    assert sorted({e["kind"] for e in logs if e["ts_ms"] == start + 5000}) == logged
+    (fenced,) = [e for e in logs if e["kind"] == "partition_fenced"]
+    assert (fenced["broker"], fenced["leader"], fenced["leader_epoch"]) == (2, 1, 0)
+
+
+def test_a_fenced_leader_epoch_before_2_1_is_refused():
+    """FENCED_LEADER_EPOCH came with KIP-320 (Errors.java at 2.1.0): a 2.0 fetcher can never receive it."""
+    with pytest.raises(ReplicaflowError, match=r"fail_partition\.error: .*needs Kafka 2\.1\+ \(KIP-320\), found 2\.0"):
+        simulate(story("2.0", "fenced_leader_epoch", None))

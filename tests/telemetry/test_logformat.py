@@ -199,10 +199,14 @@ def test_leader_start_3_3_and_3_5():
 
 
 def test_leader_start_before_2_6_is_the_partition_line():
+    """Partition.makeLeader logs through the Partition logger up to 2.5: the 0.11.0.0 – 2.4.0 text, and 2.5.0's
+    with the high watermark (Partition.scala 2.5.0 line 493)."""
     path, _ = one(LEADER, "2.5")
     assert path == "broker-1/server.log"
-    assert message(LEADER, "2.5") == \
+    assert message(LEADER, "2.4") == \
         PREFIX + "orders-3 starts at Leader Epoch 5 from offset 1200. Previous Leader Epoch was: 4"
+    assert message(LEADER, "2.5") == PREFIX + ("orders-3 starts at leader epoch 5 from offset 1200 with high watermark "
+                                               "1190. Previous leader epoch was 4.")
 
 
 REASSIGN = {"kind": "reassignment_started", "broker": 0, "topic": "orders", "partition": 3,

@@ -3,7 +3,13 @@ bounds on work and on int64 arithmetic. Each rule adds every violation it finds 
 
 from __future__ import annotations
 
-from replicaflow.model.configs import DEFAULT_BROKER, REASSIGNMENT_RATES, THROTTLED_REPLICAS_LISTS
+from replicaflow.model.configs import (
+    DEFAULT_BROKER,
+    REASSIGNMENT_RATES,
+    REPLICATION_RATES,
+    THROTTLED_REPLICAS_LISTS,
+)
+from replicaflow.model.fetcher import fetch_error_problem
 from replicaflow.model.log_dirs import jbod_problem
 from replicaflow.model.quota import parse_throttled_replicas
 from replicaflow.model.units import INT64_MAX, format_bytes
@@ -149,6 +155,8 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
         problems.add(body, "expected network_in or network_out, found neither")
     if isinstance(ev, FailPartitionEvent):
         refs.topic_partition(ev.topic, ev.partition, body)
+        if (problem := fetch_error_problem(s.version, ev.error)) is not None:
+            problems.add(body + ("error",), f"expected an error of this release: {problem}")
     if isinstance(ev, StallFollowerEvent):
         if ev.partition is not None and ev.topic is None:
             problems.add(body + ("partition",), "expected a topic with the partition, found no topic")
@@ -182,6 +190,10 @@ def _check_config(s: Scenario, ev: ConfigEvent, body: tuple, refs: _References) 
     if ev.entity_type == "broker" and ev.entity != DEFAULT_BROKER:
         refs.broker(int(ev.entity), body + ("broker",))
     for name, value in ev.configs:
+        if name in (*REPLICATION_RATES, *THROTTLED_REPLICAS_LISTS) and not s.version.replication_throttles:
+            refs.problems.add(body + (name,), f"expected a config of this release, found a KIP-73 replication "
+                                              f"throttle, which Kafka has from 0.10.1 (this cluster runs {s.version})")
+            continue
         if name in REASSIGNMENT_RATES and not s.kafka.kip542:
             refs.problems.add(body + (name,), "expected a config of this broker, found a KIP-542 config "
                                               "while kafka.kip542 is false")

@@ -90,7 +90,6 @@ def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, l
     new_fetch_time = np.broadcast_to(np.where(restarted, now_ms, 0), shape).astype(np.int64)
     if kept is not None and not legacy:
         lfl, lft, lcu = (np.broadcast_to(np.asarray(k, dtype=np.int64), shape) for k in kept)
-        new_leo = np.where(was_leader, np.broadcast_to(np.asarray(leo, dtype=np.int64), shape), new_leo)
         new_fetch_leader_leo = np.where(was_leader, lfl, new_fetch_leader_leo)
         new_fetch_time, caught_up = np.where(was_leader, lft, new_fetch_time), np.where(was_leader, lcu, caught_up)
     return new_leo, new_fetch_leader_leo, new_fetch_time, caught_up

@@ -122,7 +122,8 @@ class Emitter:
 
     def leader_started(self, p: int, now: int, prev_leader: int, prev_epoch: int, controller: int = -1) -> None:
         """The leader starts a new leader epoch, elected or kept (its log record; the rows came with
-        ``leader_and_isr_changed``); ``controller`` sent the LeaderAndIsr request (-1: KRaft's metadata)."""
+        ``leader_and_isr_changed``); ``controller``: who sent the LeaderAndIsr request, named by the line of a
+        release before 0.11."""
         s = self.s
         slot = s.lslot[p]
         topic, partition = s.tp(p)

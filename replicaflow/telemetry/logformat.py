@@ -58,10 +58,14 @@ def _partition_prefix(family: str, topic: str, partition: int, broker: int) -> s
     return f"[Partition {topic}-{partition} broker={broker}] "
 
 
-def _fetcher_tp(v: KafkaVersion, topic: str, partition: int) -> str:
-    """A partition in AbstractFetcherManager's lines: TopicAndPartition (`[t,p]`) up to 0.10.0, TopicPartition
-    (`t-p`) from 0.10.1."""
-    return f"{topic}-{partition}" if v.at_least("0.10.1") else f"[{topic},{partition}]"
+FETCHER_TP_SINCE = "0.10.1"  # AbstractFetcherManager imports TopicPartition
+BECOME_LEADER_TP_SINCE = "0.10.2"  # ReplicaManager.makeLeaders prints partition.topicPartition
+
+
+def _topic_partition(v: KafkaVersion, since: str, topic: str, partition: int) -> str:
+    """A partition as a class that moved from TopicAndPartition (`[t,p]`) to TopicPartition (`t-p`) at ``since``
+    prints it: AbstractFetcherManager at 0.10.1, ReplicaManager's become-leader line at 0.10.2."""
+    return f"{topic}-{partition}" if v.at_least(since) else f"[{topic},{partition}]"
 
 
 def _fetcher_prefix(family: str, broker: int, leader: int, fetcher_id: int, v: KafkaVersion) -> str:
@@ -149,7 +153,7 @@ def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         # No Partition line before KIP-101's leader epoch (0.11): the leader's only record is ReplicaManager's
         # TRACE line in state-change.log (Kafka's log4j.properties keeps state.change.logger at TRACE). The
         # request's correlation id is not modelled: the leader epoch stands in for it.
-        named = f"{e['topic']}-{e['partition']}" if v.at_least("0.10.2") else tp  # TopicPartition from 0.10.2
+        named = _topic_partition(v, BECOME_LEADER_TP_SINCE, e["topic"], e["partition"])
         msg = (f"Broker {e['broker']} completed LeaderAndIsr request correlationId {epoch} from controller "
                f"{e.get('controller', e['broker'])} epoch 1 for the become-leader transition for partition {named}")
         return [(STATE_CHANGE, format_line(e["ts_ms"], "TRACE", msg, STATE_CHANGE_LOGGER))]
@@ -192,7 +196,8 @@ def _fetcher_added(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     leader, parts = int(e["leader"]), [(str(t), int(p), int(o)) for t, p, o in e["partitions"]]
     if not v.at_least("2.1"):  # AbstractFetcherManager.addFetcherForPartitions: each partition's leader
         endpoint = f"BrokerEndPoint({leader},broker-{leader},9092)"
-        items = [f"[{_fetcher_tp(v, t, p)}, initOffset {o} to broker {endpoint}] " for t, p, o in parts]
+        items = [f"[{_topic_partition(v, FETCHER_TP_SINCE, t, p)}, initOffset {o} to broker {endpoint}] "
+                 for t, p, o in parts]
         msg = f"Added fetcher for partitions List({', '.join(items)})"
     else:
         epoch = f", leaderEpoch={e['leader_epoch']}" if e.get("leader_epoch") is not None else ""
@@ -205,7 +210,7 @@ def _fetcher_added(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 def _fetcher_removed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     pre = f"[ReplicaFetcherManager on broker {e['broker']}] "
-    parts = [_fetcher_tp(v, str(t), int(p)) for t, p in e["partitions"]]
+    parts = [_topic_partition(v, FETCHER_TP_SINCE, str(t), int(p)) for t, p in e["partitions"]]
     # `partitions.mkString(",")` up to 2.0; from 2.1 the Scala Set itself
     listed = f"Set({', '.join(parts)})" if v.at_least("2.1") else ",".join(parts)
     return [(SERVER, format_line(e["ts_ms"], "INFO", pre + f"Removed fetcher for partitions {listed}",

@@ -96,7 +96,8 @@ class ReplicationQuotaManager:
         rate = quota.rate_bps(total, oldest, now, self.window_ms)
         return (self.t0 >= 0) & quota.quota_exceeded(rate, self.limit_bps)
 
-    def _room_bytes(self, total: np.ndarray, oldest: np.ndarray, now: int, end: int) -> np.ndarray:
+    def _room_bytes(self, total: np.ndarray, oldest: np.ndarray, now: int, end: int,
+                    exceeded_now: np.ndarray) -> np.ndarray:
         """[quota row, broker] bytes the throttled fetches of the tick ending at ``end`` may move (§5.1, Kafka's
         bound), from the windows retained at ``end``.
 
@@ -104,11 +105,13 @@ class ReplicationQuotaManager:
         passes the limit, and the last one overshoots by at most one fetch (``replica.fetch.max.bytes``).
         So a tick may move what brings the rate at its end up to the limit, plus that one fetch — not a
         tick's worth of fetches, which would make the achieved rate depend on the step
-        (``quota.room_bytes``). Unlimited quotas have infinite room.
+        (``quota.room_bytes``). A quota already over its limit at ``now`` (``exceeded_now``) has paid
+        its overshoot and gets no second one until its rate is back within the limit; else every tick
+        that crosses back would add a fetch. Unlimited quotas have infinite room.
         """
         started = self.t0 >= 0
         return quota.room_bytes(np.where(started, total, 0.0), np.where(started, oldest, now), end, self.window_ms,
-                                self.limit_bps, FETCH_MAX_BYTES)
+                                self.limit_bps, np.where(exceeded_now, 0, FETCH_MAX_BYTES))
 
     def record(self, q: int, bytes_by_broker: np.ndarray, now: int) -> None:
         """Add each broker's bytes to quota row ``q``'s current window (creating the sensor on first use)."""
@@ -177,11 +180,17 @@ class ReplicationQuotaManager:
     def throttle(self, now: int, tick_ms: int, s: ClusterState, leader_mask: np.ndarray, lb: np.ndarray,
                  rbi: np.ndarray) -> Throttle:
         """Which fetches the quotas hold back this tick (§5.1 not-in-ISR rule, §5.2 KIP-542 classes), and each
-        quota's room over the tick (:meth:`_room_bytes`); the windows are read once for both instants."""
+        quota's room over the tick (:meth:`_room_bytes`); the windows are read once for both instants.
+
+        A quota over its limit holds its fetches back for the whole tick only if its rate is still over
+        at the tick's end: Kafka waits only until the rate falls back, so a quota exceeded at ``now``
+        but not at the end lets the fetches move the room that is left. (Holding them for the whole
+        tick made a quota-bound move 5-10% too long at 1 s ticks, docs/semantics.md §5.1.)"""
         classes = self.classes(s, leader_mask, lb, rbi)
         total, oldest = self._retained(np.array([now, now + tick_ms]))
-        exceeded = self._exceeded(total[0], oldest[0], now)
-        room = self._room_bytes(total[1], oldest[1], now, now + tick_ms)
+        exceeded_now = self._exceeded(total[0], oldest[0], now)
+        exceeded = exceeded_now & self._exceeded(total[1], oldest[1], now + tick_ms)
+        room = self._room_bytes(total[1], oldest[1], now, now + tick_ms, exceeded_now)
         held_leader, held_follower = np.zeros(leader_mask.shape, dtype=bool), np.zeros(leader_mask.shape, dtype=bool)
         if exceeded.any():
             hold = quota.throttle_holds_back(True, exceeded.reshape(-1)[classes.all_key],
@@ -194,7 +203,8 @@ class ReplicationQuotaManager:
 
     def cap_to_room(self, want: np.ndarray, throttle: Throttle, in_isr: np.ndarray) -> bool:
         """Scale down, in place, the bytes [P, S] that throttled out-of-sync fetches ``want`` this tick so that
-        each broker's quota moves no more than its room; in-sync replicas are never held back (§5.1).
+        each broker's quota moves no more than its room; in-sync replicas are never held back (§5.1), and
+        their bytes of the same tick count against the quota first, as Kafka records them fetch by fetch.
         Returns whether any fetch was scaled."""
         classes = throttle.classes
         room = throttle.room_bytes
@@ -211,7 +221,8 @@ class ReplicationQuotaManager:
             capped, owner = f[out], classes.owner[q][out]
             asked_bytes = flat_want[capped]
             asked = np.bincount(owner, weights=asked_bytes, minlength=n_b)
-            scale = np.minimum(1.0, room[q] / np.maximum(asked, 1.0))
+            in_sync = np.bincount(classes.owner[q][~out], weights=flat_want[f[~out]], minlength=n_b)
+            scale = np.minimum(1.0, np.maximum(room[q] - in_sync, 0.0) / np.maximum(asked, 1.0))
             if (scale < 1.0).any():
                 flat_want[capped] = asked_bytes * scale[owner]
                 scaled = True

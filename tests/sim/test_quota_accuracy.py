@@ -23,19 +23,20 @@ RATES = {"leader": "leader.replication.throttled.rate", "follower": "follower.re
 KIP542_RATES = {"leader": "leader.reassignment.throttled.rate", "follower": "follower.reassignment.throttled.rate"}
 
 
-def move_seconds(tick: str, side: str, kip542: bool = False) -> float:
-    """Seconds from the reassignment to its last partition's completion: 10 × 10 MB from broker 1 to 2,
-    under a KIP-73 replication throttle (rate and list) or, with ``kip542``, a KIP-542 reassignment rate."""
+def move_seconds(tick: str, side: str, kip542: bool = False, size: str = "10MB", rate: str = "1MB/s") -> float:
+    """Seconds from the reassignment to its last partition's completion: 10 partitions of ``size`` from
+    broker 1 to 2, under a KIP-73 replication throttle (rate and list) or, with ``kip542``, a KIP-542
+    reassignment rate."""
     pairs = ",".join(f"{p}:{1 if side == 'leader' else 2}" for p in range(PARTITIONS))
-    throttle = ([{"at": "0s", "config": {"broker": "all", KIP542_RATES[side]: "1MB/s"}}] if kip542 else
-                [{"at": "0s", "config": {"broker": "all", RATES[side]: "1MB/s"}},
+    throttle = ([{"at": "0s", "config": {"broker": "all", KIP542_RATES[side]: rate}}] if kip542 else
+                [{"at": "0s", "config": {"broker": "all", RATES[side]: rate}},
                  {"at": "0s", "config": {"topic": "t", LISTS[side]: pairs}}])
     run = simulate({
         "name": "quota", "duration": "3m", "tick": tick, "scrape_interval": "10s",
         "kafka": {"version": "3.7", "kip542": kip542},
         "cluster": {"brokers": 2, "network_in": "1GB/s", "network_out": "1GB/s"},
         "topics": [{"name": "t", "partitions": PARTITIONS, "replication_factor": 1,
-                    "assignment": [[1]] * PARTITIONS, "message_size": "1KB", "initial_size": "10MB"}],
+                    "assignment": [[1]] * PARTITIONS, "message_size": "1KB", "initial_size": size}],
         "events": [
             *throttle,
             {"at": "1s", "reassign": {"version": 1, "partitions": [
@@ -49,12 +50,27 @@ def move_seconds(tick: str, side: str, kip542: bool = False) -> float:
 @pytest.mark.parametrize("side", ["leader", "follower"])
 @pytest.mark.parametrize("tick", ["10ms", "100ms", "1s"])
 def test_throttled_move_within_kafkas_bound(tick, side):
+    """A 1 MB/s throttle is about one 1 MiB fetch a second, so the sampled rate forgets a whole fetch's
+    overshoot each time a window leaves it: the move runs up to ~10% fast, as Kafka's own test allows
+    (93-98 s at these ticks, docs/semantics.md §5.1)."""
     took = move_seconds(tick, side)
     estimate = PARTITIONS * SIZE_B / LIMIT_BPS  # 100 s
     assert took > 0.9 * estimate, (tick, side, took)     # ReplicationQuotasTest: never more than ~1.11 × the limit
     assert took <= 2 * estimate, (tick, side, took)      # throttling_test: at most twice the estimate
-    if tick != "1s":
+    if tick == "10ms":
         assert took >= 0.98 * estimate, (tick, side, took)  # within one fetch per window of the limit
+
+
+@pytest.mark.parametrize("side", ["leader", "follower"])
+@pytest.mark.parametrize("tick", ["10ms", "100ms", "1s"])
+def test_a_throttle_well_above_one_fetch_a_second_gives_its_rate_at_every_tick(tick, side):
+    """10 × 50 MB at 10 MB/s: the quota passes its limit by one fetch at a time and falls back within the
+    same second, so the move takes bytes / limit = 50 s, at 1 s ticks too. A quota that is exceeded when
+    a tick starts holds the fetches back only until its rate falls back to the limit
+    (``ReplicationQuotaManager.isQuotaExceeded`` before every fetch), not for the whole tick, which had
+    made a quota-bound move at 1 s ticks 5-10% too long."""
+    took = move_seconds(tick, side, size="50MB", rate="10MB/s")
+    assert 0.98 * 50 <= took <= 1.02 * 50, (tick, side, took)
 
 
 @pytest.mark.parametrize("side", ["leader", "follower"])
@@ -62,7 +78,8 @@ def test_throttled_move_within_kafkas_bound(tick, side):
 def test_kip542_reassignment_throttle_within_the_same_bound(tick, side):
     """docs/semantics.md §5.2: the reassignment rates of the KIP-542 broker are capped as KIP-73's are."""
     took = move_seconds(tick, side, kip542=True)
-    assert 0.98 * 100 <= took <= 2 * 100, (tick, side, took)
+    assert 0.9 * 100 < took <= 2 * 100, (tick, side, took)
+    assert move_seconds(tick, side, kip542=True, size="50MB", rate="10MB/s") == pytest.approx(50, rel=0.02)
 
 
 def test_room_is_the_rate_headroom_plus_one_fetch():

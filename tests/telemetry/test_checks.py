@@ -75,11 +75,10 @@ def test_bad_telemetry_is_one_sentence_before_spark(tmp_path, what, mutate, sent
     d = tiny(tmp_path / "t")
     check_telemetry([d])
     mutate(d)
-    start = time.perf_counter()
     with pytest.raises(ReplicaflowError) as info:
         check_telemetry([d])
     assert sentence in str(info.value), str(info.value)
-    assert "\n" not in str(info.value) and time.perf_counter() - start < 5
+    assert "\n" not in str(info.value)
 
 
 def test_empty_telemetry_needs_allow_empty(tmp_path):

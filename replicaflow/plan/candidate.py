@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from replicaflow.model.configs import FETCH_MAX_BYTES
 from replicaflow.model.metrics import TRAFFIC_METRICS
 from replicaflow.model.units import format_bytes, format_duration
 from replicaflow.sim.engine import Engine
@@ -29,7 +30,7 @@ from replicaflow.sim.scenario import ReassignEvent, Scenario
 from replicaflow.telemetry.io import DiscardingWriter
 
 REP_IN, REP_OUT = TRAFFIC_METRICS.index("ReplicationBytesInPerSec"), TRAFFIC_METRICS.index("ReplicationBytesOutPerSec")
-SIDES = ("leader quota", "follower quota", "network out", "network in")
+SIDES = ("leader quota", "follower quota", "network out", "network in", "partition fetch")
 BUSY = 0.9  # a limit used at ≥ 90 % in a sample binds the move then
 
 
@@ -91,8 +92,25 @@ def _bytes_left(s) -> np.ndarray:
     return missing.max(axis=1) * s.msg_size
 
 
+def partition_fetch_cap_bps(engine: Engine) -> float:
+    """What one partition can copy per second: ``replica.fetch.max.bytes`` per fetch round trip
+    (``fetch_rtt``, docs/simulator.md), whatever the throttle -- about 21MB/s at the defaults."""
+    return FETCH_MAX_BYTES * engine.fetchers.rounds * 1000.0 / engine.fetchers.tick_ms
+
+
+def _fetch_utilization(s, leo_prev: np.ndarray, sample_ms: int, cap_bps: float) -> np.ndarray:
+    """[broker] the largest share of the per-partition fetch cap that one of its adding replicas copied
+    at since the last sample (log end offsets ``leo_prev`` then)."""
+    grown = np.where(s.adding & (s.rbi >= 0), np.maximum(s.log_leo - leo_prev, 0), 0) * s.msg_size[:, None]
+    util = np.zeros(s.n_brokers)
+    rows, slots = np.nonzero(grown)
+    np.maximum.at(util, s.rbi[rows, slots], grown[rows, slots] * 1000.0 / sample_ms / cap_bps)
+    return util
+
+
 def _utilization(engine: Engine, now: int, rates_in: np.ndarray, rates_out: np.ndarray) -> np.ndarray:
-    """[side, broker] the share of each limit used: leader / follower quota (this mode's rows), NIC out / in."""
+    """[side, broker] the share of each limit used: leader / follower quota (this mode's rows), NIC out / in
+    (the per-partition fetch row is filled by the caller, :func:`_fetch_utilization`)."""
     q = engine.quotas
     rows = (LEADER_REASSIGNMENT, FOLLOWER_REASSIGNMENT) if q.kip542 else (LEADER_REPLICATION, FOLLOWER_REPLICATION)
     rate = q.rates_bps(now)
@@ -126,6 +144,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     peaks = dict.fromkeys(flag_names, 0)
     minutes = dict.fromkeys(flag_names, 0.0)
     traffic_prev = (s.traffic_total + s.traffic).astype(np.float64)
+    leo_prev, fetch_cap = s.log_leo.copy(), partition_fetch_cap_bps(engine)
     rep_peak = np.zeros((2, s.n_brokers))
     rep_sum = np.zeros((2, s.n_brokers))
     samples = 0
@@ -169,6 +188,8 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
         rep_sum += np.stack([rep_in, rep_out])
         samples += 1
         util = _utilization(engine, now, rep_in, rep_out)
+        util[SIDES.index("partition fetch")] = _fetch_utilization(s, leo_prev, spec.sample_ms, fetch_cap)
+        leo_prev = s.log_leo.copy()
         busy += util >= BUSY
         peak_util = np.maximum(peak_util, util)
         if spec.keep_series:
@@ -190,7 +211,8 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     side, broker = np.unravel_index(int(np.argmax(busy)), busy.shape) if busy.any() else (None, None)
     bottleneck = None if side is None else {
         "broker": int(s.broker_ids[broker]), "side": SIDES[side], "busy_ms": int(busy[side, broker]) * spec.sample_ms,
-        "peak_utilization": float(peak_util[side, broker])}
+        "peak_utilization": float(peak_util[side, broker]),
+        **({"limit_bps": fetch_cap} if SIDES[side] == "partition fetch" else {})}
     brokers = [{"broker": int(b), "replication_in_peak_bps": float(rep_peak[0, i]),
                 "replication_out_peak_bps": float(rep_peak[1, i]),
                 "replication_in_mean_bps": float(rep_sum[0, i] / max(samples, 1)),

@@ -152,6 +152,9 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     if best.bottleneck:
         b = best.bottleneck
         out.append(f"bottleneck: broker {b['broker']} {b['side']}, busy for {format_duration(b['busy_ms'])}")
+        if "limit_bps" in b:
+            out.append(f"  (a partition copies at most replica.fetch.max.bytes = 1MiB per fetch round trip, "
+                       f"{format_rate(b['limit_bps'])}: a higher throttle does not speed it up)")
     if len(best.batches) > 1:
         for i, (a, e, n) in enumerate(best.batches, 1):
             out.append(f"batch {i}: {n} partitions, {format_duration(a)} to {format_duration(e)}")

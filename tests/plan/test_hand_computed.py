@@ -1,0 +1,63 @@
+"""`plan` against answers computed by hand from Kafka's rules, on a cluster small enough to do so
+(docs/plan.md, "What a candidate reports").
+
+Three brokers; ``t-0`` (6 GB, replicas 1,2) moves to 1,3, ``t-1`` (2 GB, replicas 2,3) stays. One new
+replica, 6 GB to copy from leader 1 to broker 3. No simulation through Spark: the candidate runs as one
+Spark task would run it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from replicaflow.model.configs import FETCH_MAX_BYTES
+from replicaflow.plan.build import Move, candidate
+from replicaflow.plan.candidate import simulate_candidate
+from replicaflow.plan.inputs import ClusterModel
+
+SIZE = 6_000_000_000
+FETCH_CAP_BPS = FETCH_MAX_BYTES * 1000 / 50  # 1 MiB per 50 ms fetch round trip (docs/simulator.md): 20.97 MB/s
+
+
+def tiny(produce_bps: float = 0.0) -> tuple[ClusterModel, list[Move]]:
+    cluster = ClusterModel(brokers=[1, 2, 3], racks={}, replicas={("t", 0): (1, 2), ("t", 1): (2, 3)},
+                           min_isr={"t": 2}, size_bytes={("t", 0): SIZE, ("t", 1): 2_000_000_000},
+                           rate_bps={"t": produce_bps})
+    return cluster, [Move("t", 0, (1, 2), (1, 3), SIZE)]
+
+
+def run(throttle_bps: float, produce_bps: float = 0.0):
+    cluster, moves = tiny(produce_bps)
+    return simulate_candidate(candidate(cluster, moves, throttle_bps, False, None, "hand"))
+
+
+def test_a_throttle_above_one_partitions_fetch_rate_names_the_fetch_as_bottleneck():
+    """At 50MB/s the leader and follower quotas never bind: one partition copies 1 MiB per fetch round
+    trip, 6e9 / 20.97e6 = 286 s, not the naive 6e9 / 50e6 = 120 s. The answer names that limit (it
+    printed no bottleneck at all) and the rate, on the receiving broker."""
+    r = run(50e6)
+    assert r.finished
+    assert SIZE / FETCH_CAP_BPS * 1000 <= r.duration_ms <= 1.01 * SIZE / FETCH_CAP_BPS * 1000
+    assert r.bottleneck is not None
+    assert (r.bottleneck["broker"], r.bottleneck["side"]) == (3, "partition fetch")
+    assert r.bottleneck["limit_bps"] == pytest.approx(FETCH_CAP_BPS)
+    assert r.bottleneck["busy_ms"] >= 0.95 * r.duration_ms
+
+
+def test_a_binding_throttle_stays_the_bottleneck():
+    """At 15MB/s the leader quota of broker 1 binds (the fetch could go at 21MB/s): it stays the answer."""
+    r = run(15e6)
+    assert (r.bottleneck["broker"], r.bottleneck["side"]) == (1, "leader quota")
+    assert "limit_bps" not in r.bottleneck
+
+
+def test_the_answer_says_why_a_higher_throttle_does_not_help():
+    from replicaflow.plan.choose import Choice
+    from replicaflow.plan.render import console_text
+
+    cluster, moves = tiny()
+    r = run(50e6)
+    text = console_text(cluster, moves, Choice([r], r, "given", 112e6, 1, [r]), "plan.json", False, None)
+    assert "broker 3 partition fetch" in text
+    assert "replica.fetch.max.bytes = 1MiB per fetch round trip, 21MB/s" in " ".join(text.split())
+    assert max(map(len, text.splitlines())) <= 80

@@ -4,6 +4,7 @@ throttle that keeps headroom, moves that can never finish, Strimzi's ETA (docs/p
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from dataclasses import dataclass
@@ -66,7 +67,8 @@ def steady_traffic(cluster: ClusterModel) -> dict[int, tuple[float, float]]:
 
 def headroom_throttle_bps(cluster: ClusterModel) -> tuple[float, int]:
     """The largest throttle keeping headroom on every broker: min over brokers and directions of
-    (NIC capacity − the traffic that is not the move) × 0.9; and the broker that sets it."""
+    (NIC capacity − the traffic that is not the move) × 0.9, rounded down to a whole MB/s from 1MB/s up
+    (the rate an operator types, and never above the headroom); and the broker that sets it."""
     best, who = float("inf"), cluster.brokers[0]
     for b, (t_in, t_out) in steady_traffic(cluster).items():
         room = (cluster.network_bps - max(t_in, t_out)) * HEADROOM
@@ -75,7 +77,7 @@ def headroom_throttle_bps(cluster: ClusterModel) -> tuple[float, int]:
     if best <= 0:
         raise ReplicaflowError(f"broker {who} has no network headroom: its produce and replication traffic "
                                f"already fill the {format_rate(cluster.network_bps)} NIC")
-    return best, who
+    return (math.floor(best / 1e6) * 1e6 if best >= 1e6 else best), who
 
 
 def never_finishes(cluster: ClusterModel, moves: list[Move], throttle_bps: float | None,

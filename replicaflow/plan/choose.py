@@ -9,6 +9,7 @@ is the smallest throttle meeting ``--deadline``, else the largest keeping headro
 
 from __future__ import annotations
 
+import math
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ def throttles(cluster: ClusterModel, given: list[float]) -> tuple[list[float], f
     head, who = headroom_throttle_bps(cluster)
     if given:
         return sorted(set(given)), head, who
-    return [max(1e6, round(head * share / 1e6) * 1e6) for share in LADDER], head, who
+    return [max(1e6, math.floor(head * share / 1e6) * 1e6) for share in LADDER], head, who
 
 
 def ship_package(sc) -> None:
@@ -96,19 +97,24 @@ def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float]
     for r in run_specs(spark, specs):
         results[(r.throttle_bps, r.kip542)] = r
     ordered = [results[(r, kip542)] for r in rates]
+    best, why = recommend(ordered, head, deadline_ms)
+    return Choice(ordered, best, why, head, who, [results[(r, not kip542)] for r in rates])
+
+
+def recommend(ordered: list[CandidateResult], head_bps: float,
+              deadline_ms: int | None) -> tuple[CandidateResult | None, str]:
+    """The smallest throttle meeting the deadline, else the largest that finishes; without a deadline the
+    largest keeping headroom, else (none does) the smallest that finishes. And why, in words."""
     done = [r for r in ordered if r.finished]
+    if not done:
+        return None, "no candidate can finish"
     if deadline_ms is not None:
         meeting = [r for r in done if r.duration_ms <= deadline_ms]
         if meeting:
-            best = min(meeting, key=lambda r: r.throttle_bps)
-            why = "the smallest throttle that meets the deadline"
-        else:
-            best = max(done, key=lambda r: r.throttle_bps) if done else None
-            why = "no candidate meets the deadline; the largest that keeps headroom"
-    else:
-        fitting = [r for r in done if r.throttle_bps <= head + 1]
-        best = max(fitting or done, key=lambda r: r.throttle_bps) if done else None
-        why = "the largest throttle that keeps headroom on every broker"
-    if best is None:
-        why = "no candidate can finish"
-    return Choice(ordered, best, why, head, who, [results[(r, not kip542)] for r in rates])
+            return min(meeting, key=lambda r: r.throttle_bps), "the smallest throttle that meets the deadline"
+        return max(done, key=lambda r: r.throttle_bps), "no candidate meets the deadline; the largest that finishes"
+    fitting = [r for r in done if r.throttle_bps <= head_bps + 1]
+    if fitting:
+        return max(fitting, key=lambda r: r.throttle_bps), "the largest throttle that keeps headroom on every broker"
+    return (min(done, key=lambda r: r.throttle_bps),
+            f"none keeps headroom ({format_rate(head_bps)}); the smallest throttle that finishes")

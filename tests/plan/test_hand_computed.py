@@ -61,3 +61,41 @@ def test_the_answer_says_why_a_higher_throttle_does_not_help():
     assert "broker 3 partition fetch" in text
     assert "replica.fetch.max.bytes = 1MiB per fetch round trip, 21MB/s" in " ".join(text.split())
     assert max(map(len, text.splitlines())) <= 80
+
+
+def test_headroom_by_hand_and_the_ladder_keeps_it():
+    """10MB/s into t (5MB/s per partition): broker 2 leads t-1 and follows t-0, 10MB/s in, so the
+    headroom is (125 − 10) × 0.9 = 103.5MB/s, offered as 103MB/s. The ladder's top rate used to be
+    round(103.5) = 104MB/s, above the headroom: printed as the headroom and then passed over."""
+    from replicaflow.plan.build import headroom_throttle_bps
+    from replicaflow.plan.choose import throttles
+
+    cluster, _ = tiny(10e6)
+    assert headroom_throttle_bps(cluster) == (103e6, 2)
+    ladder, head, _ = throttles(cluster, [])
+    assert ladder == [20e6, 41e6, 61e6, 82e6, 103e6]
+    assert max(ladder) <= head
+
+
+def _result(throttle_bps: float, duration_ms: int, finished: bool = True):
+    from replicaflow.plan.candidate import CandidateResult
+
+    return CandidateResult(label="x", throttle_bps=throttle_bps, kip542=False, finished=finished,
+                           duration_ms=duration_ms, reason=None if finished else "stuck", eta_ms={}, start_ms={},
+                           bytes_left={}, batches=[], bottleneck=None, flags={}, brokers=[])
+
+
+def test_the_recommendation_says_what_it_did():
+    """A missed deadline picks the largest that finishes (it claimed to keep headroom: 500MB/s on a
+    125MB/s NIC does not); no candidate within the headroom picks the smallest that finishes (it
+    picked the largest, the furthest over)."""
+    from replicaflow.plan.choose import recommend
+
+    over = [_result(200e6, 600_000), _result(500e6, 500_000)]
+    best, why = recommend(over, 103e6, 60_000)
+    assert best.throttle_bps == 500e6 and why == "no candidate meets the deadline; the largest that finishes"
+    best, why = recommend(over, 103e6, None)
+    assert best.throttle_bps == 200e6 and "none keeps headroom (103MB/s)" in why
+    best, why = recommend([_result(50e6, 900_000), *over], 103e6, None)
+    assert best.throttle_bps == 50e6 and why == "the largest throttle that keeps headroom on every broker"
+    assert recommend([_result(50e6, 0, finished=False)], 103e6, None) == (None, "no candidate can finish")

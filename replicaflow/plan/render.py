@@ -18,6 +18,8 @@ from replicaflow.report.figures import PALETTE, plotly_text
 
 MB = 1e6  # Cruise Control's dataToMoveMB is in MB
 GANTT_TOP = 40  # partitions drawn one bar each; the rest fold into one "others" bar
+NO_SIZES = ("every moved partition is empty: the times below copy nothing (give --log-dirs with "
+            "kafka-log-dirs --describe output for the partitions' sizes)")
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     data = data_to_move_bytes(moves)
     out = [f"moves: {len(moves)} partitions, {sum(len(m.adding) for m in moves)} new replicas, "
            f"{format_bytes(data)} to copy",
+           *([NO_SIZES] if moves and not data else []),
            f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
            "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]
     out += [_row(r, o) for r, o in zip(choice.results, choice.other_modes, strict=True)]

@@ -115,3 +115,21 @@ def test_a_quota_bound_move_takes_what_kafkas_rule_gives(throttle, produce, hand
     r = run(throttle, produce)
     assert r.bottleneck["side"] == "leader quota"
     assert r.duration_ms / 1000 == pytest.approx(hand_s, rel=0.02)
+
+
+def test_a_plan_without_sizes_says_its_times_copy_nothing():
+    """`--topics` without `--log-dirs` starts every partition empty: "takes 1s" alone read as an answer."""
+    from replicaflow.plan.choose import Choice
+    from replicaflow.plan.render import console_text
+
+    cluster, moves = tiny()
+    cluster.size_bytes.clear()
+    moves = [Move("t", 0, (1, 2), (1, 3), 0)]
+    r = simulate_candidate(candidate(cluster, moves, 50e6, False, None, "hand"))
+    assert r.duration_ms <= 1000
+    text = " ".join(console_text(cluster, moves, Choice([r], r, "given", 112e6, 1, [r]), "p.json", False,
+                                 None).split())
+    assert "0B to copy every moved partition is empty: the times below copy nothing (give --log-dirs" in text
+    r = run(50e6)
+    sized = console_text(*tiny(), Choice([r], r, "x", 112e6, 1, [r]), "p.json", False, None)
+    assert "--log-dirs" not in sized

@@ -133,6 +133,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     out = [f"moves: {len(moves)} partitions, {sum(len(m.adding) for m in moves)} new replicas, "
            f"{format_bytes(data)} to copy",
            *([NO_SIZES] if moves and not data else []),
+           produce_line(cluster),
            f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
            "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]
     out += [_row(r, o) for r, o in zip(choice.results, choice.other_modes, strict=True)]
@@ -171,6 +172,16 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         out.append(f"same throttle under {mode}: {said}")
     out.append("")
     return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542))])
+
+
+def produce_line(cluster: ClusterModel) -> str:
+    """The produce rates the candidates ran with, as read from --produce-rate / --metrics / the scenario."""
+    rates = {t: r for t, r in sorted(cluster.rate_bps.items()) if r > 0}
+    if not rates:
+        return "produce: none given, so no log grows during the move (--produce-rate or --metrics)"
+    shown = ", ".join(f"{t} {format_rate(r)}" for t, r in list(rates.items())[:3])
+    more = f" and {len(rates) - 3} more topics" if len(rates) > 3 else ""
+    return f"produce: {format_rate(sum(rates.values()))} in all ({shown}{more})"
 
 
 def _fit(lines: list[str]) -> list[str]:

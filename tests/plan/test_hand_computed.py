@@ -133,3 +133,14 @@ def test_a_plan_without_sizes_says_its_times_copy_nothing():
     r = run(50e6)
     sized = console_text(*tiny(), Choice([r], r, "x", 112e6, 1, [r]), "p.json", False, None)
     assert "--log-dirs" not in sized
+
+
+def test_the_answer_says_which_produce_rates_it_assumed():
+    from replicaflow.plan.render import produce_line
+
+    cluster, _ = tiny()
+    assert produce_line(cluster).startswith("produce: none given, so no log grows during the move")
+    cluster, _ = tiny(10e6)
+    assert produce_line(cluster) == "produce: 10MB/s in all (t 10MB/s)"
+    cluster.rate_bps.update({f"x{i}": 1e6 for i in range(4)})
+    assert produce_line(cluster) == "produce: 14MB/s in all (t 10MB/s, x0 1MB/s, x1 1MB/s and 2 more topics)"

@@ -66,6 +66,7 @@ class CandidateResult:
     flags: dict[str, dict]                  # urp / at_min_isr / under_min_isr: peak, partition-minutes
     brokers: list[dict]                     # per broker: replication in/out peak and mean, capacity
     series: dict[str, list] = field(default_factory=dict)  # t_ms, bytes_left, moves per broker over time
+    cancelled_ms: dict[str, int] = field(default_factory=dict)  # moves a scenario event cancelled, and when
     wall_s: float = 0.0
     cpu_s: float = 0.0                      # the task's own CPU time (the machine may be shared)
     simulated_ms: int = 0
@@ -123,6 +124,19 @@ def _utilization(engine: Engine, now: int, rates_in: np.ndarray, rates_out: np.n
     return out
 
 
+def _targets(spec: CandidateSpec) -> dict[str, frozenset[int]]:
+    """"topic-partition" → the replicas the plan moves it to (every batch)."""
+    events = [e for e in spec.scenario.events if isinstance(e, ReassignEvent)] + list(spec.batches)
+    return {f"{m.topic}-{m.partition}": frozenset(m.replicas) for e in events for m in e.partitions}
+
+
+def _cancelled(s, rows, names: list[str], targets: dict[str, frozenset[int]]) -> list[int]:
+    """Of the partitions that just left the reassignment, those not on their target replicas: a
+    ``cancel_reassignment`` among the scenario's events reverted them (KIP-455)."""
+    return [p for p in rows if names[p] in targets
+            and frozenset(int(b) for b in s.broker_ids[s.rbi[p][s.rbi[p] >= 0]]) != targets[names[p]]]
+
+
 def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     """Run ``spec`` until no reassignment is left (and no batch waits), or until it is shown stuck."""
     t0, c0 = time.perf_counter(), time.process_time()
@@ -136,6 +150,8 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     pending = list(spec.batches)
     moving: set[int] = set(s.reassignments)
     eta: dict[str, int] = {}
+    targets, cancelled = _targets(spec), {}
+    last_left = np.zeros(s.n_partitions, dtype=np.int64)
     started = dict.fromkeys((names[p] for p in moving), 0)
     batches = [[start, None, len(moving)]]
     busy = np.zeros((len(SIDES), s.n_brokers), dtype=np.int64)
@@ -157,8 +173,9 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
         engine.step(now)
         if len(s.reassignments) != len(moving) or not s.reassignments:
             done = moving - set(s.reassignments)
+            reverted = _cancelled(s, done, names, targets)
             for p in done:
-                eta[names[p]] = now - start
+                (cancelled if p in reverted else eta)[names[p]] = now - start
             moving = set(s.reassignments)
             if not moving and pending:
                 nxt = pending.pop(0)
@@ -173,7 +190,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
             break
         if (now - start) % spec.sample_ms:
             continue
-        left = _bytes_left(s)
+        left = last_left = _bytes_left(s)
         total_left = int(left.sum())
         flags = engine.partition.flags()
         for f in flag_names:
@@ -208,6 +225,11 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
             break
     batches[-1][1] = now
     left = _bytes_left(s)
+    if cancelled and reason is None:  # what each still lacked at the last sample before it was reverted
+        rows = [names.index(n) for n in cancelled]
+        left[rows] = last_left[rows]
+        reason = (f"{len(cancelled)} move(s) cancelled by the scenario's own events at "
+                  f"{format_duration(max(cancelled.values()))}, {format_bytes(int(left[rows].sum()))} left to copy")
     side, broker = np.unravel_index(int(np.argmax(busy)), busy.shape) if busy.any() else (None, None)
     bottleneck = None if side is None else {
         "broker": int(s.broker_ids[broker]), "side": SIDES[side], "busy_ms": int(busy[side, broker]) * spec.sample_ms,
@@ -222,7 +244,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     elapsed = now - start
     return CandidateResult(
         label=spec.label, throttle_bps=spec.throttle_bps, kip542=sc.kafka.kip542, finished=reason is None,
-        duration_ms=elapsed, reason=reason, eta_ms=eta, start_ms=started,
+        duration_ms=elapsed, reason=reason, eta_ms=eta, start_ms=started, cancelled_ms=cancelled,
         bytes_left={names[p]: int(left[p]) for p in np.nonzero(left)[0]},
         batches=[(a - start, b - start, n) for a, b, n in batches], bottleneck=bottleneck,
         flags={f: {"peak": peaks[f], "partition_minutes": round(minutes[f], 1)} for f in flag_names},

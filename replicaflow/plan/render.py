@@ -95,7 +95,8 @@ def result_json(r: CandidateResult) -> dict:
             {"start_ms": a, "end_ms": b, "partitions": n} for a, b, n in r.batches],
         "brokers": r.brokers,
         "partitions": [{"partition": name, "start_ms": r.start_ms.get(name), "eta_ms": r.eta_ms.get(name),
-                        "bytes_left_to_move": r.bytes_left.get(name, 0)}
+                        "bytes_left_to_move": r.bytes_left.get(name, 0),
+                        **({"cancelled_ms": r.cancelled_ms[name]} if name in r.cancelled_ms else {})}
                        for name in sorted(set(r.eta_ms) | set(r.bytes_left) | set(r.start_ms))],
     }
 
@@ -115,8 +116,19 @@ def commands(plan_path: str, throttle_bps: float | None, kip542: bool, bootstrap
     return lines
 
 
+def _took(r: CandidateResult) -> str:
+    if r.finished:
+        return format_duration(r.duration_ms)
+    return "cancelled" if r.cancelled_ms else "never"
+
+
+def _unfinished(r: CandidateResult, mode: str = "") -> str:
+    verb = "does not finish" if r.cancelled_ms else "never finishes"
+    return f"{format_rate(r.throttle_bps or 0)}{mode} {verb}: {r.reason}"
+
+
 def _row(r: CandidateResult, other: CandidateResult) -> str:
-    took, other_took = (format_duration(x.duration_ms) if x.finished else "never" for x in (r, other))
+    took, other_took = (_took(x) for x in (r, other))
     neck = (f"broker {r.bottleneck['broker']} {r.bottleneck['side']}" if r.bottleneck else "-")
     under = r.flags.get("under_min_isr", {}).get("peak", "-") if r.flags else "-"
     return f"{format_rate(r.throttle_bps or 0):>10} {took:>10} {other_took:>10} {under!s:>7}  {neck}"
@@ -137,12 +149,8 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
            f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
            "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]
     out += [_row(r, o) for r, o in zip(choice.results, choice.other_modes, strict=True)]
-    for r in choice.results:
-        if not r.finished:
-            out.append(f"{format_rate(r.throttle_bps or 0)} never finishes: {r.reason}")
-    for r in choice.other_modes:
-        if not r.finished:
-            out.append(f"{format_rate(r.throttle_bps or 0)} under {_other_name(kip542)} never finishes: {r.reason}")
+    out += [_unfinished(r) for r in choice.results if not r.finished]
+    out += [_unfinished(r, f" under {_other_name(kip542)}") for r in choice.other_modes if not r.finished]
     best = choice.recommended
     out.append("")
     if best is None:
@@ -168,7 +176,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     other = choice.other_mode
     if other is not None:
         mode = "KIP-542" if other.kip542 else "KIP-73"
-        said = format_duration(other.duration_ms) if other.finished else f"never ({other.reason})"
+        said = _took(other) + ("" if other.finished else f" ({other.reason})")
         out.append(f"same throttle under {mode}: {said}")
     out.append("")
     return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542))])

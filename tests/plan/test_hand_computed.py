@@ -144,3 +144,26 @@ def test_the_answer_says_which_produce_rates_it_assumed():
     assert produce_line(cluster) == "produce: 10MB/s in all (t 10MB/s)"
     cluster.rate_bps.update({f"x{i}": 1e6 for i in range(4)})
     assert produce_line(cluster) == "produce: 14MB/s in all (t 10MB/s, x0 1MB/s, x1 1MB/s and 2 more topics)"
+
+
+def test_a_move_the_cluster_files_events_cancel_is_not_reported_as_done():
+    """`--cluster` keeps the scenario's events; docs/examples/reassignment-during-bounce.yaml cancels the
+    reassignment at 22m. At 10MB/s the 6 GB move needs 10m; cancelled at 1m it was reported finished
+    in 1m with 0 bytes left. It is the cancellation, with what the move still lacked (about 5.4 GB)."""
+    from dataclasses import replace
+
+    from replicaflow.plan.choose import Choice
+    from replicaflow.plan.render import console_text, result_json
+    from replicaflow.sim.scenario.models import CancelReassignmentEvent
+
+    cluster, moves = tiny()
+    cluster = replace(cluster, extra_events=(CancelReassignmentEvent.model_validate(
+        {"kind": "cancel_reassignment", "at": "1m"}),))
+    r = simulate_candidate(candidate(cluster, moves, 10e6, False, None, "hand"))
+    assert not r.finished and r.eta_ms == {} and r.cancelled_ms == {"t-0": 60_000}
+    assert 5.4e9 <= r.bytes_left["t-0"] <= 5.6e9  # 6e9 − 60 s × 10MB/s, at a sample before the cancel
+    assert r.reason.startswith("1 move(s) cancelled by the scenario's own events at 1m")
+    assert result_json(r)["partitions"][0]["cancelled_ms"] == 60_000
+    text = console_text(cluster, moves, Choice([r], None, "no candidate can finish", 112e6, 1, [r]), "p.json",
+                        False, None)
+    assert "10MB/s  cancelled  cancelled" in text and "does not finish" in text

@@ -51,8 +51,14 @@ def cluster_rows(s: Mapping) -> Rows:
         rows.append(("open moves", f"{p['open_moves']}: {format_bytes(p['bytes_moved'])} moved, "
                                    f"{format_bytes(p['bytes_left'])} left; {eta}"))
         if p["bottleneck_broker"] is not None:
-            rows.append(("bottleneck", f"broker {p['bottleneck_broker']} (the destination with the most left)"))
+            rows.append(("furthest behind", receiving_most(p)))
     return rows
+
+
+def receiving_most(p: Mapping) -> str:
+    """The pipeline's ``bottleneck_broker``, in words: the adding side, not what holds the moves back
+    (a starved move is held by its leader's quota; the table's "why" says which)."""
+    return f"broker {p['bottleneck_broker']}, receiving the most bytes still to copy"
 
 
 def print_rows(console: Console, title: str, sections: Sequence[tuple[str, Rows]]) -> None:

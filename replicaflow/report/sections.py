@@ -12,6 +12,7 @@ import pandas as pd
 from replicaflow.model.metrics import BROKER_METRICS, BY_SHORT
 from replicaflow.model.units import format_bytes, format_duration, format_ts_ms
 from replicaflow.report import alerts, inputs, tables
+from replicaflow.report.console import receiving_most
 from replicaflow.report.data import Analysis, broker_wide, meter_deltas
 from replicaflow.report.figures import (
     HYPOTHETICAL,
@@ -147,7 +148,7 @@ def overall_progress(summary: dict) -> str | None:
     eta = ("never at the current rates" if p.get("eta_ms") is None
            else f"ETA {format_duration(p['eta_ms'])}")
     blocked = p.get("moves_that_cannot_finish") or 0
-    neck = f"; bottleneck broker {p['bottleneck_broker']}" if p.get("bottleneck_broker") is not None else ""
+    neck = f"; {receiving_most(p)}" if p.get("bottleneck_broker") is not None else ""
     stuck = f", {blocked} of them cannot finish at their rate" if blocked else ""
     return (f"{p['open_moves']} move(s) still open at the end{stuck}: {format_bytes(p['bytes_moved'])} moved, "
             f"{format_bytes(p['bytes_left'])} left, {eta}{neck}.")

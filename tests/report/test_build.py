@@ -211,3 +211,17 @@ def test_the_terminal_summary_writes_counts_as_the_cards_do():
     rows = dict(cluster_rows(s))
     assert rows["peak URP"].startswith("50,000 ") and rows["ISR shrinks / expands"] == "400,000 / 824,000"
     assert rows["unclean elections"] == "2 (leader outside the ISR), unknown messages lost"
+
+
+def test_the_broker_with_most_left_is_not_called_the_bottleneck():
+    """kip542-before: four moves to broker 6 starve because the leaders' quotas (brokers 1-3) are full of
+    in-sync traffic; broker 6 is where most bytes are still to arrive, not what holds them back."""
+    from replicaflow.report.sections import overall_progress
+
+    p = {"open_moves": 4, "bytes_moved": 34_979_840, "bytes_left": 6_325_967_872, "eta_ms": None,
+         "moves_that_cannot_finish": 4, "bottleneck_broker": 6}
+    rows = dict(cluster_rows({**HEADLINES["alpha"], "reassignment_progress": p}))
+    assert "bottleneck" not in rows
+    assert rows["furthest behind"] == "broker 6, receiving the most bytes still to copy"
+    sentence = overall_progress({"reassignment_progress": p})
+    assert "bottleneck" not in sentence and sentence.endswith("; broker 6, receiving the most bytes still to copy.")

@@ -92,15 +92,15 @@ def _moves(h: dict) -> str:
 
 
 def story_rows(b: dict, a: dict) -> Rows:
-    """before → after of one story's headline numbers."""
-    def arrow(key: str, fmt: str = "{}") -> str:
-        return f"{fmt.format(b[key])} → {fmt.format(a[key])}"
+    """before → after of one story's headline numbers, counts with thousands separators as the cards."""
+    def arrow(key: str, fmt: str = "{:,}") -> str:
+        return f"{fmt.format(b.get(key) or 0)} → {fmt.format(a.get(key) or 0)}"
 
     return [("Kafka", f"{b['kafka_version']} → {a['kafka_version']}"), ("peak URP", arrow("peak_urp")),
-            ("URP partition-min", arrow("urp_minutes", "{:.1f}")),
-            ("under-min-ISR partition-min", arrow("under_min_isr_minutes", "{:.1f}")),
-            ("acks=all requests rejected", f"{b.get('produce_requests_rejected', 0)} → {a.get('produce_requests_rejected', 0)}"),
-            ("incidents", f"{sum(b['incidents'].values())} → {sum(a['incidents'].values())}"),
+            ("URP partition-min", arrow("urp_minutes", "{:,.1f}")),
+            ("under-min-ISR partition-min", arrow("under_min_isr_minutes", "{:,.1f}")),
+            ("acks=all requests rejected", arrow("produce_requests_rejected")),
+            ("incidents", f"{sum(b['incidents'].values()):,} → {sum(a['incidents'].values()):,}"),
             ("moves done", f"{_moves(b)} → {_moves(a)}"), ("ISR shrinks", arrow("isr_shrinks")),
             ("failed partitions", arrow("peak_failed_partitions"))]
 

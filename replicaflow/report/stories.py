@@ -73,9 +73,9 @@ def what_changed(key: str, b: dict, a: dict) -> str:
         peaks = (f"{b['peak_urp']}" if b["peak_urp"] == a["peak_urp"] else f"{b['peak_urp']} and {a['peak_urp']}")
         return (f"Both runs peaked at {peaks} under-replicated partitions, but {vb} "
                 f"{hidden} the {b['under_min_isr_minutes']:.1f} partition-minutes under min ISR in which its leaders "
-                f"rejected {b.get('produce_requests_rejected', 0)} acks=all produce requests (visible only as "
+                f"rejected {b.get('produce_requests_rejected') or 0:,} acks=all produce requests (visible only as "
                 f"FailedProduceRequestsPerSec); {va} reports them as UnderMinIsrPartitionCount "
-                f"(peak {a['peak_under_min_isr']}, {a.get('produce_requests_rejected', 0)} requests rejected).")
+                f"(peak {a['peak_under_min_isr']:,}, {a.get('produce_requests_rejected') or 0:,} requests rejected).")
     if key == "kip352":
         return (f"{vb} reported up to {b['peak_urp']} under-replicated partitions during the move "
                 f"({b['peak_reassignment_induced_urp']} of them only because replicas were being added); "

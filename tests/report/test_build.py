@@ -225,3 +225,16 @@ def test_the_broker_with_most_left_is_not_called_the_bottleneck():
     assert rows["furthest behind"] == "broker 6, receiving the most bytes still to copy"
     sentence = overall_progress({"reassignment_progress": p})
     assert "bottleneck" not in sentence and sentence.endswith("; broker 6, receiving the most bytes still to copy.")
+
+
+def test_the_demo_writes_counts_as_the_cards_do():
+    """kip164: 1,713 acks=all requests rejected, as `analyze` and the cards print it (the demo said 1713)."""
+    from replicaflow.report.console import story_rows
+    from replicaflow.report.stories import what_changed
+
+    b = {**HEADLINES["alpha"], "kafka_version": "0.11", "produce_requests_rejected": 1713, "peak_urp": 10,
+         "under_min_isr_minutes": 2.8, "isr_shrinks": 12_000, "peak_failed_partitions": 0}
+    a = {**b, "kafka_version": "1.0", "peak_under_min_isr": 2, "produce_requests_rejected": None}
+    rows = dict(story_rows(b, a))
+    assert rows["acks=all requests rejected"] == "1,713 → 0" and rows["ISR shrinks"] == "12,000 → 12,000"
+    assert "rejected 1,713 acks=all produce requests" in what_changed("kip164", b, a)

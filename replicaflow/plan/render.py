@@ -14,7 +14,7 @@ from replicaflow.plan.build import Move, strimzi_eta_ms
 from replicaflow.plan.candidate import CandidateResult
 from replicaflow.plan.choose import Choice
 from replicaflow.plan.inputs import ClusterModel
-from replicaflow.report.figures import PALETTE, plotly_text
+from replicaflow.report.figures import HYPOTHETICAL, PALETTE, plotly_text
 
 MB = 1e6  # Cruise Control's dataToMoveMB is in MB
 GANTT_TOP = 40  # partitions drawn one bar each; the rest fold into one "others" bar
@@ -108,6 +108,7 @@ def commands(plan_path: str, throttle_bps: float | None, kip542: bool, bootstrap
     lines = [f"kafka-reassign-partitions --bootstrap-server {bootstrap} --reassignment-json-file {q(plan_path)} "
              f"--execute{throttle}"]
     if throttle_bps and kip542:
+        lines.append(f"# KIP-542 is {HYPOTHETICAL}: no broker accepts reassignment.throttled.rate")
         lines.append(f"kafka-configs --bootstrap-server {bootstrap} --alter --entity-type brokers --entity-default "
                      f"--add-config reassignment.throttled.rate={int(throttle_bps)}")
     lines.append(f"kafka-configs --bootstrap-server {bootstrap} --describe --entity-type brokers")
@@ -149,6 +150,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
            f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
            "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]
     out += [_row(r, o) for r, o in zip(choice.results, choice.other_modes, strict=True)]
+    out.append(f"(KIP-542, reassignment throttles: {HYPOTHETICAL}; replicaflow's model of it)")
     out += [_unfinished(r) for r in choice.results if not r.finished]
     out += [_unfinished(r, f" under {_other_name(kip542)}") for r in choice.other_modes if not r.finished]
     best = choice.recommended
@@ -175,7 +177,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
                f"{format_duration(strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps, best.throttle_bps))}")
     other = choice.other_mode
     if other is not None:
-        mode = "KIP-542" if other.kip542 else "KIP-73"
+        mode = f"KIP-542 ({HYPOTHETICAL})" if other.kip542 else "KIP-73"
         said = _took(other) + ("" if other.finished else f" ({other.reason})")
         out.append(f"same throttle under {mode}: {said}")
     out.append("")
@@ -186,7 +188,7 @@ def produce_line(cluster: ClusterModel) -> str:
     """The produce rates the candidates ran with, as read from --produce-rate / --metrics / the scenario."""
     rates = {t: r for t, r in sorted(cluster.rate_bps.items()) if r > 0}
     if not rates:
-        return "produce: none given, so no log grows during the move (--produce-rate or --metrics)"
+        return "produce: none given, no log grows during the move (--produce-rate, --metrics)"
     shown = ", ".join(f"{t} {format_rate(r)}" for t, r in list(rates.items())[:3])
     more = f" and {len(rates) - 3} more topics" if len(rates) > 3 else ""
     return f"produce: {format_rate(sum(rates.values()))} in all ({shown}{more})"
@@ -198,7 +200,10 @@ def _fit(lines: list[str]) -> list[str]:
 
 
 def wrapped(command: str, width: int = 78) -> str:
-    """A shell command cut at spaces into lines of at most ``width`` columns, joined with backslashes."""
+    """A shell command cut at spaces into lines of at most ``width`` columns, joined with backslashes; a
+    comment goes on as comment lines (a backslash does not continue a comment)."""
+    if command.startswith("#"):
+        return "\n".join(textwrap.wrap(command, width, subsequent_indent="# "))
     lines, line = [], ""
     for word in command.split(" "):
         if line and len(line) + 1 + len(word) > width - 2:

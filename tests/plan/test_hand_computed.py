@@ -139,7 +139,7 @@ def test_the_answer_says_which_produce_rates_it_assumed():
     from replicaflow.plan.render import produce_line
 
     cluster, _ = tiny()
-    assert produce_line(cluster).startswith("produce: none given, so no log grows during the move")
+    assert produce_line(cluster) == "produce: none given, no log grows during the move (--produce-rate, --metrics)"
     cluster, _ = tiny(10e6)
     assert produce_line(cluster) == "produce: 10MB/s in all (t 10MB/s)"
     cluster.rate_bps.update({f"x{i}": 1e6 for i in range(4)})
@@ -167,3 +167,28 @@ def test_a_move_the_cluster_files_events_cancel_is_not_reported_as_done():
     text = console_text(cluster, moves, Choice([r], None, "no candidate can finish", 112e6, 1, [r]), "p.json",
                         False, None)
     assert "10MB/s  cancelled  cancelled" in text and "does not finish" in text
+
+
+def test_kip542_is_marked_as_never_shipped():
+    """KIP-542 was proposed and never shipped: the column, the comparison line and the kafka-configs
+    command of `--kip542` (reassignment.throttled.rate, which no broker accepts) say so."""
+    from replicaflow.plan.choose import Choice
+    from replicaflow.plan.render import commands, console_text, wrapped
+
+    cluster, moves = tiny()
+    r = run(50e6)
+    other = replace_kip542(r)
+    text = console_text(cluster, moves, Choice([r], r, "given", 112e6, 1, [other]), "p.json", False, None)
+    flat = " ".join(text.split())
+    assert "(KIP-542, reassignment throttles: hypothetical (never shipped in Kafka)" in flat
+    assert "same throttle under KIP-542 (hypothetical (never shipped in Kafka)): 4m48s" in flat
+    lines = commands("p.json", 50e6, True)
+    assert lines[1].startswith("# KIP-542 is hypothetical") and "reassignment.throttled.rate=" in lines[2]
+    assert all(x.startswith("#") and not x.endswith("\\") for x in wrapped(lines[1], 40).splitlines())
+    assert not any(x.startswith("#") for x in commands("p.json", 50e6, False))
+
+
+def replace_kip542(r):
+    from dataclasses import replace
+
+    return replace(r, kip542=True)

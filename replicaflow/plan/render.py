@@ -143,7 +143,8 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
                  deadline_ms: int | None) -> str:
     """The terminal answer, every line within 80 columns but the commands."""
     data = data_to_move_bytes(moves)
-    out = [f"moves: {len(moves)} partitions, {sum(len(m.adding) for m in moves)} new replicas, "
+    new = sum(len(m.adding) for m in moves)
+    out = [f"moves: {_count(len(moves), 'partition')}, {_count(new, 'new replica')}, "
            f"{format_bytes(data)} to copy",
            *([NO_SIZES] if moves and not data else []),
            produce_line(cluster),
@@ -182,6 +183,10 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         out.append(f"same throttle under {mode}: {said}")
     out.append("")
     return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542))])
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def produce_line(cluster: ClusterModel) -> str:

@@ -58,7 +58,7 @@ def test_the_answer_says_why_a_higher_throttle_does_not_help():
     cluster, moves = tiny()
     r = run(50e6)
     text = console_text(cluster, moves, Choice([r], r, "given", 112e6, 1, [r]), "plan.json", False, None)
-    assert "broker 3 partition fetch" in text
+    assert "broker 3 partition fetch" in text and text.startswith("moves: 1 partition, 1 new replica, 6GB")
     assert "replica.fetch.max.bytes = 1MiB per fetch round trip, 21MB/s" in " ".join(text.split())
     assert max(map(len, text.splitlines())) <= 80
 

@@ -161,6 +161,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         return "\n".join(_fit(out))
     out.append(f"recommended: --throttle {format_rate(best.throttle_bps)}, takes {format_duration(best.duration_ms)}")
     out.append(f"  ({choice.why})")
+    out.append(min_isr_line(best))
     if deadline_ms is not None:
         out.append(f"deadline {format_duration(deadline_ms)}: "
                    f"{'met' if best.duration_ms <= deadline_ms else 'missed'}")
@@ -187,6 +188,17 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
 
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def min_isr_line(r: CandidateResult) -> str:
+    """Whether acks=all producers are refused during the move (the <minISR column, in words)."""
+    under, at = (r.flags.get(k, {}) for k in ("under_min_isr", "at_min_isr"))
+    if under.get("peak"):
+        return (f"acks=all: {under['peak']:,} partitions under min ISR at the peak, "
+                f"{under['partition_minutes']:,.1f} partition-minutes of refused writes")
+    margin = (f"; {at['peak']:,} at min ISR, one replica from refusal"
+              if at.get("peak") else "")
+    return f"acks=all: no partition under min ISR{margin}"
 
 
 def produce_line(cluster: ClusterModel) -> str:

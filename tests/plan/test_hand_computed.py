@@ -192,3 +192,17 @@ def replace_kip542(r):
     from dataclasses import replace
 
     return replace(r, kip542=True)
+
+
+def test_the_answer_says_whether_acks_all_producers_are_refused():
+    """Min ISR 2 on RF 2: nothing goes under min ISR during a throttled move (in-sync fetches are never
+    held back), and both partitions sit at min ISR, one replica from refusing acks=all writes."""
+    from dataclasses import replace
+
+    from replicaflow.plan.render import min_isr_line
+
+    r = run(50e6)
+    assert r.flags["under_min_isr"]["peak"] == 0 and r.flags["at_min_isr"]["peak"] == 2
+    assert min_isr_line(r) == "acks=all: no partition under min ISR; 2 at min ISR, one replica from refusal"
+    under = replace(r, flags={"under_min_isr": {"peak": 3, "partition_minutes": 12.5}, "at_min_isr": {"peak": 0}})
+    assert min_isr_line(under) == "acks=all: 3 partitions under min ISR at the peak, 12.5 partition-minutes of refused writes"

@@ -20,7 +20,7 @@ from replicaflow.sim.scenario import ReassignEvent, parse_scenario
 HEADROOM = 0.9                 # the throttle keeps 10 % of each broker's spare NIC free
 STRIMZI_PER_BROKER = 5         # Cruise Control num.concurrent.partition.movements.per.broker
 STRIMZI_CLUSTER_MAX = 1250     # Cruise Control max.num.cluster.movements
-TICK_MS = 1000                 # a quota-bound move runs 5-10 % long at 1 s ticks (docs/plan.md, What it simulates)
+TICK_MS = 1000                 # the quota rule holds Kafka's rates at 1 s ticks (docs/semantics.md §5.1)
 SAMPLE_MS = 10_000             # state sampled every 10 s, or more often for a short move (~100 samples)
 PLAN_MAX_WORK = 10**15         # the planner bounds its own runs (stall and max_ms), not the scenario loader
 

@@ -26,6 +26,11 @@ _OFFSET = r"(?:Z|[+-]\d{2}:?\d{2})"
 CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (stdout|stderr) ([FP]) ?(.*)$"
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
+# stern (`stern kafka`, the Kubernetes multi-pod tail): `<pod> <container> <line>`, DNS names, no other mark
+STERN = r"^[a-z0-9][-a-z0-9.]{0,252} [a-z0-9][-a-z0-9]{0,62} (.*)$"
+# `docker logs -t`, `docker compose logs -t`, `kubectl logs --timestamps`: the runtime's RFC 3339 time, a space,
+# the line (taken off only before a bracketed or ISO timestamp or a JSON record: the broker's own layout follows)
+STAMP = rf"^\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?{_OFFSET} (.*)$"
 # journald/syslog: `Jan 02 03:04:05 host ident[pid]: `, RFC 5424-ish `2024-01-02T03:04:05.1+00:00 host ident[pid]: `
 SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}"
           rf"(?:\.\d+)?{_OFFSET}) [\w.:-]{{1,255}} [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
@@ -38,6 +43,12 @@ LAYOUT = rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?) +\[?([A-Za-z]{{1,10
 THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z_$][\w.$]{0,511}):\d{1,9}|"
                  r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})) - (.*)$")
 TS_START = r"^\[?\d{4}-\d{2}-\d{2}"
+# what an envelope must leave: a bracketed or ISO timestamp, or a JSON record
+RECORD_START = r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"
+# a whole log4j record (`[ts] LEVEL ` or Strimzi's `ts LEVEL `) behind a prefix no envelope rule knows: not a
+# stack-trace line even where it ends in ` (logger)`, so not attached to the record before it
+EMBEDDED_RECORD = (r"^\S.{0,255}?(?:\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[,.]\d{1,9}\]|\d{4}-\d{2}-\d{2}[ T]"
+                   r"\d{2}:\d{2}:\d{2}[,.]\d{1,9}) +\[?(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b")
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
 LOGGER = r"^[A-Za-z_$][\w.$]{0,511}\)$"
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it); a continuation line is one of those or
@@ -129,17 +140,27 @@ def _unwrap(df: DataFrame) -> DataFrame:
                                     .otherwise(line)),
                 cri_flag=cri[2])
     inner = F.col("_inner0")
-    # a compose or syslog prefix before a bracketed or ISO timestamp or a JSON record
+    # a compose, stern, runtime-time or syslog prefix before a bracketed or ISO timestamp or a JSON record
     df = _stage(df, _compose=F.when(inner.contains("|"), groups(inner, COMPOSE, 2)[1]))
     after = F.col("_compose")
     # (a stack trace printed through the envelope keeps its lines under the record they continue)
-    df = _stage(df, _inner1=F.when(after.isNotNull() & (F.ltrim(after).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)")
+    df = _stage(df, _inner1=F.when(after.isNotNull() & (F.ltrim(after).rlike(RECORD_START)
                                                        | after.rlike(STACK_LINE)), F.ltrim(after)).otherwise(inner))
     inner = F.col("_inner1")
+    df = _stage(df, _stern=F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
+                                  groups(inner, STERN, 1)[0]))
+    after = F.col("_stern")
+    df = _stage(df, _inner1s=F.when(after.isNotNull() & (after.rlike(RECORD_START) | after.rlike(STACK_LINE)),
+                                    F.ltrim(after)).otherwise(inner))
+    inner = F.col("_inner1s")
+    df = _stage(df, _stamp=F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)[0]))
+    after = F.col("_stamp")
+    df = _stage(df, _inner2=F.when(after.isNotNull() & after.rlike(RECORD_START), after).otherwise(inner))
+    inner = F.col("_inner2")
     maybe_syslog = byte_at(inner, 4, " ") | byte_at(inner, 11, "T")
     df = _stage(df, _syslog=F.when(maybe_syslog, groups(inner, SYSLOG, 1)[0]))
     after = F.col("_syslog")
-    return _stage(df, inner=F.when(after.isNotNull() & F.ltrim(after).rlike(r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"),
+    return _stage(df, inner=F.when(after.isNotNull() & F.ltrim(after).rlike(RECORD_START),
                                    F.ltrim(after)).otherwise(inner))
 
 
@@ -259,6 +280,7 @@ def line_checks(df: DataFrame) -> DataFrame:
         .when(F.col("has_layout") & F.col("ts_ms").isNull(), F.lit("invalid timestamp"))
         .when(F.col("has_layout") & ~F.col("level").isin(*LEVELS),
               F.concat(F.lit("unknown log level '"), F.coalesce(F.col("level"), F.lit("")), F.lit("'")))
+        .when(inner.rlike(EMBEDDED_RECORD), F.lit("unknown prefix before a log record"))
         .when(inner.rlike(CONTINUATION), F.lit("continuation line"))
         .when(inner.rlike(TS_START), F.lit("truncated or malformed timestamp/layout"))
         .otherwise(F.lit("no timestamp"))

@@ -25,6 +25,14 @@ CASES = [  # (line, expected fields of its one event)
      {"kind": "isr_updated", "isr": [1], "state": "under-min-isr"}),
     ("   " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
      {"kind": "isr_shrink", "isr": [1]}),
+    # `docker logs -t` / `kubectl logs --timestamps` (the runtime's UTC time first), alone and inside compose's prefix
+    ("2024-01-02T02:04:05.678123456Z " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 "
+     "(kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
+    ("kafka_3      | 2024-01-02T02:04:05.678123456Z " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to "
+     "1,2 (kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2]}),
+    # stern (`<pod> <container> <line>`), a stack trace through it stays attached
+    ("my-cluster-kafka-0 kafka " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 "
+     "(kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "broker": 1}),
     # Partition.handleAlterIsrError: an AlterIsr the controller failed for an unexpected error (2.7, then 2.8+)
     (T + "WARN [Partition t-0 broker=1] Controller failed to update ISR to PendingShrinkIsr(isr=Set(1, 2), "
      "outOfSyncReplicaIds=Set(2)) due to unexpected NOT_CONTROLLER. Retrying. (kafka.cluster.Partition)",
@@ -189,6 +197,7 @@ QUIET = [
     T + "ERROR [KafkaServer id=2] Fatal error during KafkaServer shutdown. (kafka.server.KafkaServer)",
     "java.lang.IllegalStateException: Kafka server is still starting up, cannot shut down!",
     "        at kafka.server.KafkaServer.shutdown(KafkaServer.scala:670)",
+    "my-cluster-kafka-0 kafka \tat kafka.Kafka$.main(Kafka.scala:82)",  # the same trace through stern's prefix
     # the fetchers that move replicas between a broker's own log directories are not replication fetchers
     T + "INFO [ReplicaAlterLogDirsManager on broker 1] Added fetcher to broker 1 for partitions Map(t-0 -> "
         "InitialFetchState(None,BrokerEndPoint(id=1, host=localhost:-1),5,10)) (kafka.server.ReplicaAlterLogDirsManager)",
@@ -227,6 +236,20 @@ def test_each_family_and_layout_gives_its_event(read):
 def test_other_threads_shutdown_and_message_tails_give_no_event(read):
     events, _ = read
     assert [e for e in events if e["source"].endswith("quiet.log")] == []
+
+
+def test_a_record_behind_an_unknown_prefix_is_rejected_not_attached(spark, tmp_path):
+    """A whole record behind a prefix no envelope rule knows ends in ` (logger)` like a message tail, but it is
+    not part of the record before it: its event would be lost without a trace."""
+    (tmp_path / "broker-1").mkdir()
+    (tmp_path / "broker-1" / "server.log").write_text(
+        T + "INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n"
+        "web-7f9c | host | " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n",
+        encoding="utf-8")
+    out = read_logs(spark, str(tmp_path), cluster="r")
+    assert [r["kind"] for r in out["log_events"].collect()] == ["broker_started"]
+    assert [(r["line_number"], r["reason"]) for r in out["rejects"].collect()] == \
+        [(2, "unknown prefix before a log record")]
 
 
 def test_log_dir_offline_names_each_partition(read):

@@ -101,9 +101,11 @@ RULES: list[Rule] = [
     Rule("isr_update_failed", r"^(?:Controller failed|Failed) to (?:update ISR|alter partition) to (?:.*(?:due to "
          r"(?:unexpected )?|with )([A-Z_]{3,64})\b)?.*$", {"error": 1}),
     # --- leadership: Partition.makeLeader / makeFollower (state-change.log from 2.6) -----------------
+    # (trunk between KAFKA-8470 and KAFKA-9802, 2020-03/05, printed the lists bare: `ISR 3,2,1 addingReplicas
+    # removingReplicas .Previous leader epoch was -1.`; 2.6.0 shipped the bracketed form)
     Rule("leader_start", rf"^Leader {_TP} (?:with topic id \S+ )?starts at leader epoch {_N} from offset {_N} with "
-         rf"(?:partition epoch {_N}, )?high watermark {_N},? ISR \[{_L}\],? (?:addingReplicas|adding replicas) "
-         rf"\[{_L}\],? (?:removingReplicas|and removing replicas) \[{_L}\] *(\(under-min-isr\))? *\. Previous "
+         rf"(?:partition epoch {_N}, )?high watermark {_N},? ISR \[?{_L}\]?,? (?:addingReplicas|adding replicas) "
+         rf"\[?{_L}\]?,? (?:removingReplicas|and removing replicas) \[?{_L}\]? *(\(under-min-isr\))? *\. ?Previous "
          rf"(?:leader (?:Some\((\d+)\)|None) and previous )?leader epoch was {_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "isr": 6, "adding": 7, "removing": 8,
           "state": 9, "target_broker": 10}),

@@ -49,6 +49,10 @@ CASES = [  # (line, expected fields of its one event)
      "offset 10 with partition epoch 9, high watermark 10, ISR [1,2], adding replicas [] and removing replicas [] . "
      "Previous leader None and previous leader epoch was -1. (state.change.logger)",
      {"kind": "leader_start", "leader_epoch": 5, "isr": [1, 2], "partition_epoch": 9, "adding": [], "removing": []}),
+    # Partition.makeLeader on trunk between KAFKA-8470 and KAFKA-9802 (March-May 2020, never released): bare lists
+    (T + "INFO [Broker id=3] Leader t-0 starts at leader epoch 0 from offset 0 with high watermark 0 ISR 3,2,1 "
+     "addingReplicas  removingReplicas .Previous leader epoch was -1. (state.change.logger)",
+     {"kind": "leader_start", "leader_epoch": 0, "isr": [3, 2, 1], "adding": [], "removing": [], "broker": 3}),
     # Partition.makeFollower 3.x
     (T + "INFO [Broker id=2] Follower t-0 starts at leader epoch 5 from offset 10 with partition epoch 9 and high "
      "watermark 10. Current leader is 1. Previous leader Some(2) and previous leader epoch was 4. (state.change.logger)",

@@ -42,7 +42,9 @@ LAYOUT = rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?) +\[?([A-Za-z]{{1,10
 # layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name). groups: logger (1, 2 or 3), message (4)
 THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z_$][\w.$]{0,511}):\d{1,9}|"
                  r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})) - (.*)$")
-TS_START = r"^\[?\d{4}-\d{2}-\d{2}"
+# a line that starts with a date (`yyyy-MM-dd`, LinkedIn's `yyyy/MM/dd`) but is no record is a broken or unknown
+# layout, never a stack-trace line or a message tail, even where it ends in ` (logger)`
+TS_START = r"^\[?\d{4}[-/]\d{2}[-/]\d{2}"
 # what an envelope must leave: a bracketed or ISO timestamp, or a JSON record
 RECORD_START = r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"
 # a whole log4j record (`[ts] LEVEL ` or Strimzi's `ts LEVEL `) behind a prefix no envelope rule knows: not a
@@ -280,9 +282,9 @@ def line_checks(df: DataFrame) -> DataFrame:
         .when(F.col("has_layout") & F.col("ts_ms").isNull(), F.lit("invalid timestamp"))
         .when(F.col("has_layout") & ~F.col("level").isin(*LEVELS),
               F.concat(F.lit("unknown log level '"), F.coalesce(F.col("level"), F.lit("")), F.lit("'")))
+        .when(inner.rlike(TS_START), F.lit("truncated or malformed timestamp/layout"))
         .when(inner.rlike(EMBEDDED_RECORD), F.lit("unknown prefix before a log record"))
         .when(inner.rlike(CONTINUATION), F.lit("continuation line"))
-        .when(inner.rlike(TS_START), F.lit("truncated or malformed timestamp/layout"))
         .otherwise(F.lit("no timestamp"))
     )
     blank = ~too_long & ((F.trim(inner) == "") | (F.trim(raw) == ""))

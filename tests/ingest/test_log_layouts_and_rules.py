@@ -243,17 +243,19 @@ def test_other_threads_shutdown_and_message_tails_give_no_event(read):
 
 
 def test_a_record_behind_an_unknown_prefix_is_rejected_not_attached(spark, tmp_path):
-    """A whole record behind a prefix no envelope rule knows ends in ` (logger)` like a message tail, but it is
-    not part of the record before it: its event would be lost without a trace."""
+    """A whole record behind a prefix no envelope rule knows, or in a layout with another date (LinkedIn's
+    `yyyy/MM/dd`), ends in ` (logger)` like a message tail, but it is not part of the record before it: its
+    event would be lost without a trace."""
     (tmp_path / "broker-1").mkdir()
     (tmp_path / "broker-1" / "server.log").write_text(
         T + "INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n"
-        "web-7f9c | host | " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n",
+        "web-7f9c | host | " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n"
+        "2024/01/02 03:04:05.678 INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)\n",
         encoding="utf-8")
     out = read_logs(spark, str(tmp_path), cluster="r")
     assert [r["kind"] for r in out["log_events"].collect()] == ["broker_started"]
-    assert [(r["line_number"], r["reason"]) for r in out["rejects"].collect()] == \
-        [(2, "unknown prefix before a log record")]
+    assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == \
+        [(2, "unknown prefix before a log record"), (3, "truncated or malformed timestamp/layout")]
 
 
 def test_log_dir_offline_names_each_partition(read):

@@ -97,3 +97,21 @@ def test_a_path_spark_would_glob_is_read_literally(telemetry):
     done, _ = _run(["-q", "analyze", "run[1]", "--out", "run[1]"], telemetry, capped=False, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (telemetry / "run[1]" / "analysis" / "partition_state").is_dir()
+
+
+DESCRIBE = "".join(f"\tTopic: orders\tPartition: {p}\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3\n" for p in range(3))
+MOVE = '{"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, 4]}]}'
+
+
+def _plan_files(root: Path, describe: str = DESCRIBE, plan: str = MOVE) -> list:
+    (root / "d.txt").write_text(describe)
+    (root / "p.json").write_text(plan)
+    return ["plan", "--topics", "d.txt", "--reassignment", "p.json", "--brokers", "1,2,3,4", "--master", "nonsense://x"]
+
+
+def test_a_describe_line_of_partition_2_billion_is_one_sentence_in_seconds(tmp_path):
+    """plan looked for the missing partitions by counting up to the largest id: 2^31 lookups, gigabytes."""
+    argv = _plan_files(tmp_path, DESCRIBE.replace("Partition: 0", "Partition: 2147483647"))
+    done, took = _run(argv, tmp_path)
+    assert done.returncode == 2 and "d.txt: topic 'orders' lacks the line of partition 0" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and took < 20

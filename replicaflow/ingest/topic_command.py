@@ -33,6 +33,7 @@ _NOISE = re.compile(r"(SLF4J: |log4j:|WARNING: |\[\d{4}-\d\d-\d\d |\d{4}-\d\d-\d
 _CONFIG_START = re.compile(r"[A-Za-z0-9._-]+=")
 _NO_LEADER = ("none", "-1")
 _INT = re.compile(r"-?[0-9]{1,10}")  # ASCII digits only (str.isdigit takes '²'); Kafka's ids are int32
+INT32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,9 @@ def _int(fields: dict[str, str], key: str, at: str, minimum: int = 0) -> int:
     value = fields.get(key)
     if value is None:
         raise ReplicaflowError(f"{at}: the line has no '{key}:'")
-    if not _INT.fullmatch(value) or int(value) < minimum:
-        raise ReplicaflowError(f"{at}: {key}: expected an integer ≥ {minimum}, found {quote(value)}")
+    if not _INT.fullmatch(value) or not minimum <= int(value) <= INT32_MAX:
+        raise ReplicaflowError(f"{at}: {key}: expected an integer ≥ {minimum} and at most {INT32_MAX:,} "
+                               f"(Kafka's int32), found {quote(value)}")
     return int(value)
 
 
@@ -151,7 +153,7 @@ def _brokers(fields: dict[str, str], key: str, at: str) -> tuple[int, ...] | Non
         return None
     ids = []
     for item in filter(None, (v.strip() for v in value.split(","))):
-        if not _INT.fullmatch(item) or item.startswith("-"):
+        if not _INT.fullmatch(item) or item.startswith("-") or int(item) > INT32_MAX:
             raise ReplicaflowError(f"{at}: {key}: expected broker ids joined by commas, found {quote(value)}")
         ids.append(int(item))
     if len(set(ids)) != len(ids):
@@ -169,6 +171,9 @@ def _partition(fields: dict[str, str], at: str, n: int) -> PartitionDescription:
     isr = _brokers(fields, "Isr", at)
     if replicas is None or isr is None:
         raise ReplicaflowError(f"{at}: the line has no '{'Replicas' if replicas is None else 'Isr'}:'")
+    if not replicas:
+        raise ReplicaflowError(f"{at}: Replicas: expected at least one broker id (Kafka assigns every partition "
+                               "a replica), found none")
     part = PartitionDescription(
         topic=topic, partition=_int(fields, "Partition", at), leader=leader, replicas=replicas, isr=isr,
         adding=_brokers(fields, "Adding Replicas", at) or (), removing=_brokers(fields, "Removing Replicas", at) or (),
@@ -213,6 +218,12 @@ def parse_configs(text: str, at: str) -> dict[str, str]:
 
 def _check_counts(snap: TopicsSnapshot, where: str) -> None:
     """A header's PartitionCount against the partition lines that follow it (a cut paste is not a snapshot)."""
+    for (name, number), part in snap.partitions.items():
+        topic = snap.topics.get(name)
+        if topic is not None and number >= topic.partition_count:
+            raise ReplicaflowError(f"{where}:{part.line}: partition {name}-{number} is beyond the topic's "
+                                   f"PartitionCount: {topic.partition_count} (partitions are 0 to "
+                                   f"{topic.partition_count - 1})")
     for name, topic in snap.topics.items():
         seen = sum(1 for t, _ in snap.partitions if t == name)
         if seen != topic.partition_count:

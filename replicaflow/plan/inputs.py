@@ -51,11 +51,13 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
     """The cluster of a ``kafka-topics --describe`` output (plus ``kafka-log-dirs`` sizes)."""
     snap = read_topic_describe(describe)
     replicas = {k: p.replicas for k, p in snap.partitions.items()}
-    for topic in {t for t, _ in replicas}:
-        n = 1 + max(p for t, p in replicas if t == topic)
-        missing = [p for p in range(n) if (topic, p) not in replicas]
-        if missing:
-            raise ReplicaflowError(f"{describe}: topic {quote(topic)} lacks the line of partition {missing[0]}; "
+    numbers: dict[str, list[int]] = {}
+    for t, p in replicas:
+        numbers.setdefault(t, []).append(p)
+    for topic, listed in numbers.items():  # the first gap, without counting up to a partition id of 2^31
+        missing = next((i for i, p in enumerate(sorted(listed)) if p != i), None)
+        if missing is not None:
+            raise ReplicaflowError(f"{describe}: topic {quote(topic)} lacks the line of partition {missing}; "
                                    "plan needs every partition of a topic")
     min_isr = {}
     for t, d in snap.topics.items():

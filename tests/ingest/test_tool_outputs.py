@@ -87,6 +87,13 @@ def test_partition_lines_without_header_and_jvm_noise_are_read():
     ("Topic: a\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n\tTopic: a\tPartition: 0\tLeader: 1\t"
      "Replicas: 1\tIsr: 1\n", "d.txt: topic 'a' has PartitionCount: 2 but 1 partition line(s)"),
     ("", "d.txt: no partition lines"),
+    ("\tTopic: a\tPartition: 2147483648\tLeader: 1\tReplicas: 1\tIsr: 1\n",
+     "d.txt:1: Partition: expected an integer ≥ 0 and at most 2,147,483,647 (Kafka's int32), found '2147483648'"),
+    ("\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,3000000000\tIsr: 1\n", "d.txt:1: Replicas: expected broker ids"),
+    ("\tTopic: a\tPartition: 0\tLeader: none\tReplicas: \tIsr: \n",
+     "d.txt:1: Replicas: expected at least one broker id"),
+    ("Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n\tTopic: a\tPartition: 7\tLeader: 1\t"
+     "Replicas: 1\tIsr: 1\n", "d.txt:2: partition a-7 is beyond the topic's PartitionCount: 1 (partitions are 0 to 0)"),
 ])
 def test_bad_describe_output_is_one_sentence_with_file_and_line(text, sentence):
     with pytest.raises(ReplicaflowError) as err:

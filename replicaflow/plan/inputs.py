@@ -11,6 +11,7 @@ one ``ReplicaflowError`` sentence naming the file and the field or line.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from replicaflow.telemetry.textfile import read_text
 DEFAULT_NETWORK_BPS = 125e6  # 1 Gbit/s NIC per direction, the scenario files' default too
 DEFAULT_MESSAGE_BYTES = 1024
 BYTES_IN_METRIC = "kafka_server_brokertopicmetrics_bytesin"  # JMX BrokerTopicMetrics BytesInPerSec, per topic
+_BYTES_IN_NAMES = {BYTES_IN_METRIC + suffix for suffix in ("", "_rate", "persec", "_total")}
 
 
 @dataclass
@@ -118,38 +120,60 @@ def produce_rates(flags: list[str], topics: set[str]) -> dict[str, float]:
 def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
     """Per-topic produce rates from a Prometheus/OpenMetrics text file (prometheus-client's parser).
 
-    A gauge ``…bytesin_rate`` / ``…bytesinpersec`` (bytes/s) is taken as it is; a counter ``…bytesin_total``
-    needs two samples with timestamps of the same series, and the rate is their difference over time.
+    A gauge ``…bytesin``, ``…bytesin_rate`` or ``…bytesinpersec`` (bytes/s) gives its latest sample per
+    series; a counter ``…bytesin_total`` needs two samples with timestamps of the same series, and the rate
+    is their difference over time. Each topic's rate is the sum over its series (brokers). Other samples of
+    the family (``_created``, a histogram's ``_bucket``/``_count``/``_sum``) are not rates and are skipped;
+    a value that is not a finite non-negative number, or a counter that went down, is one sentence.
     """
-    from prometheus_client.parser import text_string_to_metric_families
-
     text = read_text(path, "metrics file")
     series: dict[tuple, list[tuple[float, float]]] = {}
-    gauges: dict[str, float] = {}
-    try:
-        for family in text_string_to_metric_families(text):
-            for s in family.samples:
-                topic = s.labels.get("topic")
-                if not s.name.startswith(BYTES_IN_METRIC) or topic is None or topic not in topics:
-                    continue
-                if s.name.endswith("_total"):
-                    series.setdefault(tuple(sorted(s.labels.items())), []).append((s.timestamp or 0.0, s.value))
-                else:
-                    gauges[topic] = gauges.get(topic, 0.0) + float(s.value)
-    except ValueError as exc:
-        raise ReplicaflowError(f"{path}: not Prometheus/OpenMetrics text ({exc})") from None
-    rates = dict(gauges)
-    for labels, points in series.items():
-        topic = dict(labels)["topic"]
+    gauges: dict[tuple, tuple[float, float]] = {}
+    for s in _metric_samples(path, text):
+        topic = s.labels.get("topic")
+        if s.name not in _BYTES_IN_NAMES or topic is None or topic not in topics:
+            continue
+        name = f"{s.name}{{{','.join(f'{k}={quote(v)}' for k, v in sorted(s.labels.items()))}}}"
+        if not math.isfinite(s.value) or s.value < 0:
+            raise ReplicaflowError(f"{path}: {name}: expected a finite non-negative number of bytes, "
+                                   f"found {s.value}")
+        key = (name, topic)
+        if s.name.endswith("_total"):
+            series.setdefault(key, []).append((s.timestamp or 0.0, s.value))
+        elif key not in gauges or (s.timestamp or 0.0) >= gauges[key][0]:
+            gauges[key] = (s.timestamp or 0.0, float(s.value))  # a gauge scraped twice: its latest value
+    rates: dict[str, float] = {}
+    for (_, topic), (_, value) in gauges.items():
+        rates[topic] = rates.get(topic, 0.0) + value
+    for (name, topic), points in series.items():
         points.sort()
         if len(points) < 2 or points[-1][0] <= points[0][0]:
-            raise ReplicaflowError(f"{path}: {BYTES_IN_METRIC}_total{{topic={quote(topic)}}} needs two samples "
-                                   "with timestamps to give a rate")
+            raise ReplicaflowError(f"{path}: {name} needs two samples with timestamps to give a rate")
         (t0, v0), (t1, v1) = points[0], points[-1]
+        if v1 < v0:
+            raise ReplicaflowError(f"{path}: {name} went down from {v0:g} to {v1:g} (a broker restart resets "
+                                   "the counter); give samples from one broker process")
         rates[topic] = rates.get(topic, 0.0) + (float(v1) - float(v0)) / float(t1 - t0)
     if not rates:
         raise ReplicaflowError(f"{path}: no {BYTES_IN_METRIC} sample with a topic label of the cluster")
     return rates
+
+
+def _metric_samples(path: Path, text: str) -> list:
+    """Every sample of the file; a line the parser refuses is one sentence naming ``path:line``."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        return [s for family in text_string_to_metric_families(text) for s in family.samples]
+    except ValueError:
+        pass
+    for n, line in enumerate(text.splitlines(), 1):  # the format is one sample per line: find the bad one
+        try:
+            list(text_string_to_metric_families(line + "\n"))
+        except ValueError:
+            raise ReplicaflowError(f"{path}:{n}: not a Prometheus/OpenMetrics sample line, found "
+                                   f"{quote(line.strip())}") from None
+    raise ReplicaflowError(f"{path}: not Prometheus/OpenMetrics text")
 
 
 def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int], tuple[int, ...]]:

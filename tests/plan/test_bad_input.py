@@ -85,3 +85,35 @@ def test_plan_help_explains_every_option():
     for flag in ("--racks", "--seed", "--disable-rack-aware", "--kip542", "--generate", "--max-moves-per-broker"):
         assert flag in out
     assert "Kafka draws at random" in out and "both" in out and "Gantt" in out
+
+
+M = "kafka_server_brokertopicmetrics_bytesin"
+
+
+@pytest.mark.parametrize(("text", "sentence"), [
+    (f'{M}_total{{topic="orders"}} NaN 1000\n{M}_total{{topic="orders"}} 200 1010\n',
+     "m.om: kafka_server_brokertopicmetrics_bytesin_total{topic='orders'}: expected a finite non-negative number"),
+    (f'{M}_rate{{topic="orders"}} +Inf\n', "bytesin_rate{topic='orders'}: expected a finite non-negative number"),
+    (f'{M}_rate{{topic="orders"}} -5\n', "found -5"),
+    (f'{M}_total{{broker="1",topic="orders"}} 500 1000\n{M}_total{{broker="1",topic="orders"}} 200 1010\n',
+     "bytesin_total{broker='1',topic='orders'} went down from 500 to 200 (a broker restart resets the counter)"),
+    ('# HELP x a metric\nx 1\nthis is not a sample\n', "m.om:3: not a Prometheus/OpenMetrics sample line, found "
+                                                       "'this is not a sample'"),
+])
+def test_bad_metrics_file_is_one_sentence_naming_the_series_or_line(tmp_path, text, sentence):
+    argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    (tmp_path / "m.om").write_text(text, encoding="utf-8")
+    result = runner.invoke(app, [*argv, "--metrics", str(tmp_path / "m.om")])
+    assert result.exit_code == 2 and sentence in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(tmp_path):
+    """A histogram's _count/_sum, a counter's _created and a gauge scraped twice do not add to the rate."""
+    from replicaflow.plan.inputs import metrics_rates
+
+    om = tmp_path / "m.om"
+    om.write_text(f'{M}_rate{{broker="1",topic="orders"}} 5 1000\n{M}_rate{{broker="1",topic="orders"}} 7 2000\n'
+                  f'{M}_rate{{broker="2",topic="orders"}} 1\n{M}_created{{topic="orders"}} 1700000000\n'
+                  f'{M}_count{{topic="orders"}} 99\n{M}_sum{{topic="orders"}} 99\n', encoding="utf-8")
+    assert metrics_rates(om, {"orders"}) == {"orders": 8.0}

@@ -249,10 +249,11 @@ def setup(
 def _broker_list(flag: str, text: str | None) -> list[int]:
     if not text:
         return []
-    try:
-        return [int(x) for x in text.split(",")]
-    except ValueError:
-        raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4, found {text!r}") from None
+    items = text.split(",")
+    if not all(x.strip().isascii() and x.strip().isdigit() and int(x) < 2**31 for x in items):
+        raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4 (each 0 to 2147483647, Kafka's int32), "
+                               f"found {text!r}")
+    return [int(x) for x in items]
 
 
 @app.command()

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replicaflow.errors import ReplicaflowError
+from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.units import parse_duration_ms, parse_rate_bps
 from replicaflow.plan.build import generate, moves_of
 from replicaflow.plan.choose import Choice, evaluate
@@ -76,6 +76,13 @@ def prepare(a: PlanArgs) -> Prepared:
         raise ReplicaflowError("give the cluster with exactly one of --topics DESCRIBE.txt or --cluster CLUSTER.yaml")
     if a.generate == (a.reassignment is not None):
         raise ReplicaflowError("give exactly one of --reassignment PLAN.json or --generate")
+    if a.cluster is not None and a.log_dirs is not None:
+        raise ReplicaflowError("--log-dirs: only with --topics; a --cluster scenario gives each partition's size "
+                               "as its topic's initial_size")
+    if not a.generate and a.remove_brokers:
+        raise ReplicaflowError("--remove-brokers: only with --generate")
+    if a.cluster is not None and a.brokers and not a.generate:
+        raise ReplicaflowError("--brokers: with --cluster, only with --generate (the scenario lists its brokers)")
     if a.max_moves_per_broker is not None and a.max_moves_per_broker < 1:
         raise ReplicaflowError(f"--max-moves-per-broker: expected at least 1, found {a.max_moves_per_broker}")
     if a.cluster is not None:
@@ -89,7 +96,10 @@ def prepare(a: PlanArgs) -> Prepared:
     if a.version is not None:
         from replicaflow.model.version import KafkaVersion
 
-        cluster.version = str(KafkaVersion.parse(a.version))
+        try:
+            cluster.version = str(KafkaVersion.parse(a.version))
+        except ReplicaflowError as exc:
+            raise ReplicaflowError(f"--version: {str(exc).split(': ', 1)[-1]}") from None
     if a.network is not None:
         cluster.network_bps = _rate("--network", a.network)
         if cluster.network_bps <= 0:
@@ -109,6 +119,8 @@ def prepare(a: PlanArgs) -> Prepared:
             deadline_ms = parse_duration_ms(a.deadline)
         except ValueError as exc:
             raise ReplicaflowError(f"--deadline: {exc}") from None
+        if deadline_ms <= 0:
+            raise ReplicaflowError(f"--deadline: expected a positive duration like '2h', found {quote(a.deadline)}")
     if not a.generate and (a.seed or a.disable_rack_aware):
         raise ReplicaflowError("--seed and --disable-rack-aware only apply with --generate")
     if a.generate:
@@ -119,7 +131,8 @@ def prepare(a: PlanArgs) -> Prepared:
         unknown = [b for b in a.remove_brokers if b not in cluster.brokers]
         if unknown:
             raise ReplicaflowError(f"--remove-brokers: unknown broker {unknown[0]}")
-        plan = generate(cluster, keep, rack_aware=not a.disable_rack_aware, seed=a.seed)
+        plan = generate(cluster, keep, rack_aware=not a.disable_rack_aware, seed=a.seed,
+                        flag="--brokers" if a.brokers else "--remove-brokers")
         plan_path = str(a.out / PLAN_DIR / "reassignment.json") if a.out is not None else "reassignment.json"
     else:
         plan = read_reassignment(a.reassignment, cluster)
@@ -127,6 +140,12 @@ def prepare(a: PlanArgs) -> Prepared:
     moves = moves_of(cluster, plan)
     if not moves:
         raise ReplicaflowError(f"{plan_path}: every partition already has the listed replicas; nothing to move")
+    if a.log_dirs is not None:
+        unsized = [m for m in moves if m.adding and (m.topic, m.partition) not in cluster.size_bytes]
+        if unsized:
+            m = unsized[0]
+            raise ReplicaflowError(f"{a.log_dirs}: no online replica of {m.topic}-{m.partition}, which the plan "
+                                   "moves; its size is unknown (run kafka-log-dirs --describe over every broker of the plan)")
     return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate)
 
 

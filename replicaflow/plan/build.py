@@ -183,14 +183,14 @@ def strimzi_eta_ms(data_bytes: float, n_brokers: int, network_bps: float, thrott
 
 
 def generate(cluster: ClusterModel, brokers: list[int], rack_aware: bool = True,
-             seed: int = 0) -> dict[tuple[str, int], tuple[int, ...]]:
+             seed: int = 0, flag: str = "--brokers") -> dict[tuple[str, int], tuple[int, ...]]:
     """``kafka-reassign-partitions --generate``: every topic with a replica off ``brokers`` laid out again over
     them by Kafka's ``assignReplicasToBrokers`` -- rack-aware when the brokers have racks (all or none, as
     Kafka demands), unless ``rack_aware`` is off (``--disable-rack-aware``). Kafka draws each topic's start
     index and replica shift at random; here they come from ``random.Random(seed)``, topics in name order."""
     unknown = [b for b in brokers if b not in cluster.brokers]
     if unknown:
-        raise ReplicaflowError(f"--brokers: unknown broker {unknown[0]} (brokers: {','.join(map(str, cluster.brokers))})")
+        raise ReplicaflowError(f"{flag}: unknown broker {unknown[0]} (brokers: {','.join(map(str, cluster.brokers))})")
     racks = None
     if rack_aware and any(b in cluster.racks for b in brokers):
         bare = [b for b in brokers if b not in cluster.racks]
@@ -205,7 +205,7 @@ def generate(cluster: ClusterModel, brokers: list[int], rack_aware: bool = True,
         if all(b in brokers for p in range(n) for b in cluster.replicas[(t, p)]):
             continue
         if rf > len(brokers):
-            raise ReplicaflowError(f"--brokers: topic {t} has replication factor {rf} but only {len(brokers)} "
+            raise ReplicaflowError(f"{flag}: topic {t} has replication factor {rf} but only {len(brokers)} "
                                    "brokers remain")
         start, shift = random_start(len(brokers), rng)
         for p, replicas in enumerate(assign_replicas(brokers, n, rf, start, shift, racks=racks)):

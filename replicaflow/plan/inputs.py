@@ -110,6 +110,8 @@ def produce_rates(flags: list[str], topics: set[str]) -> dict[str, float]:
             raise ReplicaflowError(f"--produce-rate: expected TOPIC=RATE like orders=20MB/s, found {quote(flag)}")
         if topic not in topics:
             raise ReplicaflowError(f"--produce-rate: topic {quote(topic)} is not in the cluster")
+        if topic in rates:
+            raise ReplicaflowError(f"--produce-rate: topic {quote(topic)} is given twice")
         try:
             rates[topic] = parse_rate_bps(rate)
         except (ValueError, ReplicaflowError) as exc:

@@ -117,3 +117,52 @@ def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(
                   f'{M}_rate{{broker="2",topic="orders"}} 1\n{M}_created{{topic="orders"}} 1700000000\n'
                   f'{M}_count{{topic="orders"}} 99\n{M}_sum{{topic="orders"}} 99\n', encoding="utf-8")
     assert metrics_rates(om, {"orders"}) == {"orders": 8.0}
+
+
+@pytest.mark.parametrize(("extra", "sentence"), [
+    (["--deadline", "0s"], "--deadline: expected a positive duration like '2h', found '0s'"),
+    (["--version", "9.9"], "--version: supported releases are 0.8 to 4.x, found '9.9'"),
+    (["--produce-rate", "orders=1MB/s", "--produce-rate", "orders=2MB/s"], "--produce-rate: topic 'orders' is given "
+                                                                          "twice"),
+    (["--remove-brokers", "1"], "--remove-brokers: only with --generate"),
+])
+def test_flags_that_were_taken_silently(tmp_path, extra, sentence):
+    result = runner.invoke(app, _plan(tmp_path, _moves(("orders", 0, [2, 3, 4]))) + extra)
+    assert result.exit_code == 2 and sentence in result.output, result.output
+
+
+@pytest.mark.parametrize(("extra", "sentence"), [
+    (["--remove-brokers", "1,2,3,4"], "--remove-brokers: topic orders has replication factor 3 but only 0 brokers"),
+    (["--brokers", "-1,2,3"], "--brokers: expected broker ids like 1,2,4 (each 0 to 2147483647"),
+    (["--brokers", "9999999999,2,3"], "--brokers: expected broker ids like 1,2,4 (each 0 to 2147483647"),
+])
+def test_generate_names_the_flag_given(tmp_path, extra, sentence):
+    argv = [a for a in _plan(tmp_path, "{}") if a not in ("--reassignment", str(tmp_path / "plan.json"))]
+    result = runner.invoke(app, [*argv, "--generate", *extra])
+    assert result.exit_code == 2 and sentence in result.output, result.output
+
+
+def test_a_moved_partition_missing_from_log_dirs_is_not_taken_as_empty(tmp_path):
+    """kafka-log-dirs run over some brokers or topics only: the plan must not move that partition as 0 bytes."""
+    argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    text = (tmp_path / "logdirs.json").read_text()
+    doc = json.loads(text.splitlines()[2])
+    for b in doc["brokers"]:
+        for d in b["logDirs"]:
+            d["partitions"] = [p for p in d["partitions"] if p["partition"] != "orders-0"]
+    (tmp_path / "logdirs.json").write_text("\n".join([*text.splitlines()[:2], json.dumps(doc)]) + "\n")
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2, result.output
+    assert "logdirs.json: no online replica of orders-0, which the plan moves; its size is unknown" in result.output
+
+
+def test_inputs_ignored_with_a_scenario_cluster_are_refused(tmp_path):
+    (tmp_path / "c.yaml").write_text("name: c\nduration: 1m\nkafka: {version: '3.7'}\ncluster: {brokers: 4}\n"
+                                     "topics: [{name: orders, partitions: 2, replication_factor: 3}]\n")
+    argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    argv[argv.index("--topics"):argv.index("--topics") + 2] = ["--cluster", str(tmp_path / "c.yaml")]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2 and "--log-dirs: only with --topics" in result.output, result.output
+    argv[argv.index("--log-dirs"):argv.index("--log-dirs") + 2] = ["--brokers", "1,2"]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2 and "--brokers: with --cluster, only with --generate" in result.output, result.output

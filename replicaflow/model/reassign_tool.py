@@ -27,3 +27,28 @@ def throttle_cleared_brokers(version: KafkaVersion, live_brokers: Iterable[int],
     if version.verify_waits_for_every_reassignment:
         brokers |= {int(b) for replicas in plan.values() for b in replicas}
     return brokers
+
+
+def plan_version_problem(doc: Mapping) -> str | None:
+    """What is wrong with a reassignment JSON's ``version`` (absent means 1, as the tool reads it); the tool
+    decodes it as an int and supports 1 only, so ``true`` or ``1.0`` is not 1."""
+    if "version" not in doc:
+        return None
+    version = doc["version"]
+    if type(version) is not int or version != 1:
+        return f"expected 1, found {version!r}"
+    return None
+
+
+def log_dirs_problem(move: Mapping) -> str | None:
+    """What ``kafka-reassign-partitions`` refuses in a partition's ``log_dirs`` (absent means ``any`` for
+    every replica): not a list of strings, or not one directory per replica ("Size of replicas list … is
+    different from size of log dirs list")."""
+    if "log_dirs" not in move:
+        return None
+    dirs, replicas = move["log_dirs"], move.get("replicas")
+    if not isinstance(dirs, list) or not all(isinstance(d, str) and d for d in dirs):
+        return f"expected a list of directories or \"any\", one per replica, found {dirs!r}"
+    if isinstance(replicas, list) and len(dirs) != len(replicas):
+        return f"expected one directory per replica ({len(replicas)}), found {len(dirs)}"
+    return None

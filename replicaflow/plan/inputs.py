@@ -18,6 +18,7 @@ from pathlib import Path
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.ingest.log_dirs_command import read_log_dirs
 from replicaflow.ingest.topic_command import read_topic_describe
+from replicaflow.model.reassign_tool import log_dirs_problem, plan_version_problem
 from replicaflow.model.topic import topic_name_problem
 from replicaflow.model.units import parse_rate_bps
 from replicaflow.telemetry.textfile import read_text
@@ -189,8 +190,9 @@ def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int]
         raise ReplicaflowError(f"{path}: JSON nested too deeply") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("partitions"), list):
         raise ReplicaflowError(f"{path}: expected {{\"version\": 1, \"partitions\": [...]}}, found {show(doc)}")
-    if doc.get("version", 1) != 1:
-        raise ReplicaflowError(f"{path}: version: expected 1, found {show(doc.get('version'))}")
+    problem = plan_version_problem(doc)
+    if problem:
+        raise ReplicaflowError(f"{path}: version: {problem}")
     moves: dict[tuple[str, int], tuple[int, ...]] = {}
     known = set(cluster.brokers)
     for i, m in enumerate(doc["partitions"]):
@@ -207,6 +209,9 @@ def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int]
             raise ReplicaflowError(f"{at}.replicas: expected a list of broker ids, found {show(replicas)}")
         if len(set(replicas)) != len(replicas):
             raise ReplicaflowError(f"{at}.replicas: broker listed twice in {show(replicas)}")
+        problem = log_dirs_problem(m)
+        if problem:
+            raise ReplicaflowError(f"{at}.log_dirs: {problem}")
         if (topic, part) in moves:
             raise ReplicaflowError(f"{at}: partition {topic}-{part} is listed twice")
         if (topic, part) not in cluster.replicas:

@@ -34,6 +34,11 @@ def _moves(*moves) -> str:
     (_moves(("orders", 1, [2, 3, 4]), ("orders", 1, [2, 3, 1])), "partitions[1]: partition orders-1 is listed twice"),
     (_moves(("orders", 1, [2, 2, 4])), "partitions[0].replicas: broker listed twice"),
     (json.dumps({"version": 2, "partitions": []}), "version: expected 1, found 2"),
+    (json.dumps({"version": 1.0, "partitions": []}), "version: expected 1, found 1.0"),
+    (json.dumps({"partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, 4], "log_dirs": ["any"]}]}),
+     "partitions[0].log_dirs: expected one directory per replica (3), found 1"),
+    (json.dumps({"partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, 4], "log_dirs": "any"}]}),
+     "partitions[0].log_dirs: expected a list of directories or \"any\", one per replica, found 'any'"),
 ])
 def test_bad_plan_is_one_sentence_before_any_work(tmp_path, plan_text, sentence):
     """The --master given is not even a Spark URL: the input sentence comes first, so nothing started."""

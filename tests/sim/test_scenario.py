@@ -263,6 +263,12 @@ BAD = [
     (_move(replicas=()), "events[0].reassign.partitions[2].replicas: expected at least one replica"),
     (_move(replicas=(4, 4)), "events[0].reassign.partitions[2].replicas: expected distinct replicas, found [4, 4]"),
     (_set("events/0/reassign/version", 2), "events[0].reassign.version: expected reassignment version 1"),
+    (_set("events/0/reassign/version", True), "events[0].reassign.version: expected reassignment version 1, found "
+                                              "True"),
+    (_set("events/0/reassign/partitions/0/log_dirs", ["any"]),
+     "events[0].reassign.partitions[0].log_dirs: expected one directory per replica (3), found 1"),
+    (_set("events/0/reassign/partitions/0/log_dirs", "any"),
+     "events[0].reassign.partitions[0].log_dirs: expected a list of directories or \"any\", one per replica"),
     (_event({"at": "1m", "fail_partition": {"topic": "orders", "partition": 12, "broker": 2, "error": "storage"}}),
      f"events[{N}].fail_partition.partition: expected a partition of 'orders'"),
     (_event({"at": "1m", "fail_partition": {"topic": "logs", "partition": 0, "broker": 2, "error": "storage"}}),

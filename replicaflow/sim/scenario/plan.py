@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from replicaflow.errors import ReplicaflowError, show
+from replicaflow.model.reassign_tool import log_dirs_problem, plan_version_problem
 from replicaflow.sim.scenario.models import ReassignPartition
 from replicaflow.sim.scenario.problems import Problems
 from replicaflow.sim.scenario.yamldoc import read_text
@@ -53,14 +54,21 @@ def load_plan(ref: Any, loc: tuple, base_dir: Path, problems: Problems) -> tuple
         if key not in ("version", "partitions"):
             problems.add(loc + (key,), "unknown field; expected 'version' and 'partitions'", origin)
             ok = False
-    if ref.get("version", 1) != 1:
-        problems.add(loc + ("version",), f"expected reassignment version 1, found {show(ref.get('version'))}", origin)
+    version_problem = plan_version_problem(ref)
+    if version_problem:
+        problems.add(loc + ("version",), f"expected reassignment version 1, found {show(ref['version'])}", origin)
         ok = False
     partitions = ref.get("partitions")
     if not isinstance(partitions, list):
         problems.add(loc + ("partitions",), f"expected a list of partitions, found {show(partitions)}", origin)
         return None, origin
-    # log_dirs (KIP-113) moves replicas between a broker's own disks: no replication traffic.
+    # log_dirs (KIP-113) moves replicas between a broker's own disks: no replication traffic; checked as the
+    # tool checks it, then dropped.
+    for i, m in enumerate(partitions):
+        problem = log_dirs_problem(m) if isinstance(m, dict) else None
+        if problem:
+            problems.add(loc + ("partitions", i, "log_dirs"), problem, origin)
+            ok = False
     moves = [{k: v for k, v in m.items() if k != "log_dirs"} if isinstance(m, dict) else m for m in partitions]
     if origin is not None:
         try:

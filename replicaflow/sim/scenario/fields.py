@@ -61,6 +61,13 @@ def positive_duration(value):
     return ms
 
 
+def positive_rate(value):
+    bps = rate(value)
+    if bps <= 0:
+        raise ValueError(f"expected a positive rate like '125MB/s', found {show(value)}")
+    return bps
+
+
 def _text(value):
     if isinstance(value, (str, int)) and not isinstance(value, bool):
         return str(value)
@@ -104,6 +111,7 @@ def start_ms(value):
 DurationMs = Annotated[int, BeforeValidator(duration)]
 PositiveMs = Annotated[int, BeforeValidator(positive_duration)]
 RateBps = Annotated[float, BeforeValidator(rate)]
+PositiveRateBps = Annotated[float, BeforeValidator(positive_rate)]  # a NIC: 0 bytes/s is no broker at all
 OptRateBps = Annotated[float | None, BeforeValidator(optional(rate))]
 SizeBytes = Annotated[int, BeforeValidator(size)]
 StartMs = Annotated[int, BeforeValidator(start_ms)]

@@ -22,6 +22,7 @@ from replicaflow.sim.scenario.fields import (
     OptRateBps,
     PartitionId,
     PositiveMs,
+    PositiveRateBps,
     RateBps,
     SizeBytes,
     StartMs,
@@ -104,8 +105,8 @@ class KafkaSpec(FrozenModel):
 class BrokerSpec(FrozenModel):
     id: BrokerId
     rack: Name | None = None
-    network_in_bps: RateBps = Field(alias="network_in")
-    network_out_bps: RateBps = Field(alias="network_out")
+    network_in_bps: PositiveRateBps = Field(alias="network_in")
+    network_out_bps: PositiveRateBps = Field(alias="network_out")
     # ``log.dirs``: one directory, or several (JBOD, KIP-112); new logs go to the least loaded live one
     log_dirs: tuple[Name, ...] = Field((LOG_DIR,), min_length=1, max_length=64)
 
@@ -120,8 +121,8 @@ class BrokerSpec(FrozenModel):
 class ClusterSpec(FrozenModel):
     """Brokers (``brokers: 6`` → ids 1..6, or a list) and their defaults."""
 
-    network_in_bps: RateBps = Field(125e6, alias="network_in")
-    network_out_bps: RateBps = Field(125e6, alias="network_out")
+    network_in_bps: PositiveRateBps = Field(125e6, alias="network_in")
+    network_out_bps: PositiveRateBps = Field(125e6, alias="network_out")
     brokers: tuple[BrokerSpec, ...] = Field(min_length=1)
     min_insync_replicas: int = Field(1, ge=1, strict=True)
 

@@ -21,7 +21,7 @@ from replicaflow.model.configs import (
     UNCLEAN_LEADER_ELECTION_ENABLE,
 )
 from replicaflow.model.quota import parse_throttled_replicas
-from replicaflow.sim.scenario.fields import positive_duration, rate
+from replicaflow.sim.scenario.fields import positive_duration, positive_rate, rate
 from replicaflow.sim.scenario.limits import MAX_BROKERS
 from replicaflow.sim.scenario.models import EVENT_KINDS
 from replicaflow.sim.scenario.plan import load_plan
@@ -48,10 +48,13 @@ def expand_cluster(raw: Any, problems: Problems) -> Any:
             problems.add(("cluster", "brokers"), f"expected 1 to {MAX_BROKERS:,} brokers, found {brokers}")
             return None
         brokers = [{"id": i} for i in range(1, brokers + 1)]
+    elif "brokers" in raw and not isinstance(brokers, list):
+        problems.add(("cluster", "brokers"), f"expected a number of brokers or a list of {{id: …}}, found {show(brokers)}")
+        return None
     defaults = {}
     for key in ("network_in", "network_out"):  # a bad cluster default is one problem, not one per broker
         try:
-            rate(raw.get(key, DEFAULT_NETWORK))
+            positive_rate(raw.get(key, DEFAULT_NETWORK))
             defaults[key] = raw.get(key, DEFAULT_NETWORK)
         except ValueError:
             defaults[key] = DEFAULT_NETWORK

@@ -32,6 +32,12 @@ def field_path(loc: tuple) -> str:
     return out
 
 
+# pydantic's words for a wrong container ("a valid tuple", "a valid dictionary or instance of BrokerSpec") in
+# the words of a YAML file
+_PLAIN = {"tuple_type": "a list", "list_type": "a list", "dict_type": "a mapping of fields",
+          "model_type": "a mapping of fields", "model_attributes_type": "a mapping of fields"}
+
+
 def describe(error: dict) -> str:
     """One pydantic error as the rest of the sentence after the field path."""
     kind, msg, found = error["type"], error["msg"], error.get("input")
@@ -41,7 +47,7 @@ def describe(error: dict) -> str:
         return "unknown field"
     if kind == "value_error":
         return msg.removeprefix("Value error, ")
-    expected = msg.removeprefix("Input should be ").removeprefix("Value should have ")
+    expected = _PLAIN.get(kind) or msg.removeprefix("Input should be ").removeprefix("Value should have ")
     if kind in ("too_short", "too_long"):
         ctx = error.get("ctx", {})
         bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")

@@ -53,6 +53,10 @@ def parse_log_dirs(text: str, where: str) -> list[ReplicaLogDir]:
     body = "".join(lines[skipped:])
     if not body.strip():
         raise ReplicaflowError(f"{where}: no JSON document after the tool's text lines")
+    first = next(n for n, line in enumerate(lines[skipped:], skipped + 1) if line.strip())
+    if not lines[first - 1].lstrip().startswith(("{", "[")):  # the tool's error (a timeout, an exception) instead
+        raise ReplicaflowError(f"{where}:{first}: expected the JSON document of kafka-log-dirs --describe "
+                               f"({{\"version\": 1, \"brokers\": […]}}), found {quote(lines[first - 1].strip())}")
     try:
         doc = json.loads(body)
     except json.JSONDecodeError as exc:

@@ -126,6 +126,9 @@ def test_log_dirs_sizes_and_an_offline_directory():
     ('{"version":1,"brokers":[\n{"broker":1,', "l.txt:4: invalid JSON"),
     ("[" * 100_000, "l.txt: the JSON document is nested too deeply"),
     ("", "l.txt: no JSON document"),
+    ("Exception in thread \"main\" org.apache.kafka.common.errors.TimeoutException\n",
+     "l.txt:3: expected the JSON document of kafka-log-dirs --describe ({\"version\": 1, \"brokers\": […]}), found "
+     "'Exception in thread"),
 ])
 def test_bad_log_dirs_output(body, sentence):
     text = "Querying brokers for log directories information\nReceived log directory information from brokers 1\n"

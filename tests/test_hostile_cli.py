@@ -53,6 +53,11 @@ SCENARIOS = [
     ("a 10 MB number", GOOD.replace("duration: 2m", "duration: " + "9" * 10_000_000),
      ":2: a number of 10,000,000 characters (at most 100)"),
     ("a 10 MB value", GOOD.replace("duration: 2m", "duration: " + "x" * 10_000_000), "more characters"),
+    ("min ISR beyond int32", GOOD.replace("replication_factor: 3}", "replication_factor: 3, min_insync_replicas: "
+                                          "2147483648}"), ":5: topics[0].min_insync_replicas: expected less than or "
+                                                          "equal to 32767, found 2147483648"),
+    ("cluster min ISR of 20 digits", GOOD.replace("brokers: 3}", "brokers: 3, min_insync_replicas: "
+                                                  "99999999999999999999}"), ":4: cluster.min_insync_replicas"),
 ]
 
 

@@ -20,6 +20,7 @@ from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest.log_dirs_command import ReplicaLogDir, read_log_dirs
 from replicaflow.ingest.logs import resolve_paths
 from replicaflow.ingest.topic_command import TopicsSnapshot, read_topic_describe
+from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.units import parse_duration_ms
 from replicaflow.model.version import KafkaVersion
 
@@ -95,8 +96,9 @@ def options(kafka_version: str | None, scrape_interval: str, topics_at: str, log
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             raise ReplicaflowError(f"--log-timezone: unknown time zone {quote(log_timezone)} "
                                    "(an IANA name like Europe/Berlin, or UTC)") from None
-    if min_insync_replicas is not None and min_insync_replicas < 1:
-        raise ReplicaflowError(f"--min-insync-replicas: expected at least 1, found {min_insync_replicas}")
+    if min_insync_replicas is not None and not 1 <= min_insync_replicas <= MAX_MIN_ISR:
+        raise ReplicaflowError(f"--min-insync-replicas: expected at least 1 and at most {MAX_MIN_ISR:,}, "
+                               f"found {min_insync_replicas}")
     return RebuildOptions(kafka_version, interval, at, log_timezone, min_insync_replicas)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.model.configs import MAX_MIN_ISR, MIN_ISR
 from replicaflow.model.topic import topic_name_problem
 from replicaflow.telemetry.textfile import read_text
 
@@ -192,11 +193,15 @@ def _partition(fields: dict[str, str], at: str, n: int) -> PartitionDescription:
 
 
 def _topic(fields: dict[str, str], at: str) -> TopicDescription:
+    configs = parse_configs(fields.get("Configs", ""), at)
+    min_isr = configs.get(MIN_ISR)
+    if min_isr is not None and not (_INT.fullmatch(min_isr) and 1 <= int(min_isr) <= MAX_MIN_ISR):
+        raise ReplicaflowError(f"{at}: Configs: {MIN_ISR}: expected an integer from 1 to {MAX_MIN_ISR:,}, "
+                               f"found {quote(min_isr)}")
     return TopicDescription(
         topic=_topic_name(fields["Topic"], at), topic_id=fields.get("TopicId") or None,
         partition_count=_int(fields, "PartitionCount", at, 1),
-        replication_factor=_int(fields, "ReplicationFactor", at, 1),
-        configs=parse_configs(fields.get("Configs", ""), at),
+        replication_factor=_int(fields, "ReplicationFactor", at, 1), configs=configs,
         marked_for_deletion=fields.get("MarkedForDeletion", "false") == "true")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 DEFAULT_BROKER = "<default>"
 
 MIN_ISR = "min.insync.replicas"
+MAX_MIN_ISR = 2**15 - 1  # beyond any replica count; the simulator and the config replay hold it in a small int
 # Follower fetch sizes at Kafka's defaults (docs/semantics.md §1.7, §4): per partition and per response.
 FETCH_MAX_BYTES = 1 << 20            # replica.fetch.max.bytes
 FETCH_RESPONSE_MAX_BYTES = 10 << 20  # replica.fetch.response.max.bytes

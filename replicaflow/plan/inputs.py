@@ -62,13 +62,7 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
         if missing is not None:
             raise ReplicaflowError(f"{describe}: topic {quote(topic)} lacks the line of partition {missing}; "
                                    "plan needs every partition of a topic")
-    min_isr = {}
-    for t, d in snap.topics.items():
-        value = d.configs.get("min.insync.replicas", "1")
-        if not value.isdigit() or int(value) < 1:
-            raise ReplicaflowError(f"{describe}: topic {quote(t)}: min.insync.replicas={quote(value)} is not a "
-                                   "positive integer")
-        min_isr[t] = int(value)
+    min_isr = {t: int(d.configs.get("min.insync.replicas", "1")) for t, d in snap.topics.items()}  # checked there
     known = set(brokers or ()) | snap.brokers()
     model = ClusterModel(brokers=sorted(known), racks={}, replicas=replicas,
                          min_isr={t: min_isr.get(t, 1) for t, _ in replicas})

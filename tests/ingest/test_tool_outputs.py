@@ -87,6 +87,10 @@ def test_partition_lines_without_header_and_jvm_noise_are_read():
     ("Topic: a\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n\tTopic: a\tPartition: 0\tLeader: 1\t"
      "Replicas: 1\tIsr: 1\n", "d.txt: topic 'a' has PartitionCount: 2 but 1 partition line(s)"),
     ("", "d.txt: no partition lines"),
+    ("Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: min.insync.replicas=99999999999999999999\n",
+     "d.txt:1: Configs: min.insync.replicas: expected an integer from 1 to 32,767, found '99999999999999999999'"),
+    ("Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: min.insync.replicas=two\n",
+     "d.txt:1: Configs: min.insync.replicas: expected an integer from 1 to 32,767, found 'two'"),
     ("\tTopic: a\tPartition: 2147483648\tLeader: 1\tReplicas: 1\tIsr: 1\n",
      "d.txt:1: Partition: expected an integer ≥ 0 and at most 2,147,483,647 (Kafka's int32), found '2147483648'"),
     ("\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,3000000000\tIsr: 1\n", "d.txt:1: Replicas: expected broker ids"),

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from replicaflow.errors import show
+from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.topic import topic_name_problem
 from replicaflow.model.units import INT64_MAX, parse_bytes, parse_duration_ms, parse_rate_bps
 
@@ -119,6 +120,7 @@ Name = Annotated[str, BeforeValidator(_text)]
 TopicName = Annotated[str, BeforeValidator(_topic)]
 BrokerId = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]  # Kafka's broker.id is an int32
 PartitionId = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]
+MinIsr = Annotated[int, Field(strict=True, ge=1, le=MAX_MIN_ISR)]  # min.insync.replicas
 Count = Annotated[int, Field(strict=True, ge=1, le=INT64_MAX)]
 
 

@@ -18,6 +18,7 @@ from replicaflow.sim.scenario.fields import (
     Count,
     DurationMs,
     FrozenModel,
+    MinIsr,
     Name,
     OptRateBps,
     PartitionId,
@@ -124,7 +125,7 @@ class ClusterSpec(FrozenModel):
     network_in_bps: PositiveRateBps = Field(125e6, alias="network_in")
     network_out_bps: PositiveRateBps = Field(125e6, alias="network_out")
     brokers: tuple[BrokerSpec, ...] = Field(min_length=1)
-    min_insync_replicas: int = Field(1, ge=1, strict=True)
+    min_insync_replicas: MinIsr = 1
 
     @property
     def broker_ids(self) -> list[int]:
@@ -138,7 +139,7 @@ class TopicSpec(FrozenModel):
     name: TopicName
     partitions: Count
     replication_factor: int = Field(ge=1, le=2**15 - 1, strict=True)  # Kafka's replicationFactor is an int16
-    min_insync_replicas: int | None = Field(None, ge=1, strict=True)
+    min_insync_replicas: MinIsr | None = None
     produce_rate_bps: RateBps = Field(0.0, alias="produce_rate")
     message_size_bytes: SizeBytes = Field(1024, alias="message_size")
     initial_size_bytes: SizeBytes = Field(0, alias="initial_size")

@@ -13,6 +13,7 @@ from typing import Any
 from replicaflow.errors import ReplicaflowError, show
 from replicaflow.model.configs import (
     DEFAULT_BROKER,
+    MAX_MIN_ISR,
     MIN_ISR,
     REASSIGNMENT_RATES,
     REPLICA_LAG_TIME_MAX_MS,
@@ -101,8 +102,8 @@ def config_value(name: str, value: Any) -> str | None:
             return str(value).strip().lower()
         raise ValueError(f"expected true or false, found {show(value)}")
     if name == MIN_ISR:
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2**15 - 1:
-            raise ValueError(f"expected a whole number of replicas >= 1, found {show(value)}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_MIN_ISR:
+            raise ValueError(f"expected a whole number of replicas from 1 to {MAX_MIN_ISR:,}, found {show(value)}")
         return str(value)
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 2**63 - 1:
         return str(value)

@@ -241,6 +241,7 @@ BAD = [
     (_set("duration", "30 minutes"), "duration: expected a duration like '30s' or '100ms', found '30 minutes'"),
     (_set("duration", 1800), "duration: expected a duration"),
     (_set("topics/0/message_size", "1KX"), "topics[0].message_size: expected a size like '1MiB'"),
+    (_set("topics/0/message_size", "1TiB"), "topics[0].message_size: expected a message size below 2GiB"),
     (_set("topics/0/produce_rate", "-5MB/s"), "topics[0].produce_rate: expected a rate like '5MB/s', found '-5MB/s'"),
     (_set("topics/0/produce_rate", -5), "topics[0].produce_rate: expected a rate like '5MB/s', found -5"),
     (_set("topics/0/initial_size", -1), "topics[0].initial_size: expected a size"),

@@ -173,6 +173,9 @@ class TopicSpec(FrozenModel):
     def _message_size(cls, value: int) -> int:
         if value < 1:
             raise ValueError(f"expected a message size of at least 1 byte, found {value}")
+        if value > 2**31 - 1:  # Kafka's message.max.bytes and max.request.size are int32
+            raise ValueError(f"expected a message size below 2GiB (Kafka's message.max.bytes is an int32), "
+                             f"found {value}")
         return value
 
     @property

@@ -88,7 +88,9 @@ def telemetry(tmp_path_factory) -> Path:
     (["--master", "spark://127.0.0.1:1"], {}, "no Spark master answers at 127.0.0.1:1"),
     ([], {"PATH": "/nonexistent", "JAVA_HOME": ""}, "Spark needs Java 17+ and none was found"),
     (["--out", ""], {}, "--out: expected a folder path, found an empty one"),
-], ids=["bad master", "unreachable master", "no java", "empty out"])
+    (["--master", "local[0]"], {}, "--master: local[N] needs 1 to 2147483647 threads, found 'local[0]'"),
+    (["--master", "yarn-client"], {}, "--master: expected local[N], local[*] or spark://host:port, found 'yarn-client'"),
+], ids=["bad master", "unreachable master", "no java", "empty out", "zero threads", "spark 2's yarn-client"])
 def test_environment_errors_are_one_sentence_in_seconds(telemetry, args, env, sentence):
     argv = ["analyze", "run[1]", *(args if "--out" in args else ["--out", "run[1]", *args])]
     done, took = _run(argv, telemetry, env={**os.environ, **env}, capped=False)

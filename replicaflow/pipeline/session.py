@@ -96,7 +96,10 @@ def java_reason(exc: BaseException) -> str:
 def check_master(master: str) -> str:
     """``--master`` checked in seconds, before any work: a URL Spark understands, and for a standalone
     master one that answers (Spark itself would retry for over a minute before failing)."""
-    if _LOCAL.match(master) or master.startswith(("yarn", "k8s://", "mesos://")):
+    local = _LOCAL.match(master)
+    if local and local.group(2) not in (None, "*") and not 1 <= int(local.group(2)) < 2**31:
+        raise ReplicaflowError(f"--master: local[N] needs 1 to 2147483647 threads, found {quote(master)}")
+    if local or master == "yarn" or re.match(r"(k8s|mesos)://.", master):
         return master
     m = _STANDALONE.match(master)
     if not m:

@@ -122,3 +122,10 @@ def test_a_describe_line_of_partition_2_billion_is_one_sentence_in_seconds(tmp_p
     done, took = _run(argv, tmp_path)
     assert done.returncode == 2 and "d.txt: topic 'orders' lacks the line of partition 0" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and took < 20
+
+
+def test_the_same_telemetry_directory_twice_is_named_as_such(telemetry):
+    """It used to read as two clusters sharing a name ('run[1]: cluster name 't' is also used by run[1]')."""
+    done, took = _run(["analyze", "run[1]", "./run[1]/", "--out", "x", "--master", "nonsense://x"], telemetry)
+    assert done.returncode == 2 and "run[1]: this telemetry directory is given twice" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not (telemetry / "x").exists()

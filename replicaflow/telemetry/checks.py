@@ -159,6 +159,9 @@ def check_telemetry(dirs: Sequence[Path], allow_empty: bool = False) -> list[Che
     for root in dirs:
         root = Path(root)
         meta = check_meta(root)
+        same = next((p for p in seen.values() if p.resolve() == root.resolve()), None)
+        if same is not None:
+            raise ReplicaflowError(f"{root}: this telemetry directory is given twice (also as {same}); give it once")
         if meta["cluster"] in seen:
             raise ReplicaflowError(f"{root}: cluster name '{meta['cluster']}' is also used by {seen[meta['cluster']]}; "
                                    "clusters analyzed together need distinct names")

@@ -53,6 +53,11 @@ class ClusterModel:
 def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[int] | None) -> ClusterModel:
     """The cluster of a ``kafka-topics --describe`` output (plus ``kafka-log-dirs`` sizes)."""
     snap = read_topic_describe(describe)
+    moving = next((p for p in snap.partitions.values() if p.adding or p.removing), None)
+    if moving is not None:  # its Replicas hold the old and the new set together: no cluster to plan from
+        raise ReplicaflowError(f"{describe}:{moving.line}: partition {moving.topic}-{moving.partition} is being "
+                               "reassigned (Adding/Removing Replicas); plan from a describe taken with no "
+                               "reassignment in progress")
     replicas = {k: p.replicas for k, p in snap.partitions.items()}
     numbers: dict[str, list[int]] = {}
     for t, p in replicas:

@@ -171,3 +171,15 @@ def test_inputs_ignored_with_a_scenario_cluster_are_refused(tmp_path):
     argv[argv.index("--log-dirs"):argv.index("--log-dirs") + 2] = ["--brokers", "1,2"]
     result = runner.invoke(app, argv)
     assert result.exit_code == 2 and "--brokers: with --cluster, only with --generate" in result.output, result.output
+
+
+def test_a_describe_taken_during_a_reassignment_is_refused(tmp_path):
+    """Replicas then hold the old and the new set together: the planner would take the targets as present."""
+    argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    text = (tmp_path / "describe.txt").read_text().splitlines()
+    text[3] = text[3].replace("Replicas: 3,4,1\tIsr: 3,4,1", "Replicas: 3,4,1,2\tIsr: 3,4,1\tAdding Replicas: 2\t"
+                                                                "Removing Replicas: 1")
+    (tmp_path / "describe.txt").write_text("\n".join(text) + "\n")
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2, result.output
+    assert "describe.txt:4: partition orders-2 is being reassigned (Adding/Removing Replicas)" in result.output

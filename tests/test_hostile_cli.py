@@ -129,3 +129,14 @@ def test_the_same_telemetry_directory_twice_is_named_as_such(telemetry):
     done, took = _run(["analyze", "run[1]", "./run[1]/", "--out", "x", "--master", "nonsense://x"], telemetry)
     assert done.returncode == 2 and "run[1]: this telemetry directory is given twice" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not (telemetry / "x").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_an_endless_input_is_refused_at_the_size_bound(tmp_path):
+    """/dev/zero reports size 0: reading it whole used to grow without end (a pipe is read the same way)."""
+    argv = _plan_files(tmp_path)
+    argv[argv.index("d.txt")] = "/dev/zero"
+    done, took = _run(argv, tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "/dev/zero: the kafka-topics --describe output is larger than 256 MiB" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and took < 30

@@ -21,7 +21,10 @@ def read_text(path: Path, what: str, *, utf16: bool = True, max_bytes: int = MAX
     try:
         if path.stat().st_size > max_bytes:
             raise ReplicaflowError(f"{path}: the {what} is larger than {max_bytes // 2**20} MiB")
-        data = path.read_bytes()
+        with path.open("rb") as f:  # bounded: a pipe or a device (/dev/zero) has no size to check first
+            data = f.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise ReplicaflowError(f"{path}: the {what} is larger than {max_bytes // 2**20} MiB")
     except FileNotFoundError:
         raise ReplicaflowError(f"{path}: {what} does not exist") from None
     except IsADirectoryError:

@@ -20,11 +20,13 @@ import pyarrow.parquet as pq
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.telemetry.schema import TELEMETRY, TRUTH
+from replicaflow.telemetry.textfile import read_text
 
 GROUPS: dict[str, dict[str, pa.Schema]] = {"telemetry": TELEMETRY, "truth": TRUTH}
 CHANGE_TABLES = frozenset(name for name, schema in TELEMETRY.items() if "seq" in schema.names)
 PART_FILE = "part-00000.parquet"
 META_FILE = "_meta.json"
+META_MAX_BYTES = 16 * 2**20  # a few hundred bytes when written by simulate or the log rebuild
 
 
 def write_parquet(table: pa.Table, path: Path) -> None:
@@ -174,12 +176,15 @@ def _json_default(value):
 def read_meta(root: Path) -> dict:
     """``root/telemetry/_meta.json``."""
     path = Path(root) / "telemetry" / META_FILE
+    if not path.exists() and not path.is_symlink():
+        raise ReplicaflowError(f"{path}: missing; expected the telemetry written by `replicaflow simulate`")
+    text = read_text(path, "telemetry meta file", utf16=False, max_bytes=META_MAX_BYTES)
     try:
-        meta = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ReplicaflowError(f"{path}: missing; expected the telemetry written by `replicaflow simulate`") from None
-    except (OSError, json.JSONDecodeError) as exc:
+        meta = json.loads(text)
+    except json.JSONDecodeError as exc:
         raise ReplicaflowError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ReplicaflowError(f"{path}: not valid JSON (nested too deeply)") from None
     if not isinstance(meta, dict):
         raise ReplicaflowError(f"{path}: expected a JSON object")
     return meta

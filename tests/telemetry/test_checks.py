@@ -67,6 +67,10 @@ BAD = [
     ("empty cluster name", lambda d: _meta(d, cluster=""), "'cluster' must be a non-empty string"),
     ("meta not JSON", lambda d: (d / "telemetry" / "_meta.json").write_text("{"), "_meta.json: not valid JSON"),
     ("meta a list", lambda d: (d / "telemetry" / "_meta.json").write_text("[]"), "expected a JSON object"),
+    ("meta not UTF-8", lambda d: (d / "telemetry" / "_meta.json").write_bytes(b'{"x\xff": 1}'),
+     "_meta.json:1: the telemetry meta file is not UTF-8 text (byte 0xff at offset 3)"),
+    ("meta nested deeply", lambda d: (d / "telemetry" / "_meta.json").write_text("[" * 100_000),
+     "_meta.json: not valid JSON (nested too deeply)"),
 ]
 
 

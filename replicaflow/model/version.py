@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from replicaflow.errors import ReplicaflowError
 
-_VERSION_RE = re.compile(r"^\s*(\d+)\.(\d+)(?:\.(\d+))?\s*$")
+# ASCII digits ('３.7' is no release); before 1.0 Kafka's releases had four parts (0.10.2.1, 0.11.0.3), the
+# fourth a bug-fix release of the same behaviour, read and dropped
+_VERSION_RE = re.compile(r"^\s*([0-9]{1,9})\.([0-9]{1,9})(?:\.([0-9]{1,9}))?(?:\.([0-9]{1,9}))?\s*$")
 _OLDEST = (0, 8, 0)
 _NEWEST_MAJOR = 4
 # The last minor of each finished release line (Apache Kafka's release history): 2.9 or 3.10 never
@@ -34,6 +36,9 @@ class KafkaVersion:
         if not m:
             raise ReplicaflowError(f"kafka.version: expected a Kafka release like '3.7' or '0.8.2', found '{text}'")
         major, minor, patch = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+        if m.group(4) is not None and major != 0:
+            raise ReplicaflowError(f"kafka.version: expected a Kafka release like '3.7' or '0.8.2', found '{text}' "
+                                   "(four parts only before 1.0, as in 0.10.2.1)")
         if (major, minor, patch) < _OLDEST or major > _NEWEST_MAJOR:
             raise ReplicaflowError(f"kafka.version: supported releases are 0.8 to 4.x, found '{text}'")
         last = _LAST_MINOR.get((major,))

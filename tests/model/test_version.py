@@ -14,10 +14,16 @@ def test_parse_accepts_releases(text):
     assert KafkaVersion.parse(text).major in (0, 1, 2, 3, 4)
 
 
-@pytest.mark.parametrize("text", ["", "three", "0.7", "5.0", "3.x", "3.7.1.2"])
+@pytest.mark.parametrize("text", ["", "three", "0.7", "5.0", "3.x", "3.7.1.2", "３.7", "3.7.99999999999999999999"])
 def test_parse_rejects_with_one_sentence(text):
     with pytest.raises(ReplicaflowError, match="kafka.version"):
         KafkaVersion.parse(text)
+
+
+@pytest.mark.parametrize(("text", "release"), [("0.10.2.1", "0.10.2"), ("0.11.0.3", "0.11"), ("0.8.2.2", "0.8.2")])
+def test_pre_1_0_releases_have_four_parts(text, release):
+    """Kafka numbered its releases 0.10.2.1 and 0.11.0.3 before 1.0: the fourth part is a bug-fix release."""
+    assert str(KafkaVersion.parse(text)) == release
 
 
 def test_lag_rule_boundary_082_vs_09():

@@ -155,6 +155,8 @@ def analyze(
                  "--log-timezone": log_timezone, "--min-insync-replicas": min_insync_replicas,
                  "--topics-at": topics_at != "end" or None, "--scrape-interval": scrape_interval != "10s" or None}
     try:
+        if logs and any(not glob.strip() for glob in logs):  # '' would read every file under the current folder
+            raise ReplicaflowError("--logs: expected a file, directory or glob, found an empty one")
         if telemetry_dirs:
             given = [name for name, value in logs_only.items() if value]
             if given:

@@ -140,3 +140,14 @@ def test_an_endless_input_is_refused_at_the_size_bound(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "/dev/zero: the kafka-topics --describe output is larger than 256 MiB" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and took < 30
+
+
+@pytest.mark.parametrize(("argv", "sentence"), [
+    (["run[1]", "--logs", "nope/*.log"], "--logs: 'nope/*.log' matches no file"),
+    (["--logs", ""], "--logs: expected a file, directory or glob, found an empty one"),
+], ids=["logs matching nothing, with telemetry", "empty logs (the current folder)"])
+def test_logs_are_checked_before_spark(telemetry, argv, sentence):
+    """With telemetry, --logs was resolved after Spark started; '' resolved to every file under the cwd."""
+    done, took = _run(["analyze", *argv, "--out", "x", "--master", "nonsense://x"], telemetry)
+    assert done.returncode == 2 and sentence in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not (telemetry / "x").exists()

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import sources
-from replicaflow.ingest.logs import read_logs
+from replicaflow.ingest.logs import read_logs, resolve_paths
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.runner import analyze as run_analysis
@@ -68,6 +68,8 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
     checked = check_inputs(telemetry_dirs, allow_empty=allow_empty)
     if logs is not None and len(checked) != 1:
         raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
+    if logs is not None:
+        resolve_paths(logs)  # a glob matching no file is one sentence now, not after Spark started
     commit = Commit(out, writes=ANALYSIS, drops=REPORT)
     if spark is None:
         check_master(master)

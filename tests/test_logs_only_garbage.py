@@ -115,6 +115,9 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
 @pytest.mark.parametrize(("args", "sentence"), [
     (["--logs", "missing/*.log"], "--logs: 'missing/*.log' matches no file"),
     (["--logs", "logs", "--topics", "nope.txt"], "--topics: nope.txt does not exist"),
+    (["--logs", "logs", "--topics", ""], "--topics: expected a file, found an empty path"),
+    (["--logs", "logs", "--min-insync-replicas", "99999999999"], "--min-insync-replicas: expected at least 1 and at "
+                                                                  "most 32,767, found 99999999999"),
     (["--logs", "logs", "--topics", "s.yaml"], "s.yaml:1: expected a line starting with 'Topic:'"),
     (["--logs", "logs", "--log-dirs", "describe.txt"], "describe.txt"),
     (["--logs", "logs", "--kafka-version", "3.10"], "--kafka-version: Kafka 3.x ended with 3.9"),

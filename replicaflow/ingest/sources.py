@@ -129,6 +129,8 @@ def _per_cluster(option: str, paths: Sequence[str], by_cluster: dict[str, list[s
     out: dict = {}
     for text in paths:
         path = Path(text)
+        if not text.strip():
+            raise ReplicaflowError(f"{option}: expected a file, found an empty path")
         if not path.is_file():
             raise ReplicaflowError(f"{option}: {text} does not exist" if not path.exists()
                                    else f"{option}: {text} is not a file")

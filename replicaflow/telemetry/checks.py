@@ -8,6 +8,7 @@ refused with one sentence naming the table and the first offending row (docs/pip
 - every table: present, readable, the contract's columns and types;
 - the ``cluster`` of every row equals the meta's (a directory holds one cluster); read from the
   Parquet statistics when they are there, so it costs no scan;
+- no null key, partition or broker (a null topic was silently left out of the analysis);
 - no duplicated key: a change log has one row per ``seq``, a sample one row per what it samples
   (a duplicated traffic row would double the bytes meters);
 - not empty, unless asked (an empty directory would give a healthy-looking all-zero report).
@@ -41,6 +42,12 @@ KEYS: dict[str, tuple[str, ...]] = {
     "replica_offsets": ("ts_ms", "topic", "partition", "broker"),
     "traffic": ("ts_ms", "broker", "name"),
     "produce_errors": ("ts_ms", "topic", "partition", "broker", "error"),
+}
+# columns a row means nothing without: its key, and the partition or broker a change is about (a null
+# topic was dropped by the joins, and the analysis left that partition's changes out with exit 0)
+NOT_NULL: dict[str, tuple[str, ...]] = {
+    **KEYS, **{name: ("seq", "topic", "partition") for name in ("assignments", "leaders", "isr")},
+    **{name: ("seq", "broker") for name in ("brokers", "log_dirs")},
 }
 
 
@@ -126,6 +133,21 @@ def _clusters_from_statistics(file: Path) -> set[str] | None:
     return {v if isinstance(v, str) else v.decode() for s in stats for v in (s.min, s.max)}
 
 
+def _refuse_nulls(file: Path, name: str) -> None:
+    """No null in the :data:`NOT_NULL` columns; read from the row-group statistics when they count nulls."""
+    md = pq.ParquetFile(file).metadata
+    for column in NOT_NULL[name]:
+        index = md.schema.names.index(column)
+        stats = [md.row_group(g).column(index).statistics for g in range(md.num_row_groups)]
+        if all(st is not None and st.has_null_count and st.null_count == 0 for st in stats):
+            continue
+        values = pq.read_table(file, columns=[column])[column]
+        if values.null_count:
+            i = pc.index(pc.is_null(values), True).as_py()
+            raise ReplicaflowError(f"{file}: row {i} of {name} has no {column} (null); every row of {name} needs "
+                                   f"{', '.join(NOT_NULL[name])}")
+
+
 def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
     """Rows of one table belong to ``cluster`` and have no duplicated key; returns the row count."""
     rows = 0
@@ -139,6 +161,7 @@ def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
                 raise ReplicaflowError(f"{file}: row {i} of {name} belongs to cluster "
                                        f"{quote(data['cluster'][i].as_py())}, but _meta.json says {quote(cluster)}")
         rows += pq.ParquetFile(file).metadata.num_rows
+        _refuse_nulls(file, name)
     found = first_duplicate(files, KEYS[name])
     if found:
         first, count = found

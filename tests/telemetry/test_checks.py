@@ -42,6 +42,14 @@ def _duplicate_first_row(t: pa.Table) -> pa.Table:
     return pa.concat_tables([t, t.slice(0, 1)])
 
 
+def _null_first(column: str):
+    def change(t: pa.Table) -> pa.Table:
+        i = t.schema.get_field_index(column)
+        values = t[column].to_pylist()
+        return t.set_column(i, t.schema.field(i), pa.array([None, *values[1:]], t.schema.field(i).type))
+    return change
+
+
 def _other_cluster(t: pa.Table) -> pa.Table:
     i = t.schema.get_field_index("cluster")
     return t.set_column(i, t.schema.field(i), pa.array(["other"] * t.num_rows, pa.string()))
@@ -65,6 +73,9 @@ BAD = [
     ("start before 1970", lambda d: _meta(d, start_ms=-1), "'start_ms' -1 is not an instant between 1970 and 9999"),
     ("unknown release", lambda d: _meta(d, kafka_version="9.1"), "supported releases are 0.8 to 4.x"),
     ("empty cluster name", lambda d: _meta(d, cluster=""), "'cluster' must be a non-empty string"),
+    ("null topic", lambda d: _table(d, "isr", _null_first("topic")),
+     "row 0 of isr has no topic (null); every row of isr needs seq, topic, partition"),
+    ("null broker", lambda d: _table(d, "brokers", _null_first("broker")), "row 0 of brokers has no broker (null)"),
     ("meta not JSON", lambda d: (d / "telemetry" / "_meta.json").write_text("{"), "_meta.json: not valid JSON"),
     ("meta a list", lambda d: (d / "telemetry" / "_meta.json").write_text("[]"), "expected a JSON object"),
     ("meta not UTF-8", lambda d: (d / "telemetry" / "_meta.json").write_bytes(b'{"x\xff": 1}'),

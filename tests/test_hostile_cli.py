@@ -151,3 +151,11 @@ def test_logs_are_checked_before_spark(telemetry, argv, sentence):
     done, took = _run(["analyze", *argv, "--out", "x", "--master", "nonsense://x"], telemetry)
     assert done.returncode == 2 and sentence in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not (telemetry / "x").exists()
+
+
+def test_report_names_no_out_flag_it_does_not_have(tmp_path):
+    """`report DIR` writes into DIR: a report.html of the user's is kept and the sentence offers no --out."""
+    (tmp_path / "report.html").write_text("mine")
+    done, _ = _run(["report", tmp_path], tmp_path)
+    assert done.returncode == 2 and "report.html: not written by replicaflow; move it away (" in done.stderr
+    assert "--out" not in done.stderr and (tmp_path / "report.html").read_text() == "mine"

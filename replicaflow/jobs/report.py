@@ -14,6 +14,6 @@ def report(directory: Path, naming: str = "strimzi") -> Path:
     names of metrics.om, ``strimzi`` or ``confluent``."""
     if not Path(directory).is_dir():
         raise ReplicaflowError(f"report directory '{directory}' is not a directory")
-    with Commit(directory, writes=REPORT).staged() as stage:
+    with Commit(directory, writes=REPORT, out_flag=False).staged() as stage:
         build_report(directory, naming=naming, dest=stage)
     return Path(directory) / REPORT[0]

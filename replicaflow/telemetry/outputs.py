@@ -110,13 +110,15 @@ def foreign_entries(out: Path, names: Iterable[str]) -> list[Path]:
 class Commit:
     """One command's outputs: ``stage`` is where it writes them; :meth:`done` makes them current."""
 
-    def __init__(self, out: Path, writes: Iterable[str], drops: Iterable[str] = ()):
+    def __init__(self, out: Path, writes: Iterable[str], drops: Iterable[str] = (), out_flag: bool = True):
+        """``out_flag``: the folder is a command's ``--out`` (False for ``report DIR``, which has none)."""
         self.out = check_out_dir(out)
         self.writes, self.drops = set(writes), set(drops)
         foreign = foreign_entries(self.out, sorted(self.writes | self.drops))
         if foreign:
-            raise ReplicaflowError(f"{foreign[0]}: not written by replicaflow; move it away or choose another "
-                                   "--out (replicaflow never replaces what it did not write)")
+            instead = " or choose another --out" if out_flag else ""
+            raise ReplicaflowError(f"{foreign[0]}: not written by replicaflow; move it away{instead} "
+                                   "(replicaflow never replaces what it did not write)")
         self.home = self.out / HOME
         self.stage: Path | None = None
         self.created: list[Path] = []  # folders this commit made, removed again if it aborts

@@ -116,6 +116,7 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
     (["--logs", "missing/*.log"], "--logs: 'missing/*.log' matches no file"),
     (["--logs", "logs", "--topics", "nope.txt"], "--topics: nope.txt does not exist"),
     (["--logs", "logs", "--topics", ""], "--topics: expected a file, found an empty path"),
+    (["--logs", "logs", "--cluster", "a\nb"], "--cluster: expected a cluster name of printable characters"),
     (["--logs", "logs", "--min-insync-replicas", "99999999999"], "--min-insync-replicas: expected at least 1 and at "
                                                                   "most 32,767, found 99999999999"),
     (["--logs", "logs", "--topics", "s.yaml"], "s.yaml:1: expected a line starting with 'Topic:'"),

@@ -21,6 +21,7 @@ from replicaflow.ingest.log_dirs_command import ReplicaLogDir, read_log_dirs
 from replicaflow.ingest.logs import resolve_paths
 from replicaflow.ingest.topic_command import TopicsSnapshot, read_topic_describe
 from replicaflow.model.configs import MAX_MIN_ISR
+from replicaflow.model.topic import cluster_name_problem
 from replicaflow.model.units import parse_duration_ms
 from replicaflow.model.version import KafkaVersion
 
@@ -107,8 +108,8 @@ def plan(logs: Sequence[str], topics: Sequence[str] = (), log_dirs: Sequence[str
     """Every cluster's inputs, read and checked without Spark (describe and log-dirs parsed here)."""
     if cluster is not None and cluster_from_path:
         raise ReplicaflowError("--cluster and --cluster-from-path: give one of them")
-    if cluster is not None and not cluster.strip():
-        raise ReplicaflowError("--cluster: expected a cluster name, found an empty one")
+    if cluster is not None and cluster_name_problem(cluster):
+        raise ReplicaflowError(f"--cluster: {cluster_name_problem(cluster)}, found {quote(cluster)}")
     files = resolve_paths(list(logs))
     by_cluster: dict[str, list[str]] = {}
     for f in files:
@@ -116,6 +117,9 @@ def plan(logs: Sequence[str], topics: Sequence[str] = (), log_dirs: Sequence[str
         if name is None:
             raise ReplicaflowError(f"--cluster-from-path: {f} is not below a broker-N folder inside a cluster's "
                                    "folder (logs/<cluster>/broker-N/...)")
+        if cluster_from_path and cluster_name_problem(name):
+            raise ReplicaflowError(f"--cluster-from-path: {quote(f)}: {cluster_name_problem(name)}, "
+                                   f"found {quote(name)}")
         by_cluster.setdefault(name, []).append(f)
     snaps = _per_cluster("--topics", topics, by_cluster, cluster_from_path, read_topic_describe)
     dirs = _per_cluster("--log-dirs", log_dirs, by_cluster, cluster_from_path, read_log_dirs)

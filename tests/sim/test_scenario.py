@@ -252,6 +252,9 @@ BAD = [
     (_set("cluster/brokers", 3.5), "cluster.brokers: expected a number of brokers or a list of {id: …}, found 3.5"),
     (_set("cluster/brokers", [1, 2, 3]), "cluster.brokers[0]: expected a mapping of fields, found 1"),
     (_set("topics", 5), "topics: expected a list, found 5"),
+    (_set("name", ""), "name: expected a non-empty cluster name, found ''"),
+    (_set("name", "a\nb"), "name: expected a cluster name of printable characters (no newline, tab or control "
+                           "character), found 'a\\nb'"),
     (_event({"at": "1m", "broker_down": 9}), f"events[{N}].broker_down.broker: expected a broker of the cluster"),
     (_event({"at": "1m", "slow_network": {"broker": 0, "network_out": "1MB/s", "for": "1m"}}),
      f"events[{N}].slow_network.broker: expected a broker of the cluster"),

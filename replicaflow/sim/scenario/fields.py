@@ -15,7 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from replicaflow.errors import show
 from replicaflow.model.configs import MAX_MIN_ISR
-from replicaflow.model.topic import topic_name_problem
+from replicaflow.model.topic import cluster_name_problem, topic_name_problem
 from replicaflow.model.units import INT64_MAX, parse_bytes, parse_duration_ms, parse_rate_bps
 
 DEFAULT_START_MS = int(datetime(2026, 1, 1, tzinfo=UTC).timestamp() * 1000)
@@ -83,6 +83,14 @@ def _topic(value):
     return name
 
 
+def _cluster(value):
+    name = _text(value)
+    problem = cluster_name_problem(name)
+    if problem:
+        raise ValueError(f"{problem}, found {show(name)}")
+    return name
+
+
 def start_ms(value):
     """``start``: an ISO timestamp (UTC unless it says otherwise), a date, or epoch milliseconds."""
     expected = "a UTC timestamp like 2026-01-01T00:00:00Z"
@@ -118,6 +126,7 @@ SizeBytes = Annotated[int, BeforeValidator(size)]
 StartMs = Annotated[int, BeforeValidator(start_ms)]
 Name = Annotated[str, BeforeValidator(_text)]
 TopicName = Annotated[str, BeforeValidator(_topic)]
+ClusterName = Annotated[str, BeforeValidator(_cluster)]
 BrokerId = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]  # Kafka's broker.id is an int32
 PartitionId = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]
 MinIsr = Annotated[int, Field(strict=True, ge=1, le=MAX_MIN_ISR)]  # min.insync.replicas

@@ -15,6 +15,7 @@ from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario.fields import (
     DEFAULT_START_MS,
     BrokerId,
+    ClusterName,
     Count,
     DurationMs,
     FrozenModel,
@@ -313,7 +314,7 @@ class Scenario(FrozenModel):
     """A validated scenario; build it with ``load_scenario`` / ``parse_scenario``, which also fill
     Kafka's default assignments, check references and sort events by ``(at_ms, file order)``."""
 
-    name: Name
+    name: ClusterName
     seed: int = Field(0, strict=True, ge=0, le=2**63 - 1)
     duration_ms: PositiveMs = Field(alias="duration")
     tick_ms: PositiveMs = Field(100, alias="tick")

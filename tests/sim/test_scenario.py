@@ -253,6 +253,10 @@ BAD = [
     (_set("cluster/brokers", [1, 2, 3]), "cluster.brokers[0]: expected a mapping of fields, found 1"),
     (_set("topics", 5), "topics: expected a list, found 5"),
     (_set("name", ""), "name: expected a non-empty cluster name, found ''"),
+    (_set("cluster/log_dirs", ["/d\n[2026-01-01 00:00:00,000] INFO forged"]),
+     "cluster.brokers[0].log_dirs[0]: expected a name of printable characters (no newline, tab or control "),
+    (_set("cluster/brokers", [{"id": 1, "rack": "a\tb"}, {"id": 2}, {"id": 3}]),
+     "cluster.brokers[0].rack: expected a name of printable characters"),
     (_set("name", "a\nb"), "name: expected a cluster name of printable characters (no newline, tab or control "
                            "character), found 'a\\nb'"),
     (_event({"at": "1m", "broker_down": 9}), f"events[{N}].broker_down.broker: expected a broker of the cluster"),

@@ -71,6 +71,9 @@ def positive_rate(value):
 
 def _text(value):
     if isinstance(value, (str, int)) and not isinstance(value, bool):
+        if not str(value).isprintable():  # a rack or log dir is written into broker logs: no forged lines
+            raise ValueError(f"expected a name of printable characters (no newline, tab or control character), "
+                             f"found {show(value)}")
         return str(value)
     raise ValueError(f"expected a name, found {show(value)}")
 
@@ -84,7 +87,7 @@ def _topic(value):
 
 
 def _cluster(value):
-    name = _text(value)
+    name = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else _text(value)
     problem = cluster_name_problem(name)
     if problem:
         raise ValueError(f"{problem}, found {show(name)}")

@@ -154,8 +154,8 @@ def _racks(text: str, known: list[int]) -> dict[int, str]:
     racks: dict[int, str] = {}
     for item in text.split(","):
         broker, sep, rack = item.partition(":")
-        if not sep or not rack or not broker.strip().isdigit():
-            raise ReplicaflowError(f"--racks: expected BROKER:RACK pairs like 1:a,2:b, found {item!r}")
+        if not sep or not rack.strip() or not rack.isprintable() or not broker.strip().isdigit():
+            raise ReplicaflowError(f"--racks: expected BROKER:RACK pairs like 1:a,2:b, found {quote(item)}")
         b = int(broker)
         if b not in known:
             raise ReplicaflowError(f"--racks: unknown broker {b} (brokers: {','.join(map(str, known))})")

@@ -130,6 +130,8 @@ def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(
     (["--produce-rate", "orders=1MB/s", "--produce-rate", "orders=2MB/s"], "--produce-rate: topic 'orders' is given "
                                                                           "twice"),
     (["--remove-brokers", "1"], "--remove-brokers: only with --generate"),
+    (["--racks", "1:a\nb,2:b,3:c,4:d"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '1:a\\nb'"),
+    (["--racks", "1: ,2:b"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '1: '"),
 ])
 def test_flags_that_were_taken_silently(tmp_path, extra, sentence):
     result = runner.invoke(app, _plan(tmp_path, _moves(("orders", 0, [2, 3, 4]))) + extra)

@@ -249,8 +249,10 @@ def setup(
 
 
 def _broker_list(flag: str, text: str | None) -> list[int]:
-    if not text:
+    if text is None:
         return []
+    if not text.strip():
+        raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4, found none")
     items = text.split(",")
     if not all(x.strip().isascii() and x.strip().isdigit() and int(x) < 2**31 for x in items):
         raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4 (each 0 to 2147483647, Kafka's int32), "

@@ -141,6 +141,8 @@ def test_flags_that_were_taken_silently(tmp_path, extra, sentence):
 @pytest.mark.parametrize(("extra", "sentence"), [
     (["--remove-brokers", "1,2,3,4"], "--remove-brokers: topic orders has replication factor 3 but only 0 brokers"),
     (["--brokers", "-1,2,3"], "--brokers: expected broker ids like 1,2,4 (each 0 to 2147483647"),
+    (["--brokers", ""], "--brokers: expected broker ids like 1,2,4, found none"),
+    (["--remove-brokers", " "], "--remove-brokers: expected broker ids like 1,2,4, found none"),
     (["--brokers", "9999999999,2,3"], "--brokers: expected broker ids like 1,2,4 (each 0 to 2147483647"),
 ])
 def test_generate_names_the_flag_given(tmp_path, extra, sentence):

@@ -69,17 +69,22 @@ def positive_rate(value):
     return bps
 
 
-def _text(value):
+def _str(value) -> str:
     if isinstance(value, (str, int)) and not isinstance(value, bool):
-        if not str(value).isprintable():  # a rack or log dir is written into broker logs: no forged lines
-            raise ValueError(f"expected a name of printable characters (no newline, tab or control character), "
-                             f"found {show(value)}")
         return str(value)
     raise ValueError(f"expected a name, found {show(value)}")
 
 
+def _text(value):
+    name = _str(value)
+    if not name.isprintable():  # a rack or log dir is written into broker logs: no forged lines
+        raise ValueError(f"expected a name of printable characters (no newline, tab or control character), "
+                         f"found {show(name)}")
+    return name
+
+
 def _topic(value):
-    name = _text(value)
+    name = _str(value)
     problem = topic_name_problem(name)
     if problem:
         raise ValueError(f"{problem}, found {show(name)}")
@@ -87,7 +92,7 @@ def _topic(value):
 
 
 def _cluster(value):
-    name = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else _text(value)
+    name = _str(value)
     problem = cluster_name_problem(name)
     if problem:
         raise ValueError(f"{problem}, found {show(name)}")

@@ -133,7 +133,7 @@ class Commit:
         try:
             parts = json.loads((current / MANIFEST).read_text())
             return {str(k): [str(f) for f in v] for k, v in parts.items()}
-        except (OSError, ValueError, AttributeError, TypeError):
+        except (OSError, ValueError, AttributeError, TypeError, RecursionError):
             raise ReplicaflowError(f"{current / MANIFEST}: unreadable; remove {self.home} to start over") from None
 
     def _refuse_files_put_into(self, names: list[str]) -> None:

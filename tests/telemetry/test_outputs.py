@@ -205,3 +205,14 @@ def test_commit_abort_changes_nothing(tmp_path):
         (stage / "telemetry" / "a").write_text("2")
         raise RuntimeError("boom")
     assert (out / "telemetry" / "a").read_text() == "1" and _leftovers(out) == []
+
+
+@pytest.mark.parametrize("text", ["\xff{", "[" * 100_000], ids=["not JSON", "nested deeply"])
+def test_a_corrupt_manifest_is_one_sentence(tmp_path, text):
+    out = tmp_path / "out"
+    with Commit(out, writes=("telemetry",)).staged() as stage:
+        (stage / "telemetry").mkdir()
+    current = (out / HOME / "current").resolve()
+    (current / ".manifest.json").write_text(text)
+    with pytest.raises(ReplicaflowError, match=r"\.manifest\.json: unreadable; remove .* to start over"):
+        Commit(out, writes=("telemetry",))

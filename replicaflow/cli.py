@@ -192,6 +192,8 @@ def report(
     except ReplicaflowError as exc:
         fail(exc)
     typer.echo(f"report: {path}")
+    typer.echo(f"metrics: {path.with_name('metrics.om')}")
+    typer.echo(f"summary: {path.with_name('summary.json')}")
 
 
 @app.command()
@@ -286,8 +288,9 @@ def plan(
     max_moves_per_broker: int | None = typer.Option(None, "--max-moves-per-broker", metavar="N",
                                                     help="Run the moves in batches, N per broker at a time, each "
                                                          "batch after the previous one completed."),
-    kip542: bool = typer.Option(False, "--kip542", help="Recommend under KIP-542's reassignment quota (else KIP-73's "
-                                                         "replication throttle); every throttle runs in both."),
+    kip542: bool = typer.Option(False, "--kip542", help="Recommend under KIP-542's reassignment quota (proposed, never "
+                                                         "shipped in Kafka; else KIP-73's replication throttle); "
+                                                         "every throttle runs in both."),
     generate: bool = typer.Option(False, "--generate", help="Write the plan as kafka-reassign-partitions "
                                                             "--generate would (with --remove-brokers/--brokers)."),
     remove_brokers: str | None = typer.Option(None, "--remove-brokers", metavar="IDS",

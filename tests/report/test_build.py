@@ -160,7 +160,9 @@ def test_cli_report_ok_and_bad_input(tmp_path):
     runner = CliRunner()
     res = runner.invoke(app, ["report", str(tmp_path / "ok")])
     assert res.exit_code == 0, res.output
-    assert "report.html" in res.output
+    ok = tmp_path / "ok"
+    assert res.output.splitlines() == [f"report: {ok / 'report.html'}", f"metrics: {ok / 'metrics.om'}",
+                                       f"summary: {ok / 'summary.json'}"]
     res = runner.invoke(app, ["report", str(tmp_path / "nothing")])
     assert res.exit_code == 2
     assert "Traceback" not in res.output and "not a directory" in res.output

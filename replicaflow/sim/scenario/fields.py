@@ -83,20 +83,15 @@ def _text(value):
     return name
 
 
-def _topic(value):
-    name = _str(value)
-    problem = topic_name_problem(name)
-    if problem:
-        raise ValueError(f"{problem}, found {show(name)}")
-    return name
-
-
-def _cluster(value):
-    name = _str(value)
-    problem = cluster_name_problem(name)
-    if problem:
-        raise ValueError(f"{problem}, found {show(name)}")
-    return name
+def _named(problem_of):
+    """A validator of a name by its rule (``topic_name_problem``, ``cluster_name_problem``)."""
+    def validate(value):
+        name = _str(value)
+        problem = problem_of(name)
+        if problem:
+            raise ValueError(f"{problem}, found {show(name)}")
+        return name
+    return validate
 
 
 def start_ms(value):
@@ -133,8 +128,8 @@ OptRateBps = Annotated[float | None, BeforeValidator(optional(rate))]
 SizeBytes = Annotated[int, BeforeValidator(size)]
 StartMs = Annotated[int, BeforeValidator(start_ms)]
 Name = Annotated[str, BeforeValidator(_text)]
-TopicName = Annotated[str, BeforeValidator(_topic)]
-ClusterName = Annotated[str, BeforeValidator(_cluster)]
+TopicName = Annotated[str, BeforeValidator(_named(topic_name_problem))]
+ClusterName = Annotated[str, BeforeValidator(_named(cluster_name_problem))]
 BrokerId = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]  # Kafka's broker.id is an int32
 PartitionId = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]
 MinIsr = Annotated[int, Field(strict=True, ge=1, le=MAX_MIN_ISR)]  # min.insync.replicas

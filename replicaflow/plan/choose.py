@@ -4,7 +4,8 @@ Candidates are the throttles given with ``--throttle``, else a ladder up to the 
 (``build.headroom_throttle_bps``). A candidate the rates already rule out (``build.never_finishes``)
 is reported without a simulation. The rest run as parallel Spark tasks,
 ``parallelize(specs).map(simulate_candidate)``, each returning its small summary. The recommendation
-is the smallest throttle meeting ``--deadline``, else the largest keeping headroom on every broker.
+is the smallest throttle meeting ``--deadline`` (on the ladder, narrowed to the MB/s by
+:func:`refinement`), else the largest keeping headroom on every broker.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from replicaflow.plan.candidate import CandidateResult, simulate_candidate
 from replicaflow.plan.inputs import ClusterModel
 
 LADDER = (0.2, 0.4, 0.6, 0.8, 1.0)  # shares of the headroom throttle tried without --throttle
+REFINE_ROUNDS = 4                    # with --deadline: rounds that narrow the ladder's bracket
+REFINE_POINTS = 2                    # throttles each round tries inside the bracket (one Spark task each)
+MB = 1_000_000                       # the ladder and its refinement step in whole MB/s
 
 
 @dataclass
@@ -31,21 +35,23 @@ class Choice:
     why: str
     headroom_bps: float
     headroom_broker: int
-    other_modes: list[CandidateResult] = field(default_factory=list)  # each of ``results`` in the other quota mode
+    # each of ``results`` in the other quota mode; None for a throttle only the deadline's refinement tried
+    other_modes: list[CandidateResult | None] = field(default_factory=list)
 
     @property
     def other_mode(self) -> CandidateResult | None:
         """The recommended throttle in the other quota mode (KIP-73 against KIP-542 at the choice)."""
         if self.recommended is None:
             return None
-        return next((r for r in self.other_modes if r.throttle_bps == self.recommended.throttle_bps), None)
+        return next((r for r in self.other_modes if r is not None and r.throttle_bps == self.recommended.throttle_bps),
+                    None)
 
 
 def throttles(cluster: ClusterModel, given: list[float]) -> tuple[list[float], float, int]:
     head, who = headroom_throttle_bps(cluster)
     if given:
         return sorted(set(given)), head, who
-    return [max(1e6, math.floor(head * share / 1e6) * 1e6) for share in LADDER], head, who
+    return [max(MB, math.floor(head * share / MB) * MB) for share in LADDER], head, who
 
 
 def ship_package(sc) -> None:
@@ -84,21 +90,55 @@ def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float]
     shows KIP-73 against KIP-542 at each throttle), then recommend one."""
     rates, head, who = throttles(cluster, given)
     results: dict[tuple[float, bool], CandidateResult] = {}
-    specs = []
-    for rate in rates:
-        for mode in (kip542, not kip542):
+
+    def run(pairs: list[tuple[float, bool]]) -> None:
+        specs = []
+        for rate, mode in pairs:
             label = f"throttle {format_rate(rate)}" + ("" if mode == kip542 else (" KIP-542" if mode else " KIP-73"))
             reason = never_finishes(cluster, moves, rate, mode)
             if reason is not None:
                 results[(rate, mode)] = unable(label, rate, mode, reason)
             else:
                 specs.append(candidate(cluster, moves, rate, mode, max_per_broker, label))
-    specs.sort(key=lambda s: s.throttle_bps)  # the slowest first: they set the job's length
-    for r in run_specs(spark, specs):
-        results[(r.throttle_bps, r.kip542)] = r
-    ordered = [results[(r, kip542)] for r in rates]
+        specs.sort(key=lambda s: s.throttle_bps)  # the slowest first: they set the job's length
+        for r in run_specs(spark, specs):
+            results[(r.throttle_bps, r.kip542)] = r
+
+    run([(rate, mode) for rate in rates for mode in (kip542, not kip542)])
+    if deadline_ms is not None and not given:
+        for _ in range(REFINE_ROUNDS):
+            inside = refinement(sorted(r for r, m in results if m == kip542),
+                                lambda r: _meets(results[(r, kip542)], deadline_ms))
+            if not inside:
+                break
+            run([(rate, kip542) for rate in inside])
+    every = sorted(r for r, m in results if m == kip542)
+    ordered = [results[(r, kip542)] for r in every]
     best, why = recommend(ordered, head, deadline_ms)
-    return Choice(ordered, best, why, head, who, [results[(r, not kip542)] for r in rates])
+    if best is not None and deadline_ms is not None and _meets(best, deadline_ms):
+        below = [r for r in ordered if r.throttle_bps < best.throttle_bps]
+        if below:
+            why += f"; {format_rate(below[-1].throttle_bps)} misses it"
+    return Choice(ordered, best, why, head, who, [results.get((r, not kip542)) for r in every])
+
+
+def _meets(r: CandidateResult, deadline_ms: int) -> bool:
+    return r.finished and r.duration_ms <= deadline_ms
+
+
+def refinement(tried: list[float], meets) -> list[float]:
+    """The throttles, in whole MB/s, that split the bracket between the largest tried throttle that misses
+    the deadline (or 0) and the smallest that meets it into :data:`REFINE_POINTS` + 1 parts; none once
+    the bracket is 1MB/s wide, or no tried throttle meets the deadline. So "which throttle finishes in
+    2h" is answered to within a few MB/s, not to the ladder's 20 % steps."""
+    meeting = [r for r in tried if meets(r)]
+    if not meeting:
+        return []
+    hi = min(meeting)
+    lo = max((r for r in tried if r < hi), default=0.0)
+    step = (hi - lo) / (REFINE_POINTS + 1)
+    inside = {math.floor((lo + step * k) / MB) * MB for k in range(1, REFINE_POINTS + 1)}
+    return sorted(r for r in inside if lo < r < hi and r >= MB)
 
 
 def recommend(ordered: list[CandidateResult], head_bps: float,

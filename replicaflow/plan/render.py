@@ -128,8 +128,8 @@ def _unfinished(r: CandidateResult, mode: str = "") -> str:
     return f"{format_rate(r.throttle_bps or 0)}{mode} {verb}: {r.reason}"
 
 
-def _row(r: CandidateResult, other: CandidateResult) -> str:
-    took, other_took = (_took(x) for x in (r, other))
+def _row(r: CandidateResult, other: CandidateResult | None) -> str:
+    took, other_took = _took(r), ("-" if other is None else _took(other))
     neck = (f"broker {r.bottleneck['broker']} {r.bottleneck['side']}" if r.bottleneck else "-")
     under = r.flags.get("under_min_isr", {}).get("peak", "-") if r.flags else "-"
     return f"{format_rate(r.throttle_bps or 0):>10} {took:>10} {other_took:>10} {under!s:>7}  {neck}"
@@ -153,7 +153,8 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     out += [_row(r, o) for r, o in zip(choice.results, choice.other_modes, strict=True)]
     out.append(f"(KIP-542, reassignment throttles: {HYPOTHETICAL}; replicaflow's model of it)")
     out += [_unfinished(r) for r in choice.results if not r.finished]
-    out += [_unfinished(r, f" under {_other_name(kip542)}") for r in choice.other_modes if not r.finished]
+    out += [_unfinished(r, f" under {_other_name(kip542)}") for r in choice.other_modes
+            if r is not None and not r.finished]
     best = choice.recommended
     out.append("")
     if best is None:
@@ -246,7 +247,7 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
                                                                    best.throttle_bps),
         "candidates": [result_json(r) for r in choice.results],
         "other_mode": None if choice.other_mode is None else result_json(choice.other_mode),
-        "other_mode_candidates": [result_json(r) for r in choice.other_modes],
+        "other_mode_candidates": [result_json(r) for r in choice.other_modes if r is not None],
     }
     return json.dumps(doc, indent=2, allow_nan=False)
 

@@ -266,3 +266,23 @@ def test_generate_takes_racks_from_the_cluster_file(tmp_path):
     assert all(len({racks[b] for b in r}) == 3 and 3 not in r for r in prep.plan.values())
     moved = prepare(PlanArgs(cluster=cluster, generate=True, remove_brokers=[3], seed=1, racks="1:x,2:x,4:x,5:y,6:y"))
     assert all({moved.cluster.racks[b] for b in r} == {"x", "y"} for r in moved.plan.values())
+
+
+def test_a_deadline_without_throttles_is_answered_to_the_megabyte(spark):
+    """The ladder steps by 20 % of the headroom throttle (22, 44 … 112MB/s here); with --deadline the bracket
+    between the largest throttle that misses it and the smallest that meets it is narrowed in whole MB/s.
+    One 6 GB copy at throttle T takes 6e9 / T (docs/plan.md): 11 minutes need 9.09MB/s, so 10MB/s is the
+    answer and 9MB/s (667 s) misses. The ladder alone offered 22MB/s."""
+    from replicaflow.plan.choose import evaluate
+    from tests.plan.test_hand_computed import tiny
+
+    cluster, moves = tiny()
+    choice = evaluate(spark, cluster, moves, [], False, None, 660_000)
+    best = choice.recommended
+    assert best.throttle_bps == 10e6 and best.duration_ms <= 660_000
+    assert choice.why == "the smallest throttle that meets the deadline; 9MB/s misses it"
+    nine = next(r for r in choice.results if r.throttle_bps == 9e6)
+    assert nine.duration_ms == pytest.approx(6e9 / 9e6 * 1000, rel=0.01)
+    ladder = {22e6, 44e6, 67e6, 89e6, 112e6}
+    assert ladder <= {r.throttle_bps for r in choice.results}
+    assert [o is None for o in choice.other_modes] == [r.throttle_bps not in ladder for r in choice.results]

@@ -284,7 +284,8 @@ def plan(
                                             "throttle (90% of each broker's spare NIC)."),
     deadline: str | None = typer.Option(None, "--deadline", metavar="DURATION",
                                         help="Recommend the smallest throttle finishing within it, e.g. 2h "
-                                             "(else the largest keeping headroom)."),
+                                             "(else the smallest as fast as the largest keeping "
+                                             "headroom)."),
     max_moves_per_broker: int | None = typer.Option(None, "--max-moves-per-broker", metavar="N",
                                                     help="Run the moves in batches, N per broker at a time, each "
                                                          "batch after the previous one completed."),

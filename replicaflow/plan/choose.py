@@ -5,7 +5,7 @@ Candidates are the throttles given with ``--throttle``, else a ladder up to the 
 is reported without a simulation. The rest run as parallel Spark tasks,
 ``parallelize(specs).map(simulate_candidate)``, each returning its small summary. The recommendation
 is the smallest throttle meeting ``--deadline`` (on the ladder, narrowed to the MB/s by
-:func:`refinement`), else the largest keeping headroom on every broker.
+:func:`refinement`), else the smallest as fast as the largest keeping headroom on every broker.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import replicaflow
-from replicaflow.model.units import format_rate
+from replicaflow.model.units import format_duration, format_rate
 from replicaflow.plan.build import Move, candidate, headroom_throttle_bps, never_finishes
 from replicaflow.plan.candidate import CandidateResult, simulate_candidate
 from replicaflow.plan.inputs import ClusterModel
@@ -26,6 +26,7 @@ LADDER = (0.2, 0.4, 0.6, 0.8, 1.0)  # shares of the headroom throttle tried with
 REFINE_ROUNDS = 4                    # with --deadline: rounds that narrow the ladder's bracket
 REFINE_POINTS = 2                    # throttles each round tries inside the bracket (one Spark task each)
 MB = 1_000_000                       # the ladder and its refinement step in whole MB/s
+AS_FAST = 1.01                       # a throttle within 1 % of the fastest time keeping headroom is as fast
 
 
 @dataclass
@@ -144,7 +145,9 @@ def refinement(tried: list[float], meets) -> list[float]:
 def recommend(ordered: list[CandidateResult], head_bps: float,
               deadline_ms: int | None) -> tuple[CandidateResult | None, str]:
     """The smallest throttle meeting the deadline, else the largest that finishes; without a deadline the
-    largest keeping headroom, else (none does) the smallest that finishes. And why, in words."""
+    smallest that is as fast as the largest keeping headroom (a higher throttle that the fetch size or the
+    network already outpaces only lets a burst through), else (none keeps headroom) the smallest that
+    finishes. And why, in words."""
     done = [r for r in ordered if r.finished]
     if not done:
         return None, "no candidate can finish"
@@ -155,6 +158,12 @@ def recommend(ordered: list[CandidateResult], head_bps: float,
         return max(done, key=lambda r: r.throttle_bps), "no candidate meets the deadline; the largest that finishes"
     fitting = [r for r in done if r.throttle_bps <= head_bps + 1]
     if fitting:
-        return max(fitting, key=lambda r: r.throttle_bps), "the largest throttle that keeps headroom on every broker"
+        largest = max(fitting, key=lambda r: r.throttle_bps)
+        as_fast = min((r for r in fitting if r.duration_ms <= largest.duration_ms * AS_FAST),
+                      key=lambda r: r.throttle_bps)
+        if as_fast is largest:
+            return largest, "the largest throttle that keeps headroom on every broker"
+        return as_fast, (f"the smallest throttle as fast as the largest keeping headroom: "
+                         f"{format_rate(largest.throttle_bps)} takes {format_duration(largest.duration_ms)}")
     return (min(done, key=lambda r: r.throttle_bps),
             f"none keeps headroom ({format_rate(head_bps)}); the smallest throttle that finishes")

@@ -101,6 +101,23 @@ def test_the_recommendation_says_what_it_did():
     assert recommend([_result(50e6, 0, finished=False)], 103e6, None) == (None, "no candidate can finish")
 
 
+def test_without_a_deadline_a_higher_throttle_that_gains_nothing_is_not_recommended():
+    """At 50MB/s and above one partition's fetches (21MB/s) are the limit: every throttle from 21MB/s up
+    takes 286 s (6e9 / 20.97e6), so the smallest of them is the answer, not the largest keeping headroom;
+    one that is slower by more than 1 % is not."""
+    from replicaflow.plan.choose import recommend
+
+    ladder = [_result(22e6, 287_000), _result(44e6, 286_000), _result(67e6, 286_000), _result(112e6, 286_000)]
+    best, why = recommend(ladder, 112e6, None)
+    assert best.throttle_bps == 22e6
+    assert why == "the smallest throttle as fast as the largest keeping headroom: 112MB/s takes 4m46s"
+    slower = [_result(20e6, 300_000), *ladder[1:]]
+    assert recommend(slower, 112e6, None)[0].throttle_bps == 44e6
+    r = run(112e6)
+    assert r.duration_ms == pytest.approx(6e9 / FETCH_CAP_BPS * 1000, rel=0.01)
+    assert run(22e6).duration_ms <= r.duration_ms * 1.01
+
+
 @pytest.mark.parametrize(("throttle", "produce", "hand_s"), [
     (20e6, 0.0, 6e9 / 20e6),                 # the leader quota alone: 300 s
     (15e6, 10e6, 6e9 / (15e6 - 5e6 - 5e6)),  # in-sync follower 2 takes 5MB/s of it, the log grows 5MB/s: 1200 s

@@ -8,7 +8,8 @@ refused with one sentence naming the table and the first offending row (docs/pip
 - every table: present, readable, the contract's columns and types;
 - the ``cluster`` of every row equals the meta's (a directory holds one cluster); read from the
   Parquet statistics when they are there, so it costs no scan;
-- no null key, partition or broker (a null topic was silently left out of the analysis);
+- no null key, partition or broker (a null topic was silently left out of the analysis), and no
+  negative partition or broker id;
 - no duplicated key: a change log has one row per ``seq``, a sample one row per what it samples
   (a duplicated traffic row would double the bytes meters);
 - not empty, unless asked (an empty directory would give a healthy-looking all-zero report).
@@ -148,6 +149,24 @@ def _refuse_nulls(file: Path, name: str) -> None:
                                    f"{', '.join(NOT_NULL[name])}")
 
 
+def _refuse_negative_ids(file: Path, name: str) -> None:
+    """No negative partition or broker id (Kafka's ids start at 0; ``-1`` means "none" only in columns
+    such as ``leader``, which are not checked): from the statistics' minimum when there is one."""
+    md = pq.ParquetFile(file).metadata
+    for column in ("partition", "broker"):
+        if column not in md.schema.names:
+            continue
+        stats = column_statistics(md, column)
+        if stats is not None and min((st.min for st in stats), default=0) >= 0:
+            continue
+        values = pq.read_table(file, columns=[column])[column]
+        negative = pc.less(values, 0)
+        if pc.any(negative).as_py():
+            i = pc.index(negative, True).as_py()
+            raise ReplicaflowError(f"{file}: row {i} of {name} has {column} {values[i].as_py()}; Kafka's "
+                                   f"{column} ids start at 0")
+
+
 def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
     """Rows of one table belong to ``cluster`` and have no duplicated key; returns the row count."""
     rows = 0
@@ -162,6 +181,7 @@ def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
                                        f"{quote(data['cluster'][i].as_py())}, but _meta.json says {quote(cluster)}")
         rows += pq.ParquetFile(file).metadata.num_rows
         _refuse_nulls(file, name)
+        _refuse_negative_ids(file, name)
     found = first_duplicate(files, KEYS[name])
     if found:
         first, count = found

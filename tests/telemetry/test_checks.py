@@ -42,12 +42,16 @@ def _duplicate_first_row(t: pa.Table) -> pa.Table:
     return pa.concat_tables([t, t.slice(0, 1)])
 
 
-def _null_first(column: str):
+def _first(column: str, value):
     def change(t: pa.Table) -> pa.Table:
         i = t.schema.get_field_index(column)
         values = t[column].to_pylist()
-        return t.set_column(i, t.schema.field(i), pa.array([None, *values[1:]], t.schema.field(i).type))
+        return t.set_column(i, t.schema.field(i), pa.array([value, *values[1:]], t.schema.field(i).type))
     return change
+
+
+def _null_first(column: str):
+    return _first(column, None)
 
 
 def _other_cluster(t: pa.Table) -> pa.Table:
@@ -76,6 +80,10 @@ BAD = [
     ("null topic", lambda d: _table(d, "isr", _null_first("topic")),
      "row 0 of isr has no topic (null); every row of isr needs seq, topic, partition"),
     ("null broker", lambda d: _table(d, "brokers", _null_first("broker")), "row 0 of brokers has no broker (null)"),
+    ("negative partition", lambda d: _table(d, "replica_offsets", _first("partition", -5)),
+     "row 0 of replica_offsets has partition -5; Kafka's partition ids start at 0"),
+    ("negative broker", lambda d: _table(d, "traffic", _first("broker", -1)),
+     "row 0 of traffic has broker -1; Kafka's broker ids start at 0"),
     ("meta not JSON", lambda d: (d / "telemetry" / "_meta.json").write_text("{"), "_meta.json: not valid JSON"),
     ("meta a list", lambda d: (d / "telemetry" / "_meta.json").write_text("[]"), "expected a JSON object"),
     ("meta not UTF-8", lambda d: (d / "telemetry" / "_meta.json").write_bytes(b'{"x\xff": 1}'),

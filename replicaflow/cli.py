@@ -17,6 +17,7 @@ from rich.text import Text
 
 from replicaflow import __version__
 from replicaflow.errors import ReplicaflowError
+from replicaflow.model.units import INT32_MAX
 
 app = typer.Typer(
     name="replicaflow",
@@ -256,8 +257,8 @@ def _broker_list(flag: str, text: str | None) -> list[int]:
     if not text.strip():
         raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4, found none")
     items = text.split(",")
-    if not all(x.strip().isascii() and x.strip().isdigit() and int(x) < 2**31 for x in items):
-        raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4 (each 0 to 2147483647, Kafka's int32), "
+    if not all(x.strip().isascii() and x.strip().isdigit() and int(x) <= INT32_MAX for x in items):
+        raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4 (each 0 to {INT32_MAX}, Kafka's int32), "
                                f"found {text!r}")
     return [int(x) for x in items]
 

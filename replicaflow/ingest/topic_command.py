@@ -26,6 +26,7 @@ from pathlib import Path
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.configs import MAX_MIN_ISR, MIN_ISR
 from replicaflow.model.topic import topic_name_problem
+from replicaflow.model.units import INT32_MAX
 from replicaflow.telemetry.textfile import read_text
 
 WHAT = "kafka-topics --describe output"
@@ -34,7 +35,6 @@ _NOISE = re.compile(r"(SLF4J: |log4j:|WARNING: |\[\d{4}-\d\d-\d\d |\d{4}-\d\d-\d
 _CONFIG_START = re.compile(r"[A-Za-z0-9._-]+=")
 _NO_LEADER = ("none", "-1")
 _INT = re.compile(r"-?[0-9]{1,10}")  # ASCII digits only (str.isdigit takes '²'); Kafka's ids are int32
-INT32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)

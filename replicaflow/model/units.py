@@ -23,6 +23,7 @@ DURATION_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
          "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1  # Java's int: Kafka's broker, partition and size fields, Spark's thread count
 
 
 def _bounded(value: float, text, what: str) -> float:

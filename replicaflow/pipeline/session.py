@@ -26,6 +26,7 @@ from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.model.units import INT32_MAX
 from replicaflow.pipeline import class_archive
 
 LOG4J2 = Path(__file__).with_name("log4j2.properties")
@@ -97,8 +98,8 @@ def check_master(master: str) -> str:
     """``--master`` checked in seconds, before any work: a URL Spark understands, and for a standalone
     master one that answers (Spark itself would retry for over a minute before failing)."""
     local = _LOCAL.match(master)
-    if local and local.group(2) not in (None, "*") and not 1 <= int(local.group(2)) < 2**31:
-        raise ReplicaflowError(f"--master: local[N] needs 1 to 2147483647 threads, found {quote(master)}")
+    if local and local.group(2) not in (None, "*") and not 1 <= int(local.group(2)) <= INT32_MAX:
+        raise ReplicaflowError(f"--master: local[N] needs 1 to {INT32_MAX} threads, found {quote(master)}")
     if local or master == "yarn" or re.match(r"(k8s|mesos)://.", master):
         return master
     m = _STANDALONE.match(master)

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.assignment import assign_replicas, random_start
 from replicaflow.model.predicates import reassignment_state
-from replicaflow.model.units import format_rate
+from replicaflow.model.units import BYTES, format_rate
 from replicaflow.plan.candidate import CandidateSpec
 from replicaflow.plan.inputs import DEFAULT_MESSAGE_BYTES, ClusterModel
 from replicaflow.sim.scenario import ReassignEvent, parse_scenario
 
+MB = BYTES["MB"]               # throttles are offered in whole MB/s
 HEADROOM = 0.9                 # the throttle keeps 10 % of each broker's spare NIC free
 STRIMZI_PER_BROKER = 5         # Cruise Control num.concurrent.partition.movements.per.broker
 STRIMZI_CLUSTER_MAX = 1250     # Cruise Control max.num.cluster.movements
@@ -77,7 +78,12 @@ def headroom_throttle_bps(cluster: ClusterModel) -> tuple[float, int]:
     if best <= 0:
         raise ReplicaflowError(f"broker {who} has no network headroom: its produce and replication traffic "
                                f"already fill the {format_rate(cluster.network_bps)} NIC")
-    return (math.floor(best / 1e6) * 1e6 if best >= 1e6 else best), who
+    return (whole_mb_bps(best) if best >= MB else best), who
+
+
+def whole_mb_bps(bps: float) -> float:
+    """``bps`` rounded down to a whole MB/s: the throttles the planner offers are rates an operator types."""
+    return float(math.floor(bps / MB) * MB)
 
 
 def never_finishes(cluster: ClusterModel, moves: list[Move], throttle_bps: float | None,

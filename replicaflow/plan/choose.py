@@ -10,7 +10,6 @@ is the smallest throttle meeting ``--deadline`` (on the ladder, narrowed to the 
 
 from __future__ import annotations
 
-import math
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -18,14 +17,13 @@ from pathlib import Path
 
 import replicaflow
 from replicaflow.model.units import format_duration, format_rate
-from replicaflow.plan.build import Move, candidate, headroom_throttle_bps, never_finishes
+from replicaflow.plan.build import MB, Move, candidate, headroom_throttle_bps, never_finishes, whole_mb_bps
 from replicaflow.plan.candidate import CandidateResult, simulate_candidate
 from replicaflow.plan.inputs import ClusterModel
 
 LADDER = (0.2, 0.4, 0.6, 0.8, 1.0)  # shares of the headroom throttle tried without --throttle
 REFINE_ROUNDS = 4                    # with --deadline: rounds that narrow the ladder's bracket
 REFINE_POINTS = 2                    # throttles each round tries inside the bracket (one Spark task each)
-MB = 1_000_000                       # the ladder and its refinement step in whole MB/s
 AS_FAST = 1.01                       # a throttle within 1 % of the fastest time keeping headroom is as fast
 
 
@@ -52,7 +50,7 @@ def throttles(cluster: ClusterModel, given: list[float]) -> tuple[list[float], f
     head, who = headroom_throttle_bps(cluster)
     if given:
         return sorted(set(given)), head, who
-    return [max(MB, math.floor(head * share / MB) * MB) for share in LADDER], head, who
+    return [max(MB, whole_mb_bps(head * share)) for share in LADDER], head, who
 
 
 def ship_package(sc) -> None:
@@ -138,7 +136,7 @@ def refinement(tried: list[float], meets) -> list[float]:
     hi = min(meeting)
     lo = max((r for r in tried if r < hi), default=0.0)
     step = (hi - lo) / (REFINE_POINTS + 1)
-    inside = {math.floor((lo + step * k) / MB) * MB for k in range(1, REFINE_POINTS + 1)}
+    inside = {whole_mb_bps(lo + step * k) for k in range(1, REFINE_POINTS + 1)}
     return sorted(r for r in inside if lo < r < hi and r >= MB)
 
 

@@ -10,13 +10,12 @@ import textwrap
 from dataclasses import dataclass
 
 from replicaflow.model.units import format_bytes, format_duration, format_rate
-from replicaflow.plan.build import Move, strimzi_eta_ms
+from replicaflow.plan.build import MB, Move, strimzi_eta_ms  # Cruise Control's dataToMoveMB is in MB too
 from replicaflow.plan.candidate import CandidateResult
 from replicaflow.plan.choose import Choice
 from replicaflow.plan.inputs import ClusterModel
 from replicaflow.report.figures import HYPOTHETICAL, PALETTE, plotly_text
 
-MB = 1e6  # Cruise Control's dataToMoveMB is in MB
 GANTT_TOP = 40  # partitions drawn one bar each; the rest fold into one "others" bar
 NO_SIZES = ("every moved partition is empty: the times below copy nothing (give --log-dirs with "
             "kafka-log-dirs --describe output for the partitions' sizes)")

@@ -126,44 +126,50 @@ def check_table(root: Path, name: str) -> tuple[Path, list[Path]]:
     return path, files
 
 
-def _clusters_from_statistics(file: Path) -> set[str] | None:
+def _clusters_from_statistics(md: pq.FileMetaData) -> set[str] | None:
     """The cluster values of a file from its row-group statistics (None when they are missing)."""
-    stats = column_statistics(pq.ParquetFile(file).metadata, "cluster")
+    stats = column_statistics(md, "cluster")
     if stats is None:
         return None
     return {v if isinstance(v, str) else v.decode() for s in stats for v in (s.min, s.max)}
 
 
-def _refuse_nulls(file: Path, name: str) -> None:
+def _first_row(file: Path, column: str, bad) -> tuple[int, object] | None:
+    """The index and value of the first row whose ``column`` is ``bad`` (an Arrow predicate), or None: read
+    only where the statistics could not rule it out."""
+    values = pq.read_table(file, columns=[column])[column]
+    hit = bad(values)
+    if not pc.any(hit).as_py():
+        return None
+    i = pc.index(hit, True).as_py()
+    return i, values[i].as_py()
+
+
+def _refuse_nulls(file: Path, md: pq.FileMetaData, name: str) -> None:
     """No null in the :data:`NOT_NULL` columns; read from the row-group statistics when they count nulls."""
-    md = pq.ParquetFile(file).metadata
     for column in NOT_NULL[name]:
         index = md.schema.names.index(column)
         stats = [md.row_group(g).column(index).statistics for g in range(md.num_row_groups)]
         if all(st is not None and st.has_null_count and st.null_count == 0 for st in stats):
             continue
-        values = pq.read_table(file, columns=[column])[column]
-        if values.null_count:
-            i = pc.index(pc.is_null(values), True).as_py()
-            raise ReplicaflowError(f"{file}: row {i} of {name} has no {column} (null); every row of {name} needs "
-                                   f"{', '.join(NOT_NULL[name])}")
+        found = _first_row(file, column, pc.is_null)
+        if found:
+            raise ReplicaflowError(f"{file}: row {found[0]} of {name} has no {column} (null); every row of {name} "
+                                   f"needs {', '.join(NOT_NULL[name])}")
 
 
-def _refuse_negative_ids(file: Path, name: str) -> None:
+def _refuse_negative_ids(file: Path, md: pq.FileMetaData, name: str) -> None:
     """No negative partition or broker id (Kafka's ids start at 0; ``-1`` means "none" only in columns
     such as ``leader``, which are not checked): from the statistics' minimum when there is one."""
-    md = pq.ParquetFile(file).metadata
     for column in ("partition", "broker"):
         if column not in md.schema.names:
             continue
         stats = column_statistics(md, column)
         if stats is not None and min((st.min for st in stats), default=0) >= 0:
             continue
-        values = pq.read_table(file, columns=[column])[column]
-        negative = pc.less(values, 0)
-        if pc.any(negative).as_py():
-            i = pc.index(negative, True).as_py()
-            raise ReplicaflowError(f"{file}: row {i} of {name} has {column} {values[i].as_py()}; Kafka's "
+        found = _first_row(file, column, lambda v: pc.less(v, 0))
+        if found:
+            raise ReplicaflowError(f"{file}: row {found[0]} of {name} has {column} {found[1]}; Kafka's "
                                    f"{column} ids start at 0")
 
 
@@ -171,17 +177,16 @@ def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
     """Rows of one table belong to ``cluster`` and have no duplicated key; returns the row count."""
     rows = 0
     for file in files:
-        clusters = _clusters_from_statistics(file)
+        md = pq.ParquetFile(file).metadata  # the footer once: statistics and row count
+        clusters = _clusters_from_statistics(md)
         if clusters is None or clusters - {cluster}:
-            data = pq.read_table(file, columns=["cluster"])
-            bad = pc.not_equal(data["cluster"], pa.scalar(cluster))
-            if pc.any(bad).as_py():
-                i = pc.index(bad, True).as_py()
-                raise ReplicaflowError(f"{file}: row {i} of {name} belongs to cluster "
-                                       f"{quote(data['cluster'][i].as_py())}, but _meta.json says {quote(cluster)}")
-        rows += pq.ParquetFile(file).metadata.num_rows
-        _refuse_nulls(file, name)
-        _refuse_negative_ids(file, name)
+            found = _first_row(file, "cluster", lambda v: pc.not_equal(v, pa.scalar(cluster)))
+            if found:
+                raise ReplicaflowError(f"{file}: row {found[0]} of {name} belongs to cluster "
+                                       f"{quote(found[1])}, but _meta.json says {quote(cluster)}")
+        rows += md.num_rows
+        _refuse_nulls(file, md, name)
+        _refuse_negative_ids(file, md, name)
     found = first_duplicate(files, KEYS[name])
     if found:
         first, count = found

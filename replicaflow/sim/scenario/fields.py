@@ -16,7 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from replicaflow.errors import show
 from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.topic import cluster_name_problem, topic_name_problem
-from replicaflow.model.units import INT64_MAX, parse_bytes, parse_duration_ms, parse_rate_bps
+from replicaflow.model.units import INT32_MAX, INT64_MAX, parse_bytes, parse_duration_ms, parse_rate_bps
 
 DEFAULT_START_MS = int(datetime(2026, 1, 1, tzinfo=UTC).timestamp() * 1000)
 # The last instant Kafka's log timestamps (and Python's datetime) can write: 9999-12-31.
@@ -130,8 +130,8 @@ StartMs = Annotated[int, BeforeValidator(start_ms)]
 Name = Annotated[str, BeforeValidator(_text)]
 TopicName = Annotated[str, BeforeValidator(_named(topic_name_problem))]
 ClusterName = Annotated[str, BeforeValidator(_named(cluster_name_problem))]
-BrokerId = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]  # Kafka's broker.id is an int32
-PartitionId = Annotated[int, Field(strict=True, ge=0, le=2**31 - 1)]
+BrokerId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]  # Kafka's broker.id is an int32
+PartitionId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
 MinIsr = Annotated[int, Field(strict=True, ge=1, le=MAX_MIN_ISR)]  # min.insync.replicas
 Count = Annotated[int, Field(strict=True, ge=1, le=INT64_MAX)]
 

@@ -11,6 +11,7 @@ from replicaflow.errors import ReplicaflowError, show
 from replicaflow.model import election
 from replicaflow.model.fetcher import FETCH_ERRORS
 from replicaflow.model.produce import DEFAULT_BATCH_SIZE_BYTES
+from replicaflow.model.units import INT32_MAX
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario.fields import (
     DEFAULT_START_MS,
@@ -174,7 +175,7 @@ class TopicSpec(FrozenModel):
     def _message_size(cls, value: int) -> int:
         if value < 1:
             raise ValueError(f"expected a message size of at least 1 byte, found {value}")
-        if value > 2**31 - 1:  # Kafka's message.max.bytes and max.request.size are int32
+        if value > INT32_MAX:  # Kafka's message.max.bytes and max.request.size are int32
             raise ValueError(f"expected a message size below 2GiB (Kafka's message.max.bytes is an int32), "
                              f"found {value}")
         return value

@@ -11,20 +11,25 @@ beyond the offset the new leader starts from. An ELR member that an unclean elec
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from replicaflow.model import election
 from replicaflow.pipeline.state import PKEY
 
 
-def unclean_elections(events: DataFrame, leaders: DataFrame) -> DataFrame:
-    """analysis/unclean_elections: (cluster, ts_ms, topic, partition, leader, leader_epoch, messages_lost)."""
-    def holds(members: str):
-        return F.coalesce(F.array_contains(members, F.col("leader")), F.lit(False))
+def elected_outside_isr() -> Column:
+    """On the replay stream (``state.partition_events``): true on a leaders row whose leader is not in the ISR
+    in force before it, the ISR being known (a partition's first leader is elected clean); null otherwise."""
+    leader = F.col("leader")
+    return F.when((F.col("src") == "l") & (leader != -1) & ~F.coalesce(F.array_contains("isr", leader), F.lit(True)),
+                  F.lit(True))
 
-    elected = events.filter((F.col("src") == "l") & (F.col("leader") != -1) & F.col("isr").isNotNull()
-                            & ~holds("isr") & ~holds("elr"))
+
+def unclean_elections(replay: DataFrame, leaders: DataFrame) -> DataFrame:
+    """analysis/unclean_elections: (cluster, ts_ms, topic, partition, leader, leader_epoch, messages_lost), from
+    the ``unclean`` rows of ``metrics.partition_replay`` whose leader is not an eligible leader replica either."""
+    elected = replay.filter(F.col("unclean") & ~F.coalesce(F.array_contains("elr", F.col("leader")), F.lit(False)))
     offsets = leaders.select(*PKEY, "ts_ms", "seq", "start_offset", "replicas_end_offset")
     return (elected.select(*PKEY, "ts_ms", "seq", "leader", "leader_epoch").join(offsets, [*PKEY, "ts_ms", "seq"])
             .select(*PKEY, "ts_ms", "leader", "leader_epoch",

@@ -13,10 +13,11 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.model.metrics import BROKER_METRICS, LEADER_FLAG_GAUGES, TRAFFIC_METRICS, jmx
+from replicaflow.pipeline.elections import elected_outside_isr
 from replicaflow.pipeline.log_dirs import offline_replica_intervals
 from replicaflow.pipeline.produce import produce_meter_deltas
 from replicaflow.pipeline.pruning import with_buckets, within_bucket
-from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, running
+from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, replay_rows, running
 
 LONG_MAX = (1 << 63) - 1
 METERS = [m.jmx for m in BROKER_METRICS if m.kind == "meter"]
@@ -169,28 +170,41 @@ def gauge_deltas(state: DataFrame, fetchers: DataFrame, meta: DataFrame, offline
             .unionByName(interval_deltas(intervals.join(m, "cluster"), ["cluster", "broker", "name"])))
 
 
-def isr_meter_events(events: DataFrame) -> DataFrame:
-    """Leader-driven ISR shrinks/expands: an isr row in the same leader epoch as the previous isr row and not
-    written by the controller (a KRaft controller's ISR removal keeps the epoch, docs/semantics.md §6).
+def isr_meter_prev() -> Column:
+    """On the replay stream (``state.partition_events``): the previous ISR of an isr row that the ISR meters
+    count, null on the other rows.
 
-    Counted on the partition's leader at that row (docs/metrics.md, IsrShrinksPerSec).
+    Leader-driven ISR shrinks/expands: an isr row in the same leader epoch as the previous isr row and not
+    written by the controller (a KRaft controller's ISR removal keeps the epoch, docs/semantics.md §6),
+    counted on the partition's leader at that row (docs/metrics.md, IsrShrinksPerSec). Only this cheap test
+    (and that the ISR changed) runs on every row; which meters a row counts is read on the few rows it keeps (``isr_meter_events``).
     """
-    rows = events.filter((F.col("src") == "i") & (F.col("isr_epoch") == F.col("prev_isr_epoch"))
-                         & ~F.coalesce(F.col("controller_write"), F.lit(False))
-                         & F.col("leader").isNotNull() & (F.col("leader") != -1))
-    shrink = F.when(F.size(F.array_except("prev_isr", "isr")) > 0, F.lit(jmx("IsrShrinksPerSec")))
-    expand = F.when(F.size(F.array_except("isr", "prev_isr")) > 0, F.lit(jmx("IsrExpandsPerSec")))
-    return rows.select("cluster", F.col("leader").alias("broker"), "ts_ms", "seq",
-                       F.explode(F.array_compact(F.array(shrink, expand))).alias("name"))
+    counted = ((F.col("src") == "i") & (F.col("isr_epoch") == F.col("prev_isr_epoch"))
+               & ~F.coalesce(F.col("controller_write"), F.lit(False))
+               & F.col("leader").isNotNull() & (F.col("leader") != -1) & (F.col("isr") != F.col("prev_isr")))
+    return F.when(counted, F.col("prev_isr"))
 
 
-def unclean_election_events(events: DataFrame, brokers: DataFrame) -> DataFrame:
+def partition_replay(events: DataFrame, meta: DataFrame) -> DataFrame:
+    """The replay rows that ``analyze`` caches (``state.replay_rows``): the partition state, and the change
+    rows that the ISR meters (``isr_meter_prev``) and the unclean elections (``unclean``) count."""
+    return replay_rows(events, meta, {"isr_meter_prev": isr_meter_prev(), "unclean": elected_outside_isr()})
+
+
+def isr_meter_events(replay: DataFrame) -> DataFrame:
+    """(cluster, broker, ts_ms, seq, name): one row per ISR meter event of ``partition_replay``."""
+    shrink = F.when(F.size(F.array_except("isr_meter_prev", "isr")) > 0, F.lit(jmx("IsrShrinksPerSec")))
+    expand = F.when(F.size(F.array_except("isr", "isr_meter_prev")) > 0, F.lit(jmx("IsrExpandsPerSec")))
+    return (replay.filter(F.col("isr_meter_prev").isNotNull())
+            .select("cluster", F.col("leader").alias("broker"), "ts_ms", "seq",
+                    F.explode(F.array_compact(F.array(shrink, expand))).alias("name")))
+
+
+def unclean_election_events(replay: DataFrame, brokers: DataFrame) -> DataFrame:
     """UncleanLeaderElectionsPerSec: a leaders row whose leader is not in the ISR in force before it
-    (``model.election.election_was_clean``; no ISR yet — a new partition — is clean), counted on the
+    (``elections.elected_outside_isr``; no ISR yet — a new partition — is clean), counted on the
     active controller at that row: the lowest-id broker whose state is ``up`` (docs/semantics.md §6)."""
-    elected = (events.filter((F.col("src") == "l") & (F.col("leader") != -1)
-                             & ~F.coalesce(F.array_contains("isr", F.col("leader")), F.lit(True)))
-               .select("cluster", "ts_ms", "seq"))
+    elected = replay.filter(F.col("unclean")).select("cluster", "ts_ms", "seq")
     ids = brokers.select("cluster", "broker").distinct()
     at_event = elected.join(ids, "cluster").select("cluster", "broker", "ts_ms", "seq", F.lit(True).alias("event"))
     states = brokers.select("cluster", "broker", "ts_ms", "seq", "state", F.lit(False).alias("event"))
@@ -202,12 +216,12 @@ def unclean_election_events(events: DataFrame, brokers: DataFrame) -> DataFrame:
                              F.lit(jmx("UncleanLeaderElectionsPerSec")).alias("name"))
 
 
-def meter_deltas(events: DataFrame, traffic: DataFrame, brokers: DataFrame, grid: DataFrame,
+def meter_deltas(replay: DataFrame, traffic: DataFrame, brokers: DataFrame, grid: DataFrame,
                  meta: DataFrame) -> DataFrame:
     """(cluster, broker, name, restart, ts_ms, delta) of the meters: ISR changes, unclean elections and
     traffic bytes."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
-    counted = isr_meter_events(events).unionByName(unclean_election_events(events, brokers))
+    counted = isr_meter_events(replay).unionByName(unclean_election_events(replay, brokers))
     isr = (restart_of_events(counted, brokers).join(m, "cluster")
            .select("cluster", "broker", "name", "restart", scrape_at_or_after("ts_ms").alias("ts_ms"),
                    F.lit(1).cast("long").alias("delta"), last_scrape().alias("last_ms"))
@@ -298,7 +312,7 @@ def metric_grid(grid: DataFrame, meta: DataFrame) -> DataFrame:
                     .alias("restart"), "ts_ms"))
 
 
-def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFrame], meta: DataFrame) -> DataFrame:
+def broker_metrics(state: DataFrame, replay: DataFrame, tables: dict[str, DataFrame], meta: DataFrame) -> DataFrame:
     """analysis/broker_metrics but the lag gauges (``lag_metrics``): one row per live broker, metric of its
     version and scrape (docs/metrics.md).
 
@@ -314,7 +328,7 @@ def broker_metrics(state: DataFrame, events: DataFrame, tables: dict[str, DataFr
     offline_replicas = offline_replica_intervals(tables["assignments"], tables["log_dirs"])
     gauges = gauge_deltas(state, tables["fetchers"], meta, offline_replicas)
     deltas = (gauges.withColumn("restart", F.lit(0))
-              .unionByName(meter_deltas(events, tables["traffic"], tables["brokers"], grid, meta))
+              .unionByName(meter_deltas(replay, tables["traffic"], tables["brokers"], grid, meta))
               .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
               .groupBy(*keys, "ts_ms").agg(F.sum("delta").alias("delta"))
               .withColumn("at_grid", F.lit(False)))

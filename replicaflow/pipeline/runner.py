@@ -83,8 +83,8 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     """Every analysis table of docs/design.md, analysis, as a call that builds its lazy DataFrame, in the
     contract's column order.
 
-    ``shared`` wraps the intermediate results that feed several tables or steps (partition events and
-    state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there
+    ``shared`` wraps the intermediate results that feed several tables or steps (the partition replay that
+    holds the state, lagging replicas, topic counts, reassignment episodes and progress); ``analyze`` caches them there
     so each is computed once for all the writes. Each is built once (``once``), by the first table that
     needs it.
 
@@ -93,8 +93,8 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     building those two. ``broker_metrics`` comes in two parts, its lag gauges apart, so the rest of
     it need not wait for that job (``write_parquet_all`` writes the parts into one folder).
     """
-    events = once(lambda: shared(S.partition_events(t.tables)))
-    state = once(lambda: shared(S.partition_state(events(), t.meta)))
+    replay = once(lambda: shared(M.partition_replay(S.partition_events(t.tables), t.meta)))
+    state = once(lambda: S.state_rows(replay()))
     offsets = t.tables["replica_offsets"]
 
     def lagging_replicas() -> DataFrame:
@@ -117,14 +117,14 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
     out: dict[str, Callable[[], DataFrame] | list[Callable[[], DataFrame]]] = {
         "partition_state": state,
         # in two parts: the lag gauges wait for the scrapes of replica_offsets that they read
-        "broker_metrics": [lambda: M.broker_metrics(state(), events(), t.tables, t.meta),
+        "broker_metrics": [lambda: M.broker_metrics(state(), replay(), t.tables, t.meta),
                            lambda: M.lag_metrics(lagging(), state(), t.tables, t.meta)],
         "topic_metrics": topics,
         "cluster_metrics": lambda: M.cluster_metrics(topics()),
         "incidents": lambda: E.incidents(state(), t.meta),
         "reassignments": lambda: E.reassignments(episodes(), progress(), t.tables["configs"]),
         "reassignment_progress": lambda: E.progress_table(progress()),
-        "unclean_elections": lambda: unclean_elections(events(), t.tables["leaders"]),
+        "unclean_elections": lambda: unclean_elections(replay(), t.tables["leaders"]),
     }
     return {name: [partial(_conformed, m, name) for m in make] if isinstance(make, list)
             else partial(_conformed, make, name) for name, make in out.items()}

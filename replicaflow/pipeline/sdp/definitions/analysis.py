@@ -31,21 +31,21 @@ def _read(name: str) -> DataFrame:
     return spark.read.table(name)  # noqa: F821
 
 
-@dp.temporary_view(name="partition_events")
-def partition_events() -> DataFrame:
-    return S.partition_events(T.tables)
+@dp.temporary_view(name="partition_replay")
+def partition_replay() -> DataFrame:
+    return M.partition_replay(S.partition_events(T.tables), T.meta)
 
 
 @dp.materialized_view(name="partition_state")
 def partition_state() -> DataFrame:
-    return conform(S.partition_state(_read("partition_events"), T.meta), "partition_state")
+    return conform(S.state_rows(_read("partition_replay")), "partition_state")
 
 
 @dp.materialized_view(name="broker_metrics")
 def broker_metrics() -> DataFrame:
     state = _read("partition_state")
     lagging = M.lagging_replicas(T.tables["replica_offsets"], state, T.meta)
-    return conform(M.broker_metrics(state, _read("partition_events"), T.tables, T.meta)
+    return conform(M.broker_metrics(state, _read("partition_replay"), T.tables, T.meta)
                    .unionByName(M.lag_metrics(lagging, state, T.tables, T.meta)), "broker_metrics")
 
 
@@ -87,4 +87,4 @@ def reassignments() -> DataFrame:
 
 @dp.materialized_view(name="unclean_elections")
 def unclean_elections() -> DataFrame:
-    return conform(elections(_read("partition_events"), T.tables["leaders"]), "unclean_elections")
+    return conform(elections(_read("partition_replay"), T.tables["leaders"]), "unclean_elections")

@@ -60,9 +60,6 @@ CODEGEN_CACHE_ENTRIES = 2000
 # concurrent queries are planned: without it in the name, the same code hits that cache (24 classes
 # compiled again per warm `analyze` at 1 h against 2, docs/pipeline.md)
 CODEGEN_ID_IN_CLASS_NAME = "spark.sql.codegen.useIdInClassName"
-# The cached steps kept as plain columns: compressing them cost more than it saved. 8 h of the benchmark, the
-# cached replay 337 MB instead of 251 MB; `analyze` 24.2 s against 25.4 s in one JVM (docs/pipeline.md, settings)
-CACHE_COMPRESSED = "spark.sql.inMemoryColumnarStorage.compressed"
 # The JVM classes PySpark looks up by name at each Column and DataFrame call (``sc._jvm.functions.col``): every
 # lookup is a JVM round trip, and a short name is first tried as a class of no package and in the gateway's
 # imported packages, each miss a search of every jar on the class path. Building `analyze`'s tables made about
@@ -155,7 +152,6 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
             .set(DATAFRAME_DEBUGGING, "false")
             .set(CODEGEN_CACHE, str(CODEGEN_CACHE_ENTRIES))
             .set(CODEGEN_ID_IN_CLASS_NAME, "false")
-            .set(CACHE_COMPRESSED, "false")
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
             .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
             .set("spark.driver.extraJavaOptions", java_options(python_tasks_only, rows, class_archive.use_option()

@@ -8,7 +8,6 @@ from replicaflow.model.metrics import jmx
 from replicaflow.pipeline.load import META_SCHEMA, meta_frame, meta_row
 from replicaflow.pipeline.session import (
     C1_ONLY,
-    CACHE_COMPRESSED,
     CODEGEN_CACHE,
     CODEGEN_CACHE_ENTRIES,
     CODEGEN_ID_IN_CLASS_NAME,
@@ -72,19 +71,6 @@ def test_generated_code_of_a_query_run_again_is_not_compiled_again(spark):
     assert [r[0] for r in query(0)] == [7, 14]
     assert compiled.getCount() == again
     assert int(spark.conf.get(CODEGEN_CACHE)) == CODEGEN_CACHE_ENTRIES
-
-
-def test_cached_steps_are_kept_as_plain_columns(spark):
-    """``spark.sql.inMemoryColumnarStorage.compressed`` off (Spark's ``InMemoryRelation`` encodes each cached
-    column otherwise): 200,000 equal ints take their 800,000 bytes, where run-length encoding would keep a few."""
-    assert spark.conf.get(CACHE_COMPRESSED) == "false"
-    df = spark.range(200_000).select(F.lit(7).alias("v")).cache()
-    try:
-        assert df.count() == 200_000
-        sizes = [i.memSize() for i in spark.sparkContext._jsc.sc().getRDDStorageInfo()]
-        assert sum(sizes) >= 800_000, sizes
-    finally:
-        df.unpersist()
 
 
 def test_the_meta_table_is_a_local_relation_no_python_worker_reads(spark):

@@ -18,7 +18,7 @@ from typing import Any
 
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model.topic import topic_name_problem
-from replicaflow.telemetry.textfile import read_text
+from replicaflow.telemetry.textfile import loads_json, read_text
 
 WHAT = "kafka-log-dirs --describe output"
 _PREAMBLE = ("Querying brokers for log directories information", "Received log directory information from brokers")
@@ -58,7 +58,7 @@ def parse_log_dirs(text: str, where: str) -> list[ReplicaLogDir]:
         raise ReplicaflowError(f"{where}:{first}: expected the JSON document of kafka-log-dirs --describe "
                                f"({{\"version\": 1, \"brokers\": […]}}), found {quote(lines[first - 1].strip())}")
     try:
-        doc = json.loads(body)
+        doc = loads_json(body)
     except json.JSONDecodeError as exc:
         raise ReplicaflowError(f"{where}:{exc.lineno + skipped}: invalid JSON ({exc.msg})") from None
     except RecursionError:

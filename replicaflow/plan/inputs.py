@@ -21,7 +21,7 @@ from replicaflow.ingest.topic_command import read_topic_describe
 from replicaflow.model.reassign_tool import log_dirs_problem, plan_version_problem
 from replicaflow.model.topic import topic_name_problem
 from replicaflow.model.units import parse_rate_bps
-from replicaflow.telemetry.textfile import read_text
+from replicaflow.telemetry.textfile import loads_json, read_text
 
 DEFAULT_NETWORK_BPS = 125e6  # 1 Gbit/s NIC per direction, the scenario files' default too
 DEFAULT_MESSAGE_BYTES = 1024
@@ -182,7 +182,7 @@ def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int]
     """``kafka-reassign-partitions`` JSON: every partition once, known topics, partitions and brokers."""
     text = read_text(path, "reassignment file")
     try:
-        doc = json.loads(text)
+        doc = loads_json(text)
     except json.JSONDecodeError as exc:
         raise ReplicaflowError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
     except RecursionError:

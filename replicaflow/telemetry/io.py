@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.telemetry.schema import TELEMETRY, TRUTH
-from replicaflow.telemetry.textfile import read_text
+from replicaflow.telemetry.textfile import loads_json, read_text
 
 GROUPS: dict[str, dict[str, pa.Schema]] = {"telemetry": TELEMETRY, "truth": TRUTH}
 CHANGE_TABLES = frozenset(name for name, schema in TELEMETRY.items() if "seq" in schema.names)
@@ -180,9 +180,9 @@ def read_meta(root: Path) -> dict:
         raise ReplicaflowError(f"{path}: missing; expected the telemetry written by `replicaflow simulate`")
     text = read_text(path, "telemetry meta file", utf16=False, max_bytes=META_MAX_BYTES)
     try:
-        meta = json.loads(text)
+        meta = loads_json(text)
     except json.JSONDecodeError as exc:
-        raise ReplicaflowError(f"{path}: not valid JSON ({exc})") from None
+        raise ReplicaflowError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise ReplicaflowError(f"{path}: not valid JSON (nested too deeply)") from None
     if not isinstance(meta, dict):

@@ -128,6 +128,8 @@ def test_log_dirs_sizes_and_an_offline_directory():
      "l.txt:3: brokers[0].logDirs[0].partitions[0].size: expected a non-negative integer, found -1"),
     ('{"version":1,"brokers":[{"broker":1}]}', "l.txt:3: brokers[0]: missing field 'logDirs'"),
     ('{"version":1,"brokers":[\n{"broker":1,', "l.txt:4: invalid JSON"),
+    ('{"version":1,"brokers":[\n{"broker":1,"broker":2,"logDirs":[]}]}',
+     "l.txt:4: invalid JSON (the object starting on this line has the key 'broker' twice; give each key once)"),
     ("[" * 100_000, "l.txt: the JSON document is nested too deeply"),
     ("", "l.txt: no JSON document"),
     ("Exception in thread \"main\" org.apache.kafka.common.errors.TimeoutException\n",

@@ -31,6 +31,10 @@ def _moves(*moves) -> str:
     (_moves(("orders", 8, [1, 2, 3])), "partitions[0]: partition orders-8 is not in the cluster's describe output"),
     (_moves(("payments", 0, [1, 2, 3])), "partition payments-0 is not in the cluster's describe output"),
     ('{"version": 1, "partitions": [', "plan.json:1: invalid JSON (Expecting value)"),
+    # Kafka's tool would keep the last replicas silently (Jackson's default); one of the two lists is a mistake
+    ('{"version": 1, "partitions": [\n {"topic": "orders", "partition": 0, "replicas": [1, 2, 3],\n'
+     '  "replicas": [2, 3, 4]}]}',
+     "plan.json:2: invalid JSON (the object starting on this line has the key 'replicas' twice; give each key once)"),
     (_moves(("orders", 1, [2, 3, 4]), ("orders", 1, [2, 3, 1])), "partitions[1]: partition orders-1 is listed twice"),
     (_moves(("orders", 1, [2, 2, 4])), "partitions[0].replicas: broker listed twice"),
     (json.dumps({"version": 2, "partitions": []}), "version: expected 1, found 2"),

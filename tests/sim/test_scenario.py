@@ -372,6 +372,14 @@ def test_missing_reassignment_file_names_the_path(design_file: Path):
                                f"{design_file.parent / 'plan.json'}: reassignment file does not exist")
 
 
+def test_reassignment_json_with_a_key_twice_names_file_line_and_key(design_file: Path):
+    (design_file.parent / "plan.json").write_text('{"version": 1,\n "partitions": [\n  {"topic": "orders", '
+                                                  '"topic": "payments", "partition": 0, "replicas": [1, 2]}\n]}\n')
+    with pytest.raises(ReplicaflowError, match=rf"^{design_file.parent / 'plan.json'}:3: invalid JSON \(the object "
+                                               r"starting on this line has the key 'topic' twice; give each key once\)"):
+        load_scenario(design_file)
+
+
 def test_invalid_reassignment_json_names_file_and_line(design_file: Path):
     (design_file.parent / "plan.json").write_text('{"version": 1,\n "partitions": [\n  {"topic": orders}\n]}\n')
     with pytest.raises(ReplicaflowError, match=rf"^{design_file.parent / 'plan.json'}:3: invalid JSON"):

@@ -84,7 +84,11 @@ BAD = [
      "row 0 of replica_offsets has partition -5; Kafka's partition ids start at 0"),
     ("negative broker", lambda d: _table(d, "traffic", _first("broker", -1)),
      "row 0 of traffic has broker -1; Kafka's broker ids start at 0"),
-    ("meta not JSON", lambda d: (d / "telemetry" / "_meta.json").write_text("{"), "_meta.json: not valid JSON"),
+    ("meta not JSON", lambda d: (d / "telemetry" / "_meta.json").write_text("{"),
+     "_meta.json:1: not valid JSON (Expecting property name enclosed in double quotes)"),
+    ("meta key twice", lambda d: (d / "telemetry" / "_meta.json").write_text('{"cluster": "a",\n "cluster": "b"}'),
+     "_meta.json:1: not valid JSON (the object starting on this line has the key 'cluster' twice; give each key "
+     "once)"),
     ("meta a list", lambda d: (d / "telemetry" / "_meta.json").write_text("[]"), "expected a JSON object"),
     ("meta not UTF-8", lambda d: (d / "telemetry" / "_meta.json").write_bytes(b'{"x\xff": 1}'),
      "_meta.json:1: the telemetry meta file is not UTF-8 text (byte 0xff at offset 3)"),

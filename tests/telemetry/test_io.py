@@ -150,7 +150,7 @@ def test_readers_name_the_missing_path(tmp_path: Path):
         read_table(tmp_path, "telemetry", "isr")
     (tmp_path / "telemetry").mkdir()
     (tmp_path / "telemetry" / "_meta.json").write_text("{not json")
-    with pytest.raises(ReplicaflowError, match=r"_meta.json: not valid JSON"):
+    with pytest.raises(ReplicaflowError, match=r"_meta.json:1: not valid JSON \(Expecting property name"):
         read_meta(tmp_path)
 
 

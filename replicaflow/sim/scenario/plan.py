@@ -14,6 +14,7 @@ from replicaflow.model.reassign_tool import log_dirs_problem, plan_version_probl
 from replicaflow.sim.scenario.models import ReassignPartition
 from replicaflow.sim.scenario.problems import Problems
 from replicaflow.sim.scenario.yamldoc import read_text
+from replicaflow.telemetry.textfile import loads_json
 
 _MOVES = TypeAdapter(tuple[ReassignPartition, ...])
 
@@ -37,7 +38,7 @@ def load_plan(ref: Any, loc: tuple, base_dir: Path, problems: Problems) -> tuple
             problems.add(loc + ("file",), str(exc))
             return None, None
         try:
-            ref = json.loads(text)
+            ref = loads_json(text)
         except json.JSONDecodeError as exc:
             problems.add((), f"invalid JSON ({exc.msg})", str(path), exc.lineno)
             return None, None

@@ -138,11 +138,20 @@ def test_missing_column_and_corrupt_parquet(tmp_path):
         build_report(tmp_path)
 
 
-def test_bad_summary_json(tmp_path):
+@pytest.mark.parametrize(("content", "sentence"), [
+    (b"{oops", "_summary.json:1: not valid JSON (Expecting property name enclosed in double quotes)"),
+    (b'{"beta": {"peak_urp": 1},\n "beta": {"peak_urp": 2}}',
+     "_summary.json:1: not valid JSON (the object starting on this line has the key 'beta' twice"),
+    (b'{"beta": {"peak_urp": \xff}}', "_summary.json:1: the analysis summary is not UTF-8 text (byte 0xff"),
+    (b"[" * 100_000, "_summary.json: not valid JSON (nested too deeply)"),
+])
+def test_bad_summary_json(tmp_path, content, sentence):
+    """A damaged ``_summary.json`` is one sentence naming the file (and line), never a traceback."""
     write_analysis(tmp_path, ("beta",), logs=False)
-    (tmp_path / "analysis" / "_summary.json").write_text("{oops")
-    with pytest.raises(ReplicaflowError, match=r"_summary.json: not valid JSON"):
+    (tmp_path / "analysis" / "_summary.json").write_bytes(content)
+    with pytest.raises(ReplicaflowError) as info:
         build_report(tmp_path)
+    assert sentence in str(info.value)
 
 
 def test_empty_analysis_is_an_error(tmp_path):

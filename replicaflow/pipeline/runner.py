@@ -7,6 +7,7 @@ in the declarative pipeline (pipeline/sdp/) alike.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import threading
@@ -140,11 +141,8 @@ def conform(df: DataFrame, name: str) -> DataFrame:
     return to_schema(df, ANALYSIS[name])
 
 
-def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
-            spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None,
-            checked: Sequence[Checked] | None = None, telemetry: Telemetry | None = None) -> dict:
-    """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the headline summary
-    (``_analyze``), then frees the JVM objects the analysis leaves behind.
+def releasing_jvm_objects(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn``, then Python's cycle collector, so that the JVM may drop the objects ``fn`` made.
 
     Every py4j proxy of a JVM object is in a reference cycle of its own (``JavaObject._methods`` holds
     members that point back at it), so only Python's cycle collector releases the JVM's query plans, and
@@ -152,15 +150,19 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
     analysis at 1 h kept about 90 MB of plans per run live in a long-lived JVM (tests, benchmarks, notebooks)
     and 0.5–0.8 GB of cleanable blocks besides, until the next full collection (docs/pipeline.md, "Memory").
     """
-    try:
-        return _analyze(telemetry_dirs, out, master, progress, spark, extra_tables, checked, telemetry)
-    finally:
-        gc.collect()
+    @functools.wraps(fn)
+    def run(*args, **kwargs) -> T:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.collect()
+    return run
 
 
-def _analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str, progress: bool,
-             spark: SparkSession | None, extra_tables: Mapping[str, DataFrame] | None,
-             checked: Sequence[Checked] | None, telemetry: Telemetry | None) -> dict:
+@releasing_jvm_objects
+def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,
+            spark: SparkSession | None = None, extra_tables: Mapping[str, DataFrame] | None = None,
+            checked: Sequence[Checked] | None = None, telemetry: Telemetry | None = None) -> dict:
     """Analyze one or several telemetry directories into ``<out>/analysis/``; returns the headline summary.
 
     ``telemetry``: tables already read (``analyze --logs`` alone rebuilds a fleet's tables into one

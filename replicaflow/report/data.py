@@ -7,7 +7,6 @@ contract's columns, so every section can say "none" instead of failing.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.model.metrics import BY_JMX
 from replicaflow.telemetry.io import read_meta, read_table
 from replicaflow.telemetry.schema import ANALYSIS
-from replicaflow.telemetry.textfile import loads_json, read_text
+from replicaflow.telemetry.textfile import read_json
 
 REQUIRED = ("partition_state", "broker_metrics", "cluster_metrics", "incidents")
 OPTIONAL = ("topic_metrics", "reassignments", "reassignment_progress", "unclean_elections", "log_events", "rejects")
@@ -97,13 +96,7 @@ def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
     spath = root / SUMMARY_FILE
     if not spath.exists():
         raise ReplicaflowError(f"{spath}: missing (it holds the headline numbers); run `replicaflow analyze` again")
-    text = read_text(spath, "analysis summary", utf16=False)
-    try:
-        summary = loads_json(text)
-    except json.JSONDecodeError as exc:
-        raise ReplicaflowError(f"{spath}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise ReplicaflowError(f"{spath}: not valid JSON (nested too deeply)") from None
+    summary = read_json(spath, "analysis summary", utf16=False)
     if not isinstance(summary, dict) or not all(isinstance(v, dict) for v in summary.values()):
         raise ReplicaflowError(f"{spath}: expected a JSON object of clusters, each an object of headline numbers")
     return Analysis(directory, tables, meta, summary)

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.telemetry.schema import TELEMETRY, TRUTH
-from replicaflow.telemetry.textfile import loads_json, read_text
+from replicaflow.telemetry.textfile import read_json
 
 GROUPS: dict[str, dict[str, pa.Schema]] = {"telemetry": TELEMETRY, "truth": TRUTH}
 CHANGE_TABLES = frozenset(name for name, schema in TELEMETRY.items() if "seq" in schema.names)
@@ -178,13 +178,7 @@ def read_meta(root: Path) -> dict:
     path = Path(root) / "telemetry" / META_FILE
     if not path.exists() and not path.is_symlink():
         raise ReplicaflowError(f"{path}: missing; expected the telemetry written by `replicaflow simulate`")
-    text = read_text(path, "telemetry meta file", utf16=False, max_bytes=META_MAX_BYTES)
-    try:
-        meta = loads_json(text)
-    except json.JSONDecodeError as exc:
-        raise ReplicaflowError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise ReplicaflowError(f"{path}: not valid JSON (nested too deeply)") from None
+    meta = read_json(path, "telemetry meta file", utf16=False, max_bytes=META_MAX_BYTES)
     if not isinstance(meta, dict):
         raise ReplicaflowError(f"{path}: expected a JSON object")
     return meta

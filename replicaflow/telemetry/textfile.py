@@ -49,17 +49,49 @@ def read_text(path: Path, what: str, *, utf16: bool = True, max_bytes: int = MAX
                                f"(byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
+def read_json(path: Path, what: str, *, utf16: bool = True, max_bytes: int = MAX_BYTES) -> object:
+    """The file as JSON (``read_text``, then ``loads_json``); invalid JSON is one sentence naming its line."""
+    text = read_text(path, what, utf16=utf16, max_bytes=max_bytes)
+    try:
+        return loads_json(text)
+    except json.JSONDecodeError as exc:
+        raise ReplicaflowError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ReplicaflowError(f"{path}: not valid JSON (nested too deeply)") from None
+
+
 class _Duplicated(Exception):
     """A key met twice in one JSON object (``_unique``)."""
 
 
+def _repeated_key(pairs: list[tuple[str, object]]) -> str | None:
+    """The first key of a JSON object's pairs that an earlier pair already holds."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
+
+
 def _unique(pairs: list[tuple[str, object]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Duplicated
-        out[key] = value
-    return out
+    if _repeated_key(pairs) is not None:
+        raise _Duplicated
+    return dict(pairs)
+
+
+def _located_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):
+    """``json.decoder.JSONObject`` that refuses a repeated key at the object's opening brace (``s_and_end``:
+    the document and the index just past that brace)."""
+    s, end = s_and_end
+
+    def unique(pairs: list[tuple[str, object]]) -> dict:
+        key = _repeated_key(pairs)
+        if key is not None:
+            raise json.JSONDecodeError(f"the object starting on this line has the key {key!r} twice; "
+                                       "give each key once", s, end - 1)
+        return dict(pairs)
+    return json.decoder.JSONObject(s_and_end, strict, scan_once, object_hook, unique, memo)
 
 
 def loads_json(text: str) -> object:
@@ -76,20 +108,6 @@ def loads_json(text: str) -> object:
     except _Duplicated:
         pass
     decoder = json.JSONDecoder()
-
-    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):
-        s, end = s_and_end
-
-        def unique(pairs: list[tuple[str, object]]) -> dict:
-            seen: set[str] = set()
-            for key, _ in pairs:
-                if key in seen:
-                    raise json.JSONDecodeError(f"the object starting on this line has the key {key!r} twice; "
-                                               "give each key once", s, end - 1)
-                seen.add(key)
-            return dict(pairs)
-        return json.decoder.JSONObject(s_and_end, strict, scan_once, object_hook, unique, memo)
-
-    decoder.parse_object = parse_object
+    decoder.parse_object = _located_object
     decoder.scan_once = json.scanner.py_make_scanner(decoder)
     return decoder.decode(text)

@@ -10,6 +10,7 @@ refused with one sentence naming the table and the first offending row (docs/pip
   Parquet statistics when they are there, so it costs no scan;
 - no null key, partition or broker (a null topic was silently left out of the analysis), and no
   negative partition or broker id;
+- no row after the meta's ``end_ms`` (its changes were reported as incidents after the end of the telemetry);
 - no duplicated key: a change log has one row per ``seq``, a sample one row per what it samples
   (a duplicated traffic row would double the bytes meters);
 - not empty, unless asked (an empty directory would give a healthy-looking all-zero report).
@@ -29,6 +30,7 @@ import pyarrow.parquet as pq
 
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model import election
+from replicaflow.model.units import format_ts_ms
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import io
 from replicaflow.telemetry.keys import column_statistics, first_duplicate
@@ -173,8 +175,23 @@ def _refuse_negative_ids(file: Path, md: pq.FileMetaData, name: str) -> None:
                                    f"{column} ids start at 0")
 
 
-def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
-    """Rows of one table belong to ``cluster`` and have no duplicated key; returns the row count."""
+def _refuse_after_end(file: Path, md: pq.FileMetaData, name: str, end_ms: int) -> None:
+    """No row after ``end_ms``: the analysis spans start_ms..end_ms, and a change after it was reported as an
+    incident that starts after the telemetry ends. From the statistics' maximum when there is one."""
+    stats = column_statistics(md, "ts_ms")
+    if stats is not None and max((st.max for st in stats), default=end_ms) <= end_ms:
+        return
+    found = _first_row(file, "ts_ms", lambda v: pc.greater(v, pa.scalar(end_ms, pa.int64())))
+    if found:
+        raise ReplicaflowError(f"{file}: row {found[0]} of {name} has ts_ms {found[1]} ({format_ts_ms(found[1])} UTC), "
+                               f"after end_ms {end_ms} ({format_ts_ms(end_ms)} UTC) in _meta.json; the telemetry "
+                               "must end at or after its last row")
+
+
+def check_rows(name: str, files: Sequence[Path], meta: dict) -> int:
+    """Rows of one table belong to the meta's cluster, end by its ``end_ms`` and have no duplicated key;
+    returns the row count."""
+    cluster = meta["cluster"]
     rows = 0
     for file in files:
         md = pq.ParquetFile(file).metadata  # the footer once: statistics and row count
@@ -187,6 +204,7 @@ def check_rows(name: str, files: Sequence[Path], cluster: str) -> int:
         rows += md.num_rows
         _refuse_nulls(file, md, name)
         _refuse_negative_ids(file, md, name)
+        _refuse_after_end(file, md, name, meta["end_ms"])
     found = first_duplicate(files, KEYS[name])
     if found:
         first, count = found
@@ -216,7 +234,7 @@ def check_telemetry(dirs: Sequence[Path], allow_empty: bool = False) -> list[Che
         seen[meta["cluster"]] = root
         found.append((root, meta, {name: check_table(root, name) for name in TELEMETRY}))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="replicaflow-check") as pool:
-        counted = [[pool.submit(check_rows, name, files, meta["cluster"]) for name, (_, files) in tables.items()]
+        counted = [[pool.submit(check_rows, name, files, meta) for name, (_, files) in tables.items()]
                    for _, meta, tables in found]
         try:
             rows = [sum(f.result() for f in futures) for futures in counted]

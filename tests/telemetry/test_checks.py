@@ -69,6 +69,11 @@ BAD = [
     ("duplicated change", lambda d: _table(d, "isr", _duplicate_first_row), "isr has 2 rows with seq="),
     ("duplicated sample", lambda d: _table(d, "replica_offsets", _duplicate_first_row),
      "replica_offsets has 2 rows with ts_ms=10000, topic=a, partition=0, broker=1"),
+    ("a change after the end", lambda d: _table(d, "isr", _first("ts_ms", 20_001)),
+     "row 0 of isr has ts_ms 20001 (1970-01-01 00:00:20 UTC), after end_ms 20000 (1970-01-01 00:00:20 UTC) in "
+     "_meta.json; the telemetry must end at or after its last row"),
+    ("a scrape after the end", lambda d: _meta(d, end_ms=9_999),
+     "row 0 of replica_offsets has ts_ms 10000 (1970-01-01 00:00:10 UTC), after end_ms 9999"),
     ("zero scrape interval", lambda d: _meta(d, scrape_interval_ms=0), "needs scrape_interval_ms > 0"),
     ("absurd end", lambda d: _meta(d, end_ms=2**61), "scrapes (at most 10,000,000); is end_ms or the interval wrong?"),
     ("end as text", lambda d: _meta(d, end_ms="soon"), "'end_ms' must be an integer (epoch ms), found 'soon'"),
@@ -108,6 +113,19 @@ def test_bad_telemetry_is_one_sentence_before_spark(tmp_path, what, mutate, sent
     assert "\n" not in str(info.value)
 
 
+def test_rows_up_to_end_ms_are_accepted(tmp_path):
+    """``end_ms`` is the last instant of the telemetry (its last scrape may fall on it): a row at it passes,
+    one after it is refused (BAD above), whether the Parquet statistics hold the maximum or not."""
+    d = tiny(tmp_path / "t")
+    _table(d, "isr", _first("ts_ms", 20_000))
+    assert check_telemetry([d])[0].rows > 0
+    path = next((d / "telemetry" / "leaders").glob("*.parquet"))
+    t = pq.read_table(path)
+    pq.write_table(_first("ts_ms", 25_000)(t), path, write_statistics=False)
+    with pytest.raises(ReplicaflowError, match="row 0 of leaders has ts_ms 25000"):
+        check_telemetry([d])
+
+
 def test_empty_telemetry_needs_allow_empty(tmp_path):
     d = Tele("c1", "3.7", end_ms=20_000).write(tmp_path / "t")
     with pytest.raises(ReplicaflowError, match="every table is empty.*--allow-empty"):
@@ -128,10 +146,10 @@ def test_the_first_bad_table_in_order_is_reported_whichever_thread_finds_it(tmp_
     _table(b, "traffic", _duplicate_first_row)
     check_rows = checks.check_rows
 
-    def slow_first(name, files, cluster):
-        if cluster == "c1":
+    def slow_first(name, files, meta):
+        if meta["cluster"] == "c1":
             time.sleep(0.3)
-        return check_rows(name, files, cluster)
+        return check_rows(name, files, meta)
 
     monkeypatch.setattr(checks, "check_rows", slow_first)
     with pytest.raises(ReplicaflowError) as info:

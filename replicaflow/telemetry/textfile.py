@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import json.decoder
 import json.scanner
+import re
+import sys
 from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError
@@ -94,8 +96,19 @@ def _located_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook
     return json.decoder.JSONObject(s_and_end, strict, scan_once, object_hook, unique, memo)
 
 
+def _long_integer(text: str, exc: ValueError) -> json.JSONDecodeError:
+    """Python converts at most ``sys.get_int_max_str_digits()`` digits to an int (conversion is quadratic), and
+    ``json`` lets that ``ValueError`` out bare: as a decode error at the first integer that long outside a string."""
+    limit = sys.get_int_max_str_digits()
+    for m in re.finditer(rf'"(?:[^"\\]|\\.)*"|-?[0-9]{{{limit + 1},}}', text):
+        if not m.group().startswith('"'):
+            return json.JSONDecodeError(f"a number of {len(m.group().lstrip('-')):,} digits; at most {limit:,}",
+                                        text, m.start())
+    raise exc
+
+
 def loads_json(text: str) -> object:
-    """``json.loads``, refusing an object that holds one key twice.
+    """``json.loads``, refusing an object that holds one key twice and an integer too long to convert.
 
     Python's parser keeps the last value silently, and so does the Jackson parser of Kafka's tools; either way
     one of the two values an operator wrote is dropped unseen, as the YAML reader refuses too (sim/scenario/
@@ -107,6 +120,10 @@ def loads_json(text: str) -> object:
         return json.loads(text, object_pairs_hook=_unique)
     except _Duplicated:
         pass
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) or "integer string conversion" not in str(exc):
+            raise
+        raise _long_integer(text, exc) from None
     decoder = json.JSONDecoder()
     decoder.parse_object = _located_object
     decoder.scan_once = json.scanner.py_make_scanner(decoder)

@@ -131,6 +131,9 @@ def test_log_dirs_sizes_and_an_offline_directory():
     ('{"version":1,"brokers":[\n{"broker":1,"broker":2,"logDirs":[]}]}',
      "l.txt:4: invalid JSON (the object starting on this line has the key 'broker' twice; give each key once)"),
     ("[" * 100_000, "l.txt: the JSON document is nested too deeply"),
+    ('{"version":1,"brokers":[\n{"broker":1,"logDirs":[{"logDir":"' + "9" * 5000 + '","error":null,"partitions":[\n'
+     '{"partition":"o-0","size":' + "9" * 5000 + ',"offsetLag":0,"isFuture":false}]}]}]}',
+     "l.txt:5: invalid JSON (a number of 5,000 digits; at most 4,300)"),
     ("", "l.txt: no JSON document"),
     ("Exception in thread \"main\" org.apache.kafka.common.errors.TimeoutException\n",
      "l.txt:3: expected the JSON document of kafka-log-dirs --describe ({\"version\": 1, \"brokers\": […]}), found "

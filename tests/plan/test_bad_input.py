@@ -43,6 +43,9 @@ def _moves(*moves) -> str:
      "partitions[0].log_dirs: expected one directory per replica (3), found 1"),
     (json.dumps({"partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, 4], "log_dirs": "any"}]}),
      "partitions[0].log_dirs: expected a list of directories or \"any\", one per replica, found 'any'"),
+    # Python converts at most 4,300 digits to an int; json let that ValueError out as a traceback
+    ('{"version": 1, "partitions": [\n {"topic": "orders", "partition": 0, "replicas": [2, 3, 4' + "0" * 5000 + "]}]}",
+     "plan.json:2: invalid JSON (a number of 5,001 digits; at most 4,300)"),
 ])
 def test_bad_plan_is_one_sentence_before_any_work(tmp_path, plan_text, sentence):
     """The --master given is not even a Spark URL: the input sentence comes first, so nothing started."""

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.text import Text
 
 from replicaflow import __version__
-from replicaflow.errors import ReplicaflowError
-from replicaflow.model.units import INT32_MAX
+from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.model.units import INT32_MAX, parse_id
 
 app = typer.Typer(
     name="replicaflow",
@@ -256,11 +256,11 @@ def _broker_list(flag: str, text: str | None) -> list[int]:
         return []
     if not text.strip():
         raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4, found none")
-    items = text.split(",")
-    if not all(x.strip().isascii() and x.strip().isdigit() and int(x) <= INT32_MAX for x in items):
+    ids = [parse_id(x) for x in text.split(",")]
+    if None in ids:
         raise ReplicaflowError(f"{flag}: expected broker ids like 1,2,4 (each 0 to {INT32_MAX}, Kafka's int32), "
-                               f"found {text!r}")
-    return [int(x) for x in items]
+                               f"found {quote(text)}")
+    return ids
 
 
 @app.command()

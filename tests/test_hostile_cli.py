@@ -88,7 +88,11 @@ def telemetry(tmp_path_factory) -> Path:
     (["--out", ""], {}, "--out: expected a folder path, found an empty one"),
     (["--master", "local[0]"], {}, "--master: local[N] needs 1 to 2147483647 threads, found 'local[0]'"),
     (["--master", "yarn-client"], {}, "--master: expected local[N], local[*] or spark://host:port, found 'yarn-client'"),
-], ids=["bad master", "unreachable master", "no java", "empty out", "zero threads", "spark 2's yarn-client"])
+    (["--master", "local[" + "9" * 5000 + "]"], {}, "--master: local[N] needs 1 to 2147483647 threads, found 'local[999"),
+    (["--master", "spark://127.0.0.1:99999"], {}, "--master: expected a port from 1 to 65535, found "
+                                                  "'spark://127.0.0.1:99999'"),
+], ids=["bad master", "unreachable master", "no java", "empty out", "zero threads", "spark 2's yarn-client",
+        "5000-digit threads", "port beyond 65535"])
 def test_environment_errors_are_one_sentence_in_seconds(telemetry, args, env, sentence):
     argv = ["analyze", "run[1]", *(args if "--out" in args else ["--out", "run[1]", *args])]
     done = _run(argv, telemetry, env={**os.environ, **env}, capped=False)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest.log_dirs_command import split_topic_partition
+from replicaflow.model.units import parse_id
 from replicaflow.telemetry.textfile import read_text
 
 WHAT = "kafka-reassign-partitions output"
@@ -111,7 +112,7 @@ def _verify_line(line: str, at: str, status: ReassignStatus) -> bool:
 
 
 def _ids(text: str, at: str) -> tuple[int, ...]:
-    items = [t for t in text.split(",") if t]
-    if any(len(t) > 10 for t in items):
+    ids = tuple(parse_id(t) for t in text.split(",") if t)
+    if None in ids:
         raise ReplicaflowError(f"{at}: expected broker ids, found {quote(text)}")
-    return tuple(int(t) for t in items)
+    return ids

@@ -26,7 +26,7 @@ from pathlib import Path
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.configs import MAX_MIN_ISR, MIN_ISR
 from replicaflow.model.topic import topic_name_problem
-from replicaflow.model.units import INT32_MAX
+from replicaflow.model.units import INT32_MAX, parse_id
 from replicaflow.telemetry.textfile import read_text
 
 WHAT = "kafka-topics --describe output"
@@ -152,11 +152,9 @@ def _brokers(fields: dict[str, str], key: str, at: str) -> tuple[int, ...] | Non
     value = fields.get(key)
     if value is None or value == "N/A":
         return None
-    ids = []
-    for item in filter(None, (v.strip() for v in value.split(","))):
-        if not _INT.fullmatch(item) or item.startswith("-") or int(item) > INT32_MAX:
-            raise ReplicaflowError(f"{at}: {key}: expected broker ids joined by commas, found {quote(value)}")
-        ids.append(int(item))
+    ids = [parse_id(item) for item in filter(None, (v.strip() for v in value.split(",")))]
+    if None in ids:
+        raise ReplicaflowError(f"{at}: {key}: expected broker ids joined by commas, found {quote(value)}")
     if len(set(ids)) != len(ids):
         raise ReplicaflowError(f"{at}: {key}: a broker appears twice in {quote(value)}")
     return tuple(ids)

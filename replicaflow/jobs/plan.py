@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
-from replicaflow.model.units import parse_duration_ms, parse_rate_bps
+from replicaflow.model.units import parse_duration_ms, parse_id, parse_rate_bps
 from replicaflow.plan.build import generate, moves_of
 from replicaflow.plan.choose import Choice, evaluate
 from replicaflow.plan.inputs import (
@@ -154,9 +154,9 @@ def _racks(text: str, known: list[int]) -> dict[int, str]:
     racks: dict[int, str] = {}
     for item in text.split(","):
         broker, sep, rack = item.partition(":")
-        if not sep or not rack.strip() or not rack.isprintable() or not broker.strip().isdigit():
+        b = parse_id(broker)
+        if not sep or not rack.strip() or not rack.isprintable() or b is None:
             raise ReplicaflowError(f"--racks: expected BROKER:RACK pairs like 1:a,2:b, found {quote(item)}")
-        b = int(broker)
         if b not in known:
             raise ReplicaflowError(f"--racks: unknown broker {b} (brokers: {','.join(map(str, known))})")
         if b in racks:

@@ -6,14 +6,17 @@ since the oldest retained window started (at least one window). "Exceeded" is st
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from replicaflow.errors import ReplicaflowError
+from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.model.units import parse_id
 
 ALL_REPLICAS = "*"
 UNLIMITED = float("inf")
+_THROTTLED_PAIR = re.compile(r"([0-9]+):([0-9]+)")
 
 
 def rate_bps(total_bytes, oldest_window_start_ms, now_ms, window_ms):
@@ -58,18 +61,23 @@ def kip542_is_reassignment_traffic(replica_is_adding):
     return np.asarray(replica_is_adding, dtype=bool)
 
 
+
 def parse_throttled_replicas(text: str | None, field: str = "throttled.replicas") -> frozenset[tuple[int, int]] | str:
-    """Parse a ``*.replication.throttled.replicas`` value: ``"0:1,1:2"`` → {(0, 1), (1, 2)}; ``"*"`` → ALL."""
+    """Parse a ``*.replication.throttled.replicas`` value: ``"0:1,1:2"`` → {(0, 1), (1, 2)}; ``"*"`` → ALL.
+
+    Kafka's ``ThrottledReplicaListValidator`` rule: each comma-separated item, trimmed, is empty or
+    ``[0-9]+:[0-9]+`` (no sign, no space around the colon); the ids are Java ints."""
     if text is None or not text.strip():
         return frozenset()
     if text.strip() == ALL_REPLICAS:
         return ALL_REPLICAS
     pairs = set()
-    for item in text.split(","):
-        parts = item.strip().split(":")
-        if len(parts) != 2 or not parts[0].strip().isdigit() or not parts[1].strip().lstrip("-").isdigit():
-            raise ReplicaflowError(f"{field}: expected 'partition:broker,...' or '*', found item '{item.strip()}'")
-        pairs.add((int(parts[0]), int(parts[1])))
+    for item in filter(None, (i.strip() for i in text.split(","))):
+        m = _THROTTLED_PAIR.fullmatch(item)
+        ids = (parse_id(m[1]), parse_id(m[2])) if m else (None, None)
+        if None in ids:
+            raise ReplicaflowError(f"{field}: expected 'partition:broker,...' or '*', found item {quote(item)}")
+        pairs.add(ids)
     return frozenset(pairs)
 
 

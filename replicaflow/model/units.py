@@ -24,6 +24,16 @@ BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
          "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 INT64_MAX = 2**63 - 1
 INT32_MAX = 2**31 - 1  # Java's int: Kafka's broker, partition and size fields, Spark's thread count
+_ID_RE = re.compile(r"[0-9]{1,10}")
+
+
+def parse_id(text: str) -> int | None:
+    """A broker or partition id as Kafka writes one (ASCII digits, at most Java's int), or None.
+
+    ``str.isdigit`` also takes '²', which ``int`` refuses, and ``int`` refuses more than 4,300 digits: a check
+    by either let a traceback through."""
+    text = text.strip()
+    return int(text) if _ID_RE.fullmatch(text) and int(text) <= INT32_MAX else None
 
 
 def _bounded(value: float, text, what: str) -> float:

@@ -26,7 +26,7 @@ from pyspark.java_gateway import launch_gateway
 from pyspark.sql import SparkSession
 
 from replicaflow.errors import ReplicaflowError, quote
-from replicaflow.model.units import INT32_MAX
+from replicaflow.model.units import INT32_MAX, parse_id
 from replicaflow.pipeline import class_archive
 
 LOG4J2 = Path(__file__).with_name("log4j2.properties")
@@ -98,14 +98,16 @@ def check_master(master: str) -> str:
     """``--master`` checked in seconds, before any work: a URL Spark understands, and for a standalone
     master one that answers (Spark itself would retry for over a minute before failing)."""
     local = _LOCAL.match(master)
-    if local and local.group(2) not in (None, "*") and not 1 <= int(local.group(2)) <= INT32_MAX:
+    if local and local.group(2) not in (None, "*") and not parse_id(local.group(2)):
         raise ReplicaflowError(f"--master: local[N] needs 1 to {INT32_MAX} threads, found {quote(master)}")
     if local or master == "yarn" or re.match(r"(k8s|mesos)://.", master):
         return master
     m = _STANDALONE.match(master)
     if not m:
         raise ReplicaflowError(f"--master: expected local[N], local[*] or spark://host:port, found {quote(master)}")
-    host, port = m.group(1), int(m.group(2))
+    host, port = m.group(1), parse_id(m.group(2))
+    if port is None or not 0 < port <= 65535:
+        raise ReplicaflowError(f"--master: expected a port from 1 to 65535, found {quote(master)}")
     try:
         socket.create_connection((host, port), timeout=MASTER_CONNECT_TIMEOUT_S).close()
     except OSError as exc:

@@ -84,6 +84,10 @@ def test_parse_and_format_throttled_replicas():
     assert quota.is_throttled("*", 5, 9) and quota.is_throttled(frozenset({(5, 9)}), 5, 9)
     with pytest.raises(ReplicaflowError, match="0-1"):
         quota.parse_throttled_replicas("0:1,0-1")
+    assert quota.parse_throttled_replicas("0:1,") == frozenset({(0, 1)})  # Kafka's validator takes an empty item
+    for item in ("0 :1", "0:-1", "²:1", "9" * 5000 + ":1", "0:2147483648"):  # '²' and 5000 digits: int() tracebacks
+        with pytest.raises(ReplicaflowError, match="expected 'partition:broker,...' or '\\*', found item '"):
+            quota.parse_throttled_replicas(f"1:2,{item}")
 
 
 def test_quota_unlimited_and_strict():

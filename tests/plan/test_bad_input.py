@@ -139,6 +139,9 @@ def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(
     (["--remove-brokers", "1"], "--remove-brokers: only with --generate"),
     (["--racks", "1:a\nb,2:b,3:c,4:d"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '1:a\\nb'"),
     (["--racks", "1: ,2:b"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '1: '"),
+    # str.isdigit takes '²' and int() refuses it, or more than 4,300 digits: both were tracebacks
+    (["--racks", "²:a,2:b"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '²:a'"),
+    (["--racks", "9" * 5000 + ":a"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '999"),
 ])
 def test_flags_that_were_taken_silently(tmp_path, extra, sentence):
     result = runner.invoke(app, _plan(tmp_path, _moves(("orders", 0, [2, 3, 4]))) + extra)
@@ -151,6 +154,8 @@ def test_flags_that_were_taken_silently(tmp_path, extra, sentence):
     (["--brokers", ""], "--brokers: expected broker ids like 1,2,4, found none"),
     (["--remove-brokers", " "], "--remove-brokers: expected broker ids like 1,2,4, found none"),
     (["--brokers", "9999999999,2,3"], "--brokers: expected broker ids like 1,2,4 (each 0 to 2147483647"),
+    (["--brokers", "1,2," + "9" * 5000], "--brokers: expected broker ids like 1,2,4 (each 0 to 2147483647"),
+    (["--remove-brokers", "1,,2"], "--remove-brokers: expected broker ids like 1,2,4 (each 0 to 2147483647"),
 ])
 def test_generate_names_the_flag_given(tmp_path, extra, sentence):
     argv = [a for a in _plan(tmp_path, "{}") if a not in ("--reassignment", str(tmp_path / "plan.json"))]

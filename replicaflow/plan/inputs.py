@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,8 @@ DEFAULT_NETWORK_BPS = 125e6  # 1 Gbit/s NIC per direction, the scenario files' d
 DEFAULT_MESSAGE_BYTES = 1024
 BYTES_IN_METRIC = "kafka_server_brokertopicmetrics_bytesin"  # JMX BrokerTopicMetrics BytesInPerSec, per topic
 _BYTES_IN_NAMES = {BYTES_IN_METRIC + suffix for suffix in ("", "_rate", "persec", "_total")}
+# Prometheus text: NAME{LABELS} VALUE [TIMESTAMP]; prometheus-client's parser takes the last word as the timestamp
+_PROMETHEUS_SAMPLE = re.compile(r'[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{(?:[^"}]|"(?:[^"\\]|\\.)*")*\})?[ \t]+\S+(?:[ \t]+\S+)?')
 
 
 @dataclass
@@ -139,11 +142,11 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
         if not math.isfinite(s.value) or s.value < 0:
             raise ReplicaflowError(f"{path}: {name}: expected a finite non-negative number of bytes, "
                                    f"found {s.value}")
-        key = (name, topic)
+        key, ts = (name, topic), float(s.timestamp or 0.0)
         if s.name.endswith("_total"):
-            series.setdefault(key, []).append((s.timestamp or 0.0, s.value))
-        elif key not in gauges or (s.timestamp or 0.0) >= gauges[key][0]:
-            gauges[key] = (s.timestamp or 0.0, float(s.value))  # a gauge scraped twice: its latest value
+            series.setdefault(key, []).append((ts, s.value))
+        elif key not in gauges or ts >= gauges[key][0]:
+            gauges[key] = (ts, float(s.value))  # a gauge scraped twice: its latest value
     rates: dict[str, float] = {}
     for (_, topic), (_, value) in gauges.items():
         rates[topic] = rates.get(topic, 0.0) + value
@@ -162,20 +165,34 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
 
 
 def _metric_samples(path: Path, text: str) -> list:
-    """Every sample of the file; a line the parser refuses is one sentence naming ``path:line``."""
-    from prometheus_client.parser import text_string_to_metric_families
+    """Every sample of the file; a line the parser refuses is one sentence naming ``path:line``.
 
+    A text whose last line is ``# EOF`` is OpenMetrics (its required end): timestamps in seconds, exemplars
+    after ``#``. Any other is Prometheus' text format, whose timestamps are milliseconds; read with the other
+    parser, an OpenMetrics file's rates came out 1000 times too high, and an exemplar was read as a timestamp.
+    """
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics
+    from prometheus_client.parser import text_string_to_metric_families as prometheus
+
+    lines = text.rstrip().splitlines()
+    om = bool(lines) and lines[-1].strip() == "# EOF"
+    parse, end, kind = (openmetrics, "# EOF\n", "OpenMetrics") if om else (prometheus, "", "Prometheus")
     try:
-        return [s for family in text_string_to_metric_families(text) for s in family.samples]
-    except ValueError:
-        pass
-    for n, line in enumerate(text.splitlines(), 1):  # the format is one sample per line: find the bad one
-        try:
-            list(text_string_to_metric_families(line + "\n"))
-        except ValueError:
-            raise ReplicaflowError(f"{path}:{n}: not a Prometheus/OpenMetrics sample line, found "
-                                   f"{quote(line.strip())}") from None
-    raise ReplicaflowError(f"{path}: not Prometheus/OpenMetrics text")
+        samples = [s for family in parse("\n".join(lines) + "\n") for s in family.samples]
+    except ValueError as exc:
+        for n, line in enumerate(lines[:-1] if om else lines, 1):  # one sample per line: find the bad one
+            try:
+                list(parse(line + "\n" + end))
+            except ValueError:
+                raise ReplicaflowError(f"{path}:{n}: not a sample line of {kind} text, found "
+                                       f"{quote(line.strip())}") from None
+        raise ReplicaflowError(f"{path}: not {kind} text ({quote(str(exc))})") from None
+    if not om:  # prometheus-client takes a line's last word as its timestamp (an exemplar's value, say)
+        for n, line in enumerate(lines, 1):
+            if line.startswith(BYTES_IN_METRIC) and not _PROMETHEUS_SAMPLE.fullmatch(line.strip()):
+                raise ReplicaflowError(f"{path}:{n}: expected NAME{{LABELS}} VALUE [TIMESTAMP] (an exemplar needs "
+                                       f"OpenMetrics text, ending with # EOF), found {quote(line.strip())}")
+    return samples
 
 
 def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int], tuple[int, ...]]:

@@ -109,8 +109,13 @@ M = "kafka_server_brokertopicmetrics_bytesin"
     (f'{M}_rate{{topic="orders"}} -5\n', "found -5"),
     (f'{M}_total{{broker="1",topic="orders"}} 500 1000\n{M}_total{{broker="1",topic="orders"}} 200 1010\n',
      "bytesin_total{broker='1',topic='orders'} went down from 500 to 200 (a broker restart resets the counter)"),
-    ('# HELP x a metric\nx 1\nthis is not a sample\n', "m.om:3: not a Prometheus/OpenMetrics sample line, found "
+    ('# HELP x a metric\nx 1\nthis is not a sample\n', "m.om:3: not a sample line of Prometheus text, found "
                                                        "'this is not a sample'"),
+    # prometheus-client's Prometheus parser read the exemplar's value 1.0 as the timestamp (1 ms): 11.8 B/s
+    (f'{M}_total{{topic="orders"}} 500 1000 # {{trace_id="a"}} 1.0\n{M}_total{{topic="orders"}} 900 2000\n',
+     "m.om:1: expected NAME{LABELS} VALUE [TIMESTAMP] (an exemplar needs OpenMetrics text, ending with # EOF)"),
+    (f'{M}_total{{topic="orders"}} 500 1\n\n{M}_total{{topic="orders"}} 900 2\n# EOF\n',
+     "m.om:2: not a sample line of OpenMetrics text, found ''"),
 ])
 def test_bad_metrics_file_is_one_sentence_naming_the_series_or_line(tmp_path, text, sentence):
     argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
@@ -118,6 +123,18 @@ def test_bad_metrics_file_is_one_sentence_naming_the_series_or_line(tmp_path, te
     result = runner.invoke(app, [*argv, "--metrics", str(tmp_path / "m.om")])
     assert result.exit_code == 2 and sentence in result.output, result.output
     assert "Traceback" not in result.output
+
+
+def test_openmetrics_timestamps_are_seconds(tmp_path):
+    """A text ending in # EOF is OpenMetrics: read as Prometheus text (milliseconds) its rate was 1000 times too
+    high. Its exemplars are kept apart from the timestamp."""
+    from replicaflow.plan.inputs import metrics_rates
+
+    om = tmp_path / "m.om"
+    om.write_text(f'# TYPE {M} counter\n{M}_total{{broker="1",topic="orders"}} 1000000 1700000000.5 '
+                  f'# {{trace_id="a"}} 1.0\n{M}_total{{broker="1",topic="orders"}} 21000000 1700000010.5\n# EOF\n\n',
+                  encoding="utf-8")
+    assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 2e6})
 
 
 def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(tmp_path):

@@ -6,7 +6,8 @@ directory information from brokers 1,2,3") and then one JSON document, version 1
 [{"partition": "t-0", "size": 123, "offsetLag": 0, "isFuture": false}]}]}]}``.
 A log directory with an ``error`` (the exception's class name, e.g. ``KafkaStorageException``) is
 offline: its replicas are listed as such, not dropped. ``isFuture`` replicas are the targets of an
-intra-broker move (``alterReplicaLogDirs``) and are kept apart from the current ones.
+intra-broker move (``alterReplicaLogDirs``) and are kept apart from the current ones. An ``offsetLag``
+of -1 is Kafka's ``INVALID_OFFSET_LAG``: a log on disk whose partition the broker does not host (yet).
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ _PREAMBLE = ("Querying brokers for log directories information", "Received log d
 
 @dataclass(frozen=True)
 class ReplicaLogDir:
-    """One replica's log on one broker: its size in bytes and how far it is behind (``offsetLag``)."""
+    """One replica's log on one broker: its size in bytes and how far it is behind (``offsetLag``; None for
+    Kafka's -1, not known)."""
 
     broker: int
     log_dir: str
     topic: str
     partition: int
     size_bytes: int
-    offset_lag: int
+    offset_lag: int | None
     is_future: bool
     dir_error: str | None
 
@@ -79,7 +81,7 @@ def parse_log_dirs(text: str, where: str) -> list[ReplicaLogDir]:
             for k, p in enumerate(_list(_get(d, "partitions", at, dpath), at, f"{dpath}.partitions")):
                 ppath = f"{dpath}.partitions[{k}]"
                 topic, partition = split_topic_partition(_get(p, "partition", at, ppath), f"{at}: {ppath}.partition")
-                future = _get(p, "isFuture", at, ppath)
+                future, lag = _get(p, "isFuture", at, ppath), _get(p, "offsetLag", at, ppath)
                 if not isinstance(future, bool):
                     raise ReplicaflowError(f"{at}: {ppath}.isFuture: expected true or false, found {show(future)}")
                 key = (broker, topic, partition, future)
@@ -90,7 +92,7 @@ def parse_log_dirs(text: str, where: str) -> list[ReplicaLogDir]:
                 out.append(ReplicaLogDir(
                     broker=broker, log_dir=log_dir, topic=topic, partition=partition,
                     size_bytes=_id(_get(p, "size", at, ppath), at, f"{ppath}.size"),
-                    offset_lag=_id(_get(p, "offsetLag", at, ppath), at, f"{ppath}.offsetLag"),
+                    offset_lag=None if type(lag) is int and lag == -1 else _id(lag, at, f"{ppath}.offsetLag"),
                     is_future=future, dir_error=error))
     return out
 

@@ -112,6 +112,13 @@ def test_configs_rule():
         parse_configs("0:1,a=1", "x")
 
 
+def test_log_dirs_offset_lag_minus_one_is_not_known():
+    """Kafka's INVALID_OFFSET_LAG (-1): a log on disk whose partition the broker does not host; it was refused."""
+    text = ('{"version":1,"brokers":[{"broker":1,"logDirs":[{"logDir":"/d","error":null,"partitions":'
+            '[{"partition":"o-0","size":7,"offsetLag":-1,"isFuture":false}]}]}]}')
+    assert [(r.size_bytes, r.offset_lag) for r in parse_log_dirs(text, "l.txt")] == [(7, None)]
+
+
 def test_log_dirs_sizes_and_an_offline_directory():
     rows = read_log_dirs(DATA / "log-dirs.txt")
     assert [(r.broker, r.topic, r.partition, r.size_bytes, r.offset_lag, r.dir_error) for r in rows] == [
@@ -126,6 +133,9 @@ def test_log_dirs_sizes_and_an_offline_directory():
     ('{"version":1,"brokers":[{"broker":1,"logDirs":[{"logDir":"/d","error":null,"partitions":'
      '[{"partition":"o-0","size":-1,"offsetLag":0,"isFuture":false}]}]}]}',
      "l.txt:3: brokers[0].logDirs[0].partitions[0].size: expected a non-negative integer, found -1"),
+    ('{"version":1,"brokers":[{"broker":1,"logDirs":[{"logDir":"/d","error":null,"partitions":'
+     '[{"partition":"o-0","size":1,"offsetLag":-2,"isFuture":false}]}]}]}',
+     "l.txt:3: brokers[0].logDirs[0].partitions[0].offsetLag: expected a non-negative integer, found -2"),
     ('{"version":1,"brokers":[{"broker":1}]}', "l.txt:3: brokers[0]: missing field 'logDirs'"),
     ('{"version":1,"brokers":[\n{"broker":1,', "l.txt:4: invalid JSON"),
     ('{"version":1,"brokers":[\n{"broker":1,"broker":2,"logDirs":[]}]}',

@@ -80,7 +80,7 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
             if key not in replicas:
                 raise ReplicaflowError(f"{log_dirs}: partition {r.topic}-{r.partition} on broker {r.broker} is not "
                                        f"in {describe}")
-            if not r.is_future and r.dir_error is None:
+            if not r.is_future and r.dir_error is None and r.broker in replicas[key]:  # not a stray log
                 model.size_bytes[key] = max(model.size_bytes.get(key, 0), r.size_bytes)
     return model
 

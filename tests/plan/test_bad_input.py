@@ -194,6 +194,20 @@ def test_a_moved_partition_missing_from_log_dirs_is_not_taken_as_empty(tmp_path)
     assert "logdirs.json: no online replica of orders-0, which the plan moves; its size is unknown" in result.output
 
 
+def test_a_log_left_on_a_broker_that_is_no_replica_is_not_the_partition_size(tmp_path):
+    """kafka-log-dirs lists every log on disk: one left behind (offsetLag -1) is not what a new replica copies."""
+    from replicaflow.plan.inputs import cluster_from_describe
+
+    _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))  # orders-0 lives on brokers 1, 2, 3
+    lines = (tmp_path / "logdirs.json").read_text().splitlines()
+    doc = json.loads(lines[2])
+    doc["brokers"][3]["logDirs"][0]["partitions"].append(
+        {"partition": "orders-0", "size": 10**12, "offsetLag": -1, "isFuture": False})
+    (tmp_path / "logdirs.json").write_text("\n".join([*lines[:2], json.dumps(doc)]) + "\n")
+    model = cluster_from_describe(tmp_path / "describe.txt", tmp_path / "logdirs.json", None)
+    assert model.size_bytes["orders", 0] == 1000
+
+
 def test_inputs_ignored_with_a_scenario_cluster_are_refused(tmp_path):
     (tmp_path / "c.yaml").write_text("name: c\nduration: 1m\nkafka: {version: '3.7'}\ncluster: {brokers: 4}\n"
                                      "topics: [{name: orders, partitions: 2, replication_factor: 3}]\n")

@@ -33,6 +33,7 @@ WHAT = "kafka-topics --describe output"
 MAX_LINE = 1_000_000  # characters; a describe line of a 10,000-replica ISR is about 60,000
 _NOISE = re.compile(r"(SLF4J: |log4j:|WARNING: |\[\d{4}-\d\d-\d\d |\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
 _CONFIG_START = re.compile(r"[A-Za-z0-9._-]+=")
+_SPACED_CELL = re.compile(r" (PartitionCount|Partition|TopicId|Leader|Replicas|Isr|Configs):")
 _NO_LEADER = ("none", "-1")
 _INT = re.compile(r"-?[0-9]{1,10}")  # ASCII digits only (str.isdigit takes '²'); Kafka's ids are int32
 
@@ -124,9 +125,14 @@ def _fields(line: str, at: str) -> dict[str, str]:
         key, sep, value = cell.partition(":")
         if not sep:
             raise ReplicaflowError(f"{at}: expected 'Key: value' cells separated by tabs, found {quote(cell)}")
+        if key.strip() in out:  # Kafka prints each once: two lines run together, and one would be lost
+            raise ReplicaflowError(f"{at}: '{key.strip()}:' appears twice in the line; were two lines joined?")
         out[key.strip()] = value.strip()
     if "Topic" not in out:
         raise ReplicaflowError(f"{at}: expected a line starting with 'Topic:', found {quote(line.strip())}")
+    if len(out) == 1 and _SPACED_CELL.search(out["Topic"]):  # a terminal's copy turns the tabs into spaces
+        raise ReplicaflowError(f"{at}: expected cells separated by tabs as kafka-topics prints them, found spaces; "
+                               "save the tool's output to a file (kafka-topics --describe … > describe.txt)")
     return out
 
 
@@ -211,6 +217,8 @@ def parse_configs(text: str, at: str) -> dict[str, str]:
     for token in text.split(",") if text.strip() else []:
         if _CONFIG_START.match(token.strip()):
             key, _, value = token.strip().partition("=")
+            if key in out:  # Kafka prints each config once; either value kept would be a guess
+                raise ReplicaflowError(f"{at}: Configs: {key} is given twice in {quote(text)}")
             out[key] = value
         elif key is None:
             raise ReplicaflowError(f"{at}: Configs: expected name=value pairs, found {quote(text)}")

@@ -83,6 +83,13 @@ def test_partition_lines_without_header_and_jvm_noise_are_read():
     ("\tTopic: a/b\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n", "d.txt:1: Topic: expected a topic name"),
     ("\tTopic: a\tPartition: 0\tReplicas: 1\tIsr: 1\n", "d.txt:1: the line has no 'Leader:'"),
     ("hello\n", "d.txt:1: expected 'Key: value' cells"),
+    ("Topic: a   PartitionCount: 1   ReplicationFactor: 1   Configs: \n", "d.txt:1: expected cells separated by "
+     "tabs as kafka-topics prints them, found spaces; save the tool's output to a file"),
+    # two lines run together: the second partition's cells silently replaced the first's
+    ("\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\tTopic: a\tPartition: 1\tLeader: 1\tReplicas: 1\tIsr: 1\n",
+     "d.txt:1: 'Topic:' appears twice in the line; were two lines joined?"),
+    ("Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: min.insync.replicas=2,min.insync.replicas=1\n",
+     "d.txt:1: Configs: min.insync.replicas is given twice in 'min.insync.replicas=2,min.insync.replicas=1'"),
     ("Error while executing topic command : Topic 'x' does not exist\n", "d.txt:1: expected a line starting"),
     ("Topic: a\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n\tTopic: a\tPartition: 0\tLeader: 1\t"
      "Replicas: 1\tIsr: 1\n", "d.txt: topic 'a' has PartitionCount: 2 but 1 partition line(s)"),

@@ -408,6 +408,10 @@ def test_not_a_mapping(tmp_path: Path):
     """))
     with pytest.raises(ReplicaflowError, match=rf"^{path}:1: expected a mapping of scenario fields, found list"):
         load_scenario(path)
+    path.write_text("# nothing yet\n")  # YAML's null: the sentence said 'found NoneType'
+    with pytest.raises(ReplicaflowError, match=r"expected a mapping of scenario fields, found nothing \(the file is "
+                                               r"empty or only comments\)$"):
+        load_scenario(path)
 
 
 def test_name_defaults_to_file_stem(tmp_path: Path):

@@ -29,7 +29,8 @@ def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max
     """Validate a scenario mapping (YAML already loaded); reassignment files are relative to ``base_dir``."""
     problems = Problems(source, lines={None: lines or {}})
     if not isinstance(data, dict):
-        problems.add((), f"expected a mapping of scenario fields, found {type(data).__name__}")
+        found = "nothing (the file is empty or only comments)" if data is None else type(data).__name__
+        problems.add((), f"expected a mapping of scenario fields, found {found}")
         problems.raise_if_any()
     raw = dict(data)
     for internal in ("source", "warnings"):

@@ -42,6 +42,13 @@ LAYOUT = rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?) +\[?([A-Za-z]{{1,10
 # layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name). groups: logger (1, 2 or 3), message (4)
 THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z_$][\w.$]{0,511}):\d{1,9}|"
                  r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})) - (.*)$")
+# Patterns that put the logger and a colon before the message: Cloudera Manager's broker layout `%d{ISO8601} %p %c:
+# %m%n` (a dotted name) and Spring Boot's logback default `%d %5p PID --- [%t] %-40.40logger{39} : %m%n` (an embedded
+# broker; 3.4+ adds `[app] ` before the thread). groups: logger (1 or 2), message (3). Not where the line ends in the
+# default layout's ` (logger)`: there the message itself starts with a name and a colon.
+LOGGER_COLON = (r"^(?:\d{1,10} --- (?:\[[^\[\]]{0,512}\] )?\[[^\[\]]{0,512}\] ([A-Za-z_$][\w.$]{0,511}) *:|"
+                r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511}):) (.*)$")
+DEFAULT_SUFFIX = r"\s\([A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}\)$"
 # a line that starts with a date (`yyyy-MM-dd`, LinkedIn's `yyyy/MM/dd`) but is no record is a broken or unknown
 # layout, never a stack-trace line or a message tail, even where it ends in ` (logger)`
 TS_START = r"^\[?\d{4}[-/]\d{2}[-/]\d{2}"
@@ -219,7 +226,9 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                 _rest=F.when(rest.endswith("]") & rest.rlike(THREAD_SUFFIX), F.regexp_replace(rest, r" \[[^\[\]]*\]$", ""))
                 .otherwise(rest),
                 _pre=F.when(F.col("_layout") & rest.startswith("[") & rest.contains(" - "),
-                            groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"])))
+                            groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"]))
+                .when(F.col("_layout") & rest.contains(": ") & ~(rest.endswith(")") & rest.rlike(DEFAULT_SUFFIX)),
+                      groups(rest, LOGGER_COLON, ["$1$2", "$3"])))
     pre = F.col("_pre")
     df = _stage(df, _pre_logger=pre[0], _rest2=F.coalesce(pre[1], F.col("_rest")))
     rest = F.col("_rest2")

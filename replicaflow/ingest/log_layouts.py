@@ -23,6 +23,9 @@ _TS = r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?"
 _OFFSET = r"(?:Z|[+-]\d{2}:?\d{2})"
 
 # --- envelopes: what a runtime wraps around the broker's own line ----------------------------------
+# `grep -r`/`zgrep` over several files (`server.log.1:[2018-…`) or `grep -n` (`path:12:`, `12:`): the file name
+# (no space, `[`, `|` or `{`) and line number, taken off only before a bracketed or ISO timestamp. group: the line
+GREP = r"^[^\s\[|{]{1,4096}?:(?:\d{1,10}:)?(\[\d{4}-\d{2}-\d{2}[ T].*|\d{4}-\d{2}-\d{2}[ T].*)$"
 CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (stdout|stderr) ([FP]) ?(.*)$"
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
@@ -136,11 +139,14 @@ def groups(text: Column, pattern: str, fields: int | Sequence[str]) -> Column:
 
 
 def _unwrap(df: DataFrame) -> DataFrame:
-    """inner (the line with CRI, docker json-file, docker compose and syslog/journald envelopes removed,
-    leading whitespace dropped) and cri_flag. Each envelope's pattern is tried only on lines holding a
-    character it requires at a fixed place (most lines have no envelope)."""
+    """inner (the line with grep's file name, CRI, docker json-file, docker compose and syslog/journald
+    envelopes removed, leading whitespace dropped) and cri_flag. Each envelope's pattern is tried only on lines
+    holding a character it requires at a fixed place (most lines have no envelope)."""
     line = F.col("_line")
-    df = _stage(df, _line=F.ltrim(F.col("raw")))
+    trimmed = F.col("_trimmed")
+    df = _stage(df, _trimmed=F.ltrim(F.col("raw")))
+    df = _stage(df, _grep=F.when(~trimmed.startswith("[") & trimmed.contains(":"), groups(trimmed, GREP, 1)[0]))
+    df = _stage(df, _line=F.coalesce(F.col("_grep"), trimmed))
     df = _stage(df, _cri=F.when(byte_at(line, 11, "T"), groups(line, CRI, 4)),
                 _docker=F.when(line.startswith("{"), F.get_json_object(line, "$.log")))
     cri, docker = F.col("_cri"), F.col("_docker")

@@ -30,6 +30,13 @@ CASES = [  # (line, expected fields of its one event)
      "(kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
     ("kafka_3      | 2024-01-02T02:04:05.678123456Z " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to "
      "1,2 (kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2]}),
+    # `grep -r` over several files (the file name), `grep -rn` (and its line number), `grep -n` on one file
+    ("/var/log/kafka/server.log.2024-01-02-03:" + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 "
+     "(kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678, "broker": 1}),
+    ("logs/server.log:1834:" + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 "
+     "(kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "ts_ms": 1704164645678}),
+    ("1834:2024-01-02 03:04:05,678 INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 "
+     "(kafka.cluster.Partition) [data-plane-kafka-request-handler-1]", {"kind": "isr_expand", "isr": [1, 2]}),
     # stern (`<pod> <container> <line>`), a stack trace through it stays attached
     ("my-cluster-kafka-0 kafka " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 "
      "(kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "broker": 1}),

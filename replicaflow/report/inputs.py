@@ -200,20 +200,24 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
     return rows
 
 
+_ID = re.compile(r"-?[0-9]{1,19}")
 TOPIC_ROWS = 12  # the panel's topic rows at most; a cluster of 500 topics would push the summary off the page
 
 
 def id_ranges(ids) -> str:
     """Broker ids as runs: ``1–50`` rather than fifty numbers, ``1–3, 5, 7–9`` with gaps; an id that is not a
     number is listed as it is, after them."""
-    numbers = sorted({int(b) for b in ids if str(b).lstrip("-").isdigit()})
+    def number(b) -> bool:  # ASCII digits only: str.isdigit takes '²', which int() refuses
+        return isinstance(b, int) and not isinstance(b, bool) or _ID.fullmatch(str(b)) is not None
+
+    numbers = sorted({int(b) for b in ids if number(b)})
     runs: list[list[int]] = []
     for i in numbers:
         if runs and i == runs[-1][1] + 1:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    others = [str(b) for b in ids if not str(b).lstrip("-").isdigit()]
+    others = [str(b) for b in ids if not number(b)]
     return ", ".join([*(str(a) if a == b else f"{a}–{b}" for a, b in runs), *others])
 
 

@@ -157,6 +157,8 @@ def test_brokers_are_listed_as_runs():
     assert inputs.id_ranges(range(1, 51)) == "1–50"
     assert inputs.id_ranges([9, 1, 2, 3, 5, 7, 8]) == "1–3, 5, 7–9"
     assert inputs.id_ranges([4]) == "4"
+    # a damaged _meta.json's ids are shown as they are, not a traceback (int('²') and a 5,000-digit int() raise)
+    assert inputs.id_ranges([2, "²", "1", "9" * 5000, True]) == f"1–2, ², {'9' * 5000}, True"
     assert inputs.id_ranges([2, "b-1", 1]) == "1–2, b-1"
 
 

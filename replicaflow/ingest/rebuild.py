@@ -45,6 +45,7 @@ from replicaflow.ingest.holders import (
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
+from replicaflow.model.units import parse_id
 from replicaflow.telemetry.schema import TELEMETRY
 from replicaflow.telemetry.spark import conform, local_frame
 
@@ -295,9 +296,10 @@ def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
         if r["kind"] == "reassignment_started":
             m24, mk = re.search(WHOLE_24, msg), re.search(WHOLE_KRAFT, msg)
             if m24 or mk:
-                adding = m24.group(1) if m24 else mk.group(2)
-                removing = m24.group(2) if m24 else mk.group(1)
-                whole = replay.Assignment(listed or (), _tuple(adding), _tuple(removing))
+                adding = broker_ids(m24.group(1) if m24 else mk.group(2))
+                removing = broker_ids(m24.group(2) if m24 else mk.group(1))
+                if adding is not None and removing is not None:
+                    whole = replay.Assignment(listed or (), adding, removing)
             move = replay.Move(r["ts_ms"], n, "started", target=whole.target if whole else listed, whole=whole)
         else:
             move = replay.Move(r["ts_ms"], n, "completed", target=listed)
@@ -305,8 +307,11 @@ def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
     return out
 
 
-def _tuple(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.split(r"[,\s]+", text) if x)
+def broker_ids(text: str) -> tuple[int, ...] | None:
+    """The ids of a controller line's ``addingReplicas``/``removingReplicas`` list; None if one is no broker id
+    (over Java's int, or digits ``int`` refuses): the line then does not give the whole assignment."""
+    ids = tuple(parse_id(x) for x in re.split(r"[,\s]+", text) if x)
+    return None if None in ids else ids  # type: ignore[return-value]
 
 
 def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], known: dict,

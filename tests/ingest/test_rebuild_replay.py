@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from replicaflow.ingest.rebuild import FORMS, infer_version
+from replicaflow.ingest.rebuild import FORMS, WHOLE_24, broker_ids, infer_version
 from replicaflow.ingest.replay import Assignment, Move, history
 from replicaflow.ingest.sources import cluster_of_path
 
@@ -83,3 +83,16 @@ def test_snapshot_cluster_is_its_folder_as_given_not_the_link_target(tmp_path):
     gen.mkdir(parents=True)
     (tmp_path / "v37" / "snapshots").symlink_to(gen)
     assert _snapshot_cluster(tmp_path / "v37" / "snapshots" / "describe.txt") == "v37"
+
+
+def test_a_whole_assignment_with_an_id_no_broker_has_is_not_taken():
+    """The controller's 2.4+ line (KafkaController.onPartitionReassignment: ``addingReplicas=4,
+    removingReplicas=1)``) names the whole assignment; a hostile line whose list holds 5,000 digits, or an id
+    over Java's int, is no assignment (``int()`` of the former was a traceback that ended ``analyze --logs``)."""
+    line = "replicas=4,2,3,1, addingReplicas={}, removingReplicas=1)"
+    assert broker_ids(re.search(WHOLE_24, line.format("4")).group(1)) == (4,)
+    assert broker_ids(re.search(WHOLE_24, line.format("4,5")).group(1)) == (4, 5)
+    assert broker_ids(re.search(WHOLE_24, line.format("")).group(1)) == ()
+    assert broker_ids(re.search(WHOLE_24, line.format("9" * 5000)).group(1)) is None
+    assert broker_ids(re.search(WHOLE_24, line.format("2147483648")).group(1)) is None
+    assert broker_ids("1, 2") == (1, 2)

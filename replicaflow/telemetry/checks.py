@@ -10,7 +10,7 @@ refused with one sentence naming the table and the first offending row (docs/pip
   Parquet statistics when they are there, so it costs no scan;
 - no null key, partition or broker (a null topic was silently left out of the analysis), and no
   negative partition or broker id;
-- no row after the meta's ``end_ms`` (its changes were reported as incidents after the end of the telemetry);
+- no row outside the meta's ``start_ms..end_ms`` (its changes were reported as incidents the telemetry never saw);
 - no duplicated key: a change log has one row per ``seq``, a sample one row per what it samples
   (a duplicated traffic row would double the bytes meters);
 - not empty, unless asked (an empty directory would give a healthy-looking all-zero report).
@@ -175,21 +175,28 @@ def _refuse_negative_ids(file: Path, md: pq.FileMetaData, name: str) -> None:
                                    f"{column} ids start at 0")
 
 
-def _refuse_after_end(file: Path, md: pq.FileMetaData, name: str, end_ms: int) -> None:
-    """No row after ``end_ms``: the analysis spans start_ms..end_ms, and a change after it was reported as an
-    incident that starts after the telemetry ends. From the statistics' maximum when there is one."""
+def _instant(ts_ms: int) -> str:
+    """``ts_ms`` with its UTC date where it has one: ``1767225600000 (2026-01-01 00:00:00 UTC)``."""
+    return f"{ts_ms} ({format_ts_ms(ts_ms)} UTC)" if 0 <= ts_ms <= MAX_MS else str(ts_ms)
+
+
+def _refuse_outside_span(file: Path, md: pq.FileMetaData, name: str, start_ms: int, end_ms: int) -> None:
+    """No row before ``start_ms`` or after ``end_ms``: the telemetry claims that span, and a change outside it
+    was reported as an incident the telemetry never saw (one after the end started after it). From the
+    statistics' minimum and maximum when they are there."""
     stats = column_statistics(md, "ts_ms")
-    if stats is not None and max((st.max for st in stats), default=end_ms) <= end_ms:
+    if (stats is not None and min((st.min for st in stats), default=start_ms) >= start_ms
+            and max((st.max for st in stats), default=end_ms) <= end_ms):
         return
-    found = _first_row(file, "ts_ms", lambda v: pc.greater(v, pa.scalar(end_ms, pa.int64())))
-    if found:
-        raise ReplicaflowError(f"{file}: row {found[0]} of {name} has ts_ms {found[1]} ({format_ts_ms(found[1])} UTC), "
-                               f"after end_ms {end_ms} ({format_ts_ms(end_ms)} UTC) in _meta.json; the telemetry "
-                               "must end at or after its last row")
+    for bad, side, bound in ((pc.less, "before start_ms", start_ms), (pc.greater, "after end_ms", end_ms)):
+        found = _first_row(file, "ts_ms", lambda v, bad=bad, bound=bound: bad(v, pa.scalar(bound, pa.int64())))
+        if found:
+            raise ReplicaflowError(f"{file}: row {found[0]} of {name} has ts_ms {_instant(found[1])}, {side} "
+                                   f"{_instant(bound)} in _meta.json; the telemetry must span every row")
 
 
 def check_rows(name: str, files: Sequence[Path], meta: dict) -> int:
-    """Rows of one table belong to the meta's cluster, end by its ``end_ms`` and have no duplicated key;
+    """Rows of one table belong to the meta's cluster, lie within its start_ms..end_ms and have no duplicated key;
     returns the row count."""
     cluster = meta["cluster"]
     rows = 0
@@ -204,7 +211,7 @@ def check_rows(name: str, files: Sequence[Path], meta: dict) -> int:
         rows += md.num_rows
         _refuse_nulls(file, md, name)
         _refuse_negative_ids(file, md, name)
-        _refuse_after_end(file, md, name, meta["end_ms"])
+        _refuse_outside_span(file, md, name, meta["start_ms"], meta["end_ms"])
     found = first_duplicate(files, KEYS[name])
     if found:
         first, count = found

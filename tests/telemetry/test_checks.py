@@ -71,9 +71,13 @@ BAD = [
      "replica_offsets has 2 rows with ts_ms=10000, topic=a, partition=0, broker=1"),
     ("a change after the end", lambda d: _table(d, "isr", _first("ts_ms", 20_001)),
      "row 0 of isr has ts_ms 20001 (1970-01-01 00:00:20 UTC), after end_ms 20000 (1970-01-01 00:00:20 UTC) in "
-     "_meta.json; the telemetry must end at or after its last row"),
+     "_meta.json; the telemetry must span every row"),
     ("a scrape after the end", lambda d: _meta(d, end_ms=9_999),
      "row 0 of replica_offsets has ts_ms 10000 (1970-01-01 00:00:10 UTC), after end_ms 9999"),
+    ("a change before the start", lambda d: _meta(d, start_ms=1),
+     "row 0 of assignments has ts_ms 0 (1970-01-01 00:00:00 UTC), before start_ms 1 (1970-01-01 00:00:00 UTC)"),
+    ("a row at an instant with no date", lambda d: _table(d, "leaders", _first("ts_ms", 2**62)),
+     f"row 0 of leaders has ts_ms {2**62}, after end_ms 20000"),
     ("zero scrape interval", lambda d: _meta(d, scrape_interval_ms=0), "needs scrape_interval_ms > 0"),
     ("absurd end", lambda d: _meta(d, end_ms=2**61), "scrapes (at most 10,000,000); is end_ms or the interval wrong?"),
     ("end as text", lambda d: _meta(d, end_ms="soon"), "'end_ms' must be an integer (epoch ms), found 'soon'"),
@@ -113,9 +117,10 @@ def test_bad_telemetry_is_one_sentence_before_spark(tmp_path, what, mutate, sent
     assert "\n" not in str(info.value)
 
 
-def test_rows_up_to_end_ms_are_accepted(tmp_path):
-    """``end_ms`` is the last instant of the telemetry (its last scrape may fall on it): a row at it passes,
-    one after it is refused (BAD above), whether the Parquet statistics hold the maximum or not."""
+def test_rows_from_start_ms_up_to_end_ms_are_accepted(tmp_path):
+    """``start_ms`` and ``end_ms`` are the first and last instants of the telemetry (a scrape may fall on
+    each): a row at either passes, one outside is refused (BAD above), whether the Parquet statistics hold the
+    minimum and maximum or not."""
     d = tiny(tmp_path / "t")
     _table(d, "isr", _first("ts_ms", 20_000))
     assert check_telemetry([d])[0].rows > 0

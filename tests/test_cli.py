@@ -1,5 +1,6 @@
 """The CLI shell: help, version, and one-sentence errors without tracebacks."""
 
+import os
 import subprocess
 import sys
 
@@ -28,3 +29,23 @@ def test_unknown_option_is_a_usage_error_not_a_traceback():
                           text=True)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+TINY = """\
+name: t
+duration: 2m
+kafka: {version: "3.7"}
+cluster: {brokers: 3}
+topics: [{name: orders, partitions: 3, replication_factor: 3}]
+"""
+
+
+def test_simulate_piped_prints_only_the_paths_on_stdout(tmp_path):
+    """The progress bar went to stdout: piped, it left an empty line before the paths written."""
+    (tmp_path / "s.yaml").write_text(TINY)
+    for quiet in ([], ["-q"]):
+        proc = subprocess.run([sys.executable, "-m", "replicaflow.cli", *quiet, "simulate", "s.yaml", "--out", "o"],
+                              cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"})
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == "wrote telemetry/, truth/ in o/\n"
+        assert proc.stderr == ("" if quiet else "next: replicaflow analyze o --out o\n")

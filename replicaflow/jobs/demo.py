@@ -65,7 +65,8 @@ def _stories(stories: list[tuple[str, Scenario]], out: Path, master: str, progre
     timings: dict[str, float] = {}
     start = time.perf_counter()
     with Progress(TextColumn("demo [bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console, transient=True, disable=not progress) as bar:
+                  TimeElapsedColumn(), console=console, transient=True,
+                  disable=not (progress and console.is_terminal)) as bar:  # piped, a bar is one empty line
         task = bar.add_task("simulate", total=len(stories) + 2)
         # the JVM starts meanwhile, knowing the rows it will analyze (a short run: session.java_options)
         session = (lambda: spark) if spark is not None else get_spark_soon(master, rows=telemetry_rows(stories))

@@ -93,8 +93,9 @@ def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, prog
     if progress:
         from rich.console import Console
 
+        console = Console(stderr=True)  # stdout holds only the paths written
         for warning in scenario.warnings:
-            Console(stderr=True).print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+            console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     writer = TelemetryWriter(scenario.name)
     log_events: list | None = [] if logs else None
     snapshots: dict[str, str] | None = {} if logs else None
@@ -102,7 +103,8 @@ def simulate(scenario_path: Path | Scenario, out: Path, logs: bool = False, prog
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
         with Progress(TextColumn("simulate [bold]{task.description}"), BarColumn(),
-                      TextColumn("{task.percentage:>3.0f}%"), TimeRemainingColumn(), transient=True) as bar:
+                      TextColumn("{task.percentage:>3.0f}%"), TimeRemainingColumn(), console=console,
+                      transient=True, disable=not console.is_terminal) as bar:  # piped, a bar is one empty line
             task = bar.add_task(scenario.name, total=scenario.duration_ms)
             step = max(scenario.duration_ms // 200, scenario.tick_ms)
             engine = run_engine(scenario, writer, log_events,

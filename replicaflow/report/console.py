@@ -8,6 +8,7 @@ not a terminal (piped into a file or another tool).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 from rich import box
@@ -63,13 +64,16 @@ def receiving_most(p: Mapping) -> str:
 
 def print_rows(console: Console, title: str, sections: Sequence[tuple[str, Rows]]) -> None:
     """One two-column table per section on a terminal; plain ``label: value`` lines under the section's
-    name otherwise (wrapped at the console width)."""
+    name otherwise, wrapped at the console width between words and indented on: a continuation at the
+    margin read as a line of its own."""
     if not console.is_terminal:
         for name, rows in sections:
             if name:
                 console.print(f"{title}: {name}", highlight=False, markup=False)
             for label, value in rows:
-                console.print(f"  {label}: {value}", highlight=False, markup=False)
+                console.print(textwrap.fill(f"  {label}: {value}", console.width, subsequent_indent="    ",
+                                            break_long_words=False, break_on_hyphens=False),
+                              highlight=False, markup=False, soft_wrap=True)
         return
     for name, rows in sections:
         table = Table(title=f"{title}: {name}" if name else title, box=box.SIMPLE_HEAD, show_header=False,

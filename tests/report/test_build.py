@@ -238,6 +238,24 @@ def test_the_broker_with_most_left_is_not_called_the_bottleneck():
     assert "bottleneck" not in sentence and sentence.endswith("; broker 6, receiving the most bytes still to copy.")
 
 
+def test_piped_summary_lines_wrap_indented_under_their_label():
+    """Piped at 80 columns, the open-moves line went on at the margin ('rate' alone on a line), read as a line
+    of its own by anyone splitting ``label: value`` lines."""
+    from rich.console import Console
+
+    from replicaflow.report.console import print_analyze
+
+    p = {"open_moves": 4, "bytes_moved": 53_200, "bytes_left": 6_360_000_000, "eta_ms": None,
+         "moves_that_cannot_finish": 4, "bottleneck_broker": 6}
+    piped = Console(width=80, record=True, force_terminal=False)
+    print_analyze(piped, {"alpha": {**HEADLINES["alpha"], "reassignment_progress": p}})
+    lines = piped.export_text().splitlines()
+    assert lines[0] == "replicaflow analyze: alpha" and max(map(len, lines)) <= 80
+    assert all(line.startswith("  ") for line in lines[1:])
+    moves = lines.index("  open moves: 4: 53.2KB moved, 6.36GB left; 4 move(s) cannot finish at their")
+    assert lines[moves + 1] == "    rate"
+
+
 def test_the_demo_writes_counts_as_the_cards_do():
     """kip164: 1,713 acks=all requests rejected, as `analyze` and the cards print it (the demo said 1713)."""
     from replicaflow.report.console import story_rows

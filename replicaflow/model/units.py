@@ -131,6 +131,11 @@ def format_duration(ms: float) -> str:
     return f"{hours}h" + (f"{minutes}m" if minutes else "")
 
 
+def format_minutes(minutes: float) -> str:
+    """Minutes (the summary's partition-minutes, summed over partitions) as a duration: 0.5 → '30s', 90 → '1h30m'."""
+    return format_duration(float(minutes) * 60_000) if minutes else "0s"
+
+
 def format_ts_ms(ts_ms: int) -> str:
     """Epoch milliseconds as UTC to the second: 1767225600000 → '2026-01-01 00:00:00'."""
     return datetime.fromtimestamp(int(ts_ms) / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")

@@ -9,7 +9,7 @@ import shlex
 import textwrap
 from dataclasses import dataclass
 
-from replicaflow.model.units import format_bytes, format_duration, format_rate
+from replicaflow.model.units import format_bytes, format_duration, format_minutes, format_rate
 from replicaflow.plan.build import MB, Move, strimzi_eta_ms  # Cruise Control's dataToMoveMB is in MB too
 from replicaflow.plan.candidate import CandidateResult
 from replicaflow.plan.choose import Choice
@@ -195,7 +195,7 @@ def min_isr_line(r: CandidateResult) -> str:
     under, at = (r.flags.get(k, {}) for k in ("under_min_isr", "at_min_isr"))
     if under.get("peak"):
         return (f"acks=all: {under['peak']:,} partitions under min ISR at the peak, "
-                f"{under['partition_minutes']:,.1f} partition-minutes of refused writes")
+                f"{format_minutes(under['partition_minutes'])} of refused writes summed over partitions")
     margin = (f"; {at['peak']:,} at min ISR, one replica from refusal"
               if at.get("peak") else "")
     return f"acks=all: no partition under min ISR{margin}"

@@ -19,7 +19,7 @@ import jinja2
 
 from replicaflow import __version__
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.units import format_duration
+from replicaflow.model.units import format_minutes
 from replicaflow.report import tables
 from replicaflow.report.data import Analysis, load_analysis
 from replicaflow.report.openmetrics import openmetrics_chunks
@@ -83,7 +83,7 @@ def count_text(value) -> object:
 def render(title: str, subtitle: str, sections: list[dict], stories: Sequence[dict] = (),
            rejects: dict | None = None) -> str:
     env = jinja2.Environment(autoescape=True, undefined=jinja2.ChainableUndefined, trim_blocks=False)
-    env.filters["dur"] = lambda minutes: format_duration(float(minutes) * 60_000) if minutes else "0s"
+    env.filters["dur"] = format_minutes
     env.filters["n"] = count_text
     template = env.from_string(_template("report.html.j2"))
     shown = [*sections, *(st[side] for st in stories for side in ("before", "after"))]

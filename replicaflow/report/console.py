@@ -1,9 +1,10 @@
 """The headline numbers as the terminal shows them after `analyze`, `run` and `demo`.
 
 Rendered from the pipeline's summary (``analysis/_summary.json``) as it is; minutes are
-partition-minutes (the sum of incident durations). Tables are narrow enough for an 80-column
-terminal (measures as rows, not columns), and plain ``label: value`` lines when the output is
-not a terminal (piped into a file or another tool).
+partition-minutes (the sum of incident durations), shown as durations (``format_minutes``) as the
+report's cards show them. Tables are narrow enough for an 80-column terminal (measures as rows, not
+columns), and plain ``label: value`` lines when the output is not a terminal (piped into a file or
+another tool).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from rich.console import Console
 from rich.table import Table
 
 from replicaflow.model import progress
-from replicaflow.model.units import format_bytes, format_duration
+from replicaflow.model.units import format_bytes, format_duration, format_minutes
 from replicaflow.report.stories import StoryPair, what_changed
 
 Rows = list[tuple[str, str]]
+SUMMED = "summed over partitions"  # a partition-time: the cards' words and format_minutes, as the report shows it
 
 
 def _count(value) -> str:
@@ -34,9 +36,9 @@ def cluster_rows(s: Mapping) -> Rows:
     rows = [("Kafka", version + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
             ("peak URP", f"{s['peak_urp']:,} (as Kafka {version} counts it)"),
             ("reassignment-induced URP", f"peak {s['peak_reassignment_induced_urp']:,} (URP before 2.5, not since KIP-352)"),
-            ("under min ISR", f"peak {s['peak_under_min_isr']:,}, {s['under_min_isr_minutes']:,.1f} partition-min"),
+            ("under min ISR", f"peak {s['peak_under_min_isr']:,}, {format_minutes(s['under_min_isr_minutes'])} {SUMMED}"),
             ("writes rejected", f"{s.get('produce_requests_rejected') or 0:,} acks=all requests (NOT_ENOUGH_REPLICAS)"),
-            ("offline", f"{s['offline_minutes']:,.1f} partition-min"),
+            ("offline", f"peak {s['peak_offline']:,}, {format_minutes(s['offline_minutes'])} {SUMMED}"),
             ("incidents", ", ".join(f"{k} {v:,}" for k, v in s["incidents"].items() if v) or "none"),
             ("ISR shrinks / expands", f"{s['isr_shrinks']:,} / {s['isr_expands']:,}"),
             ("reassignments", moves)]
@@ -97,12 +99,12 @@ def _moves(h: dict) -> str:
 
 def story_rows(b: dict, a: dict) -> Rows:
     """before → after of one story's headline numbers, counts with thousands separators as the cards."""
-    def arrow(key: str, fmt: str = "{:,}") -> str:
-        return f"{fmt.format(b.get(key) or 0)} → {fmt.format(a.get(key) or 0)}"
+    def arrow(key: str, fmt="{:,}".format) -> str:
+        return f"{fmt(b.get(key) or 0)} → {fmt(a.get(key) or 0)}"
 
     return [("Kafka", f"{b['kafka_version']} → {a['kafka_version']}"), ("peak URP", arrow("peak_urp")),
-            ("URP partition-min", arrow("urp_minutes", "{:,.1f}")),
-            ("under-min-ISR partition-min", arrow("under_min_isr_minutes", "{:,.1f}")),
+            ("URP, summed over partitions", arrow("urp_minutes", format_minutes)),
+            ("under min ISR, summed over partitions", arrow("under_min_isr_minutes", format_minutes)),
             ("acks=all requests rejected", arrow("produce_requests_rejected")),
             ("incidents", f"{sum(b['incidents'].values()):,} → {sum(a['incidents'].values()):,}"),
             ("moves done", f"{_moves(b)} → {_moves(a)}"), ("ISR shrinks", arrow("isr_shrinks")),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from replicaflow.model.metrics import available
+from replicaflow.model.units import format_minutes
 from replicaflow.model.version import KafkaVersion
 
 
@@ -72,7 +73,7 @@ def what_changed(key: str, b: dict, a: dict) -> str:
         hidden = "reported" if seen_b else "had no metric for"
         peaks = (f"{b['peak_urp']}" if b["peak_urp"] == a["peak_urp"] else f"{b['peak_urp']} and {a['peak_urp']}")
         return (f"Both runs peaked at {peaks} under-replicated partitions, but {vb} "
-                f"{hidden} the {b['under_min_isr_minutes']:.1f} partition-minutes under min ISR in which its leaders "
+                f"{hidden} the {format_minutes(b['under_min_isr_minutes'])} (summed over partitions) under min ISR in which its leaders "
                 f"rejected {b.get('produce_requests_rejected') or 0:,} acks=all produce requests (visible only as "
                 f"FailedProduceRequestsPerSec); {va} reports them as UnderMinIsrPartitionCount "
                 f"(peak {a['peak_under_min_isr']:,}, {a.get('produce_requests_rejected') or 0:,} requests rejected).")
@@ -82,13 +83,14 @@ def what_changed(key: str, b: dict, a: dict) -> str:
                 f"{va} reported {a['peak_urp']} and showed the move as ReassigningPartitions "
                 f"(peak {a['peak_reassigning']}).")
     if key == "kip461":
-        return (f"{vb}: one storage error stopped the whole fetcher thread, {b['urp_minutes']:.1f} under-replicated "
-                f"partition-minutes (peak URP {b['peak_urp']}); {va} isolated the partition "
-                f"(FailedPartitionsCount peak {a['peak_failed_partitions']}), {a['urp_minutes']:.1f} "
-                f"partition-minutes (peak URP {a['peak_urp']}).")
+        return (f"{vb}: one storage error stopped the whole fetcher thread, {format_minutes(b['urp_minutes'])} "
+                f"under-replicated, summed over partitions (peak URP {b['peak_urp']}); {va} isolated the partition "
+                f"(FailedPartitionsCount peak {a['peak_failed_partitions']}), {format_minutes(a['urp_minutes'])} "
+                f"(peak URP {a['peak_urp']}).")
     if key == "kip542":
-        return (f"With KIP-73 throttles partitions spent {b['urp_minutes']:.1f} partition-minutes under-replicated "
-                f"(under min ISR {b['under_min_isr_minutes']:.1f}) while the restarted broker crawled back; with "
-                f"KIP-542 reassignment throttles {a['urp_minutes']:.1f} (under min ISR {a['under_min_isr_minutes']:.1f}).")
-    return (f"peak URP {b['peak_urp']} → {a['peak_urp']}, under-min-ISR partition-minutes "
-            f"{b['under_min_isr_minutes']:.1f} → {a['under_min_isr_minutes']:.1f}.")
+        return (f"With KIP-73 throttles partitions spent {format_minutes(b['urp_minutes'])} under-replicated, summed "
+                f"over partitions (under min ISR {format_minutes(b['under_min_isr_minutes'])}) while the restarted "
+                f"broker crawled back; with KIP-542 reassignment throttles {format_minutes(a['urp_minutes'])} "
+                f"(under min ISR {format_minutes(a['under_min_isr_minutes'])}).")
+    return (f"peak URP {b['peak_urp']} → {a['peak_urp']}, under min ISR summed over partitions "
+            f"{format_minutes(b['under_min_isr_minutes'])} → {format_minutes(a['under_min_isr_minutes'])}.")

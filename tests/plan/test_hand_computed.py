@@ -220,4 +220,5 @@ def test_the_answer_says_whether_acks_all_producers_are_refused():
     assert r.flags["under_min_isr"]["peak"] == 0 and r.flags["at_min_isr"]["peak"] == 2
     assert min_isr_line(r) == "acks=all: no partition under min ISR; 2 at min ISR, one replica from refusal"
     under = replace(r, flags={"under_min_isr": {"peak": 3, "partition_minutes": 12.5}, "at_min_isr": {"peak": 0}})
-    assert min_isr_line(under) == "acks=all: 3 partitions under min ISR at the peak, 12.5 partition-minutes of refused writes"
+    assert min_isr_line(under) == ("acks=all: 3 partitions under min ISR at the peak, 12m30s of refused writes "
+                                    "summed over partitions")

@@ -224,6 +224,21 @@ def test_the_terminal_summary_writes_counts_as_the_cards_do():
     assert rows["unclean elections"] == "2 (leader outside the ISR), unknown messages lost"
 
 
+def test_the_terminal_summary_writes_partition_time_as_the_cards_do(tmp_path):
+    """The cards show 50s under min ISR; the terminal said '0.8 partition-min' of the same number."""
+    from replicaflow.report.console import story_rows
+
+    rows = dict(cluster_rows(HEADLINES["alpha"]))
+    assert rows["under min ISR"] == "peak 1, 50s summed over partitions"
+    assert rows["offline"] == "peak 1, 40s summed over partitions"
+    write_analysis(tmp_path, ("alpha",), logs=False)
+    html = (build_report(tmp_path)).read_text()
+    assert '<div class="v">50s</div><div class="k">under min ISR, summed over partitions' in html
+    story = dict(story_rows(HEADLINES["alpha"], {**HEADLINES["alpha"], "urp_minutes": 0, "under_min_isr_minutes": 90}))
+    assert story["URP, summed over partitions"] == "1m30s → 0s"
+    assert story["under min ISR, summed over partitions"] == "50s → 1h30m"
+
+
 def test_the_broker_with_most_left_is_not_called_the_bottleneck():
     """kip542-before: four moves to broker 6 starve because the leaders' quotas (brokers 1-3) are full of
     in-sync traffic; broker 6 is where most bytes are still to arrive, not what holds them back."""

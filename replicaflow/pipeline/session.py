@@ -32,6 +32,7 @@ from replicaflow.pipeline import class_archive
 LOG4J2 = Path(__file__).with_name("log4j2.properties")
 _LOCAL = re.compile(r"^local(\[(\d+|\*)(,\d+)?\])?$")
 _STANDALONE = re.compile(r"^spark://([^:/,]+):(\d+)(,[^:/,]+:\d+)*$")
+_STACK_FRAME = re.compile(r"^\s+(at |\.\.\. \d+ more)")
 MASTER_CONNECT_TIMEOUT_S = 3.0
 # replicaflow's log4j2 configuration, and the throughput collector: analyze is a batch job, and G1's
 # concurrent threads took cores from it (demo 28 s against 32 s, 8 h of the benchmark 48 s against
@@ -264,6 +265,13 @@ def stop_jvm(session: SparkSession, timeout_s: float = 60.0) -> bool:
     return proc.returncode == 0
 
 
+def jvm_last_words(output: str) -> str:
+    """The last line of a JVM's output that is not a stack frame: its exception's own message (a failed
+    spark-submit ends with the frames of its exception, whose last one said nothing), at most 200 characters."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip() and not _STACK_FRAME.match(ln)]
+    return lines[-1].removeprefix('Exception in thread "main" ')[:200] if lines else ""
+
+
 def _quiet_gateway(conf: SparkConf):
     """Start the JVM with its stdout and stderr in the Spark log file (see the module docstring)."""
     if class_archive.java_home() is None:
@@ -282,7 +290,7 @@ def _quiet_gateway(conf: SparkConf):
         except (PySparkRuntimeError, OSError) as exc:
             tail = ""
             with contextlib.suppress(OSError):
-                lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-                tail = f": {lines[-1][:200]}" if lines else ""
+                said = jvm_last_words(log.read_text(errors="replace"))
+                tail = f": {said}" if said else ""
             raise ReplicaflowError(f"Spark could not start its JVM ({type(exc).__name__}){tail} — the JVM's "
                                    f"output is in {log}") from None

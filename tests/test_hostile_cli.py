@@ -100,6 +100,28 @@ def test_environment_errors_are_one_sentence_in_seconds(telemetry, args, env, se
     assert "Traceback" not in done.stderr
 
 
+def test_a_master_the_jvm_refuses_is_named_by_the_jvms_own_sentence(telemetry):
+    """`--master yarn` passes the URL check and spark-submit refuses it; the sentence quoted the last line
+    of the JVM's output, a stack frame ('at org.apache.spark.deploy.SparkSubmit.main(...)')."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HADOOP_CONF_DIR", "YARN_CONF_DIR")}
+    done = _run(["analyze", "run[1]", "--out", "x", "--master", "yarn"], telemetry, env=env, capped=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "When running with master 'yarn' either HADOOP_CONF_DIR or YARN_CONF_DIR must be set" in done.stderr
+    assert " at org.apache" not in done.stderr and "Exception in thread" not in done.stderr
+
+
+@pytest.mark.parametrize(("argv", "sentence"), [
+    (["analyze", "s.yaml", "--out", "x"], "s.yaml: is a file, expected a folder holding telemetry/ (the output of "
+                                          "`simulate`)"),
+    (["report", "s.yaml"], "s.yaml: is a file, expected a folder holding analysis/ (the output of `analyze`)"),
+    (["report", "nothing"], "nothing: report directory does not exist"),
+], ids=["analyze a file", "report a file", "report a missing folder"])
+def test_a_file_given_for_a_folder_is_named_as_a_file(telemetry, argv, sentence):
+    """analyze said a file 'does not exist'; report put the path in quotes after 'report directory'."""
+    done = _run(argv, telemetry)
+    assert done.returncode == 2 and done.stderr == f"error: {sentence}\n", done.stderr
+
+
 @pytest.mark.slow
 def test_a_path_spark_would_glob_is_read_literally(telemetry):
     """`run[1]` is a Hadoop glob for `run1`: the reader escapes it."""

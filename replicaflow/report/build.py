@@ -128,14 +128,21 @@ def write_outputs(directory: Path, analysis: Analysis, html: str, naming: str = 
     return directory / html_name
 
 
+def check_report_dir(directory: Path) -> None:
+    """``report DIR``: a folder, said in the sentence style of ``analyze``'s and ``--out``'s."""
+    if Path(directory).is_file():
+        raise ReplicaflowError(f"{directory}: is a file, expected a folder holding analysis/ (the output of `analyze`)")
+    if not Path(directory).is_dir():
+        raise ReplicaflowError(f"{directory}: report directory does not exist")
+
+
 def build_report(directory: Path, metas: list[dict] | None = None, naming: str = "strimzi",
                  dest: Path | None = None, shown: Path | None = None) -> Path:
     """Read ``directory/analysis`` (+ ``telemetry/_meta.json``) and write the three outputs into ``dest``
     (default ``directory``). ``shown``: the folder the report names as its source, when ``directory`` is
     a staging folder that will not exist once the command commits (``run``)."""
     directory = Path(directory)
-    if not directory.is_dir():
-        raise ReplicaflowError(f"report directory '{directory}' is not a directory")
+    check_report_dir(directory)
     analysis = load_analysis(directory, metas)
     if not analysis.clusters:
         raise ReplicaflowError(f"{directory / 'analysis'}: no cluster in broker_metrics or cluster_metrics")

@@ -67,6 +67,8 @@ class Checked:
 def check_meta(root: Path) -> dict:
     """``<root>/telemetry/_meta.json`` with the keys the pipeline needs, checked."""
     tele = root / "telemetry"
+    if root.exists() and not root.is_dir():
+        raise ReplicaflowError(f"{root}: is a file, expected a folder holding telemetry/ (the output of `simulate`)")
     if not root.is_dir():
         raise ReplicaflowError(f"{root}: telemetry directory does not exist")
     if not tele.is_dir():

@@ -26,14 +26,17 @@ app = typer.Typer(
         "under-min-ISR partitions, reassignments and their throttles, fetcher partition failures -- "
         "with the semantics of Kafka's KIPs, per Kafka version."
     ),
+    epilog=("\b\nExample: replicaflow run scenarios/kip542-before.yaml --out out/kip542\n"
+            "Each command's options: replicaflow COMMAND --help"),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # click's plain help: flags without a `<bool>` metavar, fits 80 columns
 )
 err = Console(stderr=True)
-MAX_WORK_HELP = ("Raise the bound on a run's work, in replica-ticks (replicas × duration/tick); a scenario "
-                 "above the bound is refused with its estimate before anything runs.")
+MAX_WORK_HELP = ("Raise the bound on a run's work, in replica-ticks (replicas × duration/tick; default "
+                 "20,000,000,000, about 15 minutes on 2 cores); a scenario above the bound is refused with its "
+                 "estimate before anything runs.")
 
 
 def _version(value: bool) -> None:
@@ -88,7 +91,11 @@ def simulate(
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs in Kafka's own format for the version."),
     max_work: int | None = typer.Option(None, "--max-work", min=1, metavar="N", help=MAX_WORK_HELP),
 ) -> None:
-    """Run a scenario through the vectorized Kafka replication engine and write telemetry + ground truth."""
+    """Run a scenario through the vectorized Kafka replication engine and write telemetry + ground truth.
+
+    \b
+    Example: replicaflow simulate scenarios/kip16-before.yaml --out out/kip16
+    """
     from replicaflow.jobs.simulate import simulate as simulate_job
 
     try:
@@ -185,7 +192,11 @@ def report(
                                   help="Prometheus names in metrics.om: Strimzi's JMX exporter profile or "
                                        "Confluent's (jmx-monitoring-stacks)."),
 ) -> None:
-    """Write report.html (self-contained, offline), metrics.om (OpenMetrics) and summary.json."""
+    """Write report.html (self-contained, offline), metrics.om (OpenMetrics) and summary.json into DIR.
+
+    \b
+    Example: replicaflow report out/kip16
+    """
     from replicaflow.jobs.report import report as report_job
 
     try:
@@ -199,14 +210,21 @@ def report(
 
 @app.command()
 def run(
-    scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario YAML."),
-    out: str = typer.Option(..., "--out", "-o", metavar="DIR", help="Output directory."),
-    master: str = typer.Option("local[2]", "--master", metavar="URL", help="Spark master URL."),
+    scenario: Path = typer.Argument(..., metavar="SCENARIO.yaml", help="Scenario YAML (see docs/scenarios.md)."),
+    out: str = typer.Option(..., "--out", "-o", metavar="DIR",
+                            help="Output directory: telemetry/, truth/, analysis/ and the report's three files "
+                                 "are written here, together."),
+    master: str = typer.Option("local[2]", "--master", metavar="URL",
+                               help="Spark master URL, e.g. local[4] or spark://host:7077."),
     logs: bool = typer.Option(False, "--logs", help="Also write broker logs, read them back and show their events "
                               "in the report."),
     max_work: int | None = typer.Option(None, "--max-work", min=1, metavar="N", help=MAX_WORK_HELP),
 ) -> None:
-    """simulate + analyze + report in one go."""
+    """simulate + analyze + report in one go, into one folder.
+
+    \b
+    Example: replicaflow run scenarios/kip542-before.yaml --out out/kip542
+    """
     from replicaflow.jobs.run import run as run_job
 
     try:
@@ -274,7 +292,9 @@ def plan(
     log_dirs: Path | None = typer.Option(None, "--log-dirs", metavar="LOGDIRS.json",
                                          help="kafka-log-dirs --describe output: each partition's size "
                                               "(without it, --topics partitions start empty)."),
-    version: str | None = typer.Option(None, "--version", metavar="X.Y", help="Kafka release (default 3.7)."),
+    version: str | None = typer.Option(None, "--version", metavar="X.Y",
+                                       help="The brokers' Kafka release, e.g. 3.6 (default: the --cluster "
+                                            "scenario's, else 3.7)."),
     produce_rate: list[str] = typer.Option(None, "--produce-rate", metavar="TOPIC=RATE",
                                            help="A topic's produce rate, e.g. orders=20MB/s (repeatable)."),
     metrics: Path | None = typer.Option(None, "--metrics", metavar="FILE.om",
@@ -323,6 +343,10 @@ def plan(
     Give the cluster (--topics with --log-dirs, or --cluster) and the plan (--reassignment, or --generate
     with --remove-brokers/--brokers). Each candidate throttle is simulated under KIP-73 and KIP-542
     until every move completes or is shown unable to; see docs/plan.md.
+
+    \b
+    Example: replicaflow plan --reassignment move.json --topics describe.txt \\
+               --log-dirs logdirs.json --produce-rate orders=10MB/s --deadline 2h
     """
     from replicaflow.jobs.plan import PlanArgs, reassignment_json
     from replicaflow.jobs.plan import plan as plan_job

@@ -174,7 +174,7 @@ def test_cli_report_ok_and_bad_input(tmp_path):
                                        f"summary: {ok / 'summary.json'}"]
     res = runner.invoke(app, ["report", str(tmp_path / "nothing")])
     assert res.exit_code == 2
-    assert "Traceback" not in res.output and "not a directory" in res.output
+    assert "Traceback" not in res.output and "nothing: report directory does not exist" in res.output
 
 
 def test_tables_are_conformed_to_the_contract(tmp_path):

@@ -377,6 +377,17 @@ def main() -> None:
     except ReplicaflowError as exc:  # raised outside a command (e.g. at import of a sub-command)
         _print_error(exc)
         sys.exit(2)
+    except OSError as exc:
+        if exc.filename is None:  # not about a path the user gave (a socket, a pipe): a bug to see whole
+            raise
+        _print_error(_path_error(exc))
+        sys.exit(2)
+
+
+def _path_error(exc: OSError) -> ReplicaflowError:
+    """A path the system refuses to look at (a name too long for it, a folder it may not enter) wherever
+    a command first touches it: one sentence naming the path, not a traceback."""
+    return ReplicaflowError(f"{quote(str(exc.filename), 200)}: {exc.strerror or exc}")
 
 
 def _print_error(exc: ReplicaflowError) -> None:

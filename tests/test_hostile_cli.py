@@ -182,3 +182,22 @@ def test_report_names_no_out_flag_it_does_not_have(tmp_path):
     done = _run(["report", tmp_path], tmp_path)
     assert done.returncode == 2 and "report.html: not written by replicaflow; move it away (" in done.stderr
     assert "--out" not in done.stderr and (tmp_path / "report.html").read_text() == "mine"
+
+
+TOO_LONG = "y" * 300  # over the 255 bytes a file name may have: stat() fails with ENAMETOOLONG
+
+
+@pytest.mark.parametrize("argv", [
+    ["analyze", "--logs", TOO_LONG, "--out", "x"],
+    ["analyze", "--logs", "s.yaml", "--topics", TOO_LONG, "--out", "x"],
+    ["analyze", "--logs", "s.yaml", "--out", TOO_LONG],
+    ["report", TOO_LONG],
+    ["simulate", "s.yaml", "--out", TOO_LONG],
+    ["run", "s.yaml", "--out", TOO_LONG],
+], ids=["logs", "topics", "analyze out", "report dir", "simulate out", "run out"])
+def test_a_path_the_system_refuses_is_one_sentence(tmp_path, argv):
+    """A name too long for the file system was an OSError traceback from the first stat() of it."""
+    (tmp_path / "s.yaml").write_text(GOOD)
+    done = _run([*argv, "--master", "nonsense://x"] if argv[0] in ("analyze", "run") else argv, tmp_path)
+    assert done.returncode == 2 and "(100 more characters): File name too long" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1

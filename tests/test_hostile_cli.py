@@ -201,3 +201,30 @@ def test_a_path_the_system_refuses_is_one_sentence(tmp_path, argv):
     done = _run([*argv, "--master", "nonsense://x"] if argv[0] in ("analyze", "run") else argv, tmp_path)
     assert done.returncode == 2 and "(100 more characters): File name too long" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("with_telemetry", [False, True], ids=["logs alone", "with telemetry"])
+def test_a_log_file_over_2_gib_is_refused_before_spark(telemetry, with_telemetry):
+    """Each file is read whole into one Java array: a 3 GiB server.log killed the JVM (a py4j traceback)."""
+    big = telemetry / "big" / "broker-1" / "server.log"
+    big.parent.mkdir(parents=True, exist_ok=True)
+    with big.open("wb") as f:
+        f.truncate(3 * 2**30)  # sparse: no disk used
+    argv = ["analyze", *(["run[1]"] if with_telemetry else []), "--logs", "big", "--out", "x", "--master", "local[1]"]
+    done = _run(argv, telemetry)
+    assert done.returncode == 2, done.stderr
+    assert "--logs: big/broker-1/server.log is 3.0 GiB; a log file is read whole, so at most 2 GiB" in done.stderr
+    assert "Traceback" not in done.stderr and not (telemetry / "x").exists()
+
+
+def test_a_jvm_that_dies_reading_logs_is_one_sentence():
+    """A 1.9 GB log file is under the size bound but kills a 4 GB JVM: py4j's refused connection was a
+    traceback (measured once; the JVM's death is simulated here)."""
+    from replicaflow.errors import ReplicaflowError
+    from replicaflow.ingest.sources import ClusterInputs
+    from replicaflow.jobs.analyze import _spark_failure
+
+    with pytest.raises(ReplicaflowError) as caught, _spark_failure([ClusterInputs("c", ("a.log",))]):
+        raise ConnectionRefusedError(111, "Connection refused")
+    assert str(caught.value) == ("--logs: Spark failed analyzing 1 log file(s) of cluster(s) c: the JVM stopped "
+                                 "answering (out of memory?)")

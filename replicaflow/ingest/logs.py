@@ -52,6 +52,7 @@ from replicaflow.ingest.log_messages import (
     TRUNCATED_STARTS,
 )
 from replicaflow.ingest.regex_literals import guard, guarded_rlike
+from replicaflow.model.units import INT32_MAX
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform, spark_path
 
@@ -99,6 +100,9 @@ def check_timezone(log_timezone: str) -> str:
     return log_timezone
 
 
+MAX_LOG_FILE_BYTES = INT32_MAX  # Java's largest array: one file's bytes in Spark's wholetext
+
+
 def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
     """Local files, directories (recursively) and globs (``**`` allowed); remote URIs pass through.
 
@@ -126,8 +130,19 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
                 found.append(c)
         if not found:
             raise ReplicaflowError(f"--logs: '{text}' matches no file")
+        for f in found:
+            _check_size(f)
         out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
     return list(dict.fromkeys(out))
+
+
+def _check_size(path: Path) -> None:
+    """A file is read whole into one Java array, so one over 2 GiB cannot be read at all: the JVM died
+    reading it. Its size is known now, before Spark starts."""
+    size = path.stat().st_size
+    if size > MAX_LOG_FILE_BYTES:
+        raise ReplicaflowError(f"--logs: {path} is {size / 2**30:.1f} GiB; a log file is read whole, so at most "
+                               f"2 GiB (split it, e.g. split -C 1G)")
 
 
 def _source(shown_as: tuple[str, str] | None) -> Column:

@@ -84,10 +84,11 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
 @contextmanager
 def _spark_failure(inputs: Sequence[sources.ClusterInputs]) -> Iterator[None]:
     """A Spark job that fails on the logs (a JVM out of memory on a huge file, a corrupt archive) is one
-    sentence naming what was being read, not a Java traceback (CONTRIBUTING.md, bad input)."""
+    sentence naming what was being read, not a Java traceback (CONTRIBUTING.md, bad input). A JVM that died
+    is py4j's refused connection."""
     try:
         yield
-    except (Py4JError, PySparkException) as exc:
+    except (Py4JError, PySparkException, ConnectionError) as exc:
         files = sum(len(i.logs) for i in inputs)
         raise ReplicaflowError(f"--logs: Spark failed analyzing {files} log file(s) of cluster(s) "
                                f"{', '.join(i.cluster for i in inputs)}: {java_reason(exc)}") from None

@@ -86,6 +86,8 @@ def java_options(python_tasks_only: bool = False, rows: int | None = None, archi
 def java_reason(exc: BaseException) -> str:
     """The JVM's own exception class and first message line; a JVM that died cannot say (its
     ``str()`` fails), which is itself the reason."""
+    if isinstance(exc, ConnectionError):  # py4j's socket to a JVM that died (out of memory, killed)
+        return "the JVM stopped answering (out of memory?)"
     try:
         java = getattr(exc, "java_exception", None)
         text = java.toString() if java is not None else str(exc)

@@ -124,6 +124,9 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
     (["--logs", "logs", "--kafka-version", "3.10"], "--kafka-version: Kafka 3.x ended with 3.9"),
     (["--logs", "logs", "--log-timezone", "Mars/Olympus"], "--log-timezone: unknown time zone"),
     (["--logs", "logs", "--topics-at", "noon"], "--topics-at: expected 'start', 'end' or epoch milliseconds"),
+    (["--logs", "logs", "--topics-at", "1767225600"], "found '1767225600' (epoch seconds? give milliseconds)"),
+    (["--logs", "logs", "--topics-at", "9999999999999999"], "epoch milliseconds from 2011 (Kafka's first release) "
+                                                            "to 9999, found '9999999999999999'"),
     (["--logs", "logs", "--cluster", "a", "--cluster-from-path"], "--cluster and --cluster-from-path"),
 ])
 def test_bad_input_refused_before_spark(logs, args, sentence):
@@ -132,3 +135,20 @@ def test_bad_input_refused_before_spark(logs, args, sentence):
     assert run.returncode == 2, run.stderr
     assert sentence in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert not out.exists()  # refused before the output (and Spark) was touched
+
+
+def test_a_scrape_grid_beyond_the_bound_is_one_sentence(tmp_path):
+    """Three hours of logs at --scrape-interval 1ms are 10.8 million scrapes, each recomputing every gauge: the
+    run ground for hours. The logged period is known once the logs are read, the grid is refused then."""
+    log = tmp_path / "broker-1" / "state-change.log"
+    log.parent.mkdir()
+    leader = ("INFO [Broker id=1] Leader orders-0 with topic id Some(EsUA7Qt4eRBftGrw8ka-hw) starts at leader epoch "
+              "{} from offset 0 with partition epoch {}, high watermark 0, ISR [1,2,3], adding replicas [] and "
+              "removing replicas [] . Previous leader None and previous leader epoch was -1. (state.change.logger)\n")
+    log.write_text(f"[2026-01-01 00:00:00,000] {leader.format(0, 0)}[2026-01-01 03:00:00,000] {leader.format(1, 1)}")
+    run = cli("analyze", "--logs", str(log.parent), "--scrape-interval", "1ms", "--out", str(tmp_path / "out"),
+              cwd=tmp_path)
+    assert run.returncode == 2, run.stderr[-3000:]
+    assert ("--scrape-interval: 1ms over the 3h logged by cluster 'cluster' makes 10,800,001 scrapes (at most "
+            "10,000,000); give a longer interval") in run.stderr, run.stderr[-3000:]
+    assert "Traceback" not in run.stderr and not (tmp_path / "out").exists()

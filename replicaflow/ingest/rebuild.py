@@ -31,7 +31,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from replicaflow.errors import ReplicaflowError
+from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import replay
 from replicaflow.ingest.holders import (
     Seen,
@@ -45,7 +45,8 @@ from replicaflow.ingest.holders import (
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
-from replicaflow.model.units import parse_id
+from replicaflow.model.units import format_duration, parse_id
+from replicaflow.telemetry.checks import MAX_SCRAPES
 from replicaflow.telemetry.schema import TELEMETRY
 from replicaflow.telemetry.spark import conform, local_frame
 
@@ -178,6 +179,11 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         period = periods[i.cluster]
         start_ms = period["lo"] // interval * interval
         end_ms = max(period["hi"], start_ms)
+        scrapes = (end_ms - start_ms) // interval + 1
+        if scrapes > MAX_SCRAPES:  # the gauges are recomputed at every scrape: hours of work, then out of memory
+            raise ReplicaflowError(f"--scrape-interval: {format_duration(interval)} over the {format_duration(end_ms - start_ms)} "
+                                   f"logged by cluster {quote(i.cluster)} makes {scrapes:,} scrapes (at most "
+                                   f"{MAX_SCRAPES:,}); give a longer interval")
         anchor = {"start": start_ms, "end": end_ms}.get(opts.topics_at, opts.topics_at)  # type: ignore[arg-type]
         clusters[i.cluster] = c = _Cluster(i, start_ms, end_ms, int(anchor))
         if opts.kafka_version is not None:

@@ -24,10 +24,12 @@ from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.topic import cluster_name_problem
 from replicaflow.model.units import parse_duration_ms
 from replicaflow.model.version import KafkaVersion
+from replicaflow.telemetry.checks import MAX_MS
 
 _BROKER_DIR = re.compile(r"^(?:broker|kafka)[-_]?\d+$", re.IGNORECASE)
 _SKIPPED = {"logs", "snapshots", "log"}
 ANCHORS = ("start", "end")
+FIRST_RELEASE_MS = 1_293_840_000_000  # 2011-01-01: no Kafka broker logged before
 
 
 @dataclass(frozen=True)
@@ -88,9 +90,12 @@ def options(kafka_version: str | None, scrape_interval: str, topics_at: str, log
         raise ReplicaflowError(f"--scrape-interval: expected a positive duration like 30s, found {quote(scrape_interval)}")
     at: str | int = topics_at
     if topics_at not in ANCHORS:
-        if not re.fullmatch(r"\d{10,16}", topics_at):
-            raise ReplicaflowError(f"--topics-at: expected 'start', 'end' or epoch milliseconds, found {quote(topics_at)}")
-        at = int(topics_at)
+        at = int(topics_at) if re.fullmatch(r"\d{1,16}", topics_at) else -1
+        if not FIRST_RELEASE_MS <= at <= MAX_MS:
+            # epoch seconds (10 digits today) read as ms are January 1970: the snapshot silently became 'start'
+            seconds = " (epoch seconds? give milliseconds)" if FIRST_RELEASE_MS <= at * 1000 <= MAX_MS else ""
+            raise ReplicaflowError("--topics-at: expected 'start', 'end' or epoch milliseconds from 2011 (Kafka's "
+                                   f"first release) to 9999, found {quote(topics_at)}{seconds}")
     if log_timezone is not None:
         try:
             zoneinfo.ZoneInfo(log_timezone)

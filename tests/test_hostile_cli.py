@@ -168,7 +168,8 @@ def test_an_endless_input_is_refused_at_the_size_bound(tmp_path):
 @pytest.mark.parametrize(("argv", "sentence"), [
     (["run[1]", "--logs", "nope/*.log"], "--logs: 'nope/*.log' matches no file"),
     (["--logs", ""], "--logs: expected a file, directory or glob, found an empty one"),
-], ids=["logs matching nothing, with telemetry", "empty logs (the current folder)"])
+    (["--logs", "/dev/zero"], "--logs: /dev/zero is not a regular file (a device, pipe or socket)"),
+], ids=["logs matching nothing, with telemetry", "empty logs (the current folder)", "a device"])
 def test_logs_are_checked_before_spark(telemetry, argv, sentence):
     """With telemetry, --logs was resolved after Spark started; '' resolved to every file under the cwd."""
     done = _run(["analyze", *argv, "--out", "x", "--master", "nonsense://x"], telemetry)

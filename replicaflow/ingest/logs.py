@@ -128,6 +128,9 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
                                 if f.is_file() and not any(p.startswith(".") for p in f.relative_to(c).parts))
             elif c.is_file():
                 found.append(c)
+            elif c.exists():  # read whole, a pipe or /dev/zero never ends
+                raise ReplicaflowError(f"--logs: {text} is not a regular file (a device, pipe or socket); copy the "
+                                       "log into a file")
         if not found:
             raise ReplicaflowError(f"--logs: '{text}' matches no file")
         for f in found:

@@ -150,7 +150,7 @@ def analyze(
     log_timezone: str = typer.Option(None, "--log-timezone", metavar="TZ",
                                      help="Time zone of the log timestamps, e.g. Europe/Berlin (default UTC)."),
     scrape_interval: str = typer.Option("10s", "--scrape-interval", metavar="DURATION",
-                                        help="Grid of the recomputed gauges when analyzing logs alone, e.g. 30s."),
+                                        help="Grid of the recomputed gauges when analyzing logs alone, e.g. 30s (at most 1h)."),
     min_insync_replicas: int = typer.Option(None, "--min-insync-replicas", metavar="N",
                                             help="The brokers' default min.insync.replicas (describe shows "
                                                  "topic overrides only; Kafka's default is 1)."),

@@ -123,6 +123,8 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
     (["--logs", "logs", "--log-dirs", "describe.txt"], "describe.txt"),
     (["--logs", "logs", "--kafka-version", "3.10"], "--kafka-version: Kafka 3.x ended with 3.9"),
     (["--logs", "logs", "--log-timezone", "Mars/Olympus"], "--log-timezone: unknown time zone"),
+    (["--logs", "logs", "--scrape-interval", "400d"], "--scrape-interval: at most 1h (the grid starts at the first "
+                                                        "logged event rounded down to it), found '400d'"),
     (["--logs", "logs", "--topics-at", "noon"], "--topics-at: expected 'start', 'end' or epoch milliseconds"),
     (["--logs", "logs", "--topics-at", "1767225600"], "found '1767225600' (epoch seconds? give milliseconds)"),
     (["--logs", "logs", "--topics-at", "9999999999999999"], "epoch milliseconds from 2011 (Kafka's first release) "

@@ -22,7 +22,7 @@ from replicaflow.ingest.logs import resolve_paths
 from replicaflow.ingest.topic_command import TopicsSnapshot, read_topic_describe
 from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.topic import cluster_name_problem
-from replicaflow.model.units import parse_duration_ms
+from replicaflow.model.units import format_duration, parse_duration_ms
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.checks import MAX_MS
 
@@ -30,6 +30,8 @@ _BROKER_DIR = re.compile(r"^(?:broker|kafka)[-_]?\d+$", re.IGNORECASE)
 _SKIPPED = {"logs", "snapshots", "log"}
 ANCHORS = ("start", "end")
 FIRST_RELEASE_MS = 1_293_840_000_000  # 2011-01-01: no Kafka broker logged before
+# the recomputed gauges' grid starts at the first event rounded down to the interval: 400d began it in 1970
+MAX_SCRAPE_INTERVAL_MS = 3_600_000
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ def options(kafka_version: str | None, scrape_interval: str, topics_at: str, log
         raise ReplicaflowError(f"--scrape-interval: {exc}") from None
     if interval <= 0:
         raise ReplicaflowError(f"--scrape-interval: expected a positive duration like 30s, found {quote(scrape_interval)}")
+    if interval > MAX_SCRAPE_INTERVAL_MS:
+        raise ReplicaflowError(f"--scrape-interval: at most {format_duration(MAX_SCRAPE_INTERVAL_MS)} (the grid starts at "
+                               f"the first logged event rounded down to it), found {quote(scrape_interval)}")
     at: str | int = topics_at
     if topics_at not in ANCHORS:
         at = int(topics_at) if re.fullmatch(r"\d{1,16}", topics_at) else -1

@@ -61,7 +61,6 @@ def kip542_is_reassignment_traffic(replica_is_adding):
     return np.asarray(replica_is_adding, dtype=bool)
 
 
-
 def parse_throttled_replicas(text: str | None, field: str = "throttled.replicas") -> frozenset[tuple[int, int]] | str:
     """Parse a ``*.replication.throttled.replicas`` value: ``"0:1,1:2"`` → {(0, 1), (1, 2)}; ``"*"`` → ALL.
 

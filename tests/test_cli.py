@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from replicaflow import __version__
 from replicaflow.cli import app
+from tests.test_hostile_cli import GOOD
 
 runner = CliRunner()
 
@@ -31,13 +32,7 @@ def test_unknown_option_is_a_usage_error_not_a_traceback():
     assert "Traceback" not in proc.stderr
 
 
-TINY = """\
-name: t
-duration: 2m
-kafka: {version: "3.7"}
-cluster: {brokers: 3}
-topics: [{name: orders, partitions: 3, replication_factor: 3}]
-"""
+TINY = GOOD  # a two-minute scenario of three brokers
 
 
 def test_simulate_piped_prints_only_the_paths_on_stdout(tmp_path):

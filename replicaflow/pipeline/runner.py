@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
+from py4j.protocol import Py4JNetworkError
 from pyspark.sql import DataFrame, SparkSession
 from rich.console import Console
 
@@ -213,11 +214,19 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                 (tmp / "_summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
         except ReplicaflowError:
             raise
-        except Exception as exc:  # a Spark failure on data that passed the checks: one sentence, no trace
-            if not type(exc).__module__.startswith(("pyspark", "py4j")):
+        except Exception as exc:  # a Spark failure on data that passed the checks, a JVM that died: one sentence
+            if not (type(exc).__module__.startswith(("pyspark", "py4j")) or isinstance(exc, ConnectionError)):
                 raise
-            raise ReplicaflowError(f"analyze: Spark failed reading {telemetry_dirs}: {java_reason(exc)}") from None
+            shown = telemetry_dirs if isinstance(telemetry_dirs, (str, Path)) else ", ".join(map(str, telemetry_dirs))
+            raise ReplicaflowError(f"analyze: Spark failed reading {shown}: {java_reason(exc)}") from None
         finally:
-            for df in cached:
-                df.unpersist()
+            _unpersist(cached)
     return summary
+
+
+def _unpersist(cached: Sequence[DataFrame]) -> None:
+    """Drop the analysis's caches. A JVM that died took them with it, and asking it raised py4j's refused
+    connection over the sentence that says why the analysis failed."""
+    for df in cached:
+        with contextlib.suppress(ConnectionError, Py4JNetworkError):
+            df.unpersist()

@@ -3,13 +3,15 @@
 An operator sees replicaflow's output, not the JVM's: Spark starts with replicaflow's log4j2
 configuration (errors only) and its JVM writes to a log file instead of the terminal — the JVM's
 own warnings (incubator modules, the loopback hostname, native libraries) cannot be configured
-away. ``REPLICAFLOW_SPARK_LOG`` names that file, or ``-`` to keep the JVM on the terminal (``-v``).
+away. ``REPLICAFLOW_SPARK_LOG`` names that file, or ``-`` to keep the JVM on the terminal (``-v``), and with it
+py4j's tracebacks of calls to a JVM that died.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import re
 import socket
@@ -274,6 +276,13 @@ def jvm_last_words(output: str) -> str:
     return lines[-1].removeprefix('Exception in thread "main" ')[:200] if lines else ""
 
 
+def _not_py4j(record: logging.LogRecord) -> bool:
+    """Drops py4j's own log records on the root logger: each call to a JVM that died logs its traceback there
+    (``java_gateway.send_command`` calls ``logging.exception``), before the sentence that ends the command
+    says what happened. Kept with ``-v``, as the JVM's own output is."""
+    return f"{os.sep}py4j{os.sep}" not in record.pathname
+
+
 def _quiet_gateway(conf: SparkConf):
     """Start the JVM with its stdout and stderr in the Spark log file (see the module docstring)."""
     if class_archive.java_home() is None:
@@ -282,6 +291,7 @@ def _quiet_gateway(conf: SparkConf):
     target = os.environ.get("REPLICAFLOW_SPARK_LOG")
     if target == "-":
         return None  # SparkContext starts it on the terminal
+    logging.getLogger().addFilter(_not_py4j)  # once: addFilter keeps one of each
     log = Path(target) if target else Path(tempfile.gettempdir()) / f"replicaflow-spark-{os.getpid()}.log"
     with open(log, "ab") as sink:
         try:

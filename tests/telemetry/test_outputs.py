@@ -172,6 +172,48 @@ def test_analyze_killed_mid_run_then_rerun(scenarios, tmp_path):
     assert digest(out, ("telemetry", "truth")) == before
 
 
+def _jvms_of(session_id: int) -> list[int]:
+    """The JVMs in a process session (spark-submit's java, started by PySpark under the CLI)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[3]) == session_id and b"org.apache.spark.deploy.SparkSubmit" in cmdline \
+                and b"java" in cmdline.split(b"\0")[0]:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+@pytest.mark.slow
+def test_a_jvm_that_dies_mid_analysis_is_one_sentence_and_no_output(scenarios, tmp_path):
+    """Only the JVM killed (as the kernel's OOM killer does) while Spark writes: one sentence and exit 2,
+    where py4j's refused connection was a traceback (from unpersisting the caches of a JVM that was gone,
+    with py4j's own tracebacks logged before it); no analysis appears, the telemetry is untouched."""
+    out = tmp_path / "out"
+    assert _cli("simulate", scenarios["old"], "--out", out).returncode == 0
+    before = digest(out, ("telemetry", "truth"))
+    proc = subprocess.Popen([str(BIN), "analyze", str(out), "--out", str(out)], start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not any((out / HOME).glob("gen-*.tmp/.analysis.tmp-*/*")):
+        time.sleep(0.05)
+    assert proc.poll() is None, "analyze ended before its JVM could be killed mid-run"
+    jvms = _jvms_of(proc.pid)
+    assert jvms, "no JVM found under the command"
+    for pid in jvms:
+        os.kill(pid, signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stderr
+    assert "Traceback" not in stderr and "py4j" not in stderr, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last == f"error: analyze: Spark failed reading {out}: the JVM stopped answering (out of memory?)", last
+    assert not (out / "analysis").exists()
+    assert digest(out, ("telemetry", "truth")) == before
+
+
 def test_foreign_entries_are_never_replaced(scenarios, tmp_path):
     out = tmp_path / "out"
     (out / "logs" / "kafka-0").mkdir(parents=True)

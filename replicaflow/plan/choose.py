@@ -15,8 +15,12 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from py4j.protocol import Py4JNetworkError
+
 import replicaflow
+from replicaflow.errors import ReplicaflowError
 from replicaflow.model.units import format_duration, format_rate
+from replicaflow.pipeline.session import java_reason
 from replicaflow.plan.build import MB, Move, candidate, headroom_throttle_bps, never_finishes, whole_mb_bps
 from replicaflow.plan.candidate import CandidateResult, simulate_candidate
 from replicaflow.plan.inputs import ClusterModel
@@ -74,7 +78,10 @@ def run_specs(spark, specs: list) -> list[CandidateResult]:
     if not specs:
         return []
     ship_package(spark.sparkContext)
-    return spark.sparkContext.parallelize(specs, len(specs)).map(simulate_candidate).collect()
+    try:
+        return spark.sparkContext.parallelize(specs, len(specs)).map(simulate_candidate).collect()
+    except (ConnectionError, Py4JNetworkError) as exc:  # the JVM died (killed, out of memory)
+        raise ReplicaflowError(f"plan: Spark failed running {len(specs)} candidates: {java_reason(exc)}") from None
 
 
 def unable(label: str, throttle: float, kip542: bool, reason: str) -> CandidateResult:

@@ -172,8 +172,8 @@ def test_analyze_killed_mid_run_then_rerun(scenarios, tmp_path):
     assert digest(out, ("telemetry", "truth")) == before
 
 
-def _jvms_of(session_id: int) -> list[int]:
-    """The JVMs in a process session (spark-submit's java, started by PySpark under the CLI)."""
+def _session_procs(session_id: int, needle: bytes) -> list[int]:
+    """The processes of a process session whose command line holds ``needle``."""
     pids = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -181,10 +181,17 @@ def _jvms_of(session_id: int) -> list[int]:
             cmdline = (stat.parent / "cmdline").read_bytes()
         except OSError:  # ended meanwhile
             continue
-        if int(fields[3]) == session_id and b"org.apache.spark.deploy.SparkSubmit" in cmdline \
-                and b"java" in cmdline.split(b"\0")[0]:
+        if int(fields[3]) == session_id and needle in cmdline:
             pids.append(int(stat.parent.name))
     return pids
+
+
+def _kill_jvms(proc: subprocess.Popen) -> None:
+    """SIGKILL the JVMs (spark-submit's java, started by PySpark) of a command run in a session of its own."""
+    jvms = _session_procs(proc.pid, b"org.apache.spark.deploy.SparkSubmit")
+    assert jvms, "no JVM found under the command"
+    for pid in jvms:
+        os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.slow
@@ -201,10 +208,7 @@ def test_a_jvm_that_dies_mid_analysis_is_one_sentence_and_no_output(scenarios, t
     while time.time() < deadline and not any((out / HOME).glob("gen-*.tmp/.analysis.tmp-*/*")):
         time.sleep(0.05)
     assert proc.poll() is None, "analyze ended before its JVM could be killed mid-run"
-    jvms = _jvms_of(proc.pid)
-    assert jvms, "no JVM found under the command"
-    for pid in jvms:
-        os.kill(pid, signal.SIGKILL)
+    _kill_jvms(proc)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 2, stderr
     assert "Traceback" not in stderr and "py4j" not in stderr, stderr
@@ -212,6 +216,29 @@ def test_a_jvm_that_dies_mid_analysis_is_one_sentence_and_no_output(scenarios, t
     assert last == f"error: analyze: Spark failed reading {out}: the JVM stopped answering (out of memory?)", last
     assert not (out / "analysis").exists()
     assert digest(out, ("telemetry", "truth")) == before
+
+
+@pytest.mark.slow
+def test_a_jvm_that_dies_while_plan_simulates_is_one_sentence_and_no_output(tmp_path):
+    """``plan``'s candidates run as Spark tasks; the JVM killed once its Python workers run them: one sentence
+    and exit 2 (it was py4j's refused connection as a traceback), and no ``plan/`` written."""
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples" / "plan"
+    out = tmp_path / "out"
+    proc = subprocess.Popen([str(BIN), "plan", "--reassignment", str(examples / "reassignment.json"), "--topics",
+                             str(examples / "describe.txt"), "--log-dirs", str(examples / "logdirs.json"),
+                             "--throttle", "20MB/s", "--throttle", "40MB/s", "-o", str(out)],
+                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and not _session_procs(proc.pid, b"pyspark.daemon"):
+        time.sleep(0.02)
+    assert proc.poll() is None, "plan ended before its JVM could be killed"
+    _kill_jvms(proc)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stderr
+    assert "Traceback" not in stderr and "py4j" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1] == \
+        "error: plan: Spark failed running 4 candidates: the JVM stopped answering (out of memory?)", stderr
+    assert not out.exists()
 
 
 def test_foreign_entries_are_never_replaced(scenarios, tmp_path):

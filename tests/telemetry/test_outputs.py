@@ -186,12 +186,23 @@ def _session_procs(session_id: int, needle: bytes) -> list[int]:
     return pids
 
 
-def _kill_jvms(proc: subprocess.Popen) -> None:
-    """SIGKILL the JVMs (spark-submit's java, started by PySpark) of a command run in a session of its own."""
+def _last_words_with_jvm_killed(args: list, ready) -> str:
+    """Run the CLI in a session of its own; once ``ready(pid)``, SIGKILL only its JVMs (spark-submit's java,
+    started by PySpark). The command must then end with exit 2 and one sentence, no traceback: returns it."""
+    proc = subprocess.Popen([str(BIN), *map(str, args)], start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and not ready(proc.pid):
+        time.sleep(0.02)
+    assert proc.poll() is None, "the command ended before its JVM could be killed"
     jvms = _session_procs(proc.pid, b"org.apache.spark.deploy.SparkSubmit")
     assert jvms, "no JVM found under the command"
     for pid in jvms:
         os.kill(pid, signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stderr
+    assert "Traceback" not in stderr and "py4j" not in stderr, stderr
+    return stderr.strip().splitlines()[-1]
 
 
 @pytest.mark.slow
@@ -202,17 +213,8 @@ def test_a_jvm_that_dies_mid_analysis_is_one_sentence_and_no_output(scenarios, t
     out = tmp_path / "out"
     assert _cli("simulate", scenarios["old"], "--out", out).returncode == 0
     before = digest(out, ("telemetry", "truth"))
-    proc = subprocess.Popen([str(BIN), "analyze", str(out), "--out", str(out)], start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not any((out / HOME).glob("gen-*.tmp/.analysis.tmp-*/*")):
-        time.sleep(0.05)
-    assert proc.poll() is None, "analyze ended before its JVM could be killed mid-run"
-    _kill_jvms(proc)
-    _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 2, stderr
-    assert "Traceback" not in stderr and "py4j" not in stderr, stderr
-    last = stderr.strip().splitlines()[-1]
+    last = _last_words_with_jvm_killed(["analyze", out, "--out", out],
+                                       lambda _: any((out / HOME).glob("gen-*.tmp/.analysis.tmp-*/*")))
     assert last == f"error: analyze: Spark failed reading {out}: the JVM stopped answering (out of memory?)", last
     assert not (out / "analysis").exists()
     assert digest(out, ("telemetry", "truth")) == before
@@ -224,20 +226,11 @@ def test_a_jvm_that_dies_while_plan_simulates_is_one_sentence_and_no_output(tmp_
     and exit 2 (it was py4j's refused connection as a traceback), and no ``plan/`` written."""
     examples = Path(__file__).resolve().parents[2] / "docs" / "examples" / "plan"
     out = tmp_path / "out"
-    proc = subprocess.Popen([str(BIN), "plan", "--reassignment", str(examples / "reassignment.json"), "--topics",
-                             str(examples / "describe.txt"), "--log-dirs", str(examples / "logdirs.json"),
-                             "--throttle", "20MB/s", "--throttle", "40MB/s", "-o", str(out)],
-                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None and not _session_procs(proc.pid, b"pyspark.daemon"):
-        time.sleep(0.02)
-    assert proc.poll() is None, "plan ended before its JVM could be killed"
-    _kill_jvms(proc)
-    _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 2, stderr
-    assert "Traceback" not in stderr and "py4j" not in stderr, stderr
-    assert stderr.strip().splitlines()[-1] == \
-        "error: plan: Spark failed running 4 candidates: the JVM stopped answering (out of memory?)", stderr
+    last = _last_words_with_jvm_killed(
+        ["plan", "--reassignment", examples / "reassignment.json", "--topics", examples / "describe.txt",
+         "--log-dirs", examples / "logdirs.json", "--throttle", "20MB/s", "--throttle", "40MB/s", "-o", out],
+        lambda pid: _session_procs(pid, b"pyspark.daemon"))  # the candidates' Python workers run
+    assert last == "error: plan: Spark failed running 4 candidates: the JVM stopped answering (out of memory?)"
     assert not out.exists()
 
 

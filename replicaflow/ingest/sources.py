@@ -110,7 +110,8 @@ def options(kafka_version: str | None, scrape_interval: str, topics_at: str, log
     if min_insync_replicas is not None and not 1 <= min_insync_replicas <= MAX_MIN_ISR:
         raise ReplicaflowError(f"--min-insync-replicas: expected at least 1 and at most {MAX_MIN_ISR:,}, "
                                f"found {min_insync_replicas}")
-    return RebuildOptions(kafka_version, interval, at, log_timezone, min_insync_replicas)
+    version = None if kafka_version is None else kafka_version.strip()  # ' 3.7' was written to _meta.json as given
+    return RebuildOptions(version, interval, at, log_timezone, min_insync_replicas)
 
 
 def plan(logs: Sequence[str], topics: Sequence[str] = (), log_dirs: Sequence[str] = (), cluster: str | None = None,

@@ -7,7 +7,7 @@ import re
 
 from replicaflow.ingest.rebuild import FORMS, WHOLE_24, broker_ids, infer_version
 from replicaflow.ingest.replay import Assignment, Move, history
-from replicaflow.ingest.sources import cluster_of_path
+from replicaflow.ingest.sources import cluster_of_path, options
 
 ORIGIN, TARGET = (1, 2, 3), (4, 2, 3)
 ORIGIN_BACK = (2, 3, 1)  # read back from "replicas=4,2,3,1, addingReplicas=4": the origin's order is not in the line
@@ -96,3 +96,9 @@ def test_a_whole_assignment_with_an_id_no_broker_has_is_not_taken():
     assert broker_ids(re.search(WHOLE_24, line.format("9" * 5000)).group(1)) is None
     assert broker_ids(re.search(WHOLE_24, line.format("2147483648")).group(1)) is None
     assert broker_ids("1, 2") == (1, 2)
+
+
+def test_the_release_given_is_kept_without_its_spaces():
+    """``--kafka-version ' 3.7'`` (a shell's quoting) is the release 3.7, and _meta.json says ``3.7``."""
+    assert options(" 3.7 ", "10s", "end", None, None).kafka_version == "3.7"
+    assert options(None, "10s", "end", None, None).kafka_version is None

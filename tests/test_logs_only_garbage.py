@@ -121,6 +121,8 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
                                                                   "most 32,767, found 99999999999"),
     (["--logs", "logs", "--topics", "s.yaml"], "s.yaml:1: expected a line starting with 'Topic:'"),
     (["--logs", "logs", "--log-dirs", "describe.txt"], "describe.txt"),
+    (["--logs", "logs", "--topics", "describe.txt", "--topics", "describe.txt"],
+     "--topics: describe.txt is given twice; give it once"),
     (["--logs", "logs", "--kafka-version", "3.10"], "--kafka-version: Kafka 3.x ended with 3.9"),
     (["--logs", "logs", "--log-timezone", "Mars/Olympus"], "--log-timezone: unknown time zone"),
     (["--logs", "logs", "--scrape-interval", "400d"], "--scrape-interval: at most 1h (the grid starts at the first "

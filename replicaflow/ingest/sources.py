@@ -153,6 +153,8 @@ def _per_cluster(option: str, paths: Sequence[str], by_cluster: dict[str, list[s
         if name not in by_cluster:
             raise ReplicaflowError(f"{option}: {text} belongs to cluster {quote(str(name))} (its folder), which has no "
                                    f"logs; clusters with logs: {', '.join(sorted(by_cluster))}")
+        if name in out and Path(out[name][1]).resolve() == path.resolve():
+            raise ReplicaflowError(f"{option}: {text} is given twice; give it once")
         if name in out:
             raise ReplicaflowError(f"{option}: two files for cluster {quote(name)}: {out[name][1]} and {text}")
         out[name] = (reader(path), str(path))

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from py4j.protocol import Py4JNetworkError
 from pyspark import SparkConf, SparkContext
 from pyspark.errors import PySparkRuntimeError
 from pyspark.java_gateway import launch_gateway
@@ -36,6 +37,8 @@ _LOCAL = re.compile(r"^local(\[(\d+|\*)(,\d+)?\])?$")
 _STANDALONE = re.compile(r"^spark://([^:/,]+):(\d+)(,[^:/,]+:\d+)*$")
 _STACK_FRAME = re.compile(r"^\s+(at |\.\.\. \d+ more)")
 MASTER_CONNECT_TIMEOUT_S = 3.0
+# what a call to a JVM that died raises: the refused (or reset) socket, or py4j's error on an empty answer
+JVM_GONE = (ConnectionError, Py4JNetworkError)
 # replicaflow's log4j2 configuration, and the throughput collector: analyze is a batch job, and G1's
 # concurrent threads took cores from it (demo 28 s against 32 s, 8 h of the benchmark 48 s against
 # 57 s on 2 cores, docs/pipeline.md)

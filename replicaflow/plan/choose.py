@@ -15,12 +15,10 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from py4j.protocol import Py4JNetworkError
-
 import replicaflow
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.units import format_duration, format_rate
-from replicaflow.pipeline.session import java_reason
+from replicaflow.pipeline.session import JVM_GONE, java_reason
 from replicaflow.plan.build import MB, Move, candidate, headroom_throttle_bps, never_finishes, whole_mb_bps
 from replicaflow.plan.candidate import CandidateResult, simulate_candidate
 from replicaflow.plan.inputs import ClusterModel
@@ -80,7 +78,7 @@ def run_specs(spark, specs: list) -> list[CandidateResult]:
     ship_package(spark.sparkContext)
     try:
         return spark.sparkContext.parallelize(specs, len(specs)).map(simulate_candidate).collect()
-    except (ConnectionError, Py4JNetworkError) as exc:  # the JVM died (killed, out of memory)
+    except JVM_GONE as exc:  # the JVM died (killed, out of memory)
         raise ReplicaflowError(f"plan: Spark failed running {len(specs)} candidates: {java_reason(exc)}") from None
 
 

@@ -21,7 +21,7 @@ from replicaflow.model.configs import (
     REASSIGNMENT_RATES,
     THROTTLED_REPLICAS_LISTS,
 )
-from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms
+from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms, parse_id
 from replicaflow.report.data import Analysis
 from replicaflow.report.figures import HYPOTHETICAL, Marker
 from replicaflow.telemetry.io import META_FILE, read_meta, read_table
@@ -200,24 +200,20 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
     return rows
 
 
-_ID = re.compile(r"-?[0-9]{1,19}")
 TOPIC_ROWS = 12  # the panel's topic rows at most; a cluster of 500 topics would push the summary off the page
 
 
 def id_ranges(ids) -> str:
     """Broker ids as runs: ``1–50`` rather than fifty numbers, ``1–3, 5, 7–9`` with gaps; an id that is not a
-    number is listed as it is, after them."""
-    def number(b) -> bool:  # ASCII digits only: str.isdigit takes '²', which int() refuses
-        return isinstance(b, int) and not isinstance(b, bool) or _ID.fullmatch(str(b)) is not None
-
-    numbers = sorted({int(b) for b in ids if number(b)})
+    broker id (``units.parse_id``: ASCII digits, Java's int) is listed as it is, after them."""
+    numbers = sorted({i for b in ids if (i := parse_id(str(b))) is not None})
     runs: list[list[int]] = []
     for i in numbers:
         if runs and i == runs[-1][1] + 1:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    others = [str(b) for b in ids if not number(b)]
+    others = [str(b) for b in ids if parse_id(str(b)) is None]
     return ", ".join([*(str(a) if a == b else f"{a}–{b}" for a, b in runs), *others])
 
 

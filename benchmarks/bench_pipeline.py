@@ -301,7 +301,7 @@ def zero_broker_metrics() -> Iterator[None]:
     metrics at every scrape, all 0, and no lag gauge rows (so no scan of replica_offsets for them; the
     small job that finds their spans still runs, as ``runner.build`` asks for the lagging replicas
     before the lag gauges). A bound, not a product: what a rewrite of the table could win at most
-    (docs/pipeline.md, What a rewrite of broker_metrics could win at most)."""
+    (docs/pipeline-measurements.md, What a rewrite of broker_metrics could win at most)."""
     from replicaflow.pipeline import metrics as M
 
     def zeros(tables, meta):

@@ -76,7 +76,7 @@ def restart_of_events(events: DataFrame, brokers: DataFrame) -> DataFrame:
     of its ``up`` rows at or before the event in replay order (0 before the first).
 
     The few lifetimes per broker are broadcast to the events, which are never shuffled: a running count over
-    the events and the ``up`` rows together sorted every ISR change of a broker (docs/pipeline.md, Measured).
+    the events and the ``up`` rows together sorted every ISR change of a broker (docs/pipeline-measurements.md, "The night's changes").
     """
     def at_or_after(ts: str, seq: str) -> Column:
         return (F.col("ts_ms") > F.col(ts)) | ((F.col("ts_ms") == F.col(ts)) & (F.col("seq") >= F.col(seq)))
@@ -105,7 +105,7 @@ def interval_deltas(df: DataFrame, keys: list[str]) -> DataFrame:
 
 # A (broker, gauge) pair of partition_gauge_deltas as one long, broker × len(_PAIR_GAUGES) + the gauge's index:
 # Spark's array_except compares struct elements pairwise through an interpreted ordering, longs through a
-# hash set in generated code (docs/pipeline.md, Measured).
+# hash set in generated code (docs/pipeline-measurements.md, "The first figures").
 _PAIR_GAUGES = (*[short for short, _ in LEADER_FLAG_GAUGES], "LeaderCount", "PartitionCount")
 
 

@@ -36,7 +36,7 @@ def local_frame(spark: SparkSession, rows: list[tuple], schema: StructType | str
 
     ``createDataFrame`` of a Python list makes an RDD that a Python worker unpickles every time a query
     scans it: for the one-row per-cluster meta table, which most of ``analyze``'s stages join, that was a
-    Python task per scan (docs/pipeline.md, "The night's changes"). A local relation is also sized for the
+    Python task per scan (docs/pipeline-measurements.md, "The night's changes"). A local relation is also sized for the
     optimizer, which then broadcasts it.
     """
     arrow = to_arrow_schema(StructType.fromDDL(schema) if isinstance(schema, str) else schema)

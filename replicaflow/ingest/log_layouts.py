@@ -34,6 +34,9 @@ STERN = r"^[a-z0-9][-a-z0-9.]{0,252} [a-z0-9][-a-z0-9]{0,62} (.*)$"
 # `docker logs -t`, `docker compose logs -t`, `kubectl logs --timestamps`: the runtime's RFC 3339 time, a space,
 # the line (taken off only before a bracketed or ISO timestamp or a JSON record: the broker's own layout follows)
 STAMP = rf"^\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?{_OFFSET} (.*)$"
+# the colours `docker compose up` / `docker-compose logs` give each service's name when they write to a terminal
+# (`ESC[36mkafka_1  |ESC[0m [2019-...`), kept where that output was saved or pasted: SGR sequences, taken off first
+ANSI_COLOR = r"\x1b\[[0-9;]{0,32}m"
 # journald/syslog: `Jan 02 03:04:05 host ident[pid]: `, RFC 5424-ish `2024-01-02T03:04:05.1+00:00 host ident[pid]: `
 SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}"
           rf"(?:\.\d+)?{_OFFSET}) [\w.:-]{{1,255}} [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
@@ -63,11 +66,18 @@ EMBEDDED_RECORD = (r"^\S.{0,255}?(?:\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[,.]
                    r"\d{2}:\d{2}:\d{2}[,.]\d{1,9}) +\[?(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b")
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
 LOGGER = r"^[A-Za-z_$][\w.$]{0,511}\)$"
-# A stack-trace line (an indent of spaces is gone: _unwrap drops it); a continuation line is one of those or
-# the last line of a message that itself holds a newline (ZooKeeper's `Stat` ends in one), which ends in
-# the layout's ` (%c)` (Strimzi: ` (%c) [%t]`), a dotted logger name.
-STACK_LINE = (r"^\s*(?:at [\w$.<>/@-]{1,1024}\([^()]{0,1024}\)$|\.\.\. \d+ (?:more|common frames omitted)|Caused by: |"
-              r"Suppressed: |[A-Za-z_$][\w$]{0,255}\.[\w$.]{0,1024}(?:Exception|Error|Throwable)(?::|$))")
+# A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
+# frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the
+# class overrides toString: ZooKeeper's `EndOfStreamException: Unable to read additional data ...`); a continuation
+# line is one of those or the last line of a message that itself holds a newline (ZooKeeper's `Stat` ends in
+# one), which ends in the layout's ` (%c)` (Strimzi: ` (%c) [%t]`), a dotted logger name.
+STACK_LINE = (r"^\s*(?:at [\w$.<>/@-]{1,1024}\([^()]{0,1024}\)(?: ~?\[[^\[\]]{0,1024}\])?$|"
+              r"\.\.\. \d+ (?:more|common frames omitted)|Caused by: |Suppressed: |"
+              r"[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error|Throwable)(?::|$))")
+# A line of the config dump Kafka writes at start-up (AbstractConfig.logAll: `KafkaConfig values: ` then a line
+# `\t<name> = <value>` per setting, then the layout's ` (kafka.server.KafkaConfig)`), on the text an envelope left
+# before leading whitespace is dropped: the tab is what tells it from a message.
+CONFIG_LINE = r"^\t[A-Za-z][\w.-]{0,255} =(?: .{0,1048576})?$"
 CONTINUATION = (rf"{STACK_LINE}|^.{{0,4096}}(?:^|\s)\([A-Za-z_$][\w$]{{0,255}}\.[\w$.]{{0,1024}}\)"
                 r"(?: \[[^\[\]]{0,512}\])?$")
 
@@ -138,45 +148,63 @@ def groups(text: Column, pattern: str, fields: int | Sequence[str]) -> Column:
     return F.when(out.startswith("\x00") & ~text.startswith("\x00"), F.slice(F.split(out, "\x00", n + 1), 2, n))
 
 
+def _config_line(text: Column) -> Column:
+    """Whether ``text`` (as an envelope left it, leading whitespace kept) is a line of Kafka's config dump."""
+    return F.coalesce(text.startswith("\t") & text.rlike(CONFIG_LINE), F.lit(False))
+
+
 def _unwrap(df: DataFrame) -> DataFrame:
-    """inner (the line with grep's file name, CRI, docker json-file, docker compose and syslog/journald
-    envelopes removed, leading whitespace dropped) and cri_flag. Each envelope's pattern is tried only on lines
-    holding a character it requires at a fixed place (most lines have no envelope)."""
+    """inner (the line with terminal colours, grep's file name, CRI, docker json-file, docker compose and
+    syslog/journald envelopes removed, leading whitespace dropped), cri_flag and config_line (``CONFIG_LINE``, told before the
+    tab is dropped). Each envelope's pattern is tried only on lines holding a character it requires at a fixed
+    place (most lines have no envelope). An envelope is taken off before a record, and before the lines that
+    continue one (a stack trace, a config dump, a message's last line) printed through the same envelope."""
     line = F.col("_line")
-    trimmed = F.col("_trimmed")
-    df = _stage(df, _trimmed=F.ltrim(F.col("raw")))
+    trimmed, plain = F.col("_trimmed"), F.col("_plain")
+    raw = F.col("raw")
+    df = _stage(df, _plain=F.when(raw.contains("\x1b"), F.regexp_replace(raw, ANSI_COLOR, "")).otherwise(raw))
+    df = _stage(df, _trimmed=F.ltrim(plain))
     df = _stage(df, _grep=F.when(~trimmed.startswith("[") & trimmed.contains(":"), groups(trimmed, GREP, 1)[0]))
     df = _stage(df, _line=F.coalesce(F.col("_grep"), trimmed))
     df = _stage(df, _cri=F.when(byte_at(line, 11, "T"), groups(line, CRI, 4)),
                 _docker=F.when(line.startswith("{"), F.get_json_object(line, "$.log")))
     cri, docker = F.col("_cri"), F.col("_docker")
-    df = _stage(df, _inner0=F.ltrim(F.when(cri.isNotNull(), cri[3])
-                                    .when(docker.isNotNull(), F.regexp_replace(docker, r"\r?\n$", ""))
-                                    .otherwise(line)),
+    payload = F.when(cri.isNotNull(), cri[3]).when(docker.isNotNull(), F.regexp_replace(docker, r"\r?\n$", ""))
+    df = _stage(df, _inner0=F.ltrim(F.coalesce(payload, line)), _config0=_config_line(F.coalesce(payload, plain)),
                 cri_flag=cri[2])
-    inner = F.col("_inner0")
+    inner, config = F.col("_inner0"), F.col("_config0")
+
+    def continues(after: Column) -> Column:
+        return after.rlike(CONTINUATION) | _config_line(after)
+
     # a compose, stern, runtime-time or syslog prefix before a bracketed or ISO timestamp or a JSON record
     df = _stage(df, _compose=F.when(inner.contains("|"), groups(inner, COMPOSE, 2)[1]))
     after = F.col("_compose")
-    # (a stack trace printed through the envelope keeps its lines under the record they continue)
-    df = _stage(df, _inner1=F.when(after.isNotNull() & (F.ltrim(after).rlike(RECORD_START)
-                                                       | after.rlike(STACK_LINE)), F.ltrim(after)).otherwise(inner))
-    inner = F.col("_inner1")
+    df = _stage(df, _take1=after.isNotNull() & (F.ltrim(after).rlike(RECORD_START) | continues(after)))
+    take = F.col("_take1")
+    df = _stage(df, _inner1=F.when(take, F.ltrim(after)).otherwise(inner), _config1=config | (take & _config_line(after)))
+    inner, config = F.col("_inner1"), F.col("_config1")
     df = _stage(df, _stern=F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
                                   groups(inner, STERN, 1)[0]))
     after = F.col("_stern")
-    df = _stage(df, _inner1s=F.when(after.isNotNull() & (after.rlike(RECORD_START) | after.rlike(STACK_LINE)),
-                                    F.ltrim(after)).otherwise(inner))
-    inner = F.col("_inner1s")
+    df = _stage(df, _take1s=after.isNotNull() & (after.rlike(RECORD_START) | continues(after)))
+    take = F.col("_take1s")
+    df = _stage(df, _inner1s=F.when(take, F.ltrim(after)).otherwise(inner),
+                _config1s=config | (take & _config_line(after)))
+    inner, config = F.col("_inner1s"), F.col("_config1s")
     df = _stage(df, _stamp=F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)[0]))
     after = F.col("_stamp")
-    df = _stage(df, _inner2=F.when(after.isNotNull() & after.rlike(RECORD_START), after).otherwise(inner))
-    inner = F.col("_inner2")
+    df = _stage(df, _take2=after.isNotNull() & (after.rlike(RECORD_START) | continues(after)))
+    take = F.col("_take2")
+    df = _stage(df, _inner2=F.when(take, F.ltrim(after)).otherwise(inner), _config2=config | (take & _config_line(after)))
+    inner, config = F.col("_inner2"), F.col("_config2")
     maybe_syslog = byte_at(inner, 4, " ") | byte_at(inner, 11, "T")
     df = _stage(df, _syslog=F.when(maybe_syslog, groups(inner, SYSLOG, 1)[0]))
     after = F.col("_syslog")
-    return _stage(df, inner=F.when(after.isNotNull() & F.ltrim(after).rlike(RECORD_START),
-                                   F.ltrim(after)).otherwise(inner))
+    df = _stage(df, _take3=after.isNotNull() & (F.ltrim(after).rlike(RECORD_START) | continues(after)))
+    take = F.col("_take3")
+    return _stage(df, inner=F.when(take, F.ltrim(after)).otherwise(inner),
+                  config_line=config | (take & _config_line(after)))
 
 
 def method_boundary(df: DataFrame) -> DataFrame:
@@ -299,7 +327,7 @@ def line_checks(df: DataFrame) -> DataFrame:
               F.concat(F.lit("unknown log level '"), F.coalesce(F.col("level"), F.lit("")), F.lit("'")))
         .when(inner.rlike(TS_START), F.lit("truncated or malformed timestamp/layout"))
         .when(inner.rlike(EMBEDDED_RECORD), F.lit("unknown prefix before a log record"))
-        .when(inner.rlike(CONTINUATION), F.lit("continuation line"))
+        .when(inner.rlike(CONTINUATION) | F.col("config_line"), F.lit("continuation line"))
         .otherwise(F.lit("no timestamp"))
     )
     blank = ~too_long & ((F.trim(inner) == "") | (F.trim(raw) == ""))

@@ -341,7 +341,7 @@ def _rows(lines: DataFrame) -> DataFrame:
 # dropped once read: Spark's generated code passes every column to each of a stage's methods as two
 # arguments, and HotSpot's C2 gives up on a method with too many ("unsupported incoming calling
 # sequence"), leaving it in C1's slower code; the window's sort also copies fewer bytes.
-_CHECKS_ONLY = ("file_utf16", "utf8_ok", "json_layout", "bad_json", "has_layout", "level")
+_CHECKS_ONLY = ("file_utf16", "utf8_ok", "json_layout", "bad_json", "has_layout", "level", "config_line")
 _CONTEXT_ONLY = ("path_broker", "cri_flag", "blank", "is_record", "parent_tags", "after_partial")
 
 

@@ -30,6 +30,9 @@ CASES = [  # (line, expected fields of its one event)
      "(kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
     ("kafka_3      | 2024-01-02T02:04:05.678123456Z " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to "
      "1,2 (kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2]}),
+    # `docker-compose up` written to a terminal colours each service's name (SGR sequences around the prefix)
+    ("\x1b[32mkafka_1            |\x1b[0m " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 "
+     "(kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "ts_ms": 1704164645678}),
     # `grep -r` over several files (the file name), `grep -rn` (and its line number), `grep -n` on one file
     ("/var/log/kafka/server.log.2024-01-02-03:" + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 "
      "(kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678, "broker": 1}),
@@ -209,6 +212,18 @@ QUIET = [
     "java.lang.IllegalStateException: Kafka server is still starting up, cannot shut down!",
     "        at kafka.server.KafkaServer.shutdown(KafkaServer.scala:670)",
     "my-cluster-kafka-0 kafka \tat kafka.Kafka$.main(Kafka.scala:82)",  # the same trace through stern's prefix
+    # ... through the runtime's time (`kubectl logs --timestamps`) and journald's prefix; a log4j2 frame names its jar
+    "2024-01-02T02:04:05.678123456Z \tat kafka.Kafka$.main(Kafka.scala:82)",
+    "Jan 02 03:04:05 host kafka-server-start.sh[123]: \tat kafka.Kafka.main(Kafka.scala) [kafka_2.13-4.0.0.jar:?]",
+    "\tat kafka.server.KafkaRaftServer.<init>(KafkaRaftServer.scala:56) ~[kafka_2.13-4.0.0.jar:?]",
+    # the config dump of AbstractConfig.logAll: a tab-indented `name = value` per setting (an empty value too),
+    # then the logger; through compose's and the runtime's prefixes as well
+    T + "INFO KafkaConfig values: ",
+    "\tadvertised.listeners = null",
+    "\tssl.trustmanager.algorithm = ",
+    "kafka-1  | \tlog.dirs = /var/lib/kafka/data",
+    "2024-01-02T02:04:05.678123456Z \tzookeeper.sync.time.ms = 2000",
+    "2024-01-02T02:04:05.678123456Z  (kafka.server.KafkaConfig)",
     # the fetchers that move replicas between a broker's own log directories are not replication fetchers
     T + "INFO [ReplicaAlterLogDirsManager on broker 1] Added fetcher to broker 1 for partitions Map(t-0 -> "
         "InitialFetchState(None,BrokerEndPoint(id=1, host=localhost:-1),5,10)) (kafka.server.ReplicaAlterLogDirsManager)",
@@ -247,6 +262,18 @@ def test_each_family_and_layout_gives_its_event(read):
 def test_other_threads_shutdown_and_message_tails_give_no_event(read):
     events, _ = read
     assert [e for e in events if e["source"].endswith("quiet.log")] == []
+
+
+def test_a_config_line_needs_its_tab_and_a_record_before_it(spark, tmp_path):
+    """AbstractConfig.logAll indents each setting with a tab; without the tab, or with no record before it in the
+    file, a `name = value` line is no part of a record and stays a reject."""
+    (tmp_path / "broker-1").mkdir()
+    (tmp_path / "broker-1" / "server.log").write_text(
+        "\tlog.dirs = /var/lib/kafka/data\n" + T + "INFO KafkaConfig values: \nlog.dirs = /var/lib/kafka/data\n"
+        "\tlog.dirs /var/lib/kafka/data\n", encoding="utf-8")
+    out = read_logs(spark, str(tmp_path), cluster="r")
+    assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == \
+        [(1, "continuation line"), (3, "no timestamp"), (4, "no timestamp")]
 
 
 def test_a_record_behind_an_unknown_prefix_is_rejected_not_attached(spark, tmp_path):

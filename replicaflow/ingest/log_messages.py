@@ -106,7 +106,7 @@ RULES: list[Rule] = [
     Rule("leader_start", rf"^Leader {_TP} (?:with topic id \S+ )?starts at leader epoch {_N} from offset {_N} with "
          rf"(?:partition epoch {_N}, )?high watermark {_N},? ISR \[?{_L}\]?,? (?:addingReplicas|adding replicas) "
          rf"\[?{_L}\]?,? (?:removingReplicas|and removing replicas) \[?{_L}\]? *(\(under-min-isr\))? *\. ?Previous "
-         rf"(?:leader (?:Some\((\d+)\)|None) and previous )?leader epoch was {_N}\.?$",
+         rf"(?:leader (?:Some\((-?\d+)\)|None) and previous )?leader epoch was {_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "isr": 6, "adding": 7, "removing": 8,
           "state": 9, "target_broker": 10}),
     # Partition.makeLeader up to 2.5 (server.log): `Leader Epoch ... was: E` up to 2.4; 2.5 lowercases it and adds the HW
@@ -114,7 +114,7 @@ RULES: list[Rule] = [
          rf"watermark -?\d+)?\. Previous (?:Leader Epoch was: |leader epoch was ){_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3}),
     Rule("follower_start", rf"^Follower {_TP} starts at leader epoch {_N} from offset {_N} with (?:partition epoch "
-         rf"{_N} and )?high watermark {_N}\. (?:Current leader is {_N}\. )?Previous (?:leader (?:Some\((\d+)\)|None) "
+         rf"{_N} and )?high watermark {_N}\. (?:Current leader is {_N}\. )?Previous (?:leader (?:Some\((-?\d+)\)|None) "
          rf"and previous )?leader epoch was {_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "leader": 6, "target_broker": 7}),
     # --- LeaderAndIsr requests: ReplicaManager (state-change.log) ----------------------------------
@@ -135,6 +135,12 @@ RULES: list[Rule] = [
          {"broker": 1, "target_broker": 3, "tp": 4, "topic_name": (2, r"topicName='([^']*)'", 1),
           "partition_index": (2, _PARTITION_KEY, 1),
           **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")}),
+    # ReplicaManager.makeFollowers: the new leader is not in the metadata cache (-1: the partition is offline), so the
+    # broker starts no fetcher for the partition (0.10-0.11 `Broker N received ...`, then the broker's logIdent)
+    Rule("become_follower", rf"^(?:Broker (\d+) r|R)eceived LeaderAndIsrRequest with correlation id \d+ from controller "
+         rf"(\d+) epoch \d+ for partition {_TP} (?:\(last update controller epoch \d+\) )?but cannot become follower "
+         rf"since the new leader {_N} is unavailable\.$",
+         {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}, state="leader unavailable"),
     Rule("fetchers_stopped", rf"^(?:Broker (\d+) s|S)topped fetchers as part of become-follower request from "
          rf"controller (\d+) epoch \d+ with correlation id \d+ for partition {_TP}(?: with leader {_N})?$",
          {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}),
@@ -264,6 +270,11 @@ RULES: list[Rule] = [
     Rule("reassignment_completed", r"^Alter(?:Partition|Isr) request from node (\d+) for (\S+-\d+) completed the "
          r"ongoing partition reassignment(?: and triggered a leadership change\. Re(?:tu|ut)rning \w+)?\.?$",
          {"leader": 1, "tp": 2}),
+    # ReplicationControlManager.validateAlterPartitionData (KRaft, `alterIsr` up to 3.1): the controller refuses a
+    # leader's proposed ISR, so the ISR stays as it was; the reasons that name the current partition epoch give it
+    Rule("alter_partition_rejected", r"^Rejecting (?:AlterPartition|alterIsr) request from node (\d+) for (\S+-\d+) "
+         r"because (?:the current partition epoch is (\d+), not \d+|.*)\.$",
+         {"target_broker": 1, "tp": 2, "partition_epoch": 3}),
     Rule("reassignment_waiting", rf"^New replicas {_L} for partition {_TP} being reassigned not yet caught up with "
          r"the leader$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "

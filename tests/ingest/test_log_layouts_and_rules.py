@@ -192,6 +192,16 @@ CASES = [  # (line, expected fields of its one event)
     # ReplicationControlManager.replay(RemoveTopicRecord) from 3.6 (`Removed topic t with ID x.` before)
     (T + "INFO [QuorumController id=1] Replayed RemoveTopicRecord for topic gone with ID AAAAAAAAAAAAAAAAAAAAAA. "
      "(org.apache.kafka.controller.ReplicationControlManager)", {"kind": "topic_deleted", "topic": "gone"}),
+    # ReplicationControlManager (KRaft controller; `alterIsr` in 3.0-3.1): a proposed ISR refused, for any reason
+    (T + "ERROR [QuorumController id=1] Rejecting alterIsr request from node 2 for t-0 because it specified an invalid "
+     "ISR [3]. (org.apache.kafka.controller.ReplicationControlManager)",
+     {"kind": "alter_partition_rejected", "topic": "t", "partition": 0, "broker": 1, "target_broker": 2,
+      "partition_epoch": None}),
+    # ReplicaManager.makeFollowers 0.10-0.11: the broker names itself, the partition is a TopicAndPartition
+    (T + "ERROR Broker 3 received LeaderAndIsrRequest with correlation id 7 from controller 1 epoch 5 for partition "
+     "[t,0] but cannot become follower since the new leader 2 is unavailable. (state.change.logger)",
+     {"kind": "become_follower", "topic": "t", "partition": 0, "broker": 3, "leader": 2, "target_broker": 1,
+      "state": "leader unavailable"}),
     (T + "INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)", {"kind": "broker_shutting_down"}),
     (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
 ]

@@ -158,6 +158,11 @@ RULES: list[Rule] = [
          r"ISR as part of transition to (\w+)$",
          {"tp": 1, "target_broker": 3, "state": 4, "old_leader": (2, r"Leader:(-?\d+)", 1),
           "old_isr": (2, r"ISR:([\d,]*)", 1), **_kv(2, "leader_epoch", "partition_epoch")}),
+    # OfflinePartitionLeaderSelector (ZooKeeper controller 0.8-1.0; LeaderAndIsr.toString is JSON): the leader it
+    # elected for an offline partition, clean or not (an unclean election's WARN comes first); from 1.1 the
+    # `Changed partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(...)` line above
+    Rule("partition_state", rf'^Selected new leader and ISR \{{"leader":{_N},"leader_epoch":{_N},"isr":\[{_L}\]\}} for '
+         rf'offline partition {_TP}$', {"leader": 1, "leader_epoch": 2, "isr": 3, "tp": 4}, state="OnlinePartition"),
     Rule("unclean_election", rf"^No broker in ISR is alive for {_TP}\. Elect leader {_N} from live brokers {_L}\. "
          r"There's potential data loss\.$", {"tp": 1, "leader": 2, "replicas": 3}),
     Rule("unclean_election", r"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using an unclean "

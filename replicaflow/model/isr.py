@@ -64,14 +64,17 @@ def fetch_leader_leo_after_fetch(leader_leo, last_fetch_leader_leo, leo_is_max: 
 
 
 def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, legacy: bool = False,
-                              kept=None):
+                              kept=None, fetch_time_isr_only: bool = True):
     """Follower state when a broker becomes leader with a new epoch (§1.1, last paragraph).
 
     lastCaughtUp = now for ISR members, else 0. A new leader forgets follower LEOs and the leader LEO of
     their last fetch (-1) and their fetch times (0): 3.3+ ``Replica.resetReplicaState`` with ``isNewLeader``,
     and before it ``updateLogReadResult(UnknownLogReadResult)`` after ``resetLastCaughtUpTime`` — what
     another broker's leadership recorded never reaches it. A leader that only bumped its epoch keeps LEOs
-    and restarts the fetch bookkeeping at its own LEO.
+    and restarts the fetch bookkeeping at its own LEO: the last fetch time becomes now for the ISR members and 0
+    for the others from 3.3 (``fetch_time_isr_only``, ``Replica.resetReplicaState``), now for every follower on
+    0.10.2 – 3.2 (``Replica.resetLastCaughtUpTime(leaderEpochStartOffset, curTimeMs, ...)``), so there a
+    follower outside the ISR whose next fetch reaches that LEO counts as caught up as of the bump.
     ≤ 0.8.2 (``legacy``, ``Partition.makeLeader`` setting each follower's LEO to unknown, which stamps
     its update time): every follower's stuck clock restarts at ``now``.
     0.9 – 0.10.1 (``kept`` = the current (lastFetchLeaderLogEndOffset, lastFetchTimeMs, lastCaughtUpTimeMs)):
@@ -86,7 +89,7 @@ def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, l
     caught_up = np.broadcast_to(np.where(in_new_isr, now_ms, 0), shape).astype(np.int64)
     new_leo = np.broadcast_to(np.where(was_leader, leo, UNKNOWN_OFFSET), shape).astype(np.int64)
     new_fetch_leader_leo = np.broadcast_to(np.where(was_leader, leader_leo, UNKNOWN_OFFSET), shape).astype(np.int64)
-    restarted = (was_leader & in_new_isr) | legacy
+    restarted = (was_leader & (in_new_isr | (not fetch_time_isr_only))) | legacy
     new_fetch_time = np.broadcast_to(np.where(restarted, now_ms, 0), shape).astype(np.int64)
     if kept is not None and not legacy:
         lfl, lft, lcu = (np.broadcast_to(np.asarray(k, dtype=np.int64), shape) for k in kept)

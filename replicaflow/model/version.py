@@ -15,6 +15,9 @@ _NEWEST_MAJOR = 4
 # The last minor of each finished release line (Apache Kafka's release history): 2.9 or 3.10 never
 # existed, so a file naming one is a typo (often YAML reading `3.10` as the number 3.1) — refused.
 _LAST_MINOR = {(0,): 11, (1,): 1, (2,): 8, (3,): 9}
+# Before 1.0 the third part played that role (0.10.2.1 is bug fix 1 of 0.10.2): 0.8.3, 0.9.1, 0.10.3 and 0.11.1
+# were never released either.
+_LAST_PRE_1_0 = {8: 2, 9: 0, 10: 2, 11: 0}
 
 
 @dataclass(frozen=True, order=True)
@@ -44,6 +47,9 @@ class KafkaVersion:
         last = _LAST_MINOR.get((major,))
         if last is not None and minor > last:
             raise ReplicaflowError(f"kafka.version: Kafka {major}.x ended with {major}.{last}, found '{text}'")
+        last = _LAST_PRE_1_0.get(minor) if major == 0 else None
+        if last is not None and patch > last:
+            raise ReplicaflowError(f"kafka.version: Kafka 0.{minor}.x ended with 0.{minor}.{last}, found '{text}'")
         return cls(major, minor, patch, kip542)
 
     @property
@@ -87,12 +93,21 @@ class KafkaVersion:
 
     @property
     def expansion_needs_epoch_start(self) -> bool:
-        """From 2.1 (KAFKA-7128) a joining follower must also reach the leader epoch's start offset (§1.4)."""
-        return self.at_least("2.1")
+        """From 2.0.1 (KAFKA-7128, a bug fix of 2.0.1 and 2.1.0) a joining follower must also reach the leader
+        epoch's start offset (§1.4): ``Partition.maybeExpandIsr`` at 2.0.1 tests ``leaderEpochStartOffsetOpt``,
+        2.0.0 does not."""
+        return self.at_least("2.0.1")
 
     @property
     def fetch_leader_leo_is_max(self) -> bool:
         """lastFetchLeaderLogEndOffset = max(leo, previous) from 3.3; plain overwrite before (§1.1)."""
+        return self.at_least("3.3")
+
+    @property
+    def epoch_bump_fetch_time_isr_only(self) -> bool:
+        """A leader that only bumps its epoch restarts the last fetch time of its ISR followers alone from 3.3
+        (``Replica.resetReplicaState``: now if in sync, else 0); 0.10.2 – 3.2 restart every follower's
+        (``Replica.resetLastCaughtUpTime(leaderEpochStartOffset, curTimeMs, ...)`` for all of them, §1.1)."""
         return self.at_least("3.3")
 
     @property

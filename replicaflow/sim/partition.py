@@ -48,6 +48,7 @@ class Partition:
         self._check_divisor = self.version.isr_check_period_divisor
         self._equal_leo_in_sync = self.version.equal_leo_in_sync
         self._needs_epoch_start = self.version.expansion_needs_epoch_start
+        self._fetch_time_isr_only = self.version.epoch_bump_fetch_time_isr_only
         self._view: IsrView | None = None
         self._view_topo: Topology | None = None
         self.proposals = False  # AlterPartition proposals may be in flight (pending_at >= 0)
@@ -254,7 +255,7 @@ class Partition:
         kept = None if self._kafka_4485 else (s.v_lfl[p], s.v_lft[p], s.v_lcu[p])
         leo, lfl, lft, lcu = isr_rules.reset_on_new_leader_epoch(
             now, s.in_isr[p], new_slot == old_slot, leader_leo, s.v_leo[p], legacy=self.version.lag_rule == "messages",
-            kept=kept)
+            kept=kept, fetch_time_isr_only=self._fetch_time_isr_only)
         s.v_leo[p], s.v_lfl[p], s.v_lft[p], s.v_lcu[p] = leo, lfl, lft, lcu
         s.v_leo[p, new_slot] = leader_leo
         s.epoch_start[p] = leader_leo

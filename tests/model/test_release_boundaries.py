@@ -25,19 +25,23 @@ V = KafkaVersion.parse
     ("kafka_4485", "0.10.1", "0.10.2", False, True),
     ("isr_check_period_divisor", "0.10.1", "0.10.2", 1, 2),
     ("equal_leo_in_sync", "2.0", "2.1", False, True),
-    ("expansion_needs_epoch_start", "2.0", "2.1", False, True),
-    ("fetch_leader_leo_is_max", "3.2", "3.3", False, True),
+    ("expansion_needs_epoch_start", "2.0", "2.0.1", False, True),
+    ("fetch_leader_leo_is_max", "3.2.3", "3.3", False, True),
+    ("epoch_bump_fetch_time_isr_only", "3.2.3", "3.3", False, True),
     ("alter_partition", "2.6", "2.7", False, True),
     ("default_replica_lag_time_max_ms", "2.4", "2.5", 10_000, 30_000),
     # §2 predicates: KIP-352 (2.5), the effective min ISR and the frozen HW (3.7)
     ("urp_semantics", "2.4", "2.5", "legacy", "kip352"),
     ("min_isr_capped", "3.6", "3.7", False, True),
     ("hw_frozen_under_min_isr", "3.6", "3.7", False, True),
-    # §4 fetchers: KIP-112 (1.0) and KIP-461 (2.3)
+    # §4 fetchers: KIP-74 (0.10.1), KIP-320 (2.1), KIP-112 (1.0) and KIP-461 (2.3)
+    ("fetch_response_capped", "0.10.0.1", "0.10.1", False, True),
+    ("leader_epoch_fencing", "2.0.1", "2.1", False, True),
     ("fetcher_failure_isolated", "2.2", "2.3", False, True),
     ("storage_error_retried", "0.11", "1.0", False, True),
     ("storage_error_retried", "2.2", "2.3", True, False),
-    # §5.1 the reassignment tool (2.6)
+    # §5.1 KIP-73 throttles (0.10.1) and the reassignment tool (2.6)
+    ("replication_throttles", "0.10.0.1", "0.10.1", False, True),
     ("verify_waits_for_every_reassignment", "2.5", "2.6", False, True),
     ("cancel_clears_throttles", "2.5", "2.6", False, True),
     # §6 the controller
@@ -57,8 +61,11 @@ def test_every_version_switch_on_both_sides(switch, before, first, old, new):
     0.10.2.0, false at 0.11.0.0); ReplicaManager.startup `isr-expiration` period replicaLagTimeMaxMs at 0.10.1.0,
     replicaLagTimeMaxMs / 2 at 0.10.2.0; Replica.updateLogReadResult (isReadFromLogEnd at 0.10.1.0,
     lastFetchLeaderLogEndOffset at 0.10.2.0); Partition.getOutOfSyncReplicas (LEO != leader LEO from 2.1.0);
-    Partition.maybeExpandIsr (leaderEpochStartOffsetOpt from 2.1.0); Replica.updateFetchState
-    (math.max(leaderEndOffset, lastFetchLeaderLogEndOffset) at 3.3.0, plain assignment at 3.2.0);
+    Partition.maybeExpandIsr (leaderEpochStartOffsetOpt from 2.0.1, absent at 2.0.0); Replica.updateFetchState
+    (math.max(leaderEndOffset, lastFetchLeaderLogEndOffset) at 3.3.0, plain assignment at 3.2.3);
+    Replica.resetReplicaState (3.3.0: lastFetchTimeMs now if in sync, else 0) vs resetLastCaughtUpTime (3.2.3: now
+    for every follower); KafkaConfig replica.fetch.response.max.bytes and the throttled rate/replicas configs
+    (DynamicConfig, 0.10.1.0, absent at 0.10.0.1); Errors.FENCED_LEADER_EPOCH (2.1.0, absent at 2.0.1);
     Partition.isUnderReplicated (assignmentState.replicationFactor at 2.5.0); Partition.effectiveMinIsr and
     maybeIncrementLeaderHW's `if (isUnderMinIsr) return false` (3.7.0, absent at 3.6.0); AbstractFetcherThread
     (`case e: KafkaStorageException` retried at 1.0.0-2.2.0, markPartitionFailed at 2.3.0);
@@ -83,10 +90,11 @@ def test_out_of_sync_equal_leo_exemption(version, out):
     assert not bool(isr.is_out_of_sync(19, 20, 50, 150, 100, V(version).equal_leo_in_sync))
 
 
-@pytest.mark.parametrize(("version", "joins"), [("2.0", True), ("2.1", False)])
+@pytest.mark.parametrize(("version", "joins"), [("2.0", True), ("2.0.0", True), ("2.0.1", False), ("2.1", False)])
 def test_expansion_epoch_start_offset(version, joins):
-    """Partition.maybeExpandIsr: 2.0.0 `replica.logEndOffset.offsetDiff(leaderHW) >= 0`; 2.1.0 also
-    `leaderEpochStartOffsetOpt.exists(fetchOffset >= _)` (KAFKA-7128). Follower at HW 100, epoch starts at 105."""
+    """Partition.maybeExpandIsr: 2.0.0 `replica.logEndOffset.offsetDiff(leaderHW) >= 0`; 2.0.1 and 2.1.0 also
+    `leaderEpochStartOffsetOpt.exists(fetchOffset >= _)` (KAFKA-7128, commit 7a352117c20 on the 2.0 branch, first
+    tagged 2.0.1). Follower at HW 100, epoch starts at 105."""
     got = isr.expansion_eligible(100, 100, 105, True, V(version).expansion_needs_epoch_start)
     assert bool(got) is joins
     assert bool(isr.expansion_eligible(105, 100, 105, True, V(version).expansion_needs_epoch_start))
@@ -107,6 +115,23 @@ def test_fetch_leader_leo_max(version, kept):
     `math.max(leaderEndOffset, currentReplicaState.lastFetchLeaderLogEndOffset)` at 3.3.0."""
     _, fll, _, _ = isr.update_fetch_state(10, 15, 100, 20, 50, 0, V(version).fetch_leader_leo_is_max)
     assert int(fll) == (20 if kept else 15)
+
+
+@pytest.mark.parametrize(("version", "fetch_time", "caught_up"), [("3.2", 500, 500), ("3.3", 0, 0)])
+def test_epoch_bump_restarts_the_fetch_time_of_followers_outside_the_isr_until_3_2(version, fetch_time, caught_up):
+    """Partition.makeLeader on a new leader epoch of the same leader: at 3.2.3 `replica.resetLastCaughtUpTime(
+    leaderEpochStartOffset, curTimeMs, lastCaughtUpTimeMs)` for every remote replica sets lastFetchTimeMs = now; at
+    3.3.0 Replica.resetReplicaState (not isNewLeader) sets `lastFetchTimeMs = if (isFollowerInSync) currentTimeMs
+    else 0L` (commit a5f7c82a867). Bump at 500 with leader LEO 42; the follower outside the ISR (LEO 30) then fetches
+    42 while the leader is at 50: caught up as of the bump on 3.2 (Replica.updateFetchState's second case), never
+    on 3.3."""
+    v = V(version)
+    leo, fll, ft, cu = isr.reset_on_new_leader_epoch(500, np.array([True, False]), np.array([True, True]), 42,
+                                                     np.array([40, 30]), fetch_time_isr_only=v.epoch_bump_fetch_time_isr_only)
+    assert list(leo) == [40, 30] and list(fll) == [42, 42] and list(cu) == [500, 0]
+    assert list(ft) == [500, fetch_time]
+    _, _, _, after = isr.update_fetch_state(42, 50, 900, fll[1:], ft[1:], cu[1:], v.fetch_leader_leo_is_max)
+    assert after.tolist() == [caught_up]
 
 
 @pytest.mark.parametrize(("version", "caught_up"), [("0.10.1", 0), ("0.10.2", 1000)])

@@ -20,10 +20,53 @@ def test_parse_rejects_with_one_sentence(text):
         KafkaVersion.parse(text)
 
 
-@pytest.mark.parametrize(("text", "release"), [("0.10.2.1", "0.10.2"), ("0.11.0.3", "0.11"), ("0.8.2.2", "0.8.2")])
+@pytest.mark.parametrize(("text", "release"), [("0.10.2.1", "0.10.2"), ("0.11.0.3", "0.11"), ("0.8.2.2", "0.8.2"),
+                                             ("0.9.0.1", "0.9"), ("0.10.2.2", "0.10.2")])
 def test_pre_1_0_releases_have_four_parts(text, release):
     """Kafka numbered its releases 0.10.2.1 and 0.11.0.3 before 1.0: the fourth part is a bug-fix release."""
     assert str(KafkaVersion.parse(text)) == release
+
+
+@pytest.mark.parametrize(("text", "last"), [("0.8.3", "0.8.2"), ("0.9.1", "0.9.0"), ("0.10.3", "0.10.2"),
+                                            ("0.10.3.0", "0.10.2"), ("0.11.1", "0.11.0")])
+def test_pre_1_0_releases_that_never_existed_are_refused(text, last):
+    """Before 1.0 the third part named the release line's feature release (apache/kafka tags: 0.8.2.2, 0.9.0.1,
+    0.10.2.2 and 0.11.0.3 end their lines), as the second does from 1.0: 0.10.3 is refused like 2.9."""
+    with pytest.raises(ReplicaflowError, match=f"kafka.version: Kafka .* ended with {last}, found '{text}'"):
+        KafkaVersion.parse(text)
+
+
+@pytest.mark.parametrize(("text", "release", "shown"), [
+    ("4.0.0", (4, 0, 0), "4.0"), ("3.9", (3, 9, 0), "3.9"), ("3.9.0", (3, 9, 0), "3.9"), ("4.1", (4, 1, 0), "4.1"),
+    ("2.4.1", (2, 4, 1), "2.4.1"), ("2.0.1", (2, 0, 1), "2.0.1"), (" 3.7 ", (3, 7, 0), "3.7")])
+def test_patch_releases_and_spellings(text, release, shown):
+    """A patch release is kept (2.0.1 has KAFKA-7128, 2.0.0 does not); a .0 patch is the release itself."""
+    v = KafkaVersion.parse(text)
+    assert v.release == release and str(v) == shown
+
+
+def test_a_patch_release_takes_the_behaviour_of_its_line():
+    """2.4.1 is still before every 2.5 switch (KIP-352 URP, the 30 s lag, the 18 s ZooKeeper session)."""
+    v = KafkaVersion.parse("2.4.1")
+    assert v.urp_semantics == "legacy" and v.default_replica_lag_time_max_ms == 10_000
+    assert v.default_zookeeper_session_timeout_ms == 6_000
+
+
+@pytest.mark.parametrize("text", ["2.8.0-IV1", "3.7-IV0", "3.7.0-rc1", "v3.7", "4.0.0.0", "3.9.0.1"])
+def test_protocol_versions_and_tags_are_not_releases(text):
+    """inter.broker.protocol.version strings (2.8-IV1) and git tags name no release: one sentence, no guess."""
+    with pytest.raises(ReplicaflowError, match=f"kafka.version: expected a Kafka release like '3.7' or '0.8.2', "
+                                               f"found '{text}'"):
+        KafkaVersion.parse(text)
+
+
+def test_a_4_x_release_after_4_1_has_4_1_behaviour():
+    """Documented range 0.8 – 4.x: a later 4.x release is accepted with every switch of 4.1 (KRaft only, ELR on by
+    default); 5.0 is refused."""
+    v = KafkaVersion.parse("4.3")
+    assert v.kraft_only and v.elr_supported and v.default_eligible_leader_replicas
+    with pytest.raises(ReplicaflowError, match="supported releases are 0.8 to 4.x"):
+        KafkaVersion.parse("5.0")
 
 
 def test_lag_rule_boundary_082_vs_09():

@@ -76,7 +76,8 @@ def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, l
     0.10.2 – 3.2 (``Replica.resetLastCaughtUpTime(leaderEpochStartOffset, curTimeMs, ...)``), so there a
     follower outside the ISR whose next fetch reaches that LEO counts as caught up as of the bump.
     ≤ 0.8.2 (``legacy``, ``Partition.makeLeader`` setting each follower's LEO to unknown, which stamps
-    its update time): every follower's stuck clock restarts at ``now``.
+    its update time, on every new leader epoch, a bump of its own included): every follower's LEO is forgotten
+    and its stuck clock restarts at ``now``.
     0.9 – 0.10.1 (``kept`` = the current (lastFetchLeaderLogEndOffset, lastFetchTimeMs, lastCaughtUpTimeMs)):
     ``makeLeader`` has no ``resetLastCaughtUpTime`` (KAFKA-4485 added it in 0.10.2) and touches the follower
     Replicas only when ``isNewLeader``, so a leader that only bumped its epoch keeps all of it. A new leader's
@@ -87,7 +88,7 @@ def reset_on_new_leader_epoch(now_ms, in_new_isr, was_leader, leader_leo, leo, l
     was_leader = np.asarray(was_leader, dtype=bool)
     shape = np.broadcast_shapes(np.shape(in_new_isr), np.shape(was_leader), np.shape(leo))
     caught_up = np.broadcast_to(np.where(in_new_isr, now_ms, 0), shape).astype(np.int64)
-    new_leo = np.broadcast_to(np.where(was_leader, leo, UNKNOWN_OFFSET), shape).astype(np.int64)
+    new_leo = np.broadcast_to(np.where(was_leader & (not legacy), leo, UNKNOWN_OFFSET), shape).astype(np.int64)
     new_fetch_leader_leo = np.broadcast_to(np.where(was_leader, leader_leo, UNKNOWN_OFFSET), shape).astype(np.int64)
     restarted = (was_leader & (in_new_isr | (not fetch_time_isr_only))) | legacy
     new_fetch_time = np.broadcast_to(np.where(restarted, now_ms, 0), shape).astype(np.int64)

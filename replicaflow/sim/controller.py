@@ -234,11 +234,14 @@ class KafkaController:
 
     def _bump_and_tell(self, p: int, now: int, change: str, times: int = 1) -> None:
         """A controller change that keeps the leader: new epochs, the rows, and -- where the leader epoch
-        moved -- the leader's own record of it: ``Partition.makeLeader`` logs its start line for every new
-        leader epoch it receives, not only when it becomes leader (2.4 unconditionally, 3.x ``isNewLeaderEpoch``)."""
+        moved -- the leader's own handling of it: ``Partition.makeLeader`` runs for every new leader epoch it
+        receives, not only when it becomes leader (2.4 unconditionally, 3.x ``isNewLeaderEpoch``), so it logs its
+        start line, starts the epoch at its log end and resets its followers' fetch state (§1.1)."""
         s = self.s
         prev_epoch = int(s.leader_epoch[p])
         self._bump_epochs(p, change, times)
+        if s.leader_epoch[p] != prev_epoch and s.lslot[p] >= 0:
+            self.partition.make_leader(p, int(s.lslot[p]), int(s.lslot[p]), now)
         self.emit.leader_and_isr_changed(p, now)
         if s.leader_epoch[p] != prev_epoch and s.lslot[p] >= 0:
             self.emit.leader_started(p, now, s.leader_id(p), prev_epoch, self.controller_id())

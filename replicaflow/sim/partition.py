@@ -199,11 +199,12 @@ class Partition:
             shrink = bool((old & ~new).any())
             prev_epoch = int(s.leader_epoch[p])
             self.bump_epochs(p, leader_epoch=shrink and bump_on_shrink)
-            if s.leader_epoch[p] == prev_epoch:
-                if shrink:
-                    s.shrinks[leader] += 1
-                else:
-                    s.expands[leader] += 1
+            if s.leader_epoch[p] != prev_epoch:  # the record's new leader epoch: makeLeader (§1.1)
+                self.make_leader(p, int(s.lslot[p]), int(s.lslot[p]), now)
+            elif shrink:
+                s.shrinks[leader] += 1
+            else:
+                s.expands[leader] += 1
             n_isr, n_rep = int(new.sum()), int((s.rbi[p] >= 0).sum())
             under = bool(predicates.under_min_isr(n_isr, int(min_isr[p]), n_rep, self.version.min_isr_capped))
             self.emit.isr_committed(p, old, new, now, under, prev_epoch)

@@ -403,3 +403,17 @@ def test_elr_needs_4_0(version, refused):
     from 4.1: kafka.apache.org/40 and /41 operations/eligible-leader-replicas)."""
     assert (election.eligible_leader_replicas_problem(V(version), True) is not None) is refused
     assert election.eligible_leader_replicas_problem(V(version), False) is None
+
+
+@pytest.mark.parametrize(("version", "leos"), [("0.8.2", [-1, -1]), ("0.9", [40, 30])])
+def test_an_epoch_bump_forgets_follower_leos_only_before_kip16(version, leos):
+    """Partition.makeLeader at 0.8.2.0 runs for every newer leader epoch (ReplicaManager.becomeLeaderOrFollower:
+    `partitionLeaderEpoch < ... leaderEpoch`) and sets `r.logEndOffset = LogOffsetMetadata.UnknownOffsetMetadata` for
+    every remote replica, which stamps logEndOffsetUpdateTimeMs: a leader that only bumps its epoch forgets the LEOs
+    too and restarts every stuck clock. At 0.9.0.0 makeLeader resets the remote replicas only `if (isNewLeader)`."""
+    v = V(version)
+    kept = None if v.lag_rule == "messages" else (np.array([42, 42]), np.array([400, 0]), np.array([400, 0]))
+    leo, _, ft, _ = isr.reset_on_new_leader_epoch(500, np.array([True, False]), np.array([True, True]), 42,
+                                                  np.array([40, 30]), legacy=v.lag_rule == "messages", kept=kept)
+    assert leo.tolist() == leos
+    assert ft.tolist() == ([500, 500] if v.lag_rule == "messages" else [400, 0])

@@ -348,3 +348,25 @@ def test_a_zookeeper_cluster_on_3_7_logs_zookeeper_controller_lines():
     kraft = render_event({**record, "controller": "kraft"}, version)[0][1]
     assert "[Controller id=1] Successfully updated assignment of partition t-0" in zk
     assert "[QuorumController id=1] Replayed partition assignment change" in kraft
+
+
+@pytest.mark.parametrize(("version", "controller", "leaves_at_s"), [
+    ("2.4", None, 20.0), ("3.7", "kraft", 15.0)])
+def test_the_controllers_epoch_bump_restarts_the_kept_leaders_caught_up_clocks(version, controller, leaves_at_s):
+    """Partition.makeLeader runs for every new leader epoch its broker receives, the leader staying (2.4.0
+    ReplicaManager.makeLeaders for `partitionLeaderEpoch < requestLeaderEpoch`; 3.3.0+ `isNewLeaderEpoch`), and
+    resets each follower (`resetLastCaughtUpTime` / `Replica.resetReplicaState`: lastCaughtUpTimeMs = now in the ISR).
+    Follower 2 stops fetching at 0 s, broker 3 crashes at 1 s; lag 10 s, checks every 5 s. ZooKeeper (6 s session)
+    removes 3 at 7 s with a new leader epoch: 2 counts as caught up at 7 s and leaves at the 20 s check. KRaft 3.7
+    (9 s session) removes 3 at 10 s keeping the epoch (KAFKA-15021): 2 leaves at the 15 s check, lag after 0 s."""
+    kafka = {"version": version, "replica_lag_time_max": "10s", **({"controller": controller} if controller else {})}
+    engine, _, _ = started(small(kafka=kafka, events=[{"at": "0s", "stall_follower": {"broker": 2}},
+                                                      {"at": "1s", "broker_down": 3}]))
+    s, sc = engine.s, engine.scenario
+    left = None
+    for now in range(sc.start_ms + sc.tick_ms, sc.start_ms + 30_001, sc.tick_ms):
+        engine.step(now)
+        if left is None and not s.in_isr[0, 1]:
+            left = (now - sc.start_ms) / 1000
+    assert left == leaves_at_s
+    assert s.leader_id(0) == 1 and int(s.leader_epoch[0]) == (1 if controller is None else 0)

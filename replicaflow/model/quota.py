@@ -25,10 +25,21 @@ def rate_bps(total_bytes, oldest_window_start_ms, now_ms, window_ms):
     return np.asarray(total_bytes, dtype=np.float64) * 1000.0 / elapsed_ms
 
 
-def oldest_window_start_ms(now_ms, quota_start_ms, window_ms, samples):
-    """Start of the oldest retained window: windows are aligned to ``quota_start_ms``; ``samples`` kept."""
+def oldest_window_start_ms(now_ms, quota_start_ms, window_ms, samples, overlapping=False):
+    """Start of the oldest retained window: windows are aligned to ``quota_start_ms``; ``samples`` kept, and
+    where ``overlapping`` (3.8+, :func:`overlapping_window_kept`) the one before them too."""
     current = np.floor_divide(np.asarray(now_ms) - quota_start_ms, window_ms)
-    return quota_start_ms + np.maximum(current - (samples - 1), 0) * window_ms
+    first = current - (samples - 1) - np.asarray(overlapping, dtype=np.int64)
+    return quota_start_ms + np.maximum(first, 0) * window_ms
+
+
+def overlapping_window_kept(last_record_ms, now_ms, window_ms, samples):
+    """Whether the window just before the ``samples`` retained ones still counts, from 3.8: Kafka's
+    ``SampledStat.purgeObsoleteSamples`` drops a sample once ``samples`` windows have passed since its last
+    event (apache/kafka#15889, in 3.8.0), not since its start as up to 3.7, and keeps one slot more for it;
+    ``SimpleRate`` then measures from that sample's start. A quota recording all along thus rates over 11
+    to 12 windows instead of 10 to 11."""
+    return (np.asarray(now_ms) - last_record_ms) < samples * window_ms
 
 
 def quota_exceeded(rate, limit_bps):

@@ -144,6 +144,13 @@ class KafkaVersion:
         return self.at_least("0.10.1")
 
     @property
+    def quota_keeps_overlapping_window(self) -> bool:
+        """3.8+: the sampled rate of a replication quota also keeps the window that began before its
+        ``replication.quota.window.num`` windows while its last record is younger than them
+        (``SampledStat.purgeObsoleteSamples``, apache/kafka#15889; §5.1)."""
+        return self.at_least("3.8")
+
+    @property
     def fetcher_failure_isolated(self) -> bool:
         """KIP-461 (2.3+): a failing partition is isolated; before, the whole fetcher thread dies."""
         return self.at_least("2.3")

@@ -44,7 +44,7 @@ class Engine:
         self.emit = Emitter(s, writer, log_events, kafka.controller)
         self.clock = Clock(scenario.start_ms, scenario.tick_ms)
         self.quotas = ReplicationQuotaManager(s.n_brokers, kafka.quota_window_ms, kafka.quota_window_samples,
-                                              scenario.version.kip542)
+                                              scenario.version.kip542, scenario.version.quota_keeps_overlapping_window)
         self.configs = DynamicConfigs(s, scenario, self.quotas, self.emit)
         self.fetchers = ReplicaFetcherManager(s, kafka, scenario.tick_ms, self.quotas, self.emit,
                                               scenario.version)

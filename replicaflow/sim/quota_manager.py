@@ -3,7 +3,8 @@
 Four quota types per broker, in the order of ``model.configs.QUOTA_RATES``: leader and follower
 replication (KIP-73) and leader and follower reassignment (KIP-542). Each keeps Kafka's sampled
 ``Rate``: ``quota_window_samples`` windows of ``quota_window_ms``, aligned to the first byte
-recorded (Kafka creates the sensor on first use). The rules themselves — the rate, "strictly
+recorded (Kafka creates the sensor on first use), and from 3.8 the window before them while it
+has a record younger than them (``overlapping``). The rules themselves — the rate, "strictly
 above", which fetch a quota holds back, which traffic is reassignment traffic — are
 ``model.quota``'s; this class holds the windows and applies the rules to the [P, S] grid.
 """
@@ -48,15 +49,16 @@ class Throttle(NamedTuple):
 class ReplicationQuotaManager:
     """The quota windows of every broker, the limits and throttled-replica lists the configs set."""
 
-    def __init__(self, n_brokers: int, window_ms: int, samples: int, kip542: bool):
-        self.window_ms, self.samples, self.kip542 = window_ms, samples, kip542
-        n_q = len(QUOTA_RATES)
+    def __init__(self, n_brokers: int, window_ms: int, samples: int, kip542: bool, overlapping: bool = False):
+        self.window_ms, self.samples, self.kip542, self.overlapping = window_ms, samples, kip542, overlapping
+        n_q, slots = len(QUOTA_RATES), samples + overlapping
         self.limit_bps = np.full((n_q, n_brokers), np.inf)
         self.leader_listed: np.ndarray | None = None    # [P, S] replicas in leader.replication.throttled.replicas
         self.follower_listed: np.ndarray | None = None  # [P, S] ... follower.replication.throttled.replicas
         self.t0 = np.full((n_q, n_brokers), -1, dtype=np.int64)             # sensor start, -1 not created
-        self.bytes = np.zeros((n_q, n_brokers, samples), dtype=np.float64)  # bytes per window slot
-        self.wid = np.full((n_q, n_brokers, samples), -1, dtype=np.int64)   # window id held by each slot
+        self.bytes = np.zeros((n_q, n_brokers, slots), dtype=np.float64)  # bytes per window slot
+        self.wid = np.full((n_q, n_brokers, slots), -1, dtype=np.int64)   # window id held by each slot
+        self.last = np.full((n_q, n_brokers, slots), -1, dtype=np.int64)  # its last record (3.8+ retention)
         self.active = False           # some broker has a finite quota: the tick must ask who is throttled
         self._configs = 0             # bumped whenever the limits or the lists change
         self._classes: QuotaClasses | None = None
@@ -80,7 +82,13 @@ class ReplicationQuotaManager:
         at = times[:, None, None]
         wid = np.where(self.t0 >= 0, (at - self.t0) // win, 0)
         valid = self.wid > (wid - n)[..., None]  # a slot never written (window id -1) holds no bytes
-        return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(at, self.t0, win, n)
+        overlapping = False
+        if self.overlapping:  # 3.8+: the window before them, while its last record is younger than them
+            before = (self.wid >= 0) & (self.wid == (wid - n)[..., None])
+            before &= quota.overlapping_window_kept(self.last, at[..., None], win, n)
+            valid |= before
+            overlapping = before.any(axis=-1)
+        return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(at, self.t0, win, n, overlapping)
 
     def rates_bps(self, now: int) -> np.ndarray:
         """[quota row, broker] the sampled rate Kafka's quota sees at ``now`` (0 before the sensor exists)."""
@@ -126,22 +134,25 @@ class ReplicationQuotaManager:
             return
         t0 = self.t0.reshape(-1)  # views: [quota row · broker] and [quota row · broker, window slot]
         wids, window_bytes = self.wid.reshape(len(t0), -1), self.bytes.reshape(len(t0), -1)
+        last = self.last.reshape(len(t0), -1)
         start = t0[hit]
         if (start < 0).any():
             start = np.where(start < 0, now, start)
             t0[hit] = start
         wid = (now - start) // self.window_ms
-        slot = wid % self.samples
+        slot = wid % wids.shape[1]
         stale = wids[hit, slot] != wid
         if stale.any():
             window_bytes[hit[stale], slot[stale]] = 0
             wids[hit, slot] = wid
         window_bytes[hit, slot] += bytes_qb.reshape(-1)[hit]
+        last[hit, slot] = now
 
     def reset_broker(self, b: int) -> None:
         """A restarted broker's sensors are gone (process state)."""
         self.t0[:, b] = -1
         self.wid[:, b] = -1
+        self.last[:, b] = -1
         self.bytes[:, b] = 0
 
     # ------------------------------------------------------------------ the grid

@@ -40,8 +40,9 @@ V = KafkaVersion.parse
     ("fetcher_failure_isolated", "2.2", "2.3", False, True),
     ("storage_error_retried", "0.11", "1.0", False, True),
     ("storage_error_retried", "2.2", "2.3", True, False),
-    # §5.1 KIP-73 throttles (0.10.1) and the reassignment tool (2.6)
+    # §5.1 KIP-73 throttles (0.10.1), the reassignment tool (2.6), the quota's sampled rate (3.8)
     ("replication_throttles", "0.10.0.1", "0.10.1", False, True),
+    ("quota_keeps_overlapping_window", "3.7", "3.8", False, True),
     ("verify_waits_for_every_reassignment", "2.5", "2.6", False, True),
     ("cancel_clears_throttles", "2.5", "2.6", False, True),
     # §6 the controller
@@ -66,6 +67,7 @@ def test_every_version_switch_on_both_sides(switch, before, first, old, new):
     Replica.resetReplicaState (3.3.0: lastFetchTimeMs now if in sync, else 0) vs resetLastCaughtUpTime (3.2.3: now
     for every follower); KafkaConfig replica.fetch.response.max.bytes and the throttled rate/replicas configs
     (DynamicConfig, 0.10.1.0, absent at 0.10.0.1); Errors.FENCED_LEADER_EPOCH (2.1.0, absent at 2.0.1);
+    SampledStat.purgeObsoleteSamples by lastEventMs with samples + 1 slots (3.8.0, by lastWindowMs at 3.7.0);
     Partition.isUnderReplicated (assignmentState.replicationFactor at 2.5.0); Partition.effectiveMinIsr and
     maybeIncrementLeaderHW's `if (isUnderMinIsr) return false` (3.7.0, absent at 3.6.0); AbstractFetcherThread
     (`case e: KafkaStorageException` retried at 1.0.0-2.2.0, markPartitionFailed at 2.3.0);

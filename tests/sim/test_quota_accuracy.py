@@ -23,7 +23,8 @@ RATES = {"leader": "leader.replication.throttled.rate", "follower": "follower.re
 KIP542_RATES = {"leader": "leader.reassignment.throttled.rate", "follower": "follower.reassignment.throttled.rate"}
 
 
-def move_seconds(tick: str, side: str, kip542: bool = False, size: str = "10MB", rate: str = "1MB/s") -> float:
+def move_seconds(tick: str, side: str, kip542: bool = False, size: str = "10MB", rate: str = "1MB/s",
+                 version: str = "3.7") -> float:
     """Seconds from the reassignment to its last partition's completion: 10 partitions of ``size`` from
     broker 1 to 2, under a KIP-73 replication throttle (rate and list) or, with ``kip542``, a KIP-542
     reassignment rate."""
@@ -33,7 +34,7 @@ def move_seconds(tick: str, side: str, kip542: bool = False, size: str = "10MB",
                  {"at": "0s", "config": {"topic": "t", LISTS[side]: pairs}}])
     run = simulate({
         "name": "quota", "duration": "3m", "tick": tick, "scrape_interval": "10s",
-        "kafka": {"version": "3.7", "kip542": kip542},
+        "kafka": {"version": version, "kip542": kip542},
         "cluster": {"brokers": 2, "network_in": "1GB/s", "network_out": "1GB/s"},
         "topics": [{"name": "t", "partitions": PARTITIONS, "replication_factor": 1,
                     "assignment": [[1]] * PARTITIONS, "message_size": "1KB", "initial_size": size}],
@@ -71,6 +72,16 @@ def test_a_throttle_well_above_one_fetch_a_second_gives_its_rate_at_every_tick(t
     made a quota-bound move at 1 s ticks 5-10% too long."""
     took = move_seconds(tick, side, size="50MB", rate="10MB/s")
     assert 0.98 * 50 <= took <= 1.02 * 50, (tick, side, took)
+
+
+@pytest.mark.parametrize("side", ["leader", "follower"])
+def test_the_3_8_sampled_rate_keeps_the_same_bound(side):
+    """3.8 (SampledStat keeps the sample that overlaps the 11 windows, apache/kafka#15889) rates over 11 to 12
+    windows: a 1 MB/s move still takes more than 0.9 × bytes / limit (93.7 s at 100 ms ticks, 95.5-96.4 s at
+    10 ms; 3.7: 95.5-96.3 s and 98.0-98.5 s), and 10 MB/s still gives its rate."""
+    took = move_seconds("100ms", side, version="3.8")
+    assert 0.9 * 100 < took <= 2 * 100, (side, took)
+    assert move_seconds("100ms", side, size="50MB", rate="10MB/s", version="3.8") == pytest.approx(50, rel=0.02)
 
 
 @pytest.mark.parametrize("side", ["leader", "follower"])

@@ -56,6 +56,34 @@ def test_windows_older_than_the_samples_drop_out():
     assert qm.exceeded(T0 + 3500)[FOLLOWER_REPLICATION, 0]          # 35 B over 2.5 s = 14 B/s
 
 
+def _overlap_story(overlapping: bool) -> ReplicationQuotaManager:
+    qm = ReplicationQuotaManager(1, window_ms=1000, samples=11, kip542=False, overlapping=overlapping)
+    qm.record(LEADER_REPLICATION, np.array([1100.0]), T0)          # window 0 opens the sensor
+    qm.record(LEADER_REPLICATION, np.array([1.0]), T0 + 900)       # its last record, at 0.9 s
+    qm.record(LEADER_REPLICATION, np.array([1.0]), T0 + 11_200)    # window 11
+    return qm
+
+
+def test_the_window_overlapping_the_samples_counts_from_3_8():
+    """SampledStat.purgeObsoleteSamples at 3.8.0 resets a sample once `now - sample.lastEventMs >= samples *
+    timeWindowMs` (keeping `samples + 1` of them) and SimpleRate.windowSize measures from the oldest one's
+    startTimeMs (apache/kafka#15889); at 3.7.0 the test is `now - sample.lastWindowMs` (its start). 11 windows of
+    1 s; 1101 B in window 0 (last at 0.9 s), 1 B at 11.2 s. At 11.5 s Kafka 3.8 still rates window 0: 1102 B over
+    11.5 s = 95.83 B/s; at 11.95 s its last record is 11.05 s old and it is gone, as it is at 11.5 s up to 3.7."""
+    new, old = _overlap_story(True), _overlap_story(False)
+    assert new.rates_bps(T0 + 11_500)[LEADER_REPLICATION, 0] == np.float64(1102.0 * 1000 / 11_500)
+    assert old.rates_bps(T0 + 11_500)[LEADER_REPLICATION, 0] == np.float64(1.0 * 1000 / 10_500)
+    assert new.rates_bps(T0 + 11_950)[LEADER_REPLICATION, 0] == old.rates_bps(T0 + 11_950)[LEADER_REPLICATION, 0]
+
+
+def test_the_engine_keeps_the_overlapping_window_from_3_8():
+    """The engine's quotas follow the release: 3.7 keeps 11 window slots, 3.8 one more (KafkaVersion
+    quota_keeps_overlapping_window)."""
+    for version, slots in (("3.7", 11), ("3.8", 12)):
+        engine, _, _ = started(small(kafka={"version": version}))
+        assert engine.quotas.bytes.shape[-1] == slots and engine.quotas.overlapping is (version == "3.8")
+
+
 def test_restart_forgets_only_that_brokers_sensors():
     qm = ReplicationQuotaManager(2, window_ms=1000, samples=11, kip542=False)
     qm.update_quota(limits(2, leader_replication=1.0))

@@ -221,21 +221,8 @@ class KafkaVersion:
     # --- logs (section 7) ---
     @property
     def log_family(self) -> str:
-        """Which family of broker log lines this release writes (docs/semantics.md §7)."""
-        if not self.at_least("1.0"):
-            return "0.10"
-        if not self.at_least("2.2"):
-            return "1.0"
-        if not self.at_least("2.4"):
-            return "2.2"
-        if not self.at_least("2.7"):
-            return "2.4"
-        if not self.at_least("2.8"):
-            return "2.7"
-        if not self.at_least("3.3"):
-            return "2.8"
-        if not self.at_least("3.5"):
-            return "3.3"
-        if not self.at_least("3.6"):
-            return "3.5"
-        return "3.6"
+        """The log ident family of this release's broker lines (docs/semantics.md §7): "0.10" up to 0.11
+        (``Partition [t,p] on broker N: ``, partitions as ``[t,p]``), "1.0" from 1.0 (``[Partition t-p broker=N] ``,
+        ``t-p``). Each later wording change (2.2's shrink details, 3.1's unbracketed version, 3.6's
+        lastCaughtUpTimeMs, ...) is keyed on its own release in ``telemetry/logformat.py``, not on a family."""
+        return "1.0" if self.at_least("1.0") else "0.10"

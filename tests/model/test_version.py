@@ -138,5 +138,12 @@ def test_kip542_switch_and_log_family():
     assert v.kip542 and str(v) == "3.7 +KIP-542"
     assert V("0.10.2").log_family == "0.10"
     assert V("2.1").log_family == "1.0"
-    assert V("3.6").log_family == "3.6"
+    assert V("3.6").log_family == "1.0"
+
+
+@pytest.mark.parametrize(("before", "first"), [("0.11", "1.0"), ("0.11.0.3", "1.0.0")])
+def test_log_family_across_1_0(before, first):
+    """Partition.logIdent: `"Partition %s on broker %d: "` with a TopicAndPartition `[t,p]` at 0.11.0.0,
+    `s"[Partition $topicPartition broker=$localBrokerId] "` at 1.0.0."""
+    assert V(before).log_family == "0.10" and V(first).log_family == "1.0"
     assert V("2.7").alter_partition and not V("2.6").alter_partition

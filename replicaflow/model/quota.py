@@ -105,12 +105,14 @@ def is_throttled(pairs: frozenset[tuple[int, int]] | str, partition: int, broker
 def tool_throttle_lists(
     current: Mapping[tuple[str, int], tuple[Sequence[int], Sequence[int], Sequence[int]]],
     proposed: Mapping[tuple[str, int], Sequence[int]],
+    moving_only: bool = False,
 ) -> dict[str, tuple[str, str]]:
     """What ``kafka-reassign-partitions --execute --throttle`` writes per topic (§5.1, A13).
 
     ``current`` maps (topic, partition) to (replicas, adding, removing); sources are the origin
-    replicas (replicas − adding), destinations the proposed target minus the sources.
-    Returns topic → (leader list, follower list) as Kafka strings.
+    replicas (replicas − adding), destinations the proposed target minus the sources. With
+    ``moving_only`` (the tool up to 2.5) a partition that gains no replica adds no sources.
+    Returns topic → (leader list, follower list) as Kafka strings, for every proposed topic.
     """
     leader: dict[str, set[tuple[int, int]]] = {}
     follower: dict[str, set[tuple[int, int]]] = {}
@@ -118,10 +120,9 @@ def tool_throttle_lists(
         replicas, adding, _removing = current[(topic, partition)]
         sources = [r for r in replicas if r not in set(adding)]
         destinations = [r for r in target if r not in set(sources)]
-        leader.setdefault(topic, set()).update((partition, b) for b in sources)
+        leader.setdefault(topic, set()).update((partition, b) for b in sources if destinations or not moving_only)
         follower.setdefault(topic, set()).update((partition, b) for b in destinations)
-    return {t: (format_throttled_replicas(leader[t]), format_throttled_replicas(follower.get(t, ())))
-            for t in sorted(leader)}
+    return {t: (format_throttled_replicas(leader[t]), format_throttled_replicas(follower[t])) for t in sorted(leader)}
 
 
 def tool_throttled_brokers(

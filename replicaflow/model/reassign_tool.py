@@ -1,11 +1,39 @@
-"""What ``kafka-reassign-partitions --verify`` and ``--cancel`` decide about throttles, per release
-(docs/semantics.md §5.1); ``model.quota`` has what ``--execute --throttle`` writes."""
+"""What ``kafka-reassign-partitions`` decides per release (docs/semantics.md §5.1): whether ``--execute`` starts
+its moves and what its ``--throttle`` writes (the 2.6 tool's lists and brokers are ``model.quota``'s), and when
+``--verify`` and ``--cancel`` clear the throttles."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from replicaflow.model import quota
 from replicaflow.model.version import KafkaVersion
+
+
+def execute_starts_moves(version: KafkaVersion, any_in_progress: bool) -> bool:
+    """Whether ``--execute`` starts its moves: from 2.6 always; up to 2.5 only when no reassignment is in
+    progress — with the znode present 0.10.1 – 2.5 print "There is an existing assignment running." and only
+    apply ``--throttle``'s rate (``maybeLimit``), and earlier releases abort ("Partition reassignment currently
+    in progress")."""
+    return version.execute_adds_to_ongoing_reassignments or not any_in_progress
+
+
+def execute_throttle_lists(version: KafkaVersion, current, proposed) -> dict[str, tuple[str, str]]:
+    """The throttled-replica lists ``--execute --throttle`` writes per topic (``quota.tool_throttle_lists``): up to
+    2.5 the leader list names only the partitions that gain a replica (``assignThrottledReplicas``:
+    ``preRebalanceReplicaForMovingPartitions``), from 2.6 every proposed partition's sources
+    (``calculateLeaderThrottles``)."""
+    return quota.tool_throttle_lists(current, proposed, moving_only=not version.execute_adds_to_ongoing_reassignments)
+
+
+def execute_rate_brokers(version: KafkaVersion, current, proposed, topic_replicas: Iterable[int]) -> list[int]:
+    """Brokers whose throttle rates ``--execute --throttle`` sets: from 2.6 the sources and destinations of its
+    moves (``calculateReassigningBrokers``, ``quota.tool_throttled_brokers``); up to 2.5 (``maybeLimit``) every
+    replica of every partition of the plan's topics (``existingAssignment``, ``topic_replicas``) and every
+    proposed replica."""
+    if version.execute_adds_to_ongoing_reassignments:
+        return quota.tool_throttled_brokers(current, proposed)
+    return sorted({int(b) for b in topic_replicas} | {int(b) for target in proposed.values() for b in target})
 
 
 def verify_clears_throttles(version: KafkaVersion, plan_done: bool, any_in_progress: bool) -> bool:

@@ -214,6 +214,14 @@ class KafkaVersion:
         return self.at_least("2.6")
 
     @property
+    def execute_adds_to_ongoing_reassignments(self) -> bool:
+        """From 2.6 ``--execute`` goes through AlterPartitionReassignments (KIP-455 tool), which adds moves to
+        the ongoing ones and throttles the sources and destinations of its moves; up to 2.5 it writes the
+        ``/admin/reassign_partitions`` znode: with one present it starts nothing (§5.1,
+        ``ReassignPartitionsCommand.executeAssignment``)."""
+        return self.at_least("2.6")
+
+    @property
     def cancel_clears_throttles(self) -> bool:
         """2.6 added ``--cancel``, which clears the throttles like a finished ``--verify`` (§5.1)."""
         return self.at_least("2.6")

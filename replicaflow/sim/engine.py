@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from replicaflow.model import reassign_tool
 from replicaflow.model.configs import UNCLEAN_LEADER_ELECTION_ENABLE
 from replicaflow.sim.clock import Clock
 from replicaflow.sim.configs import DynamicConfigs
@@ -78,12 +79,21 @@ class Engine:
 
     # ------------------------------------------------------------------ kafka-reassign-partitions
     def _reassign(self, now: int, event, where: str) -> None:
-        """``--execute``: the controller starts the moves, then ``--throttle`` writes its configs (§5.1)."""
-        before = self.controller.start_reassignment(now, event, where)
+        """``--execute``: the controller starts the moves, then ``--throttle`` writes its configs (§5.1). Up to
+        2.5 a reassignment already running keeps the tool from starting any (``model.reassign_tool``); from
+        0.10.1 its ``--throttle`` then only sets the rates."""
+        s = self.s
         proposed = {(m.topic, m.partition): list(m.replicas) for m in event.partitions}
         self.configs.plan_executed(proposed)
+        if reassign_tool.execute_starts_moves(self.scenario.version, bool(s.reassignments)):
+            before = self.controller.start_reassignment(now, event, where)
+            lists = True
+        else:
+            before = {tp: (s.replica_ids(p), s.replica_ids(p, s.adding[p]), s.replica_ids(p, s.removing[p]))
+                      for tp, p in ((tp, s.partition_row(*tp, where)) for tp in proposed)}
+            lists = False
         if event.throttle_bps is not None:
-            self.configs.execute_throttle(before, proposed, event.throttle_bps, now)
+            self.configs.execute_throttle(before, proposed, event.throttle_bps, now, lists=lists)
 
     def _verify(self, now: int, event, where: str) -> None:
         """``--verify`` with the last plan: removes the throttles once the release's condition holds (§5.1)."""

@@ -419,3 +419,27 @@ def test_an_epoch_bump_forgets_follower_leos_only_before_kip16(version, leos):
                                                   np.array([40, 30]), legacy=v.lag_rule == "messages", kept=kept)
     assert leo.tolist() == leos
     assert ft.tolist() == ([500, 500] if v.lag_rule == "messages" else [400, 0])
+
+
+@pytest.mark.parametrize(("version", "starts"), [("0.10.0", False), ("2.5", False), ("2.6", True)])
+def test_execute_during_a_reassignment_across_2_6(version, starts):
+    """ReassignPartitionsCommand.executeAssignment: 0.10.1.0 - 2.5.1 `if (zkUtils.pathExists(ReassignPartitionsPath))`
+    / `zkClient.reassignPartitionsInProgress()` → "There is an existing assignment running." and maybeLimit only
+    (0.8.2.2 - 0.10.0.1: ZkNodeExistsException, "Aborting operation"); 2.6.0 alterPartitionReassignments."""
+    assert reassign_tool.execute_starts_moves(V(version), True) is starts
+    assert reassign_tool.execute_starts_moves(V(version), False)
+
+
+@pytest.mark.parametrize(("version", "leader", "brokers"), [
+    ("2.5", {"t": ("0:1,0:2,0:3", "0:4"), "u": ("", "")}, [1, 2, 3, 4, 5, 6, 7]),
+    ("2.6", {"t": ("0:1,0:2,0:3", "0:4"), "u": ("0:5,0:6", "")}, [1, 2, 3, 4, 5, 6])])
+def test_execute_throttle_lists_and_rate_brokers_across_2_6(version, leader, brokers):
+    """--execute --throttle: 2.5.1 assignThrottledReplicas lists the pre-move replicas of *moving* partitions only
+    (preRebalanceReplicaForMovingPartitions: `(after -- before).nonEmpty`) and maybeLimit sets the rates on every
+    replica of the plan's topics (existingAssignment) plus the proposed ones; 2.6.0 calculateLeaderThrottles lists
+    every proposed partition's sources and calculateReassigningBrokers is sources ∪ destinations. t-0 [1,2,3] →
+    [1,2,4]; u-0 [5,6] → [5] (a removal, not moving); the topics' other replicas: 7 on 2.5."""
+    current = {("t", 0): ([1, 2, 3], [], []), ("u", 0): ([5, 6], [], [])}
+    proposed = {("t", 0): [1, 2, 4], ("u", 0): [5]}
+    assert reassign_tool.execute_throttle_lists(V(version), current, proposed) == leader
+    assert reassign_tool.execute_rate_brokers(V(version), current, proposed, [1, 2, 3, 5, 6, 7]) == brokers

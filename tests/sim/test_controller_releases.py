@@ -14,6 +14,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.model import election
 from replicaflow.model.configs import (
     FOLLOWER_REPLICATION_RATE,
+    FOLLOWER_THROTTLED_REPLICAS,
     LEADER_REPLICATION_RATE,
     LEADER_THROTTLED_REPLICAS,
 )
@@ -226,11 +227,40 @@ def test_verify_on_2_6_deletes_every_live_brokers_rates_once_nothing_moves():
 def test_cancel_clears_the_throttles_from_2_6(version, clears):
     """ReassignPartitionsCommand.cancelAssignment (2.6+) ends with clearAllThrottles; before 2.6 the tool has
     no --cancel and the throttles stay until a finished --verify."""
-    events = [e for e in TWO_PLANS if "verify" not in e] + [{"at": "4s", "cancel_reassignment": {}}]
+    events = [{"at": "1s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 1,
+                                                                       "replicas": [1, 2, 5]}]}, "throttle": "10MB/s"},
+              {"at": "4s", "cancel_reassignment": {}}]
     engine, writer, _ = reassigning(version, events)
+    run_until(engine, 3)
+    assert engine.configs.topic[("t", LEADER_THROTTLED_REPLICAS)] == "1:1,1:2,1:3"
     run_until(engine, 5)
     assert not engine.s.reassignments
     assert (not engine.configs.broker) is clears and (not engine.configs.topic) is clears
+
+
+@pytest.mark.parametrize(("version", "moving", "rates", "lists"), [
+    ("2.5", False, {"1", "2", "3", "4", "5"}, {}),
+    ("2.6", True, {"1", "2", "3", "4"}, {LEADER_THROTTLED_REPLICAS: "0:1,0:2,0:3",
+                                         FOLLOWER_THROTTLED_REPLICAS: "0:4"})])
+def test_execute_while_a_reassignment_runs_starts_nothing_up_to_2_5(version, moving, rates, lists):
+    """ReassignPartitionsCommand.executeAssignment at 2.5.1: `if (zkClient.reassignPartitionsInProgress())
+    { println("There is an existing assignment running."); reassignPartitionsCommand.maybeLimit(throttle) }` —
+    nothing starts, and maybeLimit sets both rates on every replica of the plan's topics (existingAssignment:
+    partition 1's 1,2,5,3 and partition 0's 1,2,3) and the proposed ones (4), writing no lists. 2.6.0
+    (AlterPartitionReassignments) adds the move and throttles its sources and destinations
+    (calculateReassigningBrokers, calculateLeaderThrottles / calculateFollowerThrottles). Partition 1 moves to 5
+    (stalled) from 1 s; at 2 s --execute moves partition 0 to [1,2,4] with --throttle 10MB/s."""
+    events = [{"at": "1s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 1,
+                                                                       "replicas": [1, 2, 5]}]}},
+              {"at": "2s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 0,
+                                                                       "replicas": [1, 2, 4]}]}, "throttle": "10MB/s"}]
+    engine, _, _ = reassigning(version, events)
+    run_until(engine, 2)
+    s = engine.s
+    assert (0 in s.reassignments) is moving and 1 in s.reassignments
+    assert s.replica_ids(0) == ([1, 2, 4, 3] if moving else [1, 2, 3])
+    assert {b for b, n in engine.configs.broker if n == LEADER_REPLICATION_RATE} == rates
+    assert {n: v for (t, n), v in engine.configs.topic.items()} == lists
 
 
 # ------------------------------------------------------------------ unclean leader election

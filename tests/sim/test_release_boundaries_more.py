@@ -70,6 +70,22 @@ def test_replication_throttles_do_not_exist_before_0_10_1():
         _throttled("0.10.0")
 
 
+@pytest.mark.parametrize("version", ["0.10.0", "0.10.1"])
+def test_reassign_throttle_option_from_0_10_1(version):
+    """ReassignPartitionsCommand's `--throttle` option (throttleOpt) exists from 0.10.1.0 (KIP-73), not at 0.10.0.1:
+    a reassign event with `throttle` on 0.10.0 is refused, naming the field."""
+    sc = small(kafka={"version": version}, cluster={"brokers": 4, "network_in": "1GB/s", "network_out": "1GB/s"},
+               events=[{"at": "1s", "reassign": {"version": 1, "partitions": [
+                   {"topic": "t", "partition": 0, "replicas": [1, 2, 4]}]}, "throttle": "1MB/s"}])
+    if version == "0.10.0":
+        with pytest.raises(ReplicaflowError, match=r"events\[0\]\.throttle: expected no throttle: .*0\.10\.1"):
+            started(sc)
+    else:
+        engine, _, _ = started(sc)
+        run_until(engine, 1)
+        assert engine.configs.broker[("1", "leader.replication.throttled.rate")] == "1000000"
+
+
 @pytest.mark.parametrize(("version", "replicas_count", "urp"), [("2.4", 4.0, 1.0), ("2.5", 3.0, 0.0)])
 def test_replicas_count_and_urp_gauges_exclude_adding_replicas_from_2_5(version, replicas_count, urp):
     """Partition's gauges: ReplicasCount `if (isLeader) allReplicaIds.size` at 2.4.0 and

@@ -171,6 +171,9 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
         for j, (topic, partition) in enumerate(ev.partitions or ()):
             refs.topic_partition(topic, partition, body + ("partitions", j))
     if isinstance(ev, ReassignEvent):
+        if ev.throttle_bps is not None and not s.version.replication_throttles:
+            problems.add(loc + ("throttle",), f"expected no throttle: kafka-reassign-partitions --throttle (KIP-73) "
+                                               f"exists from 0.10.1, this cluster runs {s.version}")
         where = ("partitions",) if plan else body + ("partitions",)
         moved: set[tuple[str, int]] = set()
         for j, move in enumerate(ev.partitions):

@@ -15,7 +15,8 @@ import pyarrow as pa
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.metrics import BY_JMX
-from replicaflow.telemetry.io import read_meta, read_table
+from replicaflow.telemetry.checks import check_meta
+from replicaflow.telemetry.io import read_table
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.textfile import read_json
 
@@ -91,7 +92,8 @@ def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
         else:
             tables[name] = _empty(name)
     if metas is None:
-        metas = [read_meta(directory)] if (directory / "telemetry" / "_meta.json").exists() else []
+        # checked as analyze checks it: the report shows its keys, and the file may have changed since
+        metas = [check_meta(directory)] if (directory / "telemetry" / "_meta.json").exists() else []
     meta = {str(m.get("cluster")): m for m in metas if m.get("cluster") is not None}
     spath = root / SUMMARY_FILE
     if not spath.exists():

@@ -18,6 +18,7 @@ refused with one sentence naming the table and the first offending row (docs/pip
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +31,7 @@ import pyarrow.parquet as pq
 
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model import election
-from replicaflow.model.units import format_ts_ms
+from replicaflow.model.units import INT32_MAX, format_ts_ms
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import io
 from replicaflow.telemetry.keys import column_statistics, first_duplicate
@@ -102,7 +103,75 @@ def check_meta(root: Path) -> dict:
     if meta.get("controller", election.ZOOKEEPER) not in election.CONTROLLERS:
         raise ReplicaflowError(f"{path}: 'controller' must be one of {', '.join(election.CONTROLLERS)}, "
                                f"found {show(meta['controller'])}")
+    problem = shown_keys_problem(meta)
+    if problem:
+        raise ReplicaflowError(f"{path}: {problem}")
     return meta
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and 0 <= value <= 2**62
+
+
+def _amount(value: object) -> bool:
+    """A rate or size as the simulator writes it: a finite non-negative number, or null."""
+    return value is None or (type(value) in (int, float) and math.isfinite(value) and 0 <= value <= 2**63)
+
+
+def _topic_problem(t: object) -> str | None:
+    if not isinstance(t, dict):
+        return f"expected an object, found {show(t)}"
+    if "name" in t and not isinstance(t["name"], str):
+        return f"name: expected a string, found {show(t['name'])}"
+    for key in ("partitions", "replication_factor", "min_insync_replicas"):
+        if key in t and t[key] is not None and not _count(t[key]):
+            return f"{key}: expected a non-negative integer, found {show(t[key])}"
+    for key in ("produce_rate_bps", "initial_size_bytes"):
+        if key in t and not _amount(t[key]):
+            return f"{key}: expected a finite non-negative number, found {show(t[key])}"
+    return None
+
+
+def _event_problem(e: object) -> str | None:
+    if not isinstance(e, dict):
+        return f"expected an object, found {show(e)}"
+    if type(e.get("ts_ms")) is not int or not 0 <= e["ts_ms"] <= MAX_MS:
+        return f"ts_ms: expected epoch ms between 1970 and 9999, found {show(e.get('ts_ms'))}"
+    for key in ("kind", "text"):
+        if key in e and not isinstance(e[key], str):
+            return f"{key}: expected a string, found {show(e[key])}"
+    return None
+
+
+def shown_keys_problem(meta: dict) -> str | None:
+    """What is wrong with the keys of ``_meta.json`` that the pipeline's summary and the report show, when
+    present (``sim/runner.meta_for`` and the log rebuild write them): a mangled one was analyzed with exit 0
+    and then made ``report`` fail with a traceback (``len()`` of an int, ``int('x')``)."""
+    if "kip542" in meta and not isinstance(meta["kip542"], bool):
+        return f"'kip542' must be true or false, found {show(meta['kip542'])}"
+    for key in ("replica_lag_time_max_ms", "tick_ms"):
+        if key in meta and not _count(meta[key]):
+            return f"'{key}' must be a non-negative integer (ms), found {show(meta[key])}"
+    if "seed" in meta and meta["seed"] is not None and (type(meta["seed"]) is not int or abs(meta["seed"]) > 2**63):
+        return f"'seed' must be an integer, found {show(meta['seed'])}"
+    for key in ("source", "scenario", "kafka_version_source"):
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            return f"'{key}' must be a string, found {show(meta[key])}"
+    brokers = meta.get("brokers", [])
+    if not isinstance(brokers, list) or any(type(b) is not int or not 0 <= b <= INT32_MAX for b in brokers):
+        return f"'brokers' must be a list of broker ids (0 to {INT32_MAX}), found {show(brokers)}"
+    provenance = meta.get("provenance", {})
+    if not isinstance(provenance, dict) or not all(isinstance(v, str) for v in provenance.values()):
+        return f"'provenance' must be an object of table: origin strings, found {show(provenance)}"
+    for key, problem_of in (("topics", _topic_problem), ("events", _event_problem)):
+        items = meta.get(key, [])
+        if not isinstance(items, list):
+            return f"'{key}' must be a list, found {show(items)}"
+        for i, item in enumerate(items):
+            problem = problem_of(item)
+            if problem:
+                return f"{key}[{i}]: {problem}"
+    return None
 
 
 def _type_name(t) -> str:

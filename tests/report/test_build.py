@@ -154,6 +154,27 @@ def test_bad_summary_json(tmp_path, content, sentence):
     assert sentence in str(info.value)
 
 
+@pytest.mark.parametrize(("change", "sentence"), [
+    ({"scrape_interval_ms": 0}, "needs scrape_interval_ms > 0 and end_ms >= start_ms"),
+    ({"end_ms": "x"}, "'end_ms' must be an integer (epoch ms), found 'x'"),
+    ({"start_ms": 10**20}, "'start_ms' must be an integer (epoch ms), found 100000000000000000000"),
+    ({"brokers": ["a"]}, "'brokers' must be a list of broker ids (0 to 2147483647), found ['a']"),
+    ({"events": [{"kind": "broker_down"}]}, "events[0]: ts_ms: expected epoch ms between 1970 and 9999"),
+    ({"replica_lag_time_max_ms": [1]}, "'replica_lag_time_max_ms' must be a non-negative integer (ms)"),
+])
+def test_a_meta_changed_after_analyze_is_one_sentence(tmp_path, change, sentence):
+    """The report reads ``telemetry/_meta.json`` again and shows its keys: it is checked as analyze checks it
+    (telemetry/checks.py). Each of these was a traceback (``range()`` step 0, ``int('x')``, ``OSError`` from a
+    date past 9999, ``KeyError: 'ts_ms'``, ``float([1])``)."""
+    write_analysis(tmp_path, ("beta",), logs=False)
+    path = tmp_path / "telemetry" / "_meta.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
+    with pytest.raises(ReplicaflowError) as info:
+        build_report(tmp_path)
+    assert str(info.value).startswith(f"{path}: {sentence}"), str(info.value)
+    assert not (tmp_path / "report.html").exists()
+
+
 def test_empty_analysis_is_an_error(tmp_path):
     write_analysis(tmp_path, ("beta",), logs=False)
     for name in ("broker_metrics", "cluster_metrics"):

@@ -103,6 +103,21 @@ BAD = [
      "_meta.json:1: the telemetry meta file is not UTF-8 text (byte 0xff at offset 3)"),
     ("meta nested deeply", lambda d: (d / "telemetry" / "_meta.json").write_text("[" * 100_000),
      "_meta.json: not valid JSON (nested too deeply)"),
+    # the keys the summary and the report show: a mangled one was analyzed with exit 0, then `report` failed
+    ("brokers a number", lambda d: _meta(d, brokers=5),
+     "'brokers' must be a list of broker ids (0 to 2147483647), found 5"),
+    ("a broker id as text", lambda d: _meta(d, brokers=[1, "b"]), "'brokers' must be a list of broker ids"),
+    ("lag as text", lambda d: _meta(d, replica_lag_time_max_ms="30s"),
+     "'replica_lag_time_max_ms' must be a non-negative integer (ms), found '30s'"),
+    ("kip542 as text", lambda d: _meta(d, kip542="yes"), "'kip542' must be true or false, found 'yes'"),
+    ("version source a list", lambda d: _meta(d, kafka_version_source=[1]),
+     "'kafka_version_source' must be a string, found [1]"),
+    ("provenance a list", lambda d: _meta(d, provenance=[1]), "'provenance' must be an object of table: origin"),
+    ("an event without its instant", lambda d: _meta(d, events=[{"kind": "broker_down", "text": "broker 1 down"}]),
+     "events[0]: ts_ms: expected epoch ms between 1970 and 9999, found None"),
+    ("a topic rate as text", lambda d: _meta(d, topics=[{"name": "a", "partitions": 1, "produce_rate_bps": "x"}]),
+     "topics[0]: produce_rate_bps: expected a finite non-negative number, found 'x'"),
+    ("topics an object", lambda d: _meta(d, topics={"a": 1}), "'topics' must be a list, found {'a': 1}"),
 ]
 
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.metrics import BY_JMX
-from replicaflow.telemetry.checks import check_meta
+from replicaflow.telemetry.checks import check_meta, type_problem
 from replicaflow.telemetry.io import read_table
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.textfile import read_json
@@ -88,6 +88,9 @@ def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
             missing = set(ANALYSIS[name].names) - set(table.column_names)
             if missing:
                 raise ReplicaflowError(f"{root / name}: missing column(s) {', '.join(sorted(missing))}")
+            problem = type_problem(table.schema, ANALYSIS[name], name)
+            if problem:  # a number column as text was a pandas traceback in the first chart that used it
+                raise ReplicaflowError(f"{root / name}: {problem}")
             tables[name] = table.select(ANALYSIS[name].names).to_pandas()
         else:
             tables[name] = _empty(name)

@@ -192,11 +192,20 @@ def check_table(root: Path, name: str) -> tuple[Path, list[Path]]:
         for field in TELEMETRY[name]:
             if field.name not in found.names:
                 raise ReplicaflowError(f"{file}: column {name}.{field.name} is missing")
+        problem = type_problem(found, TELEMETRY[name], name)
+        if problem:
+            raise ReplicaflowError(f"{file}: {problem}")
+    return path, files
+
+
+def type_problem(found: pa.Schema, contract: pa.Schema, name: str) -> str | None:
+    """The first column of the ``contract`` that ``found`` holds with another type, as a phrase; None if none."""
+    for field in contract:
+        if field.name in found.names:
             got = found.field(field.name).type
             if _type_name(got) != _type_name(field.type):
-                raise ReplicaflowError(f"{file}: column {name}.{field.name} has type {_type_name(got)}, "
-                                       f"expected {_type_name(field.type)}")
-    return path, files
+                return f"column {name}.{field.name} has type {_type_name(got)}, expected {_type_name(field.type)}"
+    return None
 
 
 def _clusters_from_statistics(md: pq.FileMetaData) -> set[str] | None:

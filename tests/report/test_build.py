@@ -138,6 +138,20 @@ def test_missing_column_and_corrupt_parquet(tmp_path):
         build_report(tmp_path)
 
 
+def test_a_column_of_another_type_is_named(tmp_path):
+    """A number column written as text passed the column check: partition_state's was a pandas KeyError
+    traceback, cluster_metrics' gave a report with exit 0."""
+    write_analysis(tmp_path, ("beta",), logs=False)
+    path = tmp_path / "analysis" / "cluster_metrics" / "part-00000.parquet"
+    t = pq.read_table(path)
+    i = t.schema.get_field_index("ts_ms")
+    pq.write_table(t.set_column(i, "ts_ms", pa.array([str(v) for v in t["ts_ms"].to_pylist()])), path)
+    with pytest.raises(ReplicaflowError) as info:
+        build_report(tmp_path)
+    assert str(info.value) == (f"{tmp_path / 'analysis' / 'cluster_metrics'}: column cluster_metrics.ts_ms has "
+                               "type string, expected int64")
+
+
 @pytest.mark.parametrize(("content", "sentence"), [
     (b"{oops", "_summary.json:1: not valid JSON (Expecting property name enclosed in double quotes)"),
     (b'{"beta": {"peak_urp": 1},\n "beta": {"peak_urp": 2}}',

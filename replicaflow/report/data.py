@@ -7,13 +7,14 @@ contract's columns, so every section can say "none" instead of failing.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 
-from replicaflow.errors import ReplicaflowError
+from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model.metrics import BY_JMX
 from replicaflow.telemetry.checks import check_meta, type_problem
 from replicaflow.telemetry.io import read_table
@@ -23,6 +24,13 @@ from replicaflow.telemetry.textfile import read_json
 REQUIRED = ("partition_state", "broker_metrics", "cluster_metrics", "incidents")
 OPTIONAL = ("topic_metrics", "reassignments", "reassignment_progress", "unclean_elections", "log_events", "rejects")
 SUMMARY_FILE = "_summary.json"
+# what the report shows of each cluster's headline numbers (pipeline/summary.py writes them)
+HEADLINE_NUMBERS = ("peak_urp", "peak_under_min_isr", "peak_offline", "peak_reassignment_induced_urp",
+                    "peak_failed_partitions", "urp_minutes", "under_min_isr_minutes", "offline_minutes",
+                    "isr_shrinks", "isr_expands", "produce_requests_rejected", "unclean_elections", "messages_lost")
+HEADLINE_GROUPS = {"incidents": ("urp", "under_min_isr", "offline")}
+PROGRESS_NUMBERS = ("open_moves", "bytes_moved", "bytes_left")
+PROGRESS_OPTIONAL = ("eta_ms", "moves_that_cannot_finish", "bottleneck_broker")
 
 
 @dataclass
@@ -43,9 +51,13 @@ class Analysis:
 
     def headline(self, cluster: str) -> dict:
         """The pipeline's headline numbers of one cluster; the report shows them, it never recomputes them."""
+        path = self.root / "analysis" / SUMMARY_FILE
         if cluster not in self.summary:
-            raise ReplicaflowError(f"{self.root / 'analysis' / SUMMARY_FILE}: no headline numbers for cluster "
-                                   f"'{cluster}'; run `replicaflow analyze` again")
+            raise ReplicaflowError(f"{path}: no headline numbers for cluster '{cluster}'; run `replicaflow analyze` "
+                                   "again")
+        problem = headline_problem(self.summary[cluster])
+        if problem:
+            raise ReplicaflowError(f"{path}: cluster {quote(cluster)}: {problem}; run `replicaflow analyze` again")
         return self.summary[cluster]
 
     def of(self, name: str, cluster: str) -> pd.DataFrame:
@@ -69,6 +81,33 @@ class Analysis:
             return int(m["scrape_interval_ms"])
         g = self.grid(cluster)
         return int(min(b - a for a, b in zip(g, g[1:], strict=False))) if len(g) > 1 else 10_000
+
+
+def _number(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)
+
+
+def headline_problem(headline: dict) -> str | None:
+    """What is wrong with one cluster's headline numbers (pipeline/summary.py writes them) for the report, which
+    shows them as they are: a number that is not one, a missing count or progress field, was a traceback in
+    the page's template (``'dict object' has no attribute 'incidents'``)."""
+    for key in HEADLINE_NUMBERS:
+        if not _number(headline.get(key)):
+            return f"{key}: expected a number, found {show(headline.get(key))}"
+    for key, inner in HEADLINE_GROUPS.items():
+        group = headline.get(key)
+        if not isinstance(group, dict) or not all(_number(group.get(k)) for k in inner):
+            return f"{key}: expected {{{', '.join(f'{k!r}: N' for k in inner)}}}, found {show(group)}"
+    progress = headline.get("reassignment_progress")
+    if progress is not None and (not isinstance(progress, dict)
+                                 or not all(_number(progress.get(k)) for k in PROGRESS_NUMBERS)
+                                 or not all(progress.get(k) is None or _number(progress[k]) for k in PROGRESS_OPTIONAL)):
+        return (f"reassignment_progress: expected null or numbers {', '.join(PROGRESS_NUMBERS)} "
+                f"(and {', '.join(PROGRESS_OPTIONAL)} or null), found {show(progress)}")
+    for key in ("start", "end"):
+        if headline.get(key) is not None and not isinstance(headline[key], str):
+            return f"{key}: expected a date as text, found {show(headline[key])}"
+    return None
 
 
 def _empty(name: str) -> pd.DataFrame:

@@ -189,6 +189,25 @@ def test_a_meta_changed_after_analyze_is_one_sentence(tmp_path, change, sentence
     assert not (tmp_path / "report.html").exists()
 
 
+@pytest.mark.parametrize(("change", "sentence"), [
+    ({"incidents": None}, "incidents: expected {'urp': N, 'under_min_isr': N, 'offline': N}, found None"),
+    ({"peak_urp": "x"}, "peak_urp: expected a number, found 'x'"),
+    ({"offline_minutes": None}, "offline_minutes: expected a number, found None"),
+    ({"reassignment_progress": {"open_moves": 1}}, "reassignment_progress: expected null or numbers open_moves, "
+                                                   "bytes_moved, bytes_left"),
+])
+def test_headline_numbers_that_are_not_numbers_are_named(tmp_path, change, sentence):
+    """The report shows ``_summary.json``'s numbers as they are; one missing or of another type was a traceback
+    in the page's template or in the progress sentence."""
+    write_analysis(tmp_path, ("beta",), logs=False)
+    path = tmp_path / "analysis" / "_summary.json"
+    summary = json.loads(path.read_text())
+    path.write_text(json.dumps({"beta": {**summary["beta"], **change}}))
+    with pytest.raises(ReplicaflowError) as info:
+        build_report(tmp_path)
+    assert str(info.value).startswith(f"{path}: cluster 'beta': {sentence}"), str(info.value)
+
+
 def test_empty_analysis_is_an_error(tmp_path):
     write_analysis(tmp_path, ("beta",), logs=False)
     for name in ("broker_metrics", "cluster_metrics"):

@@ -8,12 +8,13 @@ Spark tasks (plan/choose.py) and the answer is printed and, with ``--out``, writ
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.units import parse_duration_ms, parse_id, parse_rate_bps
-from replicaflow.plan.build import generate, moves_of
+from replicaflow.plan.build import candidate, generate, headroom_throttle_bps, moves_of
 from replicaflow.plan.choose import Choice, evaluate
 from replicaflow.plan.inputs import (
     ClusterModel,
@@ -146,7 +147,20 @@ def prepare(a: PlanArgs) -> Prepared:
             m = unsized[0]
             raise ReplicaflowError(f"{a.log_dirs}: no online replica of {m.topic}-{m.partition}, which the plan "
                                    "moves; its size is unknown (run kafka-log-dirs --describe over every broker of the plan)")
+    headroom_throttle_bps(cluster)  # a NIC the produce traffic fills is one sentence now, not once Spark started
+    _simulable(cluster, moves, a)
     return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate)
+
+
+def _simulable(cluster: ClusterModel, moves: list, a: PlanArgs) -> None:
+    """The candidates' scenario is checked as a scenario file is (a produce rate whose log outgrows Kafka's
+    64-bit offsets, say) before Spark starts; it was refused inside the first Spark job, as '<plan>: topics[0]'."""
+    try:
+        candidate(cluster, moves, None, a.kip542, a.max_moves_per_broker, "check")
+    except ReplicaflowError as exc:
+        topics = cluster.topics()
+        text = re.sub(r"topics\[(\d+)\]", lambda m: f"topic {quote(topics[int(m[1])])}", str(exc))
+        raise ReplicaflowError(f"the cluster to plan on: {text.removeprefix('<plan>: ')}") from None
 
 
 def _racks(text: str, known: list[int]) -> dict[int, str]:

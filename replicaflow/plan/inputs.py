@@ -161,6 +161,11 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
         rates[topic] = rates.get(topic, 0.0) + (float(v1) - float(v0)) / float(t1 - t0)
     if not rates:
         raise ReplicaflowError(f"{path}: no {BYTES_IN_METRIC} sample with a topic label of the cluster")
+    for topic, rate in rates.items():  # the bound of a --produce-rate: 1e308 twice summed to infinity
+        try:
+            parse_rate_bps(rate)
+        except ValueError as exc:
+            raise ReplicaflowError(f"{path}: topic {quote(topic)}: {exc}") from None
     return rates
 
 

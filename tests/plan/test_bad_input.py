@@ -116,6 +116,11 @@ M = "kafka_server_brokertopicmetrics_bytesin"
      "m.om:1: expected NAME{LABELS} VALUE [TIMESTAMP] (an exemplar needs OpenMetrics text, ending with # EOF)"),
     (f'{M}_total{{topic="orders"}} 500 1\n\n{M}_total{{topic="orders"}} 900 2\n# EOF\n',
      "m.om:2: not a sample line of OpenMetrics text, found ''"),
+    # two finite gauges summed to an infinite rate, which the planner took (--produce-rate refuses it)
+    (f'{M}_rate{{broker="1",topic="orders"}} 1e308\n{M}_rate{{broker="2",topic="orders"}} 1e308\n',
+     "m.om: topic 'orders': expected a rate that fits in 64 bits, found 'inf'"),
+    (f'{M}_total{{topic="orders"}} 0 1000\n{M}_total{{topic="orders"}} 1e300 2000\n',
+     "m.om: topic 'orders': expected a rate that fits in 64 bits, found '1e+300'"),
 ])
 def test_bad_metrics_file_is_one_sentence_naming_the_series_or_line(tmp_path, text, sentence):
     argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
@@ -159,6 +164,11 @@ def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(
     # str.isdigit takes '²' and int() refuses it, or more than 4,300 digits: both were tracebacks
     (["--racks", "²:a,2:b"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '²:a'"),
     (["--racks", "9" * 5000 + ":a"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '999"),
+    # both were found inside the first Spark job, after the JVM started (here: after --master was refused)
+    (["--produce-rate", "orders=200MB/s"], "has no network headroom: its produce and replication traffic already "
+                                           "fill the 125MB/s NIC"),
+    (["--produce-rate", "orders=1000000TB/s", "--network", "9000000TB/s"],
+     "the cluster to plan on: topic 'orders': expected a log that fits Kafka's 64-bit offsets"),
 ])
 def test_flags_that_were_taken_silently(tmp_path, extra, sentence):
     result = runner.invoke(app, _plan(tmp_path, _moves(("orders", 0, [2, 3, 4]))) + extra)

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from replicaflow.errors import quote
 
-_NUM = r"(\d+(?:\.\d*)?|\.\d+)"
+_NUM = r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)"  # ASCII digits, as parse_id: `\d` took '٣' (Arabic-Indic 3) as 3
 _DURATION_PART = rf"{_NUM}\s*(ms|s|m|h|d)"
 _DURATION_RE = re.compile(rf"^\s*(?:{_DURATION_PART}\s*)+$")
 _DURATION_PART_RE = re.compile(_DURATION_PART)

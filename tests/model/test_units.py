@@ -26,7 +26,7 @@ def test_parse_duration(text, ms):
     assert parse_duration_ms(text) == ms
 
 
-@pytest.mark.parametrize("text", ["-1s", "5", 5, 1.5, "abc", "1x", "", "s", "1.5.2s", True, "30 seconds"])
+@pytest.mark.parametrize("text", ["-1s", "5", 5, 1.5, "abc", "1x", "", "s", "1.5.2s", True, "30 seconds", "٣h", "1٣s"])
 def test_parse_duration_rejects(text):
     with pytest.raises(ValueError, match="expected a duration"):
         parse_duration_ms(text)
@@ -41,7 +41,7 @@ def test_parse_bytes(text, n):
     assert parse_bytes(text) == n
 
 
-@pytest.mark.parametrize("text", ["-1MB", -5, "5XB", "MB", "1mb", "", True, "5MB/s"])
+@pytest.mark.parametrize("text", ["-1MB", -5, "5XB", "MB", "1mb", "", True, "5MB/s", "٣MB"])
 def test_parse_bytes_rejects(text):
     with pytest.raises(ValueError, match="size"):
         parse_bytes(text)
@@ -55,7 +55,7 @@ def test_parse_rate(text, bps):
     assert parse_rate_bps(text) == bps
 
 
-@pytest.mark.parametrize("text", ["-5MB/s", -1, "5MB", "5MBs", "fast", "", True, "5MB/m"])
+@pytest.mark.parametrize("text", ["-5MB/s", -1, "5MB", "5MBs", "fast", "", True, "5MB/m", "٣MB/s", "1.٣MB/s"])
 def test_parse_rate_rejects(text):
     with pytest.raises(ValueError, match="rate"):
         parse_rate_bps(text)

@@ -33,8 +33,8 @@ from replicaflow.model.units import INT32_MAX, parse_id
 from replicaflow.pipeline import class_archive
 
 LOG4J2 = Path(__file__).with_name("log4j2.properties")
-_LOCAL = re.compile(r"^local(\[(\d+|\*)(,\d+)?\])?$")
-_STANDALONE = re.compile(r"^spark://([^:/,]+):(\d+)(,[^:/,]+:\d+)*$")
+_LOCAL = re.compile(r"^local(\[([0-9]+|\*)(?:,([0-9]+))?\])?$")  # local[N,F]: F task failures allowed
+_STANDALONE = re.compile(r"^spark://([^:/,]+):([0-9]+)(,[^:/,]+:[0-9]+)*$")
 _STACK_FRAME = re.compile(r"^\s+(at |\.\.\. \d+ more)")
 MASTER_CONNECT_TIMEOUT_S = 3.0
 # what a call to a JVM that died raises: the refused (or reset) socket, or py4j's error on an empty answer
@@ -108,6 +108,8 @@ def check_master(master: str) -> str:
     local = _LOCAL.match(master)
     if local and local.group(2) not in (None, "*") and not parse_id(local.group(2)):
         raise ReplicaflowError(f"--master: local[N] needs 1 to {INT32_MAX} threads, found {quote(master)}")
+    if local and local.group(3) is not None and parse_id(local.group(3)) is None:  # Spark's toInt: a JVM traceback
+        raise ReplicaflowError(f"--master: local[N,F] needs 0 to {INT32_MAX} task failures F, found {quote(master)}")
     if local or master == "yarn" or re.match(r"(k8s|mesos)://.", master):
         return master
     m = _STANDALONE.match(master)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from pyspark.sql import functions as F
 
+from replicaflow.errors import ReplicaflowError
 from replicaflow.model.metrics import jmx
 from replicaflow.pipeline.load import META_SCHEMA, meta_frame, meta_row
 from replicaflow.pipeline.session import (
@@ -16,6 +18,7 @@ from replicaflow.pipeline.session import (
     PLAN_JVM_OPTIONS,
     PYSPARK_JVM_CLASSES,
     SHORT_RUN_ROWS,
+    check_master,
     java_options,
 )
 from replicaflow.telemetry.spark import local_frame
@@ -185,3 +188,13 @@ def test_pyspark_finds_the_jvm_classes_it_names_without_asking_the_jvm(spark, mo
     assert [tuple(r) for r in df.collect()] == [(0, 6, 3)]
     assert [name for name in asked if name in PYSPARK_JVM_CLASSES] == []
     assert all(name in vars(spark.sparkContext._jvm) for name in PYSPARK_JVM_CLASSES)
+
+
+def test_a_local_master_spark_cannot_parse_is_one_sentence_before_the_jvm():
+    """``local[N,F]`` passed the check whatever F was; Spark's ``toInt`` of F = 99999999999 then failed in the
+    JVM, a Py4JJavaError traceback after it started."""
+    assert [check_master(m) for m in ("local[2,3]", "local[*,4]", "local")] == ["local[2,3]", "local[*,4]", "local"]
+    for master in ("local[2,99999999999]", "local[2,٣]"):
+        with pytest.raises(ReplicaflowError, match=r"--master: (local\[N,F\] needs 0 to 2147483647 task failures F|"
+                                                   r"expected local\[N\])"):
+            check_master(master)

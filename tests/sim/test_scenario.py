@@ -291,6 +291,9 @@ BAD = [
      f"events[{N}].fail_partition.error: expected one of corrupt_records, fenced_leader_epoch"),
     (_event({"at": "1m", "produce_burst": {"topic": "orders", "rate": "1MB/s", "for": "1s", "partitions": [3, 3]}}),
      f"events[{N}].produce_burst.partitions: expected distinct partitions"),
+    # the rate spread over no partition was a ZeroDivisionError traceback at the event's tick
+    (_event({"at": "1m", "produce_burst": {"topic": "orders", "rate": "1MB/s", "for": "1s", "partitions": []}}),
+     f"events[{N}].produce_burst.partitions: expected at least one partition (leave it out for all), found []"),
     (_event({"at": "1m", "produce_burst": {"topic": "logs", "rate": "1MB/s", "for": "1s"}}),
      f"events[{N}].produce_burst.topic"),
     (_event({"at": "1m", "stall_follower": {"broker": 1, "partition": 0}}),

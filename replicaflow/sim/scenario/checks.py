@@ -167,6 +167,8 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
             refs.topic_partition(ev.topic, p, body)
         if ev.partitions is not None and len(set(ev.partitions)) != len(ev.partitions):
             problems.add(body + ("partitions",), f"expected distinct partitions, found {list(ev.partitions)}")
+        if ev.partitions == ():  # the rate spread over no partition: a division by zero mid-run
+            problems.add(body + ("partitions",), "expected at least one partition (leave it out for all), found []")
     if isinstance(ev, CancelReassignmentEvent):
         for j, (topic, partition) in enumerate(ev.partitions or ()):
             refs.topic_partition(topic, partition, body + ("partitions", j))

@@ -91,8 +91,10 @@ def telemetry(tmp_path_factory) -> Path:
     (["--master", "local[" + "9" * 5000 + "]"], {}, "--master: local[N] needs 1 to 2147483647 threads, found 'local[999"),
     (["--master", "spark://127.0.0.1:99999"], {}, "--master: expected a port from 1 to 65535, found "
                                                   "'spark://127.0.0.1:99999'"),
+    (["--master", "mesos://127.0.0.1:5050"], {}, "--master: expected local[N], local[*] or spark://host:port, found "
+                                                 "'mesos://127.0.0.1:5050'"),
 ], ids=["bad master", "unreachable master", "no java", "empty out", "zero threads", "spark 2's yarn-client",
-        "5000-digit threads", "port beyond 65535"])
+        "5000-digit threads", "port beyond 65535", "mesos, gone from Spark 4"])
 def test_environment_errors_are_one_sentence_in_seconds(telemetry, args, env, sentence):
     argv = ["analyze", "run[1]", *(args if "--out" in args else ["--out", "run[1]", *args])]
     done = _run(argv, telemetry, env={**os.environ, **env}, capped=False)
@@ -108,6 +110,17 @@ def test_a_master_the_jvm_refuses_is_named_by_the_jvms_own_sentence(telemetry):
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert "When running with master 'yarn' either HADOOP_CONF_DIR or YARN_CONF_DIR must be set" in done.stderr
     assert " at org.apache" not in done.stderr and "Exception in thread" not in done.stderr
+
+
+def test_a_master_whose_context_the_jvm_cannot_create_is_one_sentence(telemetry):
+    """`--master k8s://…` passes the URL check and the JVM starts; creating the context then fails (no API
+    server answers): that Py4JJavaError was a Java traceback with exit 1. The sentence names the innermost cause."""
+    done = _run(["analyze", "run[1]", "--out", "x", "--master", "k8s://https://127.0.0.1:1"], telemetry, capped=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert ("--master 'k8s://https://127.0.0.1:1': Spark could not start on it: 'io.fabric8.kubernetes.client."
+            "KubernetesClientException: An error has occurred.' (caused by 'java.net.ConnectException: Connection "
+            "refused')") in done.stderr
+    assert not (telemetry / "x").exists()
 
 
 @pytest.mark.parametrize(("argv", "sentence"), [

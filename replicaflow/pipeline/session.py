@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from py4j.protocol import Py4JNetworkError
+from py4j.protocol import Py4JJavaError, Py4JNetworkError
 from pyspark import SparkConf, SparkContext
 from pyspark.errors import PySparkRuntimeError
 from pyspark.java_gateway import launch_gateway
@@ -102,6 +102,18 @@ def java_reason(exc: BaseException) -> str:
     return quote(first, 160)
 
 
+def _root_cause(exc: Py4JJavaError) -> str:
+    """`` (caused by …)``: the innermost Java cause, which names what failed (``UnknownHostException: x`` under
+    the Kubernetes client's 'An error has occurred.'); empty when there is none or the JVM cannot say."""
+    try:
+        cause, root = exc.java_exception.getCause(), None
+        while cause is not None:
+            root, cause = cause, cause.getCause()
+        return f" (caused by {quote(root.toString(), 160)})" if root is not None else ""
+    except Exception:  # noqa: BLE001 -- a dead JVM gateway raises anything
+        return ""
+
+
 def check_master(master: str) -> str:
     """``--master`` checked in seconds, before any work: a URL Spark understands, and for a standalone
     master one that answers (Spark itself would retry for over a minute before failing)."""
@@ -110,7 +122,7 @@ def check_master(master: str) -> str:
         raise ReplicaflowError(f"--master: local[N] needs 1 to {INT32_MAX} threads, found {quote(master)}")
     if local and local.group(3) is not None and parse_id(local.group(3)) is None:  # Spark's toInt: a JVM traceback
         raise ReplicaflowError(f"--master: local[N,F] needs 0 to {INT32_MAX} task failures F, found {quote(master)}")
-    if local or master == "yarn" or re.match(r"(k8s|mesos)://.", master):
+    if local or master == "yarn" or re.match(r"k8s://.", master):  # Spark 4 has no Mesos: its JVM refused mesos://
         return master
     m = _STANDALONE.match(master)
     if not m:
@@ -175,7 +187,11 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
         conf.set("spark.sql.sources.parallelPartitionDiscovery.threshold", str(LOCAL_LISTING_PATHS))
     if SparkContext._gateway is None:
         SparkContext._ensure_initialized(gateway=_quiet_gateway(conf), conf=conf)
-    session = SparkSession(SparkContext.getOrCreate(conf))
+    try:
+        session = SparkSession(SparkContext.getOrCreate(conf))
+    except Py4JJavaError as exc:  # the JVM is up and refuses the master: a k8s:// API server that is not there …
+        raise ReplicaflowError(f"--master {quote(master)}: Spark could not start on it: {java_reason(exc)}"
+                               f"{_root_cause(exc)}") from None
     remember_jvm_classes(session.sparkContext._jvm)
     partitions = os.environ.get("REPLICAFLOW_SHUFFLE_PARTITIONS") or str(2 * session.sparkContext.defaultParallelism)
     session.conf.set("spark.sql.shuffle.partitions", partitions)

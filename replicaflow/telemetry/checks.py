@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,6 +179,21 @@ def _type_name(t) -> str:
     return str(t).replace("list<item: ", "list<").replace("list<element: ", "list<")
 
 
+def _arrow_reason(exc: BaseException) -> str:
+    """Arrow's message on one line (a corrupt page's spans two), bounded."""
+    return quote(" ".join(str(exc).split()), 200)
+
+
+@contextmanager
+def _readable(path: Path) -> Iterator[None]:
+    """Reading ``path``'s data pages: a file whose footer is intact and whose pages are not was an ``OSError``
+    traceback ('Couldn't deserialize thrift') from the row checks, the footer having passed ``check_table``."""
+    try:
+        yield
+    except (OSError, pa.ArrowException) as exc:
+        raise ReplicaflowError(f"{path}: not a readable Parquet file ({_arrow_reason(exc)})") from None
+
+
 def check_table(root: Path, name: str) -> tuple[Path, list[Path]]:
     """The Parquet directory of one table and its files, columns compared with :data:`TELEMETRY`."""
     path = root / "telemetry" / name
@@ -188,7 +204,7 @@ def check_table(root: Path, name: str) -> tuple[Path, list[Path]]:
         try:
             found = pq.read_schema(file)
         except (OSError, ValueError, pa.ArrowException) as exc:
-            raise ReplicaflowError(f"{file}: not a readable Parquet file ({exc})") from None
+            raise ReplicaflowError(f"{file}: not a readable Parquet file ({_arrow_reason(exc)})") from None
         for field in TELEMETRY[name]:
             if field.name not in found.names:
                 raise ReplicaflowError(f"{file}: column {name}.{field.name} is missing")
@@ -281,18 +297,26 @@ def check_rows(name: str, files: Sequence[Path], meta: dict) -> int:
     cluster = meta["cluster"]
     rows = 0
     for file in files:
-        md = pq.ParquetFile(file).metadata  # the footer once: statistics and row count
-        clusters = _clusters_from_statistics(md)
-        if clusters is None or clusters - {cluster}:
-            found = _first_row(file, "cluster", lambda v: pc.not_equal(v, pa.scalar(cluster)))
-            if found:
-                raise ReplicaflowError(f"{file}: row {found[0]} of {name} belongs to cluster "
-                                       f"{quote(found[1])}, but _meta.json says {quote(cluster)}")
-        rows += md.num_rows
-        _refuse_nulls(file, md, name)
-        _refuse_negative_ids(file, md, name)
-        _refuse_outside_span(file, md, name, meta["start_ms"], meta["end_ms"])
-    found = first_duplicate(files, KEYS[name])
+        with _readable(file):
+            md = pq.ParquetFile(file).metadata  # the footer once: statistics and row count
+            clusters = _clusters_from_statistics(md)
+            if clusters is None or clusters - {cluster}:
+                found = _first_row(file, "cluster", lambda v: pc.not_equal(v, pa.scalar(cluster)))
+                if found:
+                    raise ReplicaflowError(f"{file}: row {found[0]} of {name} belongs to cluster "
+                                           f"{quote(found[1])}, but _meta.json says {quote(cluster)}")
+            rows += md.num_rows
+            _refuse_nulls(file, md, name)
+            _refuse_negative_ids(file, md, name)
+            _refuse_outside_span(file, md, name, meta["start_ms"], meta["end_ms"])
+    try:
+        found = first_duplicate(files, KEYS[name])
+    except (OSError, pa.ArrowException) as exc:
+        for file in files:  # which one: each read alone
+            with _readable(file):
+                pq.read_table(file, columns=list(KEYS[name]))
+        raise ReplicaflowError(f"{files[0].parent}: the Parquet files of {name} are not readable "
+                               f"({_arrow_reason(exc)})") from None
     if found:
         first, count = found
         raise ReplicaflowError(f"{files[0].parent}: {name} has {count} rows with "

@@ -132,6 +132,27 @@ def test_bad_telemetry_is_one_sentence_before_spark(tmp_path, what, mutate, sent
     assert "\n" not in str(info.value)
 
 
+def _pages_overwritten(path: Path) -> None:
+    """Every byte between the leading magic and the footer replaced: the footer (schema, statistics) still reads."""
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[4:len(data) - 8 - footer] = b"\xab" * (len(data) - 12 - footer)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("name", ["isr", "replica_offsets"])
+def test_a_file_whose_pages_are_corrupt_is_named(tmp_path, name):
+    """The footer passed the schema check and the key columns' pages did not read: an OSError traceback
+    ('Couldn't deserialize thrift') from the duplicate search, which the CLI could not name a path for."""
+    d = tiny(tmp_path / "t")
+    path = next((d / "telemetry" / name).glob("*.parquet"))
+    _pages_overwritten(path)
+    with pytest.raises(ReplicaflowError) as info:
+        check_telemetry([d])
+    assert str(info.value).startswith(f"{path}: not a readable Parquet file ("), str(info.value)
+    assert "\n" not in str(info.value)
+
+
 def test_rows_from_start_ms_up_to_end_ms_are_accepted(tmp_path):
     """``start_ms`` and ``end_ms`` are the first and last instants of the telemetry (a scrape may fall on
     each): a row at either passes, one outside is refused (BAD above), whether the Parquet statistics hold the

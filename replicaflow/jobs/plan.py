@@ -14,7 +14,7 @@ from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.units import parse_duration_ms, parse_id, parse_rate_bps
-from replicaflow.plan.build import candidate, generate, headroom_throttle_bps, moves_of
+from replicaflow.plan.build import beyond_horizon, candidate, generate, headroom_throttle_bps, moves_of
 from replicaflow.plan.choose import Choice, evaluate
 from replicaflow.plan.inputs import (
     ClusterModel,
@@ -154,13 +154,17 @@ def prepare(a: PlanArgs) -> Prepared:
 
 def _simulable(cluster: ClusterModel, moves: list, a: PlanArgs) -> None:
     """The candidates' scenario is checked as a scenario file is (a produce rate whose log outgrows Kafka's
-    64-bit offsets, say) before Spark starts; it was refused inside the first Spark job, as '<plan>: topics[0]'."""
+    64-bit offsets, say) before Spark starts; it was refused inside the first Spark job, as '<plan>: topics[0]'.
+    Moves too large to finish within a candidate's horizon are refused too: each candidate ran its 30 days."""
     try:
-        candidate(cluster, moves, None, a.kip542, a.max_moves_per_broker, "check")
+        spec = candidate(cluster, moves, None, a.kip542, a.max_moves_per_broker, "check")
     except ReplicaflowError as exc:
         topics = cluster.topics()
         text = re.sub(r"topics\[(\d+)\]", lambda m: f"topic {quote(topics[int(m[1])])}", str(exc))
         raise ReplicaflowError(f"the cluster to plan on: {text.removeprefix('<plan>: ')}") from None
+    problem = beyond_horizon(cluster, moves, spec)
+    if problem:
+        raise ReplicaflowError(problem)
 
 
 def _racks(text: str, known: list[int]) -> dict[int, str]:

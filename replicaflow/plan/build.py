@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.assignment import assign_replicas, random_start
 from replicaflow.model.predicates import reassignment_state
-from replicaflow.model.units import BYTES, format_rate
-from replicaflow.plan.candidate import CandidateSpec
+from replicaflow.model.units import BYTES, format_bytes, format_duration, format_rate
+from replicaflow.plan.candidate import CandidateSpec, partition_fetch_cap_bps
 from replicaflow.plan.inputs import DEFAULT_MESSAGE_BYTES, ClusterModel
 from replicaflow.sim.scenario import ReassignEvent, parse_scenario
 
@@ -178,6 +178,29 @@ def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | No
     return CandidateSpec(label=label, scenario=sc, size_messages=sizes, sample_ms=sample_ms,
                          batches=[reassign_event(g, throttle_bps) for g in groups[1:]],
                          throttle_bps=throttle_bps, after_ms=after)
+
+
+def beyond_horizon(cluster: ClusterModel, moves: list[Move], spec: CandidateSpec) -> str | None:
+    """Why no candidate can finish within the ``max_ms`` a candidate runs, from sizes alone, or None: a new
+    replica copies at most one partition's fetch cap, and a broker receives at most its NIC. Each candidate
+    would otherwise simulate all of ``max_ms`` (30 days, tens of minutes each) to report it unfinished."""
+    days = spec.max_ms // 86_400_000
+    cap = partition_fetch_cap_bps(spec.scenario)
+    biggest = max(moves, key=lambda m: m.size_bytes if m.adding else -1)
+    if biggest.adding and biggest.size_bytes / cap * 1000 > spec.max_ms:
+        return (f"{biggest.topic}-{biggest.partition}: {format_bytes(biggest.size_bytes)} to copy takes at least "
+                f"{format_duration(biggest.size_bytes / cap * 1000)} at the {format_rate(cap)} one partition fetches "
+                f"(replica.fetch.max.bytes per round trip); the planner simulates at most {days} days")
+    receiving: dict[int, int] = {}
+    for m in moves:
+        for b in m.adding:
+            receiving[b] = receiving.get(b, 0) + m.size_bytes
+    for b, total in sorted(receiving.items()):
+        if total / cluster.network_bps * 1000 > spec.max_ms:
+            return (f"broker {b}: {format_bytes(total)} to receive takes at least "
+                    f"{format_duration(total / cluster.network_bps * 1000)} at its {format_rate(cluster.network_bps)} "
+                    f"NIC; the planner simulates at most {days} days")
+    return None
 
 
 def strimzi_eta_ms(data_bytes: float, n_brokers: int, network_bps: float, throttle_bps: float | None) -> float:

@@ -20,6 +20,7 @@ from replicaflow.model.configs import FETCH_MAX_BYTES
 from replicaflow.model.metrics import TRAFFIC_METRICS
 from replicaflow.model.units import format_bytes, format_duration
 from replicaflow.sim.engine import Engine
+from replicaflow.sim.fetcher_manager import rounds_per_tick
 from replicaflow.sim.quota_manager import (
     FOLLOWER_REASSIGNMENT,
     FOLLOWER_REPLICATION,
@@ -32,6 +33,7 @@ from replicaflow.telemetry.io import DiscardingWriter
 REP_IN, REP_OUT = TRAFFIC_METRICS.index("ReplicationBytesInPerSec"), TRAFFIC_METRICS.index("ReplicationBytesOutPerSec")
 SIDES = ("leader quota", "follower quota", "network out", "network in", "partition fetch")
 BUSY = 0.9  # a limit used at ≥ 90 % in a sample binds the move then
+MAX_MS = 30 * 86_400_000  # the simulated time a candidate runs at most
 
 
 @dataclass
@@ -45,7 +47,7 @@ class CandidateSpec:
     throttle_bps: float | None
     sample_ms: int = 10_000
     stall_ms: int = 30 * 60_000             # no net progress for this long: the move cannot finish
-    max_ms: int = 30 * 86_400_000           # a guard, far beyond any move a planner is asked about
+    max_ms: int = MAX_MS                    # a guard, far beyond any move a planner is asked about
     after_ms: int = 0                       # the last scenario event other than the reassignment
     keep_series: bool = True
 
@@ -93,10 +95,10 @@ def _bytes_left(s) -> np.ndarray:
     return missing.max(axis=1) * s.msg_size
 
 
-def partition_fetch_cap_bps(engine: Engine) -> float:
+def partition_fetch_cap_bps(sc: Scenario) -> float:
     """What one partition can copy per second: ``replica.fetch.max.bytes`` per fetch round trip
     (``fetch_rtt``, docs/simulator.md), whatever the throttle -- about 21MB/s at the defaults."""
-    return FETCH_MAX_BYTES * engine.fetchers.rounds * 1000.0 / engine.fetchers.tick_ms
+    return FETCH_MAX_BYTES * rounds_per_tick(sc.tick_ms, sc.kafka.fetch_rtt_ms) * 1000.0 / sc.tick_ms
 
 
 def _fetch_utilization(s, leo_prev: np.ndarray, sample_ms: int, cap_bps: float) -> np.ndarray:
@@ -160,7 +162,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     peaks = dict.fromkeys(flag_names, 0)
     minutes = dict.fromkeys(flag_names, 0.0)
     traffic_prev = (s.traffic_total + s.traffic).astype(np.float64)
-    leo_prev, fetch_cap = s.log_leo.copy(), partition_fetch_cap_bps(engine)
+    leo_prev, fetch_cap = s.log_leo.copy(), partition_fetch_cap_bps(sc)
     rep_peak = np.zeros((2, s.n_brokers))
     rep_sum = np.zeros((2, s.n_brokers))
     samples = 0

@@ -30,6 +30,11 @@ from replicaflow.sim.state import FETCH_ADDED, FETCH_FAILED, FETCH_NONE, FETCH_R
 REPLICATION_IN, REPLICATION_OUT, REASSIGNMENT_IN, REASSIGNMENT_OUT = range(4)
 
 
+
+def rounds_per_tick(tick_ms: int, fetch_rtt_ms: int) -> int:
+    """Fetch round trips one tick's fetch carries (``replica.fetch.max.bytes`` each): ``tick / fetch_rtt``, at least 1."""
+    return max(1, tick_ms // max(1, fetch_rtt_ms))
+
 class Topology(NamedTuple):
     """What changes only with leaders, assignments, broker states and fetcher failures (cached between changes)."""
 
@@ -71,7 +76,7 @@ class ReplicaFetcherManager:
         self.response_max_bytes = FETCH_RESPONSE_MAX_BYTES if version.fetch_response_capped else np.inf
         self.tick_ms = tick_ms
         self.num_fetchers = kafka.num_replica_fetchers
-        self.rounds = max(1, tick_ms // max(1, kafka.fetch_rtt_ms))
+        self.rounds = rounds_per_tick(tick_ms, kafka.fetch_rtt_ms)
         self.dead_threads: set[tuple[int, int, int]] = set()  # (follower, leader, fetcher id) broker indices
         self._topo: Topology | None = None
         self._topo_version = -1

@@ -240,3 +240,32 @@ def test_a_describe_taken_during_a_reassignment_is_refused(tmp_path):
     result = runner.invoke(app, argv)
     assert result.exit_code == 2, result.output
     assert "describe.txt:4: partition orders-2 is being reassigned (Adding/Removing Replicas)" in result.output
+
+
+@pytest.mark.parametrize(("size", "sentence"), [
+    (60 * 10**12, "orders-0: 60TB to copy takes at least 794h44m at the 21MB/s one partition fetches "
+                  "(replica.fetch.max.bytes per round trip); the planner simulates at most 30 days"),
+    (2**62, "orders-0: 4611686TB to copy takes at least"),
+])
+def test_a_move_beyond_the_planners_horizon_is_refused_before_spark(tmp_path, size, sentence):
+    """Each candidate ran its whole 30 simulated days to report such a move unfinished: over 10 minutes for one
+    candidate of a 2^62-byte partition, ten candidates a plan."""
+    argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    log_dirs(tmp_path / "logdirs.json", {"orders": RR}, size)
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2 and sentence in result.output, result.output
+
+
+def test_a_broker_receiving_more_than_its_nic_carries_in_30_days_is_refused(tmp_path):
+    """Each partition within one partition's fetch cap over 30 days (54TB), the eight together beyond what
+    broker 5's 125MB/s NIC takes in (324TB)."""
+    describe(tmp_path / "describe.txt", {"orders": RR})
+    log_dirs(tmp_path / "logdirs.json", {"orders": RR}, 50 * 10**12)
+    moves = [("orders", p, [5, *replicas[1:]]) for p, replicas in enumerate(RR)]
+    (tmp_path / "plan.json").write_text(_moves(*moves))
+    result = runner.invoke(app, ["plan", "--reassignment", str(tmp_path / "plan.json"), "--topics",
+                                 str(tmp_path / "describe.txt"), "--log-dirs", str(tmp_path / "logdirs.json"),
+                                 "--brokers", "1,2,3,4,5", "--master", "nonsense://x"])
+    assert result.exit_code == 2, result.output
+    assert ("broker 5: 400TB to receive takes at least 888h53m at its 125MB/s NIC; the planner simulates at most 30 "
+            "days") in result.output

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from replicaflow.errors import ReplicaflowError
 from replicaflow.model.configs import FETCH_MAX_BYTES
 from replicaflow.model.metrics import TRAFFIC_METRICS
 from replicaflow.model.units import format_bytes, format_duration
@@ -137,6 +138,16 @@ def _cancelled(s, rows, names: list[str], targets: dict[str, frozenset[int]]) ->
     ``cancel_reassignment`` among the scenario's events reverted them (KIP-455)."""
     return [p for p in rows if names[p] in targets
             and frozenset(int(b) for b in s.broker_ids[s.rbi[p][s.rbi[p] >= 0]]) != targets[names[p]]]
+
+
+def run_candidate(spec: CandidateSpec) -> CandidateResult | str:
+    """What a Spark task runs: :func:`simulate_candidate`, or the sentence of a scenario event the engine refuses
+    mid-run (a ``fail_partition`` whose broker holds no follower of the partition by then), which raised in the
+    task came back to the driver as a ``PythonException`` traceback."""
+    try:
+        return simulate_candidate(spec)
+    except ReplicaflowError as exc:
+        return str(exc)
 
 
 def simulate_candidate(spec: CandidateSpec) -> CandidateResult:

@@ -3,13 +3,14 @@
 Candidates are the throttles given with ``--throttle``, else a ladder up to the headroom throttle
 (``build.headroom_throttle_bps``). A candidate the rates already rule out (``build.never_finishes``)
 is reported without a simulation. The rest run as parallel Spark tasks,
-``parallelize(specs).map(simulate_candidate)``, each returning its small summary. The recommendation
+``parallelize(specs).map(run_candidate)``, each returning its small summary. The recommendation
 is the smallest throttle meeting ``--deadline`` (on the ladder, narrowed to the MB/s by
 :func:`refinement`), else the smallest as fast as the largest keeping headroom on every broker.
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.model.units import format_duration, format_rate
 from replicaflow.pipeline.session import JVM_GONE, java_reason
 from replicaflow.plan.build import MB, Move, candidate, headroom_throttle_bps, never_finishes, whole_mb_bps
-from replicaflow.plan.candidate import CandidateResult, simulate_candidate
+from replicaflow.plan.candidate import CandidateResult, run_candidate
 from replicaflow.plan.inputs import ClusterModel
 
 LADDER = (0.2, 0.4, 0.6, 0.8, 1.0)  # shares of the headroom throttle tried without --throttle
@@ -77,9 +78,14 @@ def run_specs(spark, specs: list) -> list[CandidateResult]:
         return []
     ship_package(spark.sparkContext)
     try:
-        return spark.sparkContext.parallelize(specs, len(specs)).map(simulate_candidate).collect()
+        results = spark.sparkContext.parallelize(specs, len(specs)).map(run_candidate).collect()
     except JVM_GONE as exc:  # the JVM died (killed, out of memory)
         raise ReplicaflowError(f"plan: Spark failed running {len(specs)} candidates: {java_reason(exc)}") from None
+    refused = next((r for r in results if isinstance(r, str)), None)
+    if refused is not None:  # '<plan>: events[1].fail_partition: …': the index is the candidate's, not the file's
+        event = re.sub(r"^<plan>: events\[[0-9]+\]\.", "", refused)
+        raise ReplicaflowError(f"plan: the simulation cannot run a scenario event: {event}")
+    return results
 
 
 def unable(label: str, throttle: float, kip542: bool, reason: str) -> CandidateResult:

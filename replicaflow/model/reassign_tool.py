@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from replicaflow.errors import show
 from replicaflow.model import quota
 from replicaflow.model.version import KafkaVersion
 
@@ -64,7 +65,7 @@ def plan_version_problem(doc: Mapping) -> str | None:
         return None
     version = doc["version"]
     if type(version) is not int or version != 1:
-        return f"expected 1, found {version!r}"
+        return f"expected 1, found {show(version)}"
     return None
 
 
@@ -76,7 +77,7 @@ def log_dirs_problem(move: Mapping) -> str | None:
         return None
     dirs, replicas = move["log_dirs"], move.get("replicas")
     if not isinstance(dirs, list) or not all(isinstance(d, str) and d for d in dirs):
-        return f"expected a list of directories or \"any\", one per replica, found {dirs!r}"
+        return f"expected a list of directories or \"any\", one per replica, found {show(dirs)}"
     if isinstance(replicas, list) and len(dirs) != len(replicas):
         return f"expected one directory per replica ({len(replicas)}), found {len(dirs)}"
     return None

@@ -40,6 +40,10 @@ def _moves(*moves) -> str:
     (_moves(("orders", 1, [2, 2, 4])), "partitions[0].replicas: broker listed twice"),
     (json.dumps({"version": 2, "partitions": []}), "version: expected 1, found 2"),
     (json.dumps({"version": 1.0, "partitions": []}), "version: expected 1, found 1.0"),
+    # a found value is bounded in the sentence: these were the whole 300,000-character value
+    (json.dumps({"version": "v" * 300_000, "partitions": []}), "version: expected 1, found 'vvv"),
+    (json.dumps({"partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, 4], "log_dirs": [0] * 100_000}]}),
+     "partitions[0].log_dirs: expected a list of directories or \"any\", one per replica, found [0, 0"),
     (json.dumps({"partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, 4], "log_dirs": ["any"]}]}),
      "partitions[0].log_dirs: expected one directory per replica (3), found 1"),
     (json.dumps({"partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, 4], "log_dirs": "any"}]}),
@@ -54,6 +58,7 @@ def test_bad_plan_is_one_sentence_before_any_work(tmp_path, plan_text, sentence)
     assert result.exit_code == 2
     assert sentence in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert len(result.output) < 1000, len(result.output)
 
 
 def test_log_dirs_naming_an_unknown_partition(tmp_path):

@@ -121,6 +121,11 @@ def test_unquoted_version_keeps_its_digits(tmp_path):
      "partitions: 600"), "raise --max-work"),
     (GOOD.replace("duration: 10m", "duration: 10m\nstart: 9999-12-31T00:00:00Z"), "end before the year 9999"),
     (GOOD.replace("duration: 10m", "duration: 10m\nseed: -1"), "seed: expected greater than or equal to 0"),
+    # values listed in a sentence are bounded as every found value: these were 600 KB and 4,900 characters
+    (GOOD + "  - {at: 1m, reassign: {version: 1, partitions: [{topic: orders, partition: 0, replicas: ["
+     + ",".join(["1"] * 200_000) + "]}]}}\n", "replicas: expected distinct replicas, found [1, 1, 1"),
+    (GOOD.replace("brokers: 3", "brokers: 1000") + "  - {at: 1m, broker_down: 99999}\n",
+     "broker_down.broker: expected a broker of the cluster ([1, 2, 3"),
 ])
 def test_hostile_scenarios_get_one_answer(tmp_path, text, expected):
     """Each is refused with one sentence before it is expanded or run: a loader that expanded the

@@ -3,6 +3,7 @@ bounds on work and on int64 arithmetic. Each rule adds every violation it finds 
 
 from __future__ import annotations
 
+from replicaflow.errors import show
 from replicaflow.model.configs import (
     DEFAULT_BROKER,
     REASSIGNMENT_RATES,
@@ -86,7 +87,7 @@ class _References:
 
     def broker(self, b: int, loc: tuple) -> None:
         if b not in self.brokers:
-            self.problems.add(loc, f"expected a broker of the cluster ({self.ids}), found {b}")
+            self.problems.add(loc, f"expected a broker of the cluster ({show(self.ids)}), found {b}")
 
     def topic(self, name: str, loc: tuple, origin: str | None = None) -> bool:
         if name in self.topics:
@@ -110,10 +111,10 @@ class _References:
         elif exact is not None and len(replicas) != exact:
             self.problems.add(loc, f"expected {exact} replicas (replication_factor), found {len(replicas)}", origin)
         elif unknown := [b for b in replicas if b not in self.brokers]:
-            self.problems.add(loc, f"expected brokers of the cluster ({self.ids}), found unknown broker {unknown[0]}",
+            self.problems.add(loc, f"expected brokers of the cluster ({show(self.ids)}), found unknown broker {unknown[0]}",
                               origin)
         elif len(set(replicas)) != len(replicas):
-            self.problems.add(loc, f"expected distinct replicas, found {list(replicas)}", origin)
+            self.problems.add(loc, f"expected distinct replicas, found {show(list(replicas))}", origin)
 
 
 def check_references(s: Scenario, events: list[tuple[int, object, str | None]], problems: Problems) -> None:
@@ -166,7 +167,7 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
         for p in ev.partitions or ():
             refs.topic_partition(ev.topic, p, body)
         if ev.partitions is not None and len(set(ev.partitions)) != len(ev.partitions):
-            problems.add(body + ("partitions",), f"expected distinct partitions, found {list(ev.partitions)}")
+            problems.add(body + ("partitions",), f"expected distinct partitions, found {show(list(ev.partitions))}")
         if ev.partitions == ():  # the rate spread over no partition: a division by zero mid-run
             problems.add(body + ("partitions",), "expected at least one partition (leave it out for all), found []")
     if isinstance(ev, CancelReassignmentEvent):

@@ -117,7 +117,7 @@ class BrokerSpec(FrozenModel):
     @classmethod
     def _distinct_dirs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if len(set(value)) != len(value):
-            raise ValueError(f"expected distinct directories, found {list(value)}")
+            raise ValueError(f"expected distinct directories, found {show(list(value))}")
         return value
 
 

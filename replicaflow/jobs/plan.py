@@ -18,6 +18,7 @@ from replicaflow.plan.build import beyond_horizon, candidate, generate, headroom
 from replicaflow.plan.choose import Choice, evaluate
 from replicaflow.plan.inputs import (
     ClusterModel,
+    brokers_text,
     cluster_from_describe,
     cluster_from_scenario,
     metrics_rates,
@@ -176,7 +177,7 @@ def _racks(text: str, known: list[int]) -> dict[int, str]:
         if not sep or not rack.strip() or not rack.isprintable() or b is None:
             raise ReplicaflowError(f"--racks: expected BROKER:RACK pairs like 1:a,2:b, found {quote(item)}")
         if b not in known:
-            raise ReplicaflowError(f"--racks: unknown broker {b} (brokers: {','.join(map(str, known))})")
+            raise ReplicaflowError(f"--racks: unknown broker {b} (brokers: {brokers_text(known)})")
         if b in racks:
             raise ReplicaflowError(f"--racks: broker {b} is listed twice")
         racks[b] = rack.strip()

@@ -14,7 +14,7 @@ from replicaflow.model.assignment import assign_replicas, random_start
 from replicaflow.model.predicates import reassignment_state
 from replicaflow.model.units import BYTES, format_bytes, format_duration, format_rate
 from replicaflow.plan.candidate import CandidateSpec, partition_fetch_cap_bps
-from replicaflow.plan.inputs import DEFAULT_MESSAGE_BYTES, ClusterModel
+from replicaflow.plan.inputs import DEFAULT_MESSAGE_BYTES, ClusterModel, brokers_text
 from replicaflow.sim.scenario import ReassignEvent, parse_scenario
 
 MB = BYTES["MB"]               # throttles are offered in whole MB/s
@@ -219,7 +219,7 @@ def generate(cluster: ClusterModel, brokers: list[int], rack_aware: bool = True,
     index and replica shift at random; here they come from ``random.Random(seed)``, topics in name order."""
     unknown = [b for b in brokers if b not in cluster.brokers]
     if unknown:
-        raise ReplicaflowError(f"{flag}: unknown broker {unknown[0]} (brokers: {','.join(map(str, cluster.brokers))})")
+        raise ReplicaflowError(f"{flag}: unknown broker {unknown[0]} (brokers: {brokers_text(cluster.brokers)})")
     racks = None
     if rack_aware and any(b in cluster.racks for b in brokers):
         bare = [b for b in brokers if b not in cluster.racks]

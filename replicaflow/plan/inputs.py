@@ -53,6 +53,13 @@ class ClusterModel:
         return 1 + max(p for t, p in self.replicas if t == topic)
 
 
+def brokers_text(brokers: list[int], shown: int = 20) -> str:
+    """The cluster's brokers in a sentence: ``1,2,3,4``, the first ``shown`` of a large cluster and how many more
+    (a describe of 2,000 brokers made an unknown-broker sentence of 10,000 characters)."""
+    more = f",… ({len(brokers) - shown} more)" if len(brokers) > shown else ""
+    return ",".join(map(str, brokers[:shown])) + more
+
+
 def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[int] | None) -> ClusterModel:
     """The cluster of a ``kafka-topics --describe`` output (plus ``kafka-log-dirs`` sizes)."""
     snap = read_topic_describe(describe)
@@ -240,7 +247,7 @@ def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int]
         unknown = [r for r in replicas if r not in known]
         if unknown:
             raise ReplicaflowError(f"{at}.replicas: unknown broker {unknown[0]} (brokers: "
-                                   f"{','.join(map(str, cluster.brokers))})")
+                                   f"{brokers_text(cluster.brokers)})")
         moves[(topic, part)] = tuple(replicas)
     if not moves:
         raise ReplicaflowError(f"{path}: partitions: the plan moves nothing")

@@ -312,3 +312,15 @@ def test_a_scenario_event_the_engine_refuses_mid_run_is_one_sentence(tmp_path):
         run_specs(spark, [candidate(prep.cluster, prep.moves, 50e6, False, None, "x")])
     assert str(info.value) == ("plan: the simulation cannot run a scenario event: fail_partition: broker 4 is not a "
                                "follower of a-0 at 0ms")
+
+
+def test_an_unknown_broker_of_a_large_cluster_names_a_few_brokers(tmp_path):
+    """The sentence listed every broker of the describe: 2,000 of them made it 10,000 characters long."""
+    spread = [[(p + k) % 2000 + 1 for k in range(3)] for p in range(2000)]
+    describe(tmp_path / "describe.txt", {"orders": spread})
+    (tmp_path / "plan.json").write_text(_moves(("orders", 0, [1, 2, 5000])))
+    result = runner.invoke(app, ["plan", "--reassignment", str(tmp_path / "plan.json"), "--topics",
+                                 str(tmp_path / "describe.txt"), "--master", "nonsense://x"])
+    assert result.exit_code == 2 and len(result.output) < 400, result.output
+    assert ("partitions[0].replicas: unknown broker 5000 (brokers: 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,"
+            "20,… (1980 more))") in result.output

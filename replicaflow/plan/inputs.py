@@ -189,16 +189,20 @@ def _metric_samples(path: Path, text: str) -> list:
     lines = text.rstrip().splitlines()
     om = bool(lines) and lines[-1].strip() == "# EOF"
     parse, end, kind = (openmetrics, "# EOF\n", "OpenMetrics") if om else (prometheus, "", "Prometheus")
+    # prometheus-client raises ValueError on a bad line, and AttributeError comparing a series' timestamps
+    # written in two forms (-1 and 1e30: a Timestamp and a float), which came out as a traceback
+    refused = (ValueError, TypeError, AttributeError)
     try:
         samples = [s for family in parse("\n".join(lines) + "\n") for s in family.samples]
-    except ValueError as exc:
+    except refused as exc:
         for n, line in enumerate(lines[:-1] if om else lines, 1):  # one sample per line: find the bad one
             try:
                 list(parse(line + "\n" + end))
-            except ValueError:
+            except refused:
                 raise ReplicaflowError(f"{path}:{n}: not a sample line of {kind} text, found "
                                        f"{quote(line.strip())}") from None
-        raise ReplicaflowError(f"{path}: not {kind} text ({quote(str(exc))})") from None
+        raise ReplicaflowError(f"{path}: not {kind} text that prometheus-client's parser reads "
+                               f"({quote(str(exc))})") from None
     if not om:  # prometheus-client takes a line's last word as its timestamp (an exemplar's value, say)
         for n, line in enumerate(lines, 1):
             if line.startswith(BYTES_IN_METRIC) and not _PROMETHEUS_SAMPLE.fullmatch(line.strip()):

@@ -122,6 +122,9 @@ M = "kafka_server_brokertopicmetrics_bytesin"
      "m.om:1: expected NAME{LABELS} VALUE [TIMESTAMP] (an exemplar needs OpenMetrics text, ending with # EOF)"),
     (f'{M}_total{{topic="orders"}} 500 1\n\n{M}_total{{topic="orders"}} 900 2\n# EOF\n',
      "m.om:2: not a sample line of OpenMetrics text, found ''"),
+    # prometheus-client compared the two timestamps (an integer and an exponent) and raised AttributeError
+    (f'{M}persec{{topic="orders"}} 1 -1\n{M}persec{{topic="orders"}} 1 1e30\n# EOF\n',
+     "m.om: not OpenMetrics text that prometheus-client's parser reads"),
     # two finite gauges summed to an infinite rate, which the planner took (--produce-rate refuses it)
     (f'{M}_rate{{broker="1",topic="orders"}} 1e308\n{M}_rate{{broker="2",topic="orders"}} 1e308\n',
      "m.om: topic 'orders': expected a rate that fits in 64 bits, found 'inf'"),

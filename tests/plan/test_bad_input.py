@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from replicaflow.cli import app
@@ -327,3 +330,31 @@ def test_an_unknown_broker_of_a_large_cluster_names_a_few_brokers(tmp_path):
     assert result.exit_code == 2 and len(result.output) < 400, result.output
     assert ("partitions[0].replicas: unknown broker 5000 (brokers: 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,"
             "20,… (1980 more))") in result.output
+
+
+_OM_LINE = st.one_of(
+    st.sampled_from(["# EOF", f"# TYPE {M} counter", f"# TYPE {M} gauge", f"# HELP {M} h", f"# UNIT {M} bytes"]),
+    st.builds("{}{} {}{}{}".format,
+              st.sampled_from([M, f"{M}_total", f"{M}_rate", f"{M}persec", f"{M}_created", f"{M}_bucket", "x"]),
+              st.sampled_from(["", '{topic="orders"}', '{topic="orders",broker="1"}', '{topic=""}', '{topic="orders"',
+                               '{le="+Inf",topic="orders"}']),
+              st.sampled_from(["1", "0", "-1", "NaN", "+Inf", "1e308", "5", "0x10", "", "abc"]),
+              st.sampled_from(["", " 1000", " 2000", " 1.5", " -1", " NaN", " 1e30", " 99999999999999999999"]),
+              st.sampled_from(["", ' # {trace_id="a"} 1.0', " # x"])))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_OM_LINE, max_size=6), eof=st.booleans())
+def test_fuzz_metrics_text_gives_finite_rates_or_one_sentence(tmp_path, lines, eof):
+    """Prometheus and OpenMetrics lines from the forms a scrape holds, good and bad: a rate per topic that is a
+    finite non-negative number, or a ReplicaflowError; found an AttributeError traceback and an infinite rate."""
+    from replicaflow.plan.inputs import metrics_rates
+
+    path = tmp_path / "m.om"
+    path.write_text("\n".join(lines) + ("\n# EOF\n" if eof else "\n"), encoding="utf-8")
+    try:
+        rates = metrics_rates(path, {"orders"})
+    except ReplicaflowError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert all(math.isfinite(r) and r >= 0 for r in rates.values()), rates

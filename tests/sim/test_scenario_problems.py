@@ -184,3 +184,23 @@ def test_min_isr_above_replication_factor_is_a_warning(tmp_path, version, effect
     assert effect in s.warnings[0]
     _, fine = _load(tmp_path, GOOD)
     assert fine.warnings == ()
+
+
+@pytest.mark.parametrize(("version", "warned"), [("2.5", True), ("2.6", False)])
+def test_a_second_reassign_up_to_2_5_is_a_warning(tmp_path, version, warned):
+    """``ReassignPartitionsCommand.executeAssignment`` up to 2.5 finds the ``/admin/reassign_partitions`` znode of a
+    running reassignment and starts nothing ("There is an existing assignment running."); 2.6's
+    AlterPartitionReassignments adds the moves (``model.reassign_tool.execute_starts_moves``)."""
+    text = GOOD.replace('"3.7"', f'"{version}"').replace("  - at: 2m\n    broker_up: 2\n", (
+        "  - at: 2m\n    broker_up: 2\n"
+        "  - at: 3m\n    reassign: {version: 1, partitions: [{topic: orders, partition: 0, replicas: [2, 3, 1]}]}\n"
+        "  - at: 150s\n    reassign: {version: 1, partitions: [{topic: orders, partition: 1, replicas: [3, 1, 2]}]}\n"
+        "    throttle: 1MB/s\n"))
+    path, s = _load(tmp_path, text)
+    if not warned:
+        assert s.warnings == ()
+        return
+    assert s.warnings == (f"{path}:18: events[2].reassign: kafka-reassign-partitions {version} starts no move while "
+                          "another reassignment runs (\"There is an existing assignment running.\"): if the one at "
+                          "2m30s is still moving at 3m, this one does nothing (2.6+ adds its moves to the running "
+                          "ones)",)

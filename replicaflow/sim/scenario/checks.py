@@ -13,7 +13,7 @@ from replicaflow.model.configs import (
 from replicaflow.model.fetcher import fetch_error_problem
 from replicaflow.model.log_dirs import jbod_problem
 from replicaflow.model.quota import parse_throttled_replicas
-from replicaflow.model.units import INT64_MAX, format_bytes
+from replicaflow.model.units import INT64_MAX, format_bytes, format_duration
 from replicaflow.sim.scenario.fields import MAX_TS_MS
 from replicaflow.sim.scenario.limits import MAX_FETCHER_THREADS, MAX_REPLICAS, estimate
 from replicaflow.sim.scenario.models import (
@@ -221,4 +221,21 @@ def warnings(s: Scenario, problems: Problems) -> list[str]:
                       else "every partition is under min ISR and acks=all writes are refused from the start")
             out.append(problems.sentence(Problem(where, f"min ISR {min_isr} is above topic '{t.name}'s "
                                                         f"replication factor {t.replication_factor}: {effect}")))
+    out.extend(_queued_reassignments(s, problems))
+    return out
+
+
+def _queued_reassignments(s: Scenario, problems: Problems) -> list[str]:
+    """Up to 2.5 ``--execute`` starts no move while a reassignment runs (``model.reassign_tool``): a later
+    ``reassign`` event then only sets its throttle rate, which a file with several of them likely did not mean."""
+    if s.version.execute_adds_to_ongoing_reassignments:
+        return []
+    reassigns = sorted((ev.at_ms, i) for i, ev in enumerate(s.events) if isinstance(ev, ReassignEvent))
+    out = []
+    for at_ms, i in reassigns[1:]:
+        effect = "only sets its throttle rate" if s.events[i].throttle_bps is not None else "does nothing"
+        out.append(problems.sentence(Problem(("events", i, "reassign"), (
+            f"kafka-reassign-partitions {s.version} starts no move while another reassignment runs (\"There is an "
+            f"existing assignment running.\"): if the one at {format_duration(reassigns[0][0])} is still moving at "
+            f"{format_duration(at_ms)}, this one {effect} (2.6+ adds its moves to the running ones)"))))
     return out

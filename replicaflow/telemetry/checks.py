@@ -256,10 +256,18 @@ def _refuse_nulls(file: Path, md: pq.FileMetaData, name: str) -> None:
                                    f"needs {', '.join(NOT_NULL[name])}")
 
 
-def _refuse_negative_ids(file: Path, md: pq.FileMetaData, name: str) -> None:
-    """No negative partition or broker id (Kafka's ids start at 0; ``-1`` means "none" only in columns
-    such as ``leader``, which are not checked): from the statistics' minimum when there is one."""
-    for column in ("partition", "broker"):
+# Columns that are never negative, and why; a null is "unknown". An id of -1 means "none" only in columns such as
+# ``leader``, which are not listed; a negative offset or size gave a lag or a move's progress that no broker had.
+NON_NEGATIVE = {
+    **dict.fromkeys(("partition", "broker"), "Kafka's {column} ids start at 0"),
+    **dict.fromkeys(("log_end_offset", "high_watermark"), "offsets start at 0 (null: unknown)"),
+    **dict.fromkeys(("size_bytes", "bytes", "requests", "messages"), "sizes and counts are never negative"),
+}
+
+
+def _refuse_negative(file: Path, md: pq.FileMetaData, name: str) -> None:
+    """No negative value in a :data:`NON_NEGATIVE` column: from the statistics' minimum when there is one."""
+    for column, reason in NON_NEGATIVE.items():
         if column not in md.schema.names:
             continue
         stats = column_statistics(md, column)
@@ -267,8 +275,8 @@ def _refuse_negative_ids(file: Path, md: pq.FileMetaData, name: str) -> None:
             continue
         found = _first_row(file, column, lambda v: pc.less(v, 0))
         if found:
-            raise ReplicaflowError(f"{file}: row {found[0]} of {name} has {column} {found[1]}; Kafka's "
-                                   f"{column} ids start at 0")
+            raise ReplicaflowError(f"{file}: row {found[0]} of {name} has {column} {found[1]}; "
+                                   + reason.format(column=column))
 
 
 def _instant(ts_ms: int) -> str:
@@ -307,7 +315,7 @@ def check_rows(name: str, files: Sequence[Path], meta: dict) -> int:
                                            f"{quote(found[1])}, but _meta.json says {quote(cluster)}")
             rows += md.num_rows
             _refuse_nulls(file, md, name)
-            _refuse_negative_ids(file, md, name)
+            _refuse_negative(file, md, name)
             _refuse_outside_span(file, md, name, meta["start_ms"], meta["end_ms"])
     try:
         found = first_duplicate(files, KEYS[name])

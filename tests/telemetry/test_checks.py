@@ -93,6 +93,13 @@ BAD = [
      "row 0 of replica_offsets has partition -5; Kafka's partition ids start at 0"),
     ("negative broker", lambda d: _table(d, "traffic", _first("broker", -1)),
      "row 0 of traffic has broker -1; Kafka's broker ids start at 0"),
+    # a negative offset or size was analyzed with exit 0: a lag, or a move's bytes, that no broker had
+    ("negative log end offset", lambda d: _table(d, "replica_offsets", _first("log_end_offset", -1)),
+     "row 0 of replica_offsets has log_end_offset -1; offsets start at 0 (null: unknown)"),
+    ("negative size", lambda d: _table(d, "replica_offsets", _first("size_bytes", -4096)),
+     "row 0 of replica_offsets has size_bytes -4096; sizes and counts are never negative"),
+    ("negative traffic", lambda d: _table(d, "traffic", _first("bytes", -1)),
+     "row 0 of traffic has bytes -1; sizes and counts are never negative"),
     ("meta not JSON", lambda d: (d / "telemetry" / "_meta.json").write_text("{"),
      "_meta.json:1: not valid JSON (Expecting property name enclosed in double quotes)"),
     ("meta key twice", lambda d: (d / "telemetry" / "_meta.json").write_text('{"cluster": "a",\n "cluster": "b"}'),

@@ -28,7 +28,7 @@ from replicaflow.pipeline.runner import progress_steps, session_for
 from replicaflow.pipeline.session import check_master, get_spark, java_reason
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
-from replicaflow.telemetry.io import META_FILE
+from replicaflow.telemetry.io import META_FILE, METAS_FILE
 from replicaflow.telemetry.outputs import ANALYSIS, REPORT, Commit
 from replicaflow.telemetry.spark import spark_path, write_parquet_all
 
@@ -122,7 +122,7 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
             tele = stage / "telemetry"
             write_parquet_all(session, built.tables, tele)
         metas = built.metas
-        meta_file = tele / (META_FILE if len(metas) == 1 else "_metas.json")
+        meta_file = tele / (META_FILE if len(metas) == 1 else METAS_FILE)
         meta_file.write_text(json.dumps(metas[0] if len(metas) == 1 else metas, indent=2, sort_keys=True) + "\n")
         tables = {name: session.read.parquet(spark_path(tele / name)) for name in built.tables}
         t = Telemetry(tables, meta_frame(session, metas), tuple(metas))

@@ -16,8 +16,8 @@ import pyarrow as pa
 
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model.metrics import BY_JMX
-from replicaflow.telemetry.checks import check_meta, type_problem
-from replicaflow.telemetry.io import read_table
+from replicaflow.telemetry.checks import check_meta, check_metas, type_problem
+from replicaflow.telemetry.io import META_FILE, METAS_FILE, read_table
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.textfile import read_json
 
@@ -115,7 +115,8 @@ def _empty(name: str) -> pd.DataFrame:
 
 
 def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
-    """Read ``directory/analysis``; ``metas`` (one per cluster) default to ``directory/telemetry/_meta.json``."""
+    """Read ``directory/analysis``; ``metas`` (one per cluster) default to ``directory/telemetry/_meta.json``, or
+    to its ``_metas.json`` for a fleet analyzed from its logs alone."""
     directory = Path(directory)
     root = directory / "analysis"
     if not root.is_dir():
@@ -135,7 +136,9 @@ def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
             tables[name] = _empty(name)
     if metas is None:
         # checked as analyze checks it: the report shows its keys, and the file may have changed since
-        metas = [check_meta(directory)] if (directory / "telemetry" / "_meta.json").exists() else []
+        tele = directory / "telemetry"
+        metas = ([check_meta(directory)] if (tele / META_FILE).exists()
+                 else check_metas(directory) if (tele / METAS_FILE).exists() else [])
     meta = {str(m.get("cluster")): m for m in metas if m.get("cluster") is not None}
     spath = root / SUMMARY_FILE
     if not spath.exists():

@@ -77,8 +77,19 @@ def check_meta(root: Path) -> dict:
         if not any(root.iterdir()):
             raise ReplicaflowError(f"{root}: directory is empty, expected telemetry/ (the output of `simulate`)")
         raise ReplicaflowError(f"{tele}: missing, expected the telemetry/ directory written by `simulate`")
-    path = tele / io.META_FILE
-    meta = io.read_meta(root)
+    return checked_meta(io.read_meta(root), str(tele / io.META_FILE))
+
+
+def check_metas(root: Path) -> list[dict]:
+    """``<root>/telemetry/_metas.json``, the metas of a fleet analyzed from its logs alone (``jobs/analyze.py``):
+    a list of objects, each checked as ``_meta.json`` is."""
+    path = root / "telemetry" / io.METAS_FILE
+    return [checked_meta(m, f"{path}: [{i}]") for i, m in enumerate(io.read_metas(root))]
+
+
+def checked_meta(meta: dict, path: str) -> dict:
+    """One cluster's meta with the keys the pipeline needs, and those the report shows, checked; ``path`` names
+    it in the sentence."""
     for key in META_KEYS:
         if key not in meta:
             raise ReplicaflowError(f"{path}: key '{key}' is missing")

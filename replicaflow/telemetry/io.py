@@ -26,6 +26,7 @@ GROUPS: dict[str, dict[str, pa.Schema]] = {"telemetry": TELEMETRY, "truth": TRUT
 CHANGE_TABLES = frozenset(name for name, schema in TELEMETRY.items() if "seq" in schema.names)
 PART_FILE = "part-00000.parquet"
 META_FILE = "_meta.json"
+METAS_FILE = "_metas.json"  # a fleet rebuilt from its logs: one meta per cluster (jobs/analyze.py)
 META_MAX_BYTES = 16 * 2**20  # a few hundred bytes when written by simulate or the log rebuild
 
 
@@ -182,6 +183,15 @@ def read_meta(root: Path) -> dict:
     if not isinstance(meta, dict):
         raise ReplicaflowError(f"{path}: expected a JSON object")
     return meta
+
+
+def read_metas(root: Path) -> list[dict]:
+    """``root/telemetry/_metas.json``: a list of objects, one per cluster."""
+    path = Path(root) / "telemetry" / METAS_FILE
+    metas = read_json(path, "telemetry meta file", utf16=False, max_bytes=META_MAX_BYTES)
+    if not isinstance(metas, list) or not metas or not all(isinstance(m, dict) for m in metas):
+        raise ReplicaflowError(f"{path}: expected a JSON list of objects, one per cluster")
+    return metas
 
 
 def read_table(root: Path, group: str, name: str) -> pa.Table:

@@ -242,3 +242,15 @@ def test_a_deleted_topic_stops_existing_instead_of_going_offline(deletion):
     assert [s["to_ms"] for s in state if s["topic"] == "kept"][-1] is None  # still there at the end
     got = summary(deletion)
     assert got["peak_offline"] == 0 and got["offline_minutes"] == 0.0
+
+
+def test_the_report_of_a_fleet_shows_each_clusters_inputs_from_its_metas(fleet):
+    """A fleet rebuilt from its logs has one meta per cluster in ``telemetry/_metas.json``; the report read only
+    ``_meta.json``, so every cluster's inputs panel said the Kafka version was "not recorded"."""
+    from replicaflow.report.data import load_analysis
+    from replicaflow.report.inputs import panel
+
+    analysis = load_analysis(fleet)
+    assert set(analysis.meta) == {"bug", "roleplay", "churn"}
+    version = next(r["value"] for r in panel(analysis, "roleplay", [], None) if r["what"] == "Kafka version")
+    assert version == "2.4 (inferred from the log lines' forms)"

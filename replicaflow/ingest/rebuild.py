@@ -159,13 +159,13 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     tz = opts.log_timezone
     parsed = read_logs(spark, [f for i in inputs for f in i.logs], {f: i.cluster for i in inputs for f in i.logs},
                        shown_as)
-    events = parsed["log_events"].withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).persist()
+    # checkpoints, not caches: every query below would analyze the reader's plan again (docs/real-cluster.md)
+    events = parsed["log_events"].withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).localCheckpoint(eager=False)
     periods = _periods(events)
     if None in periods:  # a file named other than resolve_paths named it: never silently clusterless
         raise ReplicaflowError("--logs: Spark named a log file differently from the path given; its cluster is "
                                "unknown (report this with the paths used)")
     if not periods:
-        events.unpersist()
         files = sum(len(i.logs) for i in inputs)
         raise ReplicaflowError(f"--logs: no replication event in {files} file(s) of cluster(s) "
                                f"{', '.join(i.cluster for i in inputs)}; nothing to analyze (docs/logs.md)")
@@ -285,7 +285,7 @@ def _instant_order(isr: DataFrame, lead: DataFrame, carried: DataFrame) -> tuple
     upto = Window.partitionBy("cluster", "topic", "partition").orderBy("seq").rowsBetween(Window.unboundedPreceding, 0)
     epoch = F.coalesce(F.last(F.when(~F.col("is_isr"), F.col("leader_epoch")), ignorenulls=True).over(upto),
                        F.lit(UNKNOWN_EPOCH))
-    both = both.withColumn("leader_epoch", F.when(F.col("is_isr"), epoch).otherwise(F.col("leader_epoch"))).persist()
+    both = both.withColumn("leader_epoch", F.when(F.col("is_isr"), epoch).otherwise(F.col("leader_epoch"))).localCheckpoint(eager=False)
     return both.where("is_isr"), both.where(~F.col("is_isr"))
 
 

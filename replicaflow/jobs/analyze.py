@@ -128,7 +128,6 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
         t = Telemetry(tables, meta_frame(session, metas), tuple(metas))
         summary = run_analysis([tele], stage, master=master, progress=progress, spark=session, telemetry=t,
                                extra_tables={"log_events": built.log_events, "rejects": built.rejects})
-        built.log_events.unpersist()
     if progress:
         print_analyze(Console(stderr=True), summary)
     return summary

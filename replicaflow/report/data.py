@@ -7,7 +7,6 @@ contract's columns, so every section can say "none" instead of failing.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pyarrow as pa
 
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model.metrics import BY_JMX
-from replicaflow.telemetry.checks import check_meta, check_metas, type_problem
+from replicaflow.telemetry.checks import check_meta, check_metas, is_number, type_problem
 from replicaflow.telemetry.io import META_FILE, METAS_FILE, read_table
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.textfile import read_json
@@ -83,25 +82,21 @@ class Analysis:
         return int(min(b - a for a, b in zip(g, g[1:], strict=False))) if len(g) > 1 else 10_000
 
 
-def _number(value: object) -> bool:
-    return type(value) in (int, float) and math.isfinite(value)
-
-
 def headline_problem(headline: dict) -> str | None:
     """What is wrong with one cluster's headline numbers (pipeline/summary.py writes them) for the report, which
     shows them as they are: a number that is not one, a missing count or progress field, was a traceback in
     the page's template (``'dict object' has no attribute 'incidents'``)."""
     for key in HEADLINE_NUMBERS:
-        if not _number(headline.get(key)):
+        if not is_number(headline.get(key)):
             return f"{key}: expected a number, found {show(headline.get(key))}"
     for key, inner in HEADLINE_GROUPS.items():
         group = headline.get(key)
-        if not isinstance(group, dict) or not all(_number(group.get(k)) for k in inner):
+        if not isinstance(group, dict) or not all(is_number(group.get(k)) for k in inner):
             return f"{key}: expected {{{', '.join(f'{k!r}: N' for k in inner)}}}, found {show(group)}"
     progress = headline.get("reassignment_progress")
     if progress is not None and (not isinstance(progress, dict)
-                                 or not all(_number(progress.get(k)) for k in PROGRESS_NUMBERS)
-                                 or not all(progress.get(k) is None or _number(progress[k]) for k in PROGRESS_OPTIONAL)):
+                                 or not all(is_number(progress.get(k)) for k in PROGRESS_NUMBERS)
+                                 or not all(progress.get(k) is None or is_number(progress[k]) for k in PROGRESS_OPTIONAL)):
         return (f"reassignment_progress: expected null or numbers {', '.join(PROGRESS_NUMBERS)} "
                 f"(and {', '.join(PROGRESS_OPTIONAL)} or null), found {show(progress)}")
     for key in ("start", "end"):

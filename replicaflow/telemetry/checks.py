@@ -121,13 +121,18 @@ def checked_meta(meta: dict, path: str) -> dict:
     return meta
 
 
+def is_number(value: object, low: float = -math.inf, high: float = math.inf) -> bool:
+    """A JSON number in ``[low, high]``: an int or a finite float, not a bool (``True`` is an int to Python)."""
+    return type(value) in (int, float) and math.isfinite(value) and low <= value <= high
+
+
 def _count(value: object) -> bool:
-    return type(value) is int and 0 <= value <= 2**62
+    return type(value) is int and is_number(value, 0, 2**62)
 
 
 def _amount(value: object) -> bool:
     """A rate or size as the simulator writes it: a finite non-negative number, or null."""
-    return value is None or (type(value) in (int, float) and math.isfinite(value) and 0 <= value <= 2**63)
+    return value is None or is_number(value, 0, 2**63)
 
 
 def _topic_problem(t: object) -> str | None:

@@ -205,3 +205,14 @@ def test_the_first_bad_table_in_order_is_reported_whichever_thread_finds_it(tmp_
     assert "row 0 of assignments belongs to cluster 'other', but _meta.json says 'c1'" in str(info.value)
     rows = [c.rows for c in check_telemetry([tiny(tmp_path / "c", "c3"), tiny(tmp_path / "d", "c4")])]
     assert rows == [rows[0], rows[0]] and rows[0] > 0
+
+
+@pytest.mark.parametrize(("value", "low", "high", "expected"), [
+    (3, 0, 10, True), (2.5, 0, 10, True), (0, 0, 10, True), (10, 0, 10, True), (-1, 0, 10, False),
+    (11, 0, 10, False), (True, 0, 10, False), (float("nan"), 0, 10, False), (float("inf"), 0, float("inf"), False),
+    ("3", 0, 10, False), (None, 0, 10, False), (-(2**70), float("-inf"), float("inf"), True),
+])
+def test_a_json_number_is_an_int_or_finite_float_in_range(value, low, high, expected):
+    """The one number check of the JSON files replicaflow reads (_meta.json's counts, _summary.json's headline):
+    a bool is no number although Python's ``True`` is an int, and NaN/Infinity (which json.loads accepts) none."""
+    assert checks.is_number(value, low, high) is expected

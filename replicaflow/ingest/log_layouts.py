@@ -9,7 +9,7 @@ See docs/logs.md (layouts).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -153,6 +153,19 @@ def _config_line(text: Column) -> Column:
     return F.coalesce(text.startswith("\t") & text.rlike(CONFIG_LINE), F.lit(False))
 
 
+# The prefixes taken off in turn before a bracketed or ISO timestamp or a JSON record, or before a line that
+# continues one: (name, the text after the prefix or null, whether the record may start after blanks). Each
+# pattern runs only on a line holding a character it needs at a fixed place.
+_ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool], ...] = (
+    ("compose", lambda inner: F.when(inner.contains("|"), groups(inner, COMPOSE, 2)[1]), True),
+    ("stern", lambda inner: F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
+                                   groups(inner, STERN, 1)[0]), False),
+    ("stamp", lambda inner: F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)[0]), False),
+    ("syslog", lambda inner: F.when(byte_at(inner, 4, " ") | byte_at(inner, 11, "T"), groups(inner, SYSLOG, 1)[0]),
+     True),
+)
+
+
 def _unwrap(df: DataFrame) -> DataFrame:
     """inner (the line with terminal colours, grep's file name, CRI, docker json-file, docker compose and
     syslog/journald envelopes removed, leading whitespace dropped), cri_flag and config_line (``CONFIG_LINE``, told before the
@@ -177,34 +190,17 @@ def _unwrap(df: DataFrame) -> DataFrame:
     def continues(after: Column) -> Column:
         return after.rlike(CONTINUATION) | _config_line(after)
 
-    # a compose, stern, runtime-time or syslog prefix before a bracketed or ISO timestamp or a JSON record
-    df = _stage(df, _compose=F.when(inner.contains("|"), groups(inner, COMPOSE, 2)[1]))
-    after = F.col("_compose")
-    df = _stage(df, _take1=after.isNotNull() & (F.ltrim(after).rlike(RECORD_START) | continues(after)))
-    take = F.col("_take1")
-    df = _stage(df, _inner1=F.when(take, F.ltrim(after)).otherwise(inner), _config1=config | (take & _config_line(after)))
-    inner, config = F.col("_inner1"), F.col("_config1")
-    df = _stage(df, _stern=F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
-                                  groups(inner, STERN, 1)[0]))
-    after = F.col("_stern")
-    df = _stage(df, _take1s=after.isNotNull() & (after.rlike(RECORD_START) | continues(after)))
-    take = F.col("_take1s")
-    df = _stage(df, _inner1s=F.when(take, F.ltrim(after)).otherwise(inner),
-                _config1s=config | (take & _config_line(after)))
-    inner, config = F.col("_inner1s"), F.col("_config1s")
-    df = _stage(df, _stamp=F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)[0]))
-    after = F.col("_stamp")
-    df = _stage(df, _take2=after.isNotNull() & (after.rlike(RECORD_START) | continues(after)))
-    take = F.col("_take2")
-    df = _stage(df, _inner2=F.when(take, F.ltrim(after)).otherwise(inner), _config2=config | (take & _config_line(after)))
-    inner, config = F.col("_inner2"), F.col("_config2")
-    maybe_syslog = byte_at(inner, 4, " ") | byte_at(inner, 11, "T")
-    df = _stage(df, _syslog=F.when(maybe_syslog, groups(inner, SYSLOG, 1)[0]))
-    after = F.col("_syslog")
-    df = _stage(df, _take3=after.isNotNull() & (F.ltrim(after).rlike(RECORD_START) | continues(after)))
-    take = F.col("_take3")
-    return _stage(df, inner=F.when(take, F.ltrim(after)).otherwise(inner),
-                  config_line=config | (take & _config_line(after)))
+    for i, (name, text_after, trim) in enumerate(_ENVELOPES):
+        df = _stage(df, **{f"_{name}": text_after(inner)})
+        after = F.col(f"_{name}")
+        df = _stage(df, **{f"_take_{name}": after.isNotNull()
+                           & ((F.ltrim(after) if trim else after).rlike(RECORD_START) | continues(after))})
+        take = F.col(f"_take_{name}")
+        names = ("inner", "config_line") if i == len(_ENVELOPES) - 1 else (f"_inner_{name}", f"_config_{name}")
+        df = _stage(df, **dict(zip(names, (F.when(take, F.ltrim(after)).otherwise(inner),
+                                           config | (take & _config_line(after))), strict=True)))
+        inner, config = F.col(names[0]), F.col(names[1])
+    return df
 
 
 def method_boundary(df: DataFrame) -> DataFrame:

@@ -196,10 +196,11 @@ def _unwrap(df: DataFrame) -> DataFrame:
         df = _stage(df, **{f"_take_{name}": after.isNotNull()
                            & ((F.ltrim(after) if trim else after).rlike(RECORD_START) | continues(after))})
         take = F.col(f"_take_{name}")
-        names = ("inner", "config_line") if i == len(_ENVELOPES) - 1 else (f"_inner_{name}", f"_config_{name}")
-        df = _stage(df, **dict(zip(names, (F.when(take, F.ltrim(after)).otherwise(inner),
-                                           config | (take & _config_line(after))), strict=True)))
-        inner, config = F.col(names[0]), F.col(names[1])
+        last = i == len(_ENVELOPES) - 1
+        inner_name, config_name = ("inner", "config_line") if last else (f"_inner_{name}", f"_config_{name}")
+        df = _stage(df, **{inner_name: F.when(take, F.ltrim(after)).otherwise(inner),
+                           config_name: config | (take & _config_line(after))})
+        inner, config = F.col(inner_name), F.col(config_name)
     return df
 
 

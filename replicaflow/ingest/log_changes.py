@@ -50,7 +50,9 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     by_part = Window.partitionBy("cluster", "topic", "partition").orderBy("seq")
     epoch = F.last(F.when(~F.col("is_isr"), F.col("leader_epoch")), ignorenulls=True).over(
         by_part.rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    changed = changed.select("*", epoch.alias("epoch_now")).persist()  # feeds both tables
+    # feeds both tables, and the rebuild reads each several times: a checkpoint, not a cache, so that their
+    # plans do not carry this one (docs/real-cluster.md, "A fleet")
+    changed = changed.select("*", epoch.alias("epoch_now")).localCheckpoint(eager=False)
     isr = changed.where("is_isr").select("*", F.lag(F.struct(F.array_sort("isr").alias("s"),
                                                              F.col("epoch_now").alias("e"))).over(by_part).alias("prev"))
     keep = F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr")) | \

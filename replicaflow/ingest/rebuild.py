@@ -252,7 +252,8 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
                                             F.lit(None).cast("int").alias("leader_epoch"),
                                             *[F.lit(None).cast("long").alias(c)
                                               for c in ("start_offset", "replicas_end_offset")]))
-    lead = lead.unionByName(inferred_leaders(events, lead))
+    # read three times below, each time with the reader's rows and requests beneath: a checkpoint
+    lead = lead.unionByName(inferred_leaders(events, lead)).localCheckpoint(eager=False)
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
                .select(*keys, "ts_ms").unionByName(requested).distinct())
     isr, lead = _instant_order(isr, lead, carried)

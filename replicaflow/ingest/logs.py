@@ -101,6 +101,7 @@ def check_timezone(log_timezone: str) -> str:
 
 
 MAX_LOG_FILE_BYTES = INT32_MAX  # Java's largest array: one file's bytes in Spark's wholetext
+_REMOTE = re.compile(r"^[A-Za-z][\w+.-]*://")  # a URI Spark reads (hdfs://, s3a://), not a local path
 
 
 def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
@@ -114,7 +115,7 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
     out: list[str] = []
     for item in items:
         text = str(item)
-        if re.match(r"^[A-Za-z][\w+.-]*://", text) and not text.startswith("file:"):
+        if _REMOTE.match(text) and not text.startswith("file:"):
             out.append(text)
             continue
         local = re.sub(r"^file:(//)?", "", text)
@@ -146,6 +147,29 @@ def _check_size(path: Path) -> None:
     if size > MAX_LOG_FILE_BYTES:
         raise ReplicaflowError(f"--logs: {path} is {size / 2**30:.1f} GiB; a log file is read whole, so at most "
                                f"2 GiB (split it, e.g. split -C 1G)")
+
+
+# suffixes of the codecs Hadoop picks by name, whose text size a file does not say (gzip's trailer does)
+_COMPRESSED = (".bz2", ".zst", ".lz4", ".snappy", ".deflate", ".br", ".xz")
+
+
+def text_bytes(files: Iterable[str]) -> int | None:
+    """The bytes of log text ``files`` (``resolve_paths``) hold, known before Spark starts: a plain file's
+    size, a ``.gz`` file's own count of what it expands to (its last four bytes, RFC 1952's ISIZE: modulo
+    4 GiB and of its last member, so never less than the file itself); None when a file is remote or in
+    another compressed format. It decides the JVM's compilers (``session.SHORT_RUN_LOG_BYTES``)."""
+    total = 0
+    for name in files:
+        path = Path(name)
+        if _REMOTE.match(name) or name.lower().endswith(_COMPRESSED) or not path.is_file():
+            return None
+        size = path.stat().st_size
+        if name.lower().endswith(".gz") and size >= 18:  # header 10 + trailer 8
+            with path.open("rb") as f:
+                f.seek(-4, os.SEEK_END)
+                size = max(size, int.from_bytes(f.read(4), "little"))
+        total += size
+    return total
 
 
 def _source(shown_as: tuple[str, str] | None) -> Column:

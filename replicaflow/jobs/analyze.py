@@ -20,7 +20,7 @@ from rich.console import Console
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import sources
-from replicaflow.ingest.logs import read_logs, resolve_paths
+from replicaflow.ingest.logs import read_logs, resolve_paths, text_bytes
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.runner import analyze as run_analysis
@@ -46,12 +46,14 @@ def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: 
     (staging folder, output folder) when the logs are read from a staging folder (``run --logs``), so
     ``log_events`` and ``rejects`` name them where they will be. ``starting``: the wait for a JVM started
     earlier (``session.get_spark_soon``), which the "starting Spark" step then covers. A JVM started here
-    for telemetry alone knows its rows (``session.java_options``: a short run is compiled by C1 alone);
-    logs are read by the JVM, and their lines are not counted before it starts."""
+    knows its rows and the bytes of the logs it will read (``session.java_options``: a short run is compiled
+    by C1 alone)."""
     extra = None
     with progress_steps(progress and spark is None) as step:
-        session = session_for(spark, step, starting or partial(get_spark, master, rows=None if logs is not None
-                                                               else sum(c.rows for c in checked)))
+        if starting is None:
+            log_bytes = 0 if logs is None else text_bytes(resolve_paths(_as_list(logs)))
+            starting = partial(get_spark, master, rows=sum(c.rows for c in checked), log_bytes=log_bytes)
+        session = session_for(spark, step, starting)
     if logs is not None:
         if len(checked) != 1:
             raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
@@ -114,7 +116,9 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
         check_master(master)
     with commit.staged() as stage, _spark_failure(inputs):
         with progress_steps(progress) as step:
-            session = session_for(spark, step, partial(get_spark, master))
+            # the rebuilt telemetry has no sample rows: the logs' bytes size the run
+            session = session_for(spark, step, partial(get_spark, master, rows=0,
+                                                       log_bytes=text_bytes([f for i in inputs for f in i.logs])))
             files = sum(len(i.logs) for i in inputs)
             step(f"analyze: reading {files} log file(s) of {_clusters_text(inputs)}")
             built = rebuild(session, inputs, opts, step=step)

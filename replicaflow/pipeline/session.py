@@ -44,6 +44,10 @@ JVM_GONE = (ConnectionError, Py4JNetworkError)
 # 57 s on 2 cores, docs/pipeline.md)
 JAVA_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} -XX:+UseParallelGC"
 C1_ONLY = "-XX:TieredStopAtLevel=1"
+# C1 alone makes HotSpot reserve 48 MB of code cache instead of the 240 MB of tiered compilation, and the
+# log reader's generated code filled it: the compiler stopped, then a task failed with "Out of space in
+# CodeCache for adapters" (ten small clusters' logs read as one fleet). A short run keeps the 240 MB
+C1_CODE_CACHE = "-XX:ReservedCodeCacheSize=240m"
 # a driver that only schedules Python tasks (plan): the C1 JIT alone and the serial collector (docs/plan.md)
 PLAN_JVM_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} {C1_ONLY} -XX:+UseSerialGC"
 # A JVM that lives for one small analysis spends more CPU in the C2 compiler than C2's code saves it. A
@@ -51,6 +55,11 @@ PLAN_JVM_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} {C1_ONLY} -XX:
 # 27.3 s, 18.6 M rows 26.4 s against 30.5 s, 37.1 M rows 37.3 s against 41.6 s; at 55.6 M a draw (43.5 s
 # against 42.4 s), at 148 M C2 pays (61.5 s against 86.5 s). Below this many rows, C1 alone (docs/pipeline.md)
 SHORT_RUN_ROWS = 40_000_000
+# The same for broker logs, which the JVM itself parses: a fresh `analyze --logs` on 2 cores, C1 alone against
+# C1 and C2: 9 small files 59.1 s and 59.7 s against 65.2 s and 66.3 s, 38 MB (150 files) a draw (122.5 s and
+# 121.7 s against 127.5 s and 123.0 s), 150 MB 103.2 s against 75.5 s (docs/pipeline.md). Below this many
+# bytes of log text, and fewer than SHORT_RUN_ROWS telemetry rows, C1 alone
+SHORT_RUN_LOG_BYTES = 32_000_000
 
 
 # PySpark records the Python call site of every DataFrame and Column call for its error messages: five
@@ -74,15 +83,17 @@ PYSPARK_JVM_CLASSES = ("functions", "PythonUtils", "org.apache.spark.sql.functio
                        "org.apache.spark.sql.expressions.Window")
 
 
-def java_options(python_tasks_only: bool = False, rows: int | None = None, archive: str = "") -> str:
+def java_options(python_tasks_only: bool = False, rows: int | None = None, archive: str = "",
+                 log_bytes: int | None = 0) -> str:
     """The JVM options of the driver and the executors: ours, then ``REPLICAFLOW_JAVA_OPTIONS`` (which win:
     ``-XX:TieredStopAtLevel=4`` there brings C2 back). ``rows``: the telemetry rows the JVM will analyze,
-    when known before it starts; fewer than ``SHORT_RUN_ROWS`` make a short run, compiled by C1 alone.
+    and ``log_bytes`` the bytes of broker logs it will read, when known before it starts (None: not known);
+    fewer than ``SHORT_RUN_ROWS`` and ``SHORT_RUN_LOG_BYTES`` make a short run, compiled by C1 alone.
     ``archive``: the driver's class-archive option (class_archive.py)."""
     if python_tasks_only:
         ours = PLAN_JVM_OPTIONS
-    elif rows is not None and rows < SHORT_RUN_ROWS:
-        ours = f"{JAVA_OPTIONS} {C1_ONLY}"
+    elif rows is not None and rows < SHORT_RUN_ROWS and log_bytes is not None and log_bytes < SHORT_RUN_LOG_BYTES:
+        ours = f"{JAVA_OPTIONS} {C1_ONLY} {C1_CODE_CACHE}"
     else:
         ours = JAVA_OPTIONS
     return " ".join(filter(None, (ours, archive, os.environ.get("REPLICAFLOW_JAVA_OPTIONS", ""))))
@@ -139,15 +150,16 @@ def check_master(master: str) -> str:
 
 
 def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_tasks_only: bool = False,
-              rows: int | None = None, archive: str | None = None) -> SparkSession:
+              rows: int | None = None, archive: str | None = None, log_bytes: int | None = 0) -> SparkSession:
     """Return a SparkSession on ``master`` (reuses an active one), quiet and with UTC time.
 
     ``python_tasks_only``: the job only runs Python tasks, no Spark SQL (``plan``), so the driver JVM only
     schedules and ships pickled bytes. It then starts with the C1 JIT alone and the serial collector
     (``PLAN_JVM_OPTIONS``): about 5 CPU seconds to start instead of 8, which on 2 cores the Python
-    workers get instead. SQL jobs keep the C2 JIT that their long queries need, unless ``rows`` says that
-    the one analysis this JVM starts for is short (``java_options``); a session started without ``rows``
-    (the benchmark's, the tests', a notebook's) may run many analyses and keeps C2.
+    workers get instead. SQL jobs keep the C2 JIT that their long queries need, unless ``rows`` (and
+    ``log_bytes``, the broker logs it will read) say that the one analysis this JVM starts for is short
+    (``java_options``); a session started without ``rows`` (the benchmark's, the tests', a notebook's) may run
+    many analyses and keeps C2.
 
     Shuffle partitions default to twice the cores Spark sees (``REPLICAFLOW_SHUFFLE_PARTITIONS``
     overrides): replicaflow's tables are narrow, and Spark's 200 would make hundreds of tiny tasks
@@ -179,8 +191,8 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
             .set("spark.driver.memory", os.environ.get("REPLICAFLOW_DRIVER_MEMORY", "4g"))
             .set("spark.executor.memory", os.environ.get("REPLICAFLOW_EXECUTOR_MEMORY", "1g"))
             .set("spark.driver.extraJavaOptions", java_options(python_tasks_only, rows, class_archive.use_option()
-                                                               if archive is None else archive))
-            .set("spark.executor.extraJavaOptions", java_options(rows=rows)))
+                                                               if archive is None else archive, log_bytes))
+            .set("spark.executor.extraJavaOptions", java_options(rows=rows, log_bytes=log_bytes)))
     if _LOCAL.match(master):
         # the files a command reads lie on this machine: Spark lists more than 32 paths with a job of a
         # task per path (1.5 s for 600 log files on 2 cores), where the driver lists them in 0.1 s

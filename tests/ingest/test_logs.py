@@ -5,6 +5,7 @@ The fixture logs are read once per module and collected; the tests assert on pla
 
 from __future__ import annotations
 
+import gzip
 from collections import Counter
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.ingest.logs import read_logs, resolve_paths
+from replicaflow.ingest.logs import read_logs, resolve_paths, text_bytes
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.logformat import write_logs
 from replicaflow.telemetry.schema import ANALYSIS, TELEMETRY
@@ -218,6 +219,26 @@ def test_paths_that_match_nothing_raise(tmp_path):
     (tmp_path / "a" / ".hidden.crc").write_text("x\n")
     assert resolve_paths(str(tmp_path / "**" / "*.log")) == [str(tmp_path / "a" / "server.log")]
     assert resolve_paths(tmp_path) == [str(tmp_path / "a" / "server.log")]
+
+
+def test_the_bytes_of_log_text_are_known_before_spark_starts(tmp_path):
+    """``text_bytes`` sizes the JVM's compilers (``session.SHORT_RUN_LOG_BYTES``): a plain file's size, a gzip
+    file's ISIZE trailer (RFC 1952 §2.3.1: the input's length modulo 2^32), never less than the file itself;
+    a remote URI or another compressed format is not known, and says so (None)."""
+    plain = tmp_path / "server.log"
+    plain.write_text("a" * 1000)
+    packed = tmp_path / "server.log.1.gz"
+    packed.write_bytes(gzip.compress(b"b" * 50_000))
+    assert packed.stat().st_size < 1000
+    assert text_bytes([str(plain)]) == 1000
+    assert text_bytes([str(plain), str(packed)]) == 51_000
+    assert text_bytes([str(plain), "hdfs://nn/logs/server.log"]) is None
+    (tmp_path / "old.log.bz2").write_bytes(b"BZh9")
+    assert text_bytes([str(plain), str(tmp_path / "old.log.bz2")]) is None
+    cut = tmp_path / "cut.gz"  # a gzip file cut short: its last bytes are not a trailer, its size still counts
+    cut.write_bytes(gzip.compress(b"c" * 50_000)[:40] + b"\0\0\0\0")
+    assert text_bytes([str(cut)]) == 44
+    assert text_bytes([]) == 0
 
 
 ROUND_TRIP_VERSIONS = ["0.10", "1.1", "2.2", "2.4", "2.5", "2.7", "3.1", "3.5", "3.7", "4.0"]

@@ -97,12 +97,32 @@ def record_option(tmp: Path) -> str:
     return f"-XX:ArchiveClassesAtExit={tmp}"
 
 
+def jars_file(path: Path) -> Path:
+    """The Spark jars' folder the archive was recorded for: another virtual environment's archive lies in the
+    same cache folder under another digest, and is not this one's to remove."""
+    return path.with_name(path.name + ".jars")
+
+
 def stale(path: Path) -> list[Path]:
-    """The other archives replicaflow recorded beside ``path`` (older JVMs or jars) and their size files:
-    ``replicaflow setup`` removes them. Only in replicaflow's own cache folder: a file that
-    ``REPLICAFLOW_CLASS_ARCHIVE`` names lies among files replicaflow did not write."""
+    """The other archives replicaflow recorded beside ``path`` for this install's jars (older JVMs or jars) or for
+    jars that are gone, with their size and jars files: ``replicaflow setup`` removes them. An archive of
+    another virtual environment that still exists is kept, as is anything but replicaflow's own files, and
+    only in replicaflow's own cache folder: a file that ``REPLICAFLOW_CLASS_ARCHIVE`` names lies among files
+    replicaflow did not write. An archive recorded before its jars' folder was noted counts as this
+    install's."""
     if path.parent != cache_dir() or not path.name.startswith(PREFIX):
         return []
-    ours = {path, size_file(path)}
-    return [p for pattern in (f"{PREFIX}*.jsa", f"{PREFIX}*.jsa.size") for p in path.parent.glob(pattern)
-            if p not in ours]
+    here = str(spark_jars().resolve())
+    out: list[Path] = []
+    for archive in sorted(path.parent.glob(f"{PREFIX}*.jsa")):
+        if archive == path:
+            continue
+        try:
+            jars = jars_file(archive).read_text().strip()
+        except OSError:
+            jars = here
+        if jars == here or not Path(jars).is_dir():
+            out += [p for p in (archive, size_file(archive), jars_file(archive)) if p.exists()]
+    for pattern in (f"{PREFIX}*.jsa.size", f"{PREFIX}*.jsa.jars"):  # left by an archive removed by hand
+        out += [p for p in sorted(path.parent.glob(pattern)) if not p.with_suffix("").exists()]
+    return out

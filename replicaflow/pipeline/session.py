@@ -276,6 +276,7 @@ def record_class_archive(train: Callable[[SparkSession], object], rows: int | No
         size = class_archive.size_file(target)
         os.replace(tmp, target)  # a size file of another archive, or none, keeps it unused until the next line
         size.write_text(str(target.stat().st_size))
+        class_archive.jars_file(target).write_text(f"{class_archive.spark_jars().resolve()}\n")
     finally:
         tmp.unlink(missing_ok=True)
     for old in class_archive.stale(target):

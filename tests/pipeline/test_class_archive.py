@@ -90,6 +90,28 @@ def test_setup_removes_only_its_own_older_archives(tmp_path, monkeypatch):
     assert CA.stale(ours / "named-by-the-user.jsa") == []
 
 
+def test_setup_keeps_the_archive_of_another_virtual_environment(tmp_path, monkeypatch):
+    """Two virtual environments' archives share the cache folder under two digests (their jars' paths differ).
+    Recording one must not remove the other while its jars are there (before, it did: a CI clone's setup took
+    the archive of the checkout beside it); an archive whose jars are gone, or that was recorded for this
+    install's jars (a PySpark upgraded in place), is removed with its size and jars files, and so are the size
+    and jars files of an archive removed by hand."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cache, other_venv = tmp_path / "replicaflow", tmp_path / "venv2" / "jars"
+    cache.mkdir()
+    other_venv.mkdir(parents=True)
+    here = str(CA.spark_jars().resolve())
+    for name, jars in (("ours", here), ("older", here), ("other", str(other_venv)), ("gone", str(tmp_path / "nope"))):
+        archive = cache / f"{CA.PREFIX}{name}.jsa"
+        archive.write_text("x")
+        CA.size_file(archive).write_text("1")
+        CA.jars_file(archive).write_text(jars + "\n")
+    (cache / f"{CA.PREFIX}byhand.jsa.size").write_text("1")
+    stale = CA.stale(cache / f"{CA.PREFIX}ours.jsa")
+    removed = [f"{CA.PREFIX}{n}.jsa{s}" for n in ("older", "gone") for s in ("", ".size", ".jars")]
+    assert sorted(p.name for p in stale) == sorted([*removed, f"{CA.PREFIX}byhand.jsa.size"])
+
+
 def test_the_archive_option_comes_before_the_users_options():
     """``REPLICAFLOW_JAVA_OPTIONS`` still comes last and wins (a ``-XX:SharedArchiveFile`` of the user's own)."""
     assert java_options(archive="-XX:SharedArchiveFile=/a.jsa") == f"{JAVA_OPTIONS} -XX:SharedArchiveFile=/a.jsa"
@@ -133,6 +155,7 @@ def test_a_recorded_archive_serves_the_next_jvm_and_a_truncated_one_is_left_alon
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == str(archive)
     assert CA.usable(archive) and archive.stat().st_size > 10_000_000
+    assert CA.jars_file(archive).read_text().strip() == str(CA.spark_jars().resolve())
     assert [p.name for p in tmp_path.glob(".*.tmp")] == []
 
     def start(path: Path, log: Path) -> str:

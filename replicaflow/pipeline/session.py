@@ -46,9 +46,8 @@ JAVA_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} -XX:+UseParallelGC
 C1_ONLY = "-XX:TieredStopAtLevel=1"
 # C1 alone makes HotSpot reserve 48 MB of code cache instead of the 240 MB of tiered compilation, and the
 # log reader's generated code filled it: the compiler stopped, then a task failed with "Out of space in
-# CodeCache for adapters" (ten small clusters' logs read as one fleet). 128 MB holds it; 240 MB, which
-# turns on the segmented cache, made a fresh demo 3-7 s slower (docs/pipeline.md)
-C1_CODE_CACHE = "-XX:ReservedCodeCacheSize=128m"
+# CodeCache for adapters" (ten small clusters' logs read as one fleet). A short run keeps the 240 MB
+C1_CODE_CACHE = "-XX:ReservedCodeCacheSize=240m"
 # a driver that only schedules Python tasks (plan): the C1 JIT alone and the serial collector (docs/plan.md)
 PLAN_JVM_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} {C1_ONLY} -XX:+UseSerialGC"
 # A JVM that lives for one small analysis spends more CPU in the C2 compiler than C2's code saves it. A

@@ -10,6 +10,7 @@ not compared (docs/real-cluster.md).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -70,7 +71,9 @@ def keyed(path: Path) -> dict[tuple, float]:
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
     """Analyzed through the CLI in its own process: a fresh JVM, as an operator runs it (the fleet is the
-    largest Spark job of the test run)."""
+    largest Spark job of the test run). Its short read runs C1 alone (session.java_options), whose 48 MB
+    code cache this reader filled ("CodeCache is full. Compiler has been disabled", then a task failed):
+    the JVM's log must not say so with session.C1_CODE_CACHE."""
     root = tmp_path_factory.mktemp("roundtrip")
     for name in CLUSTERS:
         path = root / f"{name}.yaml"
@@ -80,8 +83,10 @@ def fleet(tmp_path_factory):
     topics = [arg for name in CLUSTERS for arg in ("--topics", str(root / name / SNAPSHOTS / DESCRIBE_START))]
     done = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs",
                            str(root / "v*" / "logs"), *topics, "--cluster-from-path", "--topics-at", "start",
-                           "--out", str(out)], capture_output=True, text=True, timeout=1500)
+                           "--out", str(out)], capture_output=True, text=True, timeout=1500,
+                          env={**os.environ, "REPLICAFLOW_SPARK_LOG": str(root / "spark.log")})
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "CodeCache" not in (root / "spark.log").read_text(errors="replace")
     return root, out
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from pathlib import Path
 
 from py4j.protocol import Py4JError
@@ -50,9 +49,10 @@ def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: 
     by C1 alone)."""
     extra = None
     with progress_steps(progress and spark is None) as step:
-        if starting is None:
-            log_bytes = 0 if logs is None else text_bytes(resolve_paths(_as_list(logs)))
-            starting = partial(get_spark, master, rows=sum(c.rows for c in checked), log_bytes=log_bytes)
+        if starting is None:  # sized when it starts: a session passed in needs no sizing
+            def starting() -> SparkSession:
+                log_bytes = 0 if logs is None else text_bytes(resolve_paths(_as_list(logs)))
+                return get_spark(master, rows=sum(c.rows for c in checked), log_bytes=log_bytes)
         session = session_for(spark, step, starting)
     if logs is not None:
         if len(checked) != 1:
@@ -117,8 +117,8 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
     with commit.staged() as stage, _spark_failure(inputs):
         with progress_steps(progress) as step:
             # the rebuilt telemetry has no sample rows: the logs' bytes size the run
-            session = session_for(spark, step, partial(get_spark, master, rows=0,
-                                                       log_bytes=text_bytes([f for i in inputs for f in i.logs])))
+            session = session_for(spark, step, lambda: get_spark(
+                master, rows=0, log_bytes=text_bytes([f for i in inputs for f in i.logs])))
             files = sum(len(i.logs) for i in inputs)
             step(f"analyze: reading {files} log file(s) of {_clusters_text(inputs)}")
             built = rebuild(session, inputs, opts, step=step)

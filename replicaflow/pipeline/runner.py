@@ -28,7 +28,7 @@ from replicaflow.pipeline import summary as summary_step
 from replicaflow.pipeline.elections import unclean_elections
 from replicaflow.pipeline.load import Telemetry, read_telemetry
 from replicaflow.pipeline.pruning import collect_spans, scrapes_within
-from replicaflow.pipeline.session import JVM_GONE, get_spark, java_reason
+from replicaflow.pipeline.session import get_spark, java_reason, jvm_gone
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
@@ -214,7 +214,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         except ReplicaflowError:
             raise
         except Exception as exc:  # a Spark failure on data that passed the checks, a JVM that died: one sentence
-            if not (type(exc).__module__.startswith(("pyspark", "py4j")) or isinstance(exc, JVM_GONE)):
+            if not (type(exc).__module__.startswith(("pyspark", "py4j")) or jvm_gone(exc)):
                 raise
             shown = telemetry_dirs if isinstance(telemetry_dirs, (str, Path)) else ", ".join(map(str, telemetry_dirs))
             raise ReplicaflowError(f"analyze: Spark failed reading {shown}: {java_reason(exc)}") from None
@@ -227,5 +227,8 @@ def _unpersist(cached: Sequence[DataFrame]) -> None:
     """Drop the analysis's caches. A JVM that died took them with it, and asking it raised py4j's refused
     connection over the sentence that says why the analysis failed."""
     for df in cached:
-        with contextlib.suppress(*JVM_GONE):
+        try:
             df.unpersist()
+        except Exception as exc:
+            if not jvm_gone(exc):
+                raise

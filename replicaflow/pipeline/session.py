@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from py4j.protocol import Py4JJavaError, Py4JNetworkError
+from py4j.protocol import Py4JError, Py4JJavaError, Py4JNetworkError
 from pyspark import SparkConf, SparkContext
 from pyspark.errors import PySparkRuntimeError
 from pyspark.java_gateway import launch_gateway
@@ -39,6 +39,10 @@ _STACK_FRAME = re.compile(r"^\s+(at |\.\.\. \d+ more)")
 MASTER_CONNECT_TIMEOUT_S = 3.0
 # what a call to a JVM that died raises: the refused (or reset) socket, or py4j's error on an empty answer
 JVM_GONE = (ConnectionError, Py4JNetworkError)
+# py4j's client turns a socket that broke while it waited for the answer into this bare error, with no
+# Java trace (GatewayClient.send_command retries only a failed send); an error the JVM sent has a trace
+_PY4J_NO_ANSWER = re.compile(r"An error occurred while calling [\w.$]+\Z")
+JVM_STOPPED = "the JVM stopped answering (out of memory?)"
 # replicaflow's log4j2 configuration, and the throughput collector: analyze is a batch job, and G1's
 # concurrent threads took cores from it (demo 28 s against 32 s, 8 h of the benchmark 48 s against
 # 57 s on 2 cores, docs/pipeline.md)
@@ -46,8 +50,9 @@ JAVA_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} -XX:+UseParallelGC
 C1_ONLY = "-XX:TieredStopAtLevel=1"
 # C1 alone makes HotSpot reserve 48 MB of code cache instead of the 240 MB of tiered compilation, and the
 # log reader's generated code filled it: the compiler stopped, then a task failed with "Out of space in
-# CodeCache for adapters" (ten small clusters' logs read as one fleet). A short run keeps the 240 MB
-C1_CODE_CACHE = "-XX:ReservedCodeCacheSize=240m"
+# CodeCache for adapters" (ten small clusters' logs read as one fleet). 128 MB holds it; 240 MB, which
+# turns on the segmented cache, made a fresh demo slower (docs/pipeline.md)
+C1_CODE_CACHE = "-XX:ReservedCodeCacheSize=128m"
 # a driver that only schedules Python tasks (plan): the C1 JIT alone and the serial collector (docs/plan.md)
 PLAN_JVM_OPTIONS = f"-Dlog4j2.configurationFile={LOG4J2.as_uri()} {C1_ONLY} -XX:+UseSerialGC"
 # A JVM that lives for one small analysis spends more CPU in the C2 compiler than C2's code saves it. A
@@ -99,16 +104,22 @@ def java_options(python_tasks_only: bool = False, rows: int | None = None, archi
     return " ".join(filter(None, (ours, archive, os.environ.get("REPLICAFLOW_JAVA_OPTIONS", ""))))
 
 
+def jvm_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` is a call to a JVM that died (killed, out of memory): which of py4j's errors it
+    raises depends on whether the socket broke while sending the call or while waiting for its answer."""
+    return isinstance(exc, JVM_GONE) or (type(exc) is Py4JError and bool(_PY4J_NO_ANSWER.match(str(exc))))
+
+
 def java_reason(exc: BaseException) -> str:
     """The JVM's own exception class and first message line; a JVM that died cannot say (its
     ``str()`` fails), which is itself the reason."""
-    if isinstance(exc, ConnectionError):  # py4j's socket to a JVM that died (out of memory, killed)
-        return "the JVM stopped answering (out of memory?)"
+    if jvm_gone(exc):
+        return JVM_STOPPED
     try:
         java = getattr(exc, "java_exception", None)
         text = java.toString() if java is not None else str(exc)
     except Exception:  # noqa: BLE001 -- a dead JVM gateway raises anything
-        return "the JVM stopped answering (out of memory?)"
+        return JVM_STOPPED
     first = (text.strip().splitlines() or [type(exc).__name__])[0]
     return quote(first, 160)
 

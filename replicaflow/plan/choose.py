@@ -19,7 +19,7 @@ from pathlib import Path
 import replicaflow
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.units import format_duration, format_rate
-from replicaflow.pipeline.session import JVM_GONE, java_reason
+from replicaflow.pipeline.session import java_reason, jvm_gone
 from replicaflow.plan.build import MB, Move, candidate, headroom_throttle_bps, never_finishes, whole_mb_bps
 from replicaflow.plan.candidate import CandidateResult, run_candidate
 from replicaflow.plan.inputs import ClusterModel
@@ -79,7 +79,9 @@ def run_specs(spark, specs: list) -> list[CandidateResult]:
     ship_package(spark.sparkContext)
     try:
         results = spark.sparkContext.parallelize(specs, len(specs)).map(run_candidate).collect()
-    except JVM_GONE as exc:  # the JVM died (killed, out of memory)
+    except Exception as exc:
+        if not jvm_gone(exc):  # a failing candidate is a string, not an exception: anything else is a bug
+            raise
         raise ReplicaflowError(f"plan: Spark failed running {len(specs)} candidates: {java_reason(exc)}") from None
     refused = next((r for r in results if isinstance(r, str)), None)
     if refused is not None:  # '<plan>: events[1].fail_partition: …': the index is the candidate's, not the file's

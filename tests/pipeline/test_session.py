@@ -16,12 +16,15 @@ from replicaflow.pipeline.session import (
     CODEGEN_ID_IN_CLASS_NAME,
     DATAFRAME_DEBUGGING,
     JAVA_OPTIONS,
+    JVM_STOPPED,
     PLAN_JVM_OPTIONS,
     PYSPARK_JVM_CLASSES,
     SHORT_RUN_LOG_BYTES,
     SHORT_RUN_ROWS,
     check_master,
     java_options,
+    java_reason,
+    jvm_gone,
 )
 from replicaflow.telemetry.spark import local_frame
 from tests.pipeline.tele import Tele
@@ -212,3 +215,21 @@ def test_a_local_master_spark_cannot_parse_is_one_sentence_before_the_jvm():
         with pytest.raises(ReplicaflowError, match=r"--master: (local\[N,F\] needs 0 to 2147483647 task failures F|"
                                                    r"expected local\[N\])"):
             check_master(master)
+
+
+def test_every_error_of_a_call_to_a_dead_jvm_says_the_jvm_stopped_answering():
+    """py4j's ``GatewayClient.send_command`` retries a call whose send failed (then the refused connection
+    is a ConnectionError) but turns a socket that broke while it waited for the answer into the bare error
+    answer, which ``protocol.get_return_value`` raises as 'An error occurred while calling o39.sc'. Which one
+    a killed JVM gives is a race: CI once printed the bare message instead of the sentence."""
+    from py4j import protocol
+
+    with pytest.raises(protocol.Py4JError) as bare:
+        protocol.get_return_value(protocol.ERROR, None, "o39", "sc")
+    refused, broken = ConnectionRefusedError(111, "Connection refused"), protocol.Py4JNetworkError("Answer from Java side is empty")
+    assert [jvm_gone(e) for e in (bare.value, refused, broken)] == [True, True, True]
+    assert {java_reason(e) for e in (bare.value, refused, broken)} == {JVM_STOPPED}
+    with pytest.raises(protocol.Py4JError) as sent:  # an error the JVM sent carries its trace: the JVM is alive
+        protocol.get_return_value("xspy4j.Py4JException: Method sc([]) does not exist", None, "o39", "sc")
+    assert not jvm_gone(sent.value)
+    assert java_reason(sent.value).startswith("'An error occurred while calling o39.sc. Trace:")

@@ -178,6 +178,27 @@ def test_an_endless_input_is_refused_at_the_size_bound(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_a_named_pipe_nobody_writes_to_is_one_sentence_and_a_pipe_with_a_writer_is_read(tmp_path):
+    """open() of a named pipe waits for a writer: simulate and plan hung forever on one (telemetry/textfile.py
+    opens without waiting). A pipe that has a writer, as bash's ``<(...)`` gives, is still read to its end."""
+    os.mkfifo(tmp_path / "fifo")
+    done = _run(["simulate", "fifo", "--out", "o"], tmp_path, timeout=30)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == "error: fifo: the scenario file is a pipe that gave no data (no program writes to it)"
+    argv = _plan_files(tmp_path)
+    argv[argv.index("p.json")] = "fifo"
+    done = _run(argv, tmp_path, timeout=30)
+    assert "fifo: the reassignment file is a pipe that gave no data" in done.stderr and done.returncode == 2
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as w:
+        w.write(MOVE)
+    argv = _plan_files(tmp_path)
+    argv[argv.index("p.json")] = f"/dev/fd/{read}"
+    done = subprocess.run([str(BIN), *argv], cwd=tmp_path, capture_output=True, text=True, timeout=60, pass_fds=(read,))
+    os.close(read)
+    assert "--master: expected local[N]" in done.stderr, done.stderr  # the files passed; only the master is refused
+
+
 @pytest.mark.parametrize(("argv", "sentence"), [
     (["run[1]", "--logs", "nope/*.log"], "--logs: 'nope/*.log' matches no file"),
     (["--logs", ""], "--logs: expected a file, directory or glob, found an empty one"),

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import json.decoder
 import json.scanner
+import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -26,10 +28,17 @@ def read_text(path: Path, what: str, *, utf16: bool = True, max_bytes: int = MAX
     try:
         if path.stat().st_size > max_bytes:
             raise ReplicaflowError(f"{path}: the {what} is larger than {max_bytes // 2**20} MiB")
-        with path.open("rb") as f:  # bounded: a pipe or a device (/dev/zero) has no size to check first
+        # a named pipe nobody writes to blocks open() forever: opened without waiting, it reads as empty;
+        # a pipe with a writer (bash's <(...)) is then read to its end as usual
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as f:  # bounded: a pipe or a device (/dev/zero) has no size to check first
             data = f.read(max_bytes + 1)
+            pipe = stat.S_ISFIFO(os.fstat(f.fileno()).st_mode)
         if len(data) > max_bytes:
             raise ReplicaflowError(f"{path}: the {what} is larger than {max_bytes // 2**20} MiB")
+        if pipe and not data:
+            raise ReplicaflowError(f"{path}: the {what} is a pipe that gave no data (no program writes to it)")
     except FileNotFoundError:
         raise ReplicaflowError(f"{path}: {what} does not exist") from None
     except IsADirectoryError:

@@ -452,6 +452,15 @@ def ensure_class_archive() -> None:
     subprocess.run([str(BIN / "replicaflow"), "setup", "--if-missing"], check=True)
 
 
+def core_speed_s() -> float:
+    """Seconds one Python thread takes for a fixed loop: the same machine has been about three times slower
+    on some days than on others, with no steal time to show it, and this line lets runs of different days be
+    compared (a ratio measured within one run is unaffected)."""
+    start = time.perf_counter()
+    sum(range(10**8))
+    return time.perf_counter() - start
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hours", default="1,8", help="telemetry lengths in hours, comma-separated, or 'none'")
@@ -482,7 +491,8 @@ def main() -> None:
 
     console = Console()
     console.print(f"load average at start: {os.getloadavg()[0]:.2f}, {os.getloadavg()[1]:.2f}, "
-                  f"{os.getloadavg()[2]:.2f} ({os.cpu_count()} cores)")
+                  f"{os.getloadavg()[2]:.2f} ({os.cpu_count()} cores); one core's speed: "
+                  f"sum(range(10**8)) took {core_speed_s():.2f}s")
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("REPLICAFLOW_EXECUTOR_MEMORY", args.worker_memory)

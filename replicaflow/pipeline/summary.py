@@ -140,7 +140,7 @@ def headlines(metas: Sequence[Mapping], got: Mapping[str, dict]) -> dict:
             "kip542": meta.get("kip542"),
             "time_zone": "UTC",
             "inputs": {k: meta[k] for k in ("source", "brokers", "topics", "events", "scrape_interval_ms",
-                                                   "kafka_version_source", "provenance") if k in meta},
+                                                   "kafka_version_source", "kafka_version_last", "provenance") if k in meta},
             "start": format_ts_ms(meta["start_ms"]) if "start_ms" in meta else None,
             "end": format_ts_ms(meta["end_ms"]) if "end_ms" in meta else None,
             **{key: int(p[key] or 0) if p else 0 for key in PEAKS.values()},

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from replicaflow.model import progress
 from replicaflow.model.units import format_bytes, format_duration, format_minutes
+from replicaflow.report.inputs import kafka_version_said
 from replicaflow.report.stories import StoryPair, what_changed
 
 Rows = list[tuple[str, str]]
@@ -33,7 +34,9 @@ def cluster_rows(s: Mapping) -> Rows:
     """The measures of one cluster, label → value."""
     moves = ", ".join(f"{k} {v}" for k, v in s["reassignments"].items() if v) or "none"
     version = s.get("kafka_version") or "?"
-    rows = [("Kafka", version + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
+    inputs = s.get("inputs", {})
+    said = kafka_version_said(version, inputs.get("kafka_version_source"), inputs.get("kafka_version_last"))
+    rows = [("Kafka", said + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
             ("peak URP", f"{s['peak_urp']:,} (as Kafka {version} counts it)"),
             ("reassignment-induced URP", f"peak {s['peak_reassignment_induced_urp']:,} (URP before 2.5, not since KIP-352)"),
             ("under min ISR", f"peak {s['peak_under_min_isr']:,}, {format_minutes(s['under_min_isr_minutes'])} {SUMMED}"),

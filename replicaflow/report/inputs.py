@@ -150,6 +150,20 @@ def _merge(raw: list[Marker], window_ms: int) -> list[Marker]:
     return out
 
 
+def kafka_version_said(version: str | None, source: str | None, last: str | None) -> str:
+    """The brokers' release and where it comes from. One inferred from the log lines is the earliest release
+    they allow, and the lines of several releases read alike (3.6 to 4.x): the range is said with it, so an
+    operator reads '3.6 or later', not that the cluster runs 3.6 (docs/real-cluster.md, Kafka version)."""
+    if not version:
+        return "not recorded"
+    if source == "option":
+        return f"{version} (--kafka-version)"
+    if source != "logs":
+        return version
+    allowed = f"{version} or later" if last is None else version if last == version else f"{version} to {last}"
+    return f"{version} (inferred from the log lines' forms: {allowed})"
+
+
 def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.DataFrame | None) -> list[dict]:
     """The inputs panel: (what, value, hypothetical?) rows, in the order an operator asks about them."""
     meta = analysis.meta.get(cluster, {})
@@ -159,8 +173,7 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
         rows.append({"what": what, "value": value, "hypothetical": hypothetical})
 
     version = meta.get("kafka_version") or analysis.summary.get(cluster, {}).get("kafka_version")
-    how = {"logs": " (inferred from the log lines' forms)", "option": " (--kafka-version)"}
-    add("Kafka version", f"{version}{how.get(meta.get('kafka_version_source'), '')}" if version else "not recorded")
+    add("Kafka version", kafka_version_said(version, meta.get("kafka_version_source"), meta.get("kafka_version_last")))
     if meta.get("kip542"):
         add("reassignment throttles", "KIP-542 leader/follower.reassignment.throttled.rate", hypothetical=True)
     else:

@@ -253,4 +253,4 @@ def test_the_report_of_a_fleet_shows_each_clusters_inputs_from_its_metas(fleet):
     analysis = load_analysis(fleet)
     assert set(analysis.meta) == {"bug", "roleplay", "churn"}
     version = next(r["value"] for r in panel(analysis, "roleplay", [], None) if r["what"] == "Kafka version")
-    assert version == "2.4 (inferred from the log lines' forms)"
+    assert version == "2.4 (inferred from the log lines' forms: 2.4)"

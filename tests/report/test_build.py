@@ -278,6 +278,23 @@ def test_the_terminal_summary_writes_counts_as_the_cards_do():
     assert rows["unclean elections"] == "2 (leader outside the ISR), unknown messages lost"
 
 
+def test_a_release_inferred_from_log_lines_is_said_with_the_releases_they_allow():
+    """ingest/rebuild.infer_version takes the earliest release the lines allow, and 3.6 to 4.x read alike:
+    "Kafka: 3.6" read as if the cluster ran 3.6 when the simulator had written 3.7's lines. The terminal and
+    the report's inputs panel both say the range (report/inputs.kafka_version_said)."""
+    from replicaflow.report.inputs import kafka_version_said
+
+    def kafka(**inputs) -> str:
+        return dict(cluster_rows({**HEADLINES["alpha"], "kafka_version": "3.6", "inputs": inputs}))["Kafka"]
+
+    assert kafka(source="logs", kafka_version_source="logs") == "3.6 (inferred from the log lines' forms: 3.6 or later)"
+    assert kafka(kafka_version_source="logs", kafka_version_last="3.6") == "3.6 (inferred from the log lines' forms: 3.6)"
+    assert kafka(kafka_version_source="option") == "3.6 (--kafka-version)"
+    assert kafka(source="simulator") == "3.6"
+    assert kafka_version_said("2.4", "logs", "2.5") == "2.4 (inferred from the log lines' forms: 2.4 to 2.5)"
+    assert kafka_version_said(None, "logs", None) == "not recorded"
+
+
 def test_the_terminal_summary_writes_partition_time_as_the_cards_do(tmp_path):
     """The cards show 50s under min ISR; the terminal said '0.8 partition-min' of the same number."""
     from replicaflow.report.console import story_rows

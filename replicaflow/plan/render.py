@@ -179,9 +179,9 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
                f"{format_duration(strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps, best.throttle_bps))}")
     other = choice.other_mode
     if other is not None:
-        mode = f"KIP-542 ({HYPOTHETICAL})" if other.kip542 else "KIP-73"
+        mode, hyp = ("KIP-542", f" — {HYPOTHETICAL}") if other.kip542 else ("KIP-73", "")
         said = _took(other) + ("" if other.finished else f" ({other.reason})")
-        out.append(f"same throttle under {mode}: {said}")
+        out.append(f"same throttle under {mode}: {said}{hyp}")
     out.append("")
     return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542))])
 

@@ -93,7 +93,7 @@ def throttle_series(changes: list[Throttle], name: str, broker: int, grid: list[
 
 
 def _throttle_text(t: Throttle) -> str:
-    hyp = f" ({HYPOTHETICAL})" if t.name in REASSIGNMENT_RATES else ""
+    hyp = f" — {HYPOTHETICAL}" if t.name in REASSIGNMENT_RATES else ""
     where = "every broker (default)" if t.broker == DEFAULT_BROKER else f"broker {t.broker}"
     value = "removed" if t.rate_bps is None else format_rate(t.rate_bps)
     return f"{t.name}{hyp} on {where}: {value}"

@@ -196,7 +196,7 @@ def test_kip542_is_marked_as_never_shipped():
     text = console_text(cluster, moves, Choice([r], r, "given", 112e6, 1, [other]), "p.json", False, None)
     flat = " ".join(text.split())
     assert "(KIP-542, reassignment throttles: hypothetical (never shipped in Kafka)" in flat
-    assert "same throttle under KIP-542 (hypothetical (never shipped in Kafka)): 4m48s" in flat
+    assert "same throttle under KIP-542: 4m48s — hypothetical (never shipped in Kafka)" in flat
     lines = commands("p.json", 50e6, True)
     assert lines[1].startswith("# KIP-542 is hypothetical") and "reassignment.throttled.rate=" in lines[2]
     assert all(x.startswith("#") and not x.endswith("\\") for x in wrapped(lines[1], 40).splitlines())

@@ -214,6 +214,15 @@ class KafkaVersion:
         return self.at_least("2.6")
 
     @property
+    def tools_connect_to_zookeeper(self) -> bool:
+        """Up to 2.5 ``kafka-reassign-partitions`` requires ``--zookeeper`` (``ReassignPartitionsCommandOptions``:
+        "REQUIRED: The connection string for the zookeeper connection"; ``--bootstrap-server`` only moves log
+        directories); 2.6's tool (KIP-455) takes ``--bootstrap-server`` and 3.0 removed ``--zookeeper``. And
+        ``kafka-configs --bootstrap-server --describe --entity-type brokers`` refuses a missing entity name up
+        to 2.4 (``ConfigCommand``: "At least one of --entity-name or --entity-default must be specified")."""
+        return not self.at_least("2.6")
+
+    @property
     def execute_adds_to_ongoing_reassignments(self) -> bool:
         """From 2.6 ``--execute`` goes through AlterPartitionReassignments (KIP-455 tool), which adds moves to
         the ongoing ones and throttles the sources and destinations of its moves; up to 2.5 it writes the

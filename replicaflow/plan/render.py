@@ -10,12 +10,15 @@ import textwrap
 from dataclasses import dataclass
 
 from replicaflow.model.units import format_bytes, format_duration, format_minutes, format_rate
+from replicaflow.model.version import KafkaVersion
 from replicaflow.plan.build import MB, Move, strimzi_eta_ms  # Cruise Control's dataToMoveMB is in MB too
 from replicaflow.plan.candidate import CandidateResult
 from replicaflow.plan.choose import Choice
 from replicaflow.plan.inputs import ClusterModel
 from replicaflow.report.figures import HYPOTHETICAL, PALETTE, plotly_text
 
+# where the printed commands reach the cluster: the tools' own examples' addresses
+BOOTSTRAP, ZOOKEEPER = "--bootstrap-server localhost:9092", "--zookeeper localhost:2181"
 GANTT_TOP = 40  # partitions drawn one bar each; the rest fold into one "others" bar
 NO_SIZES = ("every moved partition is empty: the times below copy nothing (give --log-dirs with "
             "kafka-log-dirs --describe output for the partitions' sizes)")
@@ -100,19 +103,19 @@ def result_json(r: CandidateResult) -> dict:
     }
 
 
-def commands(plan_path: str, throttle_bps: float | None, kip542: bool, bootstrap: str = "localhost:9092") -> list[str]:
-    """The commands an operator runs for the choice: execute with the throttle, watch, verify (which clears it)."""
+def commands(plan_path: str, throttle_bps: float | None, kip542: bool, version: str) -> list[str]:
+    """The commands an operator runs for the choice: execute with the throttle, watch, verify (which clears it),
+    connected as the release's tools take it (``KafkaVersion.tools_connect_to_zookeeper``)."""
     q = shlex.quote
+    via = ZOOKEEPER if KafkaVersion.parse(version).tools_connect_to_zookeeper else BOOTSTRAP
     throttle = f" --throttle {int(throttle_bps)}" if throttle_bps else ""
-    lines = [f"kafka-reassign-partitions --bootstrap-server {bootstrap} --reassignment-json-file {q(plan_path)} "
-             f"--execute{throttle}"]
+    lines = [f"kafka-reassign-partitions {via} --reassignment-json-file {q(plan_path)} --execute{throttle}"]
     if throttle_bps and kip542:
         lines.append(f"# KIP-542 is {HYPOTHETICAL}: no broker accepts reassignment.throttled.rate")
-        lines.append(f"kafka-configs --bootstrap-server {bootstrap} --alter --entity-type brokers --entity-default "
+        lines.append(f"kafka-configs {via} --alter --entity-type brokers --entity-default "
                      f"--add-config reassignment.throttled.rate={int(throttle_bps)}")
-    lines.append(f"kafka-configs --bootstrap-server {bootstrap} --describe --entity-type brokers")
-    lines.append(f"kafka-reassign-partitions --bootstrap-server {bootstrap} --reassignment-json-file {q(plan_path)} "
-                 "--verify")
+    lines.append(f"kafka-configs {via} --describe --entity-type brokers")
+    lines.append(f"kafka-reassign-partitions {via} --reassignment-json-file {q(plan_path)} --verify")
     return lines
 
 
@@ -183,7 +186,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         said = _took(other) + ("" if other.finished else f" ({other.reason})")
         out.append(f"same throttle under {mode}: {said}{hyp}")
     out.append("")
-    return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542))])
+    return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542, cluster.version))])
 
 
 def _count(n: int, noun: str) -> str:
@@ -241,7 +244,7 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
         "deadline_ms": deadline_ms,
         "recommended": None if best is None else {
             "throttle_bps": best.throttle_bps, "why": choice.why, "duration_ms": best.duration_ms,
-            "commands": commands(plan_path, best.throttle_bps, kip542)},
+            "commands": commands(plan_path, best.throttle_bps, kip542, cluster.version)},
         "strimzi_eta_ms": None if best is None else strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps,
                                                                    best.throttle_bps),
         "candidates": [result_json(r) for r in choice.results],

@@ -197,10 +197,25 @@ def test_kip542_is_marked_as_never_shipped():
     flat = " ".join(text.split())
     assert "(KIP-542, reassignment throttles: hypothetical (never shipped in Kafka)" in flat
     assert "same throttle under KIP-542: 4m48s — hypothetical (never shipped in Kafka)" in flat
-    lines = commands("p.json", 50e6, True)
+    lines = commands("p.json", 50e6, True, "3.7")
     assert lines[1].startswith("# KIP-542 is hypothetical") and "reassignment.throttled.rate=" in lines[2]
     assert all(x.startswith("#") and not x.endswith("\\") for x in wrapped(lines[1], 40).splitlines())
-    assert not any(x.startswith("#") for x in commands("p.json", 50e6, False))
+    assert not any(x.startswith("#") for x in commands("p.json", 50e6, False, "3.7"))
+
+
+def test_the_commands_connect_as_the_releases_tools_take_it():
+    """``ReassignPartitionsCommandOptions`` up to 2.5: ``--zookeeper`` is REQUIRED (``--bootstrap-server`` only
+    moves log directories); 2.6's tool takes ``--bootstrap-server`` and 3.0 removed ``--zookeeper``.
+    ``ConfigCommand`` up to 2.4 refuses ``--bootstrap-server --describe --entity-type brokers`` without an entity
+    name. The printed commands failed on every release up to 2.5 (``KafkaVersion.tools_connect_to_zookeeper``)."""
+    from replicaflow.plan.render import commands
+
+    for version, via in (("0.10", "--zookeeper localhost:2181"), ("2.5", "--zookeeper localhost:2181"),
+                         ("2.6", "--bootstrap-server localhost:9092"), ("4.1", "--bootstrap-server localhost:9092")):
+        lines = commands("p.json", 50e6, False, version)
+        assert lines == [f"kafka-reassign-partitions {via} --reassignment-json-file p.json --execute --throttle 50000000",
+                         f"kafka-configs {via} --describe --entity-type brokers",
+                         f"kafka-reassign-partitions {via} --reassignment-json-file p.json --verify"], version
 
 
 def replace_kip542(r):

@@ -14,7 +14,14 @@ from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.units import parse_duration_ms, parse_id, parse_rate_bps
-from replicaflow.plan.build import beyond_horizon, candidate, generate, headroom_throttle_bps, moves_of
+from replicaflow.plan.build import (
+    batches_of,
+    beyond_horizon,
+    candidate,
+    generate,
+    headroom_throttle_bps,
+    moves_of,
+)
 from replicaflow.plan.choose import Choice, evaluate
 from replicaflow.plan.inputs import (
     ClusterModel,
@@ -64,6 +71,7 @@ class Prepared:
     deadline_ms: int | None
     plan_path: str
     generated: bool
+    log_dirs: dict = field(default_factory=dict)   # (topic, partition) → the file's log_dirs, where given
 
 
 def _ids(flag: str, values: list[int]) -> list[int]:
@@ -125,6 +133,7 @@ def prepare(a: PlanArgs) -> Prepared:
             raise ReplicaflowError(f"--deadline: expected a positive duration like '2h', found {quote(a.deadline)}")
     if not a.generate and (a.seed or a.disable_rack_aware):
         raise ReplicaflowError("--seed and --disable-rack-aware only apply with --generate")
+    log_dirs: dict[tuple[str, int], list[str]] = {}
     if a.generate:
         if bool(a.remove_brokers) == bool(a.brokers):
             raise ReplicaflowError("--generate: give exactly one of --remove-brokers or --brokers")
@@ -137,7 +146,7 @@ def prepare(a: PlanArgs) -> Prepared:
                         flag="--brokers" if a.brokers else "--remove-brokers")
         plan_path = str(a.out / PLAN_DIR / "reassignment.json") if a.out is not None else "reassignment.json"
     else:
-        plan = read_reassignment(a.reassignment, cluster)
+        plan = read_reassignment(a.reassignment, cluster, log_dirs)
         plan_path = str(a.reassignment)
     moves = moves_of(cluster, plan)
     if not moves:
@@ -150,7 +159,7 @@ def prepare(a: PlanArgs) -> Prepared:
                                    "moves; its size is unknown (run kafka-log-dirs --describe over every broker of the plan)")
     headroom_throttle_bps(cluster)  # a NIC the produce traffic fills is one sentence now, not once Spark started
     _simulable(cluster, moves, a)
-    return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate)
+    return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate, log_dirs)
 
 
 def _simulable(cluster: ClusterModel, moves: list, a: PlanArgs) -> None:
@@ -192,11 +201,23 @@ def _rate(flag: str, text: str) -> float:
         raise ReplicaflowError(f"{flag}: {exc}") from None
 
 
-def reassignment_json(plan: dict) -> str:
-    """The plan as ``kafka-reassign-partitions --generate`` prints its proposal."""
+def reassignment_json(plan: dict, log_dirs: dict | None = None) -> str:
+    """The plan as ``kafka-reassign-partitions --generate`` prints its proposal (``log_dirs``: those the
+    operator's file gave, else ``any``)."""
     return json.dumps({"version": 1, "partitions": [
-        {"topic": t, "partition": p, "replicas": list(r), "log_dirs": ["any"] * len(r)}
+        {"topic": t, "partition": p, "replicas": list(r), "log_dirs": (log_dirs or {}).get((t, p), ["any"] * len(r))}
         for (t, p), r in sorted(plan.items())]})
+
+
+def batch_files(prep: Prepared, max_per_broker: int | None, folder: Path) -> dict[str, str]:
+    """``batch-K.json`` → its text, one per batch of ``--max-moves-per-broker`` (none for one batch): the files
+    the printed commands run one after the other."""
+    groups = batches_of(prep.moves, max_per_broker)
+    if len(groups) == 1:
+        return {}
+    return {str(folder / f"batch-{k}.json"): reassignment_json(
+        {(m.topic, m.partition): prep.plan[(m.topic, m.partition)] for m in group}, prep.log_dirs)
+        for k, group in enumerate(groups, 1)}
 
 
 def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
@@ -214,14 +235,20 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
         spark = get_spark(a.master, python_tasks_only=True)
     choice = evaluate(spark, prep.cluster, prep.moves, prep.throttles, a.kip542, a.max_moves_per_broker,
                       prep.deadline_ms)
-    args = (prep.cluster, prep.moves, choice, prep.plan_path, a.kip542, prep.deadline_ms)
+    batches = batch_files(prep, a.max_moves_per_broker, Path() if a.out is None else a.out / PLAN_DIR)
+    args = (prep.cluster, prep.moves, choice, list(batches) or prep.plan_path, a.kip542, prep.deadline_ms)
     text = plan_json(*args) if a.json_out else console_text(*args)
+    if batches and a.out is None and not a.json_out:
+        names = list(batches)
+        text += f"\n# -o DIR writes {names[0]} … {names[-1]} into DIR/{PLAN_DIR}/"
     if commit is not None:
         with commit.staged() as stage:
             folder = stage / PLAN_DIR
             folder.mkdir()
             if prep.generated:
                 (folder / "reassignment.json").write_text(reassignment_json(prep.plan) + "\n", encoding="utf-8")
+            for name, doc in batches.items():
+                (folder / Path(name).name).write_text(doc + "\n", encoding="utf-8")
             (folder / "plan.json").write_text(plan_json(*args) + "\n", encoding="utf-8")
             (folder / "plan.html").write_text(html_section(prep.cluster, choice, prep.moves), encoding="utf-8")
     return prep, choice, text

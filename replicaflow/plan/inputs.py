@@ -211,8 +211,10 @@ def _metric_samples(path: Path, text: str) -> list:
     return samples
 
 
-def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int], tuple[int, ...]]:
-    """``kafka-reassign-partitions`` JSON: every partition once, known topics, partitions and brokers."""
+def read_reassignment(path: Path, cluster: ClusterModel,
+                      log_dirs: dict[tuple[str, int], list[str]] | None = None) -> dict[tuple[str, int], tuple[int, ...]]:
+    """``kafka-reassign-partitions`` JSON: every partition once, known topics, partitions and brokers.
+    ``log_dirs`` receives each partition's ``log_dirs`` where the file gives them (a batch's file keeps them)."""
     text = read_text(path, "reassignment file")
     try:
         doc = loads_json(text)
@@ -253,6 +255,8 @@ def read_reassignment(path: Path, cluster: ClusterModel) -> dict[tuple[str, int]
             raise ReplicaflowError(f"{at}.replicas: unknown broker {unknown[0]} (brokers: "
                                    f"{brokers_text(cluster.brokers)})")
         moves[(topic, part)] = tuple(replicas)
+        if log_dirs is not None and "log_dirs" in m:
+            log_dirs[(topic, part)] = list(m["log_dirs"])
     if not moves:
         raise ReplicaflowError(f"{path}: partitions: the plan moves nothing")
     return moves

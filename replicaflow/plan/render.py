@@ -7,6 +7,7 @@ import html
 import json
 import shlex
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from replicaflow.model.units import format_bytes, format_duration, format_minutes, format_rate
@@ -141,7 +142,7 @@ def _other_name(kip542: bool) -> str:
     return "KIP-73" if kip542 else "KIP-542"
 
 
-def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str, kip542: bool,
+def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str | Sequence[str], kip542: bool,
                  deadline_ms: int | None) -> str:
     """The terminal answer, every line within 80 columns but the commands."""
     data = data_to_move_bytes(moves)
@@ -186,7 +187,18 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         said = _took(other) + ("" if other.finished else f" ({other.reason})")
         out.append(f"same throttle under {mode}: {said}{hyp}")
     out.append("")
-    return "\n".join([*_fit(out), *(wrapped(c) for c in commands(plan_path, best.throttle_bps, kip542, cluster.version))])
+    paths = _paths(plan_path)
+    lines = commands(paths[0], best.throttle_bps, kip542, cluster.version)
+    if len(paths) > 1:
+        rest = ", ".join(paths[1:]) if len(paths) <= 3 else f"{paths[1]} … {paths[-1]}"
+        lines.append(f"# then {rest} the same way, each once --verify reports the batch before it complete")
+    return "\n".join([*_fit(out), *(wrapped(c) for c in lines)])
+
+
+def _paths(plan_path: str | Sequence[str]) -> list[str]:
+    """The reassignment files the operator runs: the plan's own, or one per batch (``--max-moves-per-broker``:
+    ``kafka-reassign-partitions`` has no batches of its own; given the whole plan it starts every move)."""
+    return [plan_path] if isinstance(plan_path, str) else list(plan_path)
 
 
 def _count(n: int, noun: str) -> str:
@@ -223,7 +235,8 @@ def wrapped(command: str, width: int = 78) -> str:
     """A shell command cut at spaces into lines of at most ``width`` columns, joined with backslashes; a
     comment goes on as comment lines (a backslash does not continue a comment)."""
     if command.startswith("#"):
-        return "\n".join(textwrap.wrap(command, width, subsequent_indent="# "))
+        return "\n".join(textwrap.wrap(command, width, subsequent_indent="# ", break_on_hyphens=False,
+                                       break_long_words=False))  # a path stays whole
     lines, line = [], ""
     for word in command.split(" "):
         if line and len(line) + 1 + len(word) > width - 2:
@@ -234,7 +247,7 @@ def wrapped(command: str, width: int = 78) -> str:
     return "\n".join([*lines, line])
 
 
-def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str, kip542: bool,
+def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str | Sequence[str], kip542: bool,
               deadline_ms: int | None) -> str:
     data = data_to_move_bytes(moves)
     best = choice.recommended
@@ -244,7 +257,7 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
         "deadline_ms": deadline_ms,
         "recommended": None if best is None else {
             "throttle_bps": best.throttle_bps, "why": choice.why, "duration_ms": best.duration_ms,
-            "commands": commands(plan_path, best.throttle_bps, kip542, cluster.version)},
+            "commands": [c for p in _paths(plan_path) for c in commands(p, best.throttle_bps, kip542, cluster.version)]},
         "strimzi_eta_ms": None if best is None else strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps,
                                                                    best.throttle_bps),
         "candidates": [result_json(r) for r in choice.results],

@@ -137,9 +137,34 @@ def test_batches_per_broker():
 
 
 def test_batches_run_one_after_the_other(spark, tmp_path):
-    """Each batch starts when the previous one's slowest partition completed."""
-    _, choice, text = plan(args(tmp_path, {"orders": RR6}, off_broker(RR6, 3), 20_000_000,
-                                throttle=["10MB/s"], max_moves_per_broker=2), spark=spark)
+    """Each batch starts when the previous one's slowest partition completed. kafka-reassign-partitions has no
+    batches: given the whole plan it starts every move, and the commands printed ran the whole plan. Each
+    batch is now its own file (``-o``: ``plan/batch-K.json``, the operator's ``log_dirs`` kept), and the
+    commands run them in turn."""
+    a = args(tmp_path, {"orders": RR6}, off_broker(RR6, 3), 20_000_000, throttle=["10MB/s"], max_moves_per_broker=2,
+             out=tmp_path / "o")
+    doc = json.loads(a.reassignment.read_text())
+    doc["partitions"][0]["log_dirs"] = ["/data/a", "any", "any"]
+    a.reassignment.write_text(json.dumps(doc))
+    prep, choice, text = plan(a, spark=spark)
+    folder = tmp_path / "o" / "plan"
+    files = sorted(folder.glob("batch-*.json"))
+    groups = batches_of(prep.moves, 2)
+    assert [f.name for f in files] == [f"batch-{k}.json" for k in range(1, len(groups) + 1)]
+    written = [json.loads(f.read_text())["partitions"] for f in files]
+    assert [{(e["topic"], e["partition"]) for e in w} for w in written] == [
+        {(m.topic, m.partition) for m in g} for g in groups]
+    given = {(e["topic"], e["partition"]): e for e in doc["partitions"]}
+    for e in (e for w in written for e in w):
+        assert e["replicas"] == given[(e["topic"], e["partition"])]["replicas"]
+        assert e["log_dirs"] == given[(e["topic"], e["partition"])].get("log_dirs", ["any"] * 3)
+    flat = " ".join(text.split()).replace(" \\ ", " ")
+    assert f"--reassignment-json-file {folder / 'batch-1.json'} --execute --throttle 10000000" in flat
+    then = flat[flat.index("# then"):].replace("# ", "")
+    assert str(folder / "batch-2.json") in then and str(a.reassignment) not in flat
+    commands = json.loads((folder / "plan.json").read_text())["recommended"]["commands"]
+    assert [c.split("--reassignment-json-file ")[1] for c in commands if "--execute" in c] == [
+        f"{f} --execute --throttle 10000000" for f in files]
     r = choice.recommended
     assert len(r.batches) >= 3
     for (_, end, _), (start, _, _) in zip(r.batches, r.batches[1:], strict=False):

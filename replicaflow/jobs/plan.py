@@ -14,6 +14,7 @@ from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.units import parse_duration_ms, parse_id, parse_rate_bps
+from replicaflow.model.version import KafkaVersion
 from replicaflow.plan.build import (
     batches_of,
     beyond_horizon,
@@ -104,12 +105,13 @@ def prepare(a: PlanArgs) -> Prepared:
     if a.racks is not None:
         cluster.racks = _racks(a.racks, cluster.brokers)
     if a.version is not None:
-        from replicaflow.model.version import KafkaVersion
-
         try:
             cluster.version = str(KafkaVersion.parse(a.version))
         except ReplicaflowError as exc:
             raise ReplicaflowError(f"--version: {str(exc).split(': ', 1)[-1]}") from None
+    if not KafkaVersion.parse(cluster.version).replication_throttles:  # every candidate is a throttle
+        raise ReplicaflowError(f"Kafka {cluster.version} has no replication throttles (KIP-73 came in 0.10.1): its "
+                               "kafka-reassign-partitions copies at full speed, and plan chooses among throttles")
     if a.network is not None:
         cluster.network_bps = _rate("--network", a.network)
         if cluster.network_bps <= 0:

@@ -81,6 +81,19 @@ def test_bad_flags(tmp_path):
         assert result.exit_code == 2 and sentence in result.output, result.output
 
 
+def test_a_release_without_replication_throttles_is_refused_before_any_candidate(tmp_path):
+    """``--throttle`` and the throttled-replica configs came with KIP-73 in 0.10.1
+    (``ReassignPartitionsCommand.throttleOpt``; ``KafkaVersion.replication_throttles``): on 0.10.0 every
+    candidate ran with a throttle the brokers do not have and the answer recommended one."""
+    argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    for version in ("0.10.0", "0.9", "0.8.2"):
+        result = runner.invoke(app, [*argv, "--version", version])
+        assert result.exit_code == 2, result.output
+        assert "has no replication throttles (KIP-73 came in 0.10.1)" in result.output
+    result = runner.invoke(app, [*argv, "--version", "0.10.1", "--master", "nonsense://x"])
+    assert "--master: expected" in result.output  # the inputs passed
+
+
 def test_metrics_file_rates(tmp_path):
     """Produce rates from Prometheus text: two samples of the counter per broker give the topic's rate."""
     from replicaflow.plan.inputs import metrics_rates

@@ -154,7 +154,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
            f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
            "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]
     out += [_row(r, o) for r, o in zip(choice.results, choice.other_modes, strict=True)]
-    out.append(f"(KIP-542, reassignment throttles: {HYPOTHETICAL}; replicaflow's model of it)")
+    out.append(f"KIP-542's reassignment throttles are {HYPOTHETICAL}: replicaflow's model of them")
     out += [_unfinished(r) for r in choice.results if not r.finished]
     out += [_unfinished(r, f" under {_other_name(kip542)}") for r in choice.other_modes
             if r is not None and not r.finished]

@@ -195,7 +195,7 @@ def test_kip542_is_marked_as_never_shipped():
     other = replace_kip542(r)
     text = console_text(cluster, moves, Choice([r], r, "given", 112e6, 1, [other]), "p.json", False, None)
     flat = " ".join(text.split())
-    assert "(KIP-542, reassignment throttles: hypothetical (never shipped in Kafka)" in flat
+    assert "KIP-542's reassignment throttles are hypothetical (never shipped in Kafka): replicaflow's model" in flat
     assert "same throttle under KIP-542: 4m48s — hypothetical (never shipped in Kafka)" in flat
     lines = commands("p.json", 50e6, True, "3.7")
     assert lines[1].startswith("# KIP-542 is hypothetical") and "reassignment.throttled.rate=" in lines[2]

@@ -16,9 +16,11 @@ Only Spark built-in expressions are used (no Python UDF).
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -136,8 +138,41 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
             raise ReplicaflowError(f"--logs: '{text}' matches no file")
         for f in found:
             _check_size(f)
+            _check_gzip(f)
         out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
     return list(dict.fromkeys(out))
+
+
+def _check_gzip(path: Path) -> None:
+    """A cut or corrupt ``.gz`` failed the run once Spark had read and rebuilt everything before it, as a
+    Java error (``FAILED_READ_FILE``). Every ``.gz`` is decompressed once here instead, before Spark starts
+    (zlib; the output is dropped), and the sentence names the file and what is wrong with it."""
+    if path.name.endswith(".gz"):
+        stat = path.stat()
+        problem = _gzip_problem(str(path), stat.st_size, stat.st_mtime_ns)
+        if problem:
+            raise ReplicaflowError(f"--logs: {path} is a cut or corrupt .gz file ({problem}); `gzip -t` checks a "
+                                   "file, and `zcat FILE > FILE.log` keeps the part that reads")
+
+
+@functools.lru_cache(maxsize=4096)
+def _gzip_problem(path: str, size: int, mtime_ns: int) -> str | None:  # noqa: ARG001 -- size and mtime key the cache
+    """Why the gzip file at ``path`` does not decompress whole (every member, RFC 1952), or None. Cached:
+    ``analyze`` resolves its log paths more than once."""
+    d = zlib.decompressobj(wbits=31)
+    try:
+        with open(path, "rb") as f:
+            while data := f.read(1 << 20):
+                while data:
+                    if d.eof:  # the next member (`cat a.gz b.gz` is a valid gzip file)
+                        d = zlib.decompressobj(wbits=31)
+                    d.decompress(data, 1 << 24)  # bounded output: a small file can expand a thousandfold
+                    data = d.unconsumed_tail or d.unused_data
+    except zlib.error as exc:
+        return str(exc).removeprefix("Error -3 while decompressing data: ")
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None if d.eof else "its stream ends before its last member does"
 
 
 def _check_size(path: Path) -> None:

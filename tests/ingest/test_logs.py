@@ -241,6 +241,32 @@ def test_the_bytes_of_log_text_are_known_before_spark_starts(tmp_path):
     assert text_bytes([]) == 0
 
 
+def test_a_cut_or_corrupt_gzip_log_is_one_sentence_before_spark(tmp_path):
+    """Spark failed on a cut ``.gz`` only once it reached it, with a Java error (``FAILED_READ_FILE``), after
+    reading and rebuilding the rest. ``resolve_paths`` decompresses each ``.gz`` first (RFC 1952: every
+    member to its end and CRC): a whole file and a two-member file (``cat a.gz b.gz``) pass."""
+    import random
+
+    text = "".join(f"[2026-01-01 00:00:{i % 60:02d},000] INFO line {i} {random.getrandbits(64):x}\n"
+                   for i in range(20_000)).encode()
+    packed = gzip.compress(text)
+    (tmp_path / "whole.log.1.gz").write_bytes(packed)
+    (tmp_path / "two.log.2.gz").write_bytes(gzip.compress(b"a\n") + gzip.compress(b"b\n"))
+    assert len(resolve_paths(tmp_path)) == 2
+    for name, data, problem in (
+            ("cut.log.3.gz", packed[: len(packed) // 2], "its stream ends before its last member does"),
+            ("flipped.log.4.gz", packed[:-8] + bytes([packed[-8] ^ 1]) + packed[-7:], "incorrect data check"),
+            ("empty.log.5.gz", b"", "its stream ends before its last member does")):
+        bad = tmp_path / "bad" / name
+        bad.parent.mkdir(exist_ok=True)
+        bad.write_bytes(data)
+        with pytest.raises(ReplicaflowError) as refused:
+            resolve_paths([tmp_path / "whole.log.1.gz", bad])
+        assert str(refused.value) == (f"--logs: {bad} is a cut or corrupt .gz file ({problem}); `gzip -t` checks a "
+                                      "file, and `zcat FILE > FILE.log` keeps the part that reads")
+        bad.unlink()
+
+
 ROUND_TRIP_VERSIONS = ["0.10", "1.1", "2.2", "2.4", "2.5", "2.7", "3.1", "3.5", "3.7", "4.0"]
 
 

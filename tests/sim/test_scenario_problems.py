@@ -98,6 +98,10 @@ def test_unquoted_version_keeps_its_digits(tmp_path):
     (b"\xff\xfen\x00a\x00", "is UTF-16; save it as UTF-8"),
     (GOOD.encode().replace(b"orders", b"ord\xe9rs"), ":8: the scenario file is not UTF-8 text (byte 0xe9"),
     (GOOD + "duration: 5m\n", ":17: duplicate key 'duration' (first at line 2)"),
+    # a key YAML reads as a number, true/false or null was '[1]: expected Keys should be strings' at line 1
+    (GOOD + "1: 5m\n", ":17: expected a field name as key, found '1', which YAML reads as int"),
+    (GOOD.replace("    partitions: 6\n", "    partitions: 6\n    yes: 1\n"),
+     ":10: expected a field name as key, found 'yes', which YAML reads as bool"),
     ("a: &a [1,1,1,1,1,1,1,1,1,1]\n" + "".join(
         f"{c}: &{c} [{','.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
      "expands to more than 1,000,000 values"),

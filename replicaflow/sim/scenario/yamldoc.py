@@ -68,6 +68,7 @@ def load(text: str, where: str) -> Document:
 
 
 _NUMBER_TAGS = ("tag:yaml.org,2002:float", "tag:yaml.org,2002:int")
+_KEY_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:merge")  # a field name, or `<<: *anchor`
 
 
 def _walk(root: yaml.Node, where: str) -> tuple[dict[tuple, int], dict[tuple, str]]:
@@ -102,6 +103,9 @@ def _walk(root: yaml.Node, where: str) -> tuple[dict[tuple, int], dict[tuple, st
                     stack.append((value, path))
                     continue
                 line = key.start_mark.line + 1
+                if key.tag not in _KEY_TAGS:  # pydantic named it '[1]: expected Keys should be strings' at line 1
+                    raise ReplicaflowError(f"{where}:{line}: expected a field name as key, found {quote(key.value)}, "
+                                           f"which YAML reads as {key.tag.rsplit(':', 1)[-1]}")
                 if key.value in seen and key.value != "<<":
                     raise ReplicaflowError(f"{where}:{line}: duplicate key {quote(key.value)} "
                                            f"(first at line {seen[key.value]})")

@@ -77,6 +77,12 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
         if missing is not None:
             raise ReplicaflowError(f"{describe}: topic {quote(topic)} lacks the line of partition {missing}; "
                                    "plan needs every partition of a topic")
+        first = len(replicas[(topic, 0)])
+        odd = next((p for p in sorted(listed) if len(replicas[(topic, p)]) != first), None)
+        if odd is not None:  # the candidates' scenario has one replication_factor per topic: was 11 lines of '<plan>'
+            raise ReplicaflowError(f"{describe}:{snap.partitions[(topic, odd)].line}: partition {topic}-{odd} has "
+                                   f"{len(replicas[(topic, odd)])} replicas where {topic}-0 has {first}; plan needs "
+                                   "one replication factor for all partitions of a topic")
     min_isr = {t: int(d.configs.get("min.insync.replicas", "1")) for t, d in snap.topics.items()}  # checked there
     known = set(brokers or ()) | snap.brokers()
     model = ClusterModel(brokers=sorted(known), racks={}, replicas=replicas,

@@ -267,6 +267,19 @@ def test_a_describe_taken_during_a_reassignment_is_refused(tmp_path):
     assert "describe.txt:4: partition orders-2 is being reassigned (Adding/Removing Replicas)" in result.output
 
 
+def test_a_topic_whose_partitions_differ_in_replica_count_is_one_sentence(tmp_path):
+    """Kafka allows it (a reassignment may change one partition's replicas); the candidates' scenario has one
+    replication factor per topic, and the refusal was 8 lines of '<plan>: topic 'orders'.assignment[N]: expected 2
+    replicas', blaming every partition but the odd one."""
+    argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    describe(tmp_path / "describe.txt", {"orders": [[1, 2], *RR[1:]]})
+    log_dirs(tmp_path / "logdirs.json", {"orders": [[1, 2], *RR[1:]]}, 1000)
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert ("describe.txt:3: partition orders-1 has 3 replicas where orders-0 has 2; plan needs one replication "
+            "factor for all partitions of a topic") in result.output
+
+
 @pytest.mark.parametrize(("size", "sentence"), [
     (60 * 10**12, "orders-0: 60TB to copy takes at least 794h44m at the 21MB/s one partition fetches "
                   "(replica.fetch.max.bytes per round trip); the planner simulates at most 30 days"),

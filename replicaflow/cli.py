@@ -173,6 +173,8 @@ def analyze(
             analyze_job(telemetry_dirs, _out(out), master=master, progress=_progress(), logs=logs or None,
                         allow_empty=allow_empty)
         elif logs:
+            if allow_empty:  # rebuilt tables come from the logs: none with a replication event is always refused
+                raise ReplicaflowError("--allow-empty: only with a telemetry DIR")
             analyze_logs(logs, _out(out), topics=topics or (), log_dirs=log_dirs or (), cluster=cluster,
                          cluster_from_path=cluster_from_path, kafka_version=kafka_version,
                          scrape_interval=scrape_interval, topics_at=topics_at, log_timezone=log_timezone,

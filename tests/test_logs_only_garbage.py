@@ -132,6 +132,10 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
     (["--logs", "logs", "--topics-at", "9999999999999999"], "epoch milliseconds from 2011 (Kafka's first release) "
                                                             "to 9999, found '9999999999999999'"),
     (["--logs", "logs", "--cluster", "a", "--cluster-from-path"], "--cluster and --cluster-from-path"),
+    # both were taken and did nothing (a master that is not one: were they taken again, no Spark starts)
+    (["--logs", "logs", "--topics-at", "start", "--master", "nonsense://x"], "--topics-at: only with --topics (it "
+                                                                             "says when that describe output was taken)"),
+    (["--logs", "logs", "--allow-empty", "--master", "nonsense://x"], "--allow-empty: only with a telemetry DIR"),
 ])
 def test_bad_input_refused_before_spark(logs, args, sentence):
     out = logs / "refused"

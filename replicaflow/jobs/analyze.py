@@ -111,6 +111,8 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
     ``_meta.json`` for one cluster, ``_metas.json`` for several), then analyzed as any telemetry."""
     inputs = sources.plan(logs, topics, log_dirs, cluster, cluster_from_path)
     opts = sources.options(kafka_version, scrape_interval, topics_at, log_timezone, min_insync_replicas)
+    if topics_at != "end" and not topics:  # it anchors the describe output: without one it did nothing
+        raise ReplicaflowError("--topics-at: only with --topics (it says when that describe output was taken)")
     commit = Commit(out, writes=("telemetry", *ANALYSIS), drops=REPORT)
     if spark is None:
         check_master(master)

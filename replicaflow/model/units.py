@@ -55,8 +55,11 @@ def parse_duration_ms(text) -> int:
         return 0
     if not _DURATION_RE.match(str(text)):
         raise ValueError(f"expected a duration like '30s' or '100ms', found {quote(text)}")
-    total = sum(float(num) * DURATION_MS[unit] for num, unit in _DURATION_PART_RE.findall(str(text)))
-    return int(round(_bounded(total, text, "a duration")))
+    total = _bounded(sum(float(num) * DURATION_MS[unit] for num, unit in _DURATION_PART_RE.findall(str(text))),
+                     text, "a duration")
+    if abs(total - round(total)) > 1e-6:  # durations are whole ms: 'tick: 1.5ms' ran at 2ms, '0.4ms' was "not positive"
+        raise ValueError(f"expected a duration of whole milliseconds, found {quote(text)}")
+    return int(round(total))
 
 
 def parse_bytes(text) -> int:

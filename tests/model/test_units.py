@@ -32,6 +32,14 @@ def test_parse_duration_rejects(text):
         parse_duration_ms(text)
 
 
+@pytest.mark.parametrize("text", ["1.5ms", "0.4ms", "1.0001s", "150.5ms", "2.5ms"])
+def test_a_duration_of_a_fraction_of_a_millisecond_is_refused(text):
+    """Durations are stored in whole ms: '1.5ms' was rounded to 2 (a tick of 1.5ms ran at 2ms), '0.4ms' to 0."""
+    with pytest.raises(ValueError, match=r"expected a duration of whole milliseconds, found '"):
+        parse_duration_ms(text)
+    assert parse_duration_ms("1.1s") == 1_100 and parse_duration_ms("0.1s0.2s") == 300  # float error is no fraction
+
+
 @pytest.mark.parametrize(("text", "n"), [
     ("500B", 500), ("1KB", 1000), ("1KiB", 1024), ("5MB", 5_000_000), ("1MiB", 1_048_576),
     ("2GiB", 2 * 2**30), ("1.5GB", 1_500_000_000), ("1TB", 10**12), ("1TiB", 2**40), (4096, 4096),

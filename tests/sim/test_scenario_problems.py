@@ -125,6 +125,9 @@ def test_unquoted_version_keeps_its_digits(tmp_path):
      "partitions: 600"), "raise --max-work"),
     (GOOD.replace("duration: 10m", "duration: 10m\nstart: 9999-12-31T00:00:00Z"), "end before the year 9999"),
     (GOOD.replace("duration: 10m", "duration: 10m\nseed: -1"), "seed: expected greater than or equal to 0"),
+    # rounded to whole ms: the run's grid silently became 2ms, and 'scrape_interval: 3ms' then "not a multiple"
+    (GOOD.replace("duration: 10m", "duration: 10m\ntick: 1.5ms\nscrape_interval: 3ms"),
+     ":3: tick: expected a duration of whole milliseconds, found '1.5ms'"),
     # values listed in a sentence are bounded as every found value: these were 600 KB and 4,900 characters
     (GOOD + "  - {at: 1m, reassign: {version: 1, partitions: [{topic: orders, partition: 0, replicas: ["
      + ",".join(["1"] * 200_000) + "]}]}}\n", "replicas: expected distinct replicas, found [1, 1, 1"),

@@ -34,7 +34,7 @@ def _convert(parse: Callable, expected: str) -> Callable:
             try:
                 return parse(value)
             except ValueError as exc:
-                if "64 bits" in str(exc):
+                if "64 bits" in str(exc) or "whole milliseconds" in str(exc):
                     raise
         raise ValueError(f"expected {expected}, found {show(value)}")
     return convert

@@ -109,9 +109,10 @@ def prepare(a: PlanArgs) -> Prepared:
             cluster.version = str(KafkaVersion.parse(a.version))
         except ReplicaflowError as exc:
             raise ReplicaflowError(f"--version: {str(exc).split(': ', 1)[-1]}") from None
-    if not KafkaVersion.parse(cluster.version).replication_throttles:  # every candidate is a throttle
-        raise ReplicaflowError(f"Kafka {cluster.version} has no replication throttles (KIP-73 came in 0.10.1): its "
-                               "kafka-reassign-partitions copies at full speed, and plan chooses among throttles")
+    if not KafkaVersion.parse(cluster.version).replication_throttles:  # every candidate would run one regardless
+        given = "--version" if a.version is not None else f"{a.cluster}: kafka.version"
+        raise ReplicaflowError(f"{given}: plan compares replication throttles, which Kafka has from 0.10.1 "
+                               f"(kafka-reassign-partitions --throttle, KIP-73); this cluster runs {cluster.version}")
     if a.network is not None:
         cluster.network_bps = _rate("--network", a.network)
         if cluster.network_bps <= 0:

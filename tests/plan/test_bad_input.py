@@ -89,7 +89,7 @@ def test_a_release_without_replication_throttles_is_refused_before_any_candidate
     for version in ("0.10.0", "0.9", "0.8.2"):
         result = runner.invoke(app, [*argv, "--version", version])
         assert result.exit_code == 2, result.output
-        assert "has no replication throttles (KIP-73 came in 0.10.1)" in result.output
+        assert "--version: plan compares replication throttles, which Kafka has from 0.10.1" in result.output
     result = runner.invoke(app, [*argv, "--version", "0.10.1", "--master", "nonsense://x"])
     assert "--master: expected" in result.output  # the inputs passed
 
@@ -181,6 +181,10 @@ def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(
 @pytest.mark.parametrize(("extra", "sentence"), [
     (["--deadline", "0s"], "--deadline: expected a positive duration like '2h', found '0s'"),
     (["--version", "9.9"], "--version: supported releases are 0.8 to 4.x, found '9.9'"),
+    # releases without KIP-73: each candidate simulated a throttle that --execute cannot set there, and the plan
+    # recommended one with its `--throttle` command
+    (["--version", "0.10.0"], "--version: plan compares replication throttles, which Kafka has from 0.10.1 "
+                              "(kafka-reassign-partitions --throttle, KIP-73); this cluster runs 0.10"),
     (["--produce-rate", "orders=1MB/s", "--produce-rate", "orders=2MB/s"], "--produce-rate: topic 'orders' is given "
                                                                           "twice"),
     (["--remove-brokers", "1"], "--remove-brokers: only with --generate"),
@@ -253,6 +257,11 @@ def test_inputs_ignored_with_a_scenario_cluster_are_refused(tmp_path):
     argv[argv.index("--log-dirs"):argv.index("--log-dirs") + 2] = ["--brokers", "1,2"]
     result = runner.invoke(app, argv)
     assert result.exit_code == 2 and "--brokers: with --cluster, only with --generate" in result.output, result.output
+    del argv[argv.index("--brokers"):argv.index("--brokers") + 2]
+    (tmp_path / "c.yaml").write_text((tmp_path / "c.yaml").read_text().replace("'3.7'", "'0.9'"))
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2 and "c.yaml: kafka.version: plan compares replication throttles, which Kafka has " \
+                                     "from 0.10.1" in result.output, result.output
 
 
 def test_a_describe_taken_during_a_reassignment_is_refused(tmp_path):

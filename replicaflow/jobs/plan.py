@@ -154,6 +154,11 @@ def prepare(a: PlanArgs) -> Prepared:
     moves = moves_of(cluster, plan)
     if not moves:
         raise ReplicaflowError(f"{plan_path}: every partition already has the listed replicas; nothing to move")
+    dark = next((m for m in moves if m.adding and (m.topic, m.partition) in cluster.offline), None)
+    if dark is not None:  # simulated as if led by its first replica, it 'finished'; in Kafka it waits for a leader
+        raise ReplicaflowError(f"{cluster.offline[dark.topic, dark.partition]}: partition {dark.topic}-{dark.partition}, "
+                               "which the plan moves, has no leader (offline): its new replicas have nothing to copy "
+                               "from until one is elected; plan from a describe taken once it is online")
     if a.log_dirs is not None:
         unsized = [m for m in moves if m.adding and (m.topic, m.partition) not in cluster.size_bytes]
         if unsized:

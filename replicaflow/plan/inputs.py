@@ -45,6 +45,7 @@ class ClusterModel:
     network_bps: float = DEFAULT_NETWORK_BPS
     version: str = "3.7"
     extra_events: tuple = ()                    # a scenario's own events (broker restarts …), kept in the plan
+    offline: dict[tuple[str, int], str] = field(default_factory=dict)  # 'describe.txt:N' of a 'Leader: none' line
     _counts: tuple[int, dict[str, int]] = field(default=(-1, {}), init=False, repr=False, compare=False)
 
     def topics(self) -> list[str]:
@@ -94,7 +95,8 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
     min_isr = {t: int(d.configs.get("min.insync.replicas", "1")) for t, d in snap.topics.items()}  # checked there
     known = set(brokers or ()) | snap.brokers()
     model = ClusterModel(brokers=sorted(known), racks={}, replicas=replicas,
-                         min_isr={t: min_isr.get(t, 1) for t, _ in replicas})
+                         min_isr={t: min_isr.get(t, 1) for t, _ in replicas},
+                         offline={k: f"{describe}:{p.line}" for k, p in snap.partitions.items() if p.leader is None})
     if log_dirs is not None:
         for r in read_log_dirs(log_dirs):
             key = (r.topic, r.partition)

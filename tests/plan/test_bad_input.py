@@ -276,6 +276,22 @@ def test_a_describe_taken_during_a_reassignment_is_refused(tmp_path):
     assert "describe.txt:4: partition orders-2 is being reassigned (Adding/Removing Replicas)" in result.output
 
 
+@pytest.mark.parametrize("leader", ["none", "-1"])
+def test_a_moved_partition_without_a_leader_is_refused(tmp_path, leader):
+    """It was simulated as led by its first replica and 'finished'; in Kafka its new replicas wait for a leader.
+    An offline partition the plan does not move is no reason to refuse."""
+    argv = _plan(tmp_path, _moves(("orders", 2, [2, 3, 4])))
+    text = (tmp_path / "describe.txt").read_text()
+    (tmp_path / "describe.txt").write_text(text.replace("Partition: 2\tLeader: 3", f"Partition: 2\tLeader: {leader}"))
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2, result.output
+    assert ("describe.txt:4: partition orders-2, which the plan moves, has no leader (offline): its new replicas "
+            "have nothing to copy from until one is elected") in result.output
+    (tmp_path / "plan.json").write_text(_moves(("orders", 0, [2, 3, 4])))
+    result = runner.invoke(app, argv)
+    assert "--master: expected local[N]" in result.output, result.output
+
+
 def test_a_topic_whose_partitions_differ_in_replica_count_is_one_sentence(tmp_path):
     """Kafka allows it (a reassignment may change one partition's replicas); the candidates' scenario has one
     replication factor per topic, and the refusal was 8 lines of '<plan>: topic 'orders'.assignment[N]: expected 2

@@ -136,6 +136,9 @@ def prepare(a: PlanArgs) -> Prepared:
             raise ReplicaflowError(f"--deadline: expected a positive duration like '2h', found {quote(a.deadline)}")
     if not a.generate and (a.seed or a.disable_rack_aware):
         raise ReplicaflowError("--seed and --disable-rack-aware only apply with --generate")
+    if not a.generate and a.racks is not None:  # racks place --generate's replicas; a simulation does not read them
+        raise ReplicaflowError("--racks: only with --generate (racks change where it places replicas, not how long "
+                               "a given plan takes)")
     log_dirs: dict[tuple[str, int], list[str]] = {}
     if a.generate:
         if bool(a.remove_brokers) == bool(a.brokers):

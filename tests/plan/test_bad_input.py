@@ -188,6 +188,7 @@ def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(
     (["--produce-rate", "orders=1MB/s", "--produce-rate", "orders=2MB/s"], "--produce-rate: topic 'orders' is given "
                                                                           "twice"),
     (["--remove-brokers", "1"], "--remove-brokers: only with --generate"),
+    (["--racks", "1:a,2:b,3:c,4:d"], "--racks: only with --generate (racks change where it places replicas"),
     (["--racks", "1:a\nb,2:b,3:c,4:d"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '1:a\\nb'"),
     (["--racks", "1: ,2:b"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '1: '"),
     # str.isdigit takes '²' and int() refuses it, or more than 4,300 digits: both were tracebacks

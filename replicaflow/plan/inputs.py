@@ -46,7 +46,8 @@ class ClusterModel:
     version: str = "3.7"
     extra_events: tuple = ()                    # a scenario's own events (broker restarts …), kept in the plan
     offline: dict[tuple[str, int], str] = field(default_factory=dict)  # 'describe.txt:N' of a 'Leader: none' line
-    _counts: tuple[int, dict[str, int]] = field(default=(-1, {}), init=False, repr=False, compare=False)
+    _counts: tuple[tuple, dict[str, int]] = field(default_factory=lambda: ((), {}), init=False, repr=False,
+                                                  compare=False)
 
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})
@@ -54,11 +55,12 @@ class ClusterModel:
     def partitions(self, topic: str) -> int:
         """Counted once over all partitions, not once per call: ``steady_traffic`` asks it per partition, and a
         describe of 5,000 partitions took 13 s to check (50,000: 20 minutes) before Spark started."""
-        if self._counts[0] != len(self.replicas):
+        seen = (id(self.replicas), len(self.replicas))
+        if self._counts[0] != seen:
             counts: dict[str, int] = {}
             for t, p in self.replicas:
                 counts[t] = max(counts.get(t, 0), p + 1)
-            self._counts = (len(self.replicas), counts)
+            self._counts = (seen, counts)
         return self._counts[1][topic]
 
 

@@ -247,7 +247,8 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
     choice = evaluate(spark, prep.cluster, prep.moves, prep.throttles, a.kip542, a.max_moves_per_broker,
                       prep.deadline_ms)
     batches = batch_files(prep, a.max_moves_per_broker, Path() if a.out is None else a.out / PLAN_DIR)
-    args = (prep.cluster, prep.moves, choice, list(batches) or prep.plan_path, a.kip542, prep.deadline_ms)
+    named_dirs = any(d != "any" for dirs in prep.log_dirs.values() for d in dirs)
+    args = (prep.cluster, prep.moves, choice, list(batches) or prep.plan_path, a.kip542, prep.deadline_ms, named_dirs)
     text = plan_json(*args) if a.json_out else console_text(*args)
     if batches and a.out is None and not a.json_out:
         names = list(batches)

@@ -104,19 +104,23 @@ def result_json(r: CandidateResult) -> dict:
     }
 
 
-def commands(plan_path: str, throttle_bps: float | None, kip542: bool, version: str) -> list[str]:
+def commands(plan_path: str, throttle_bps: float | None, kip542: bool, version: str,
+             log_dirs: bool = False) -> list[str]:
     """The commands an operator runs for the choice: execute with the throttle, watch, verify (which clears it),
-    connected as the release's tools take it (``KafkaVersion.tools_connect_to_zookeeper``)."""
+    connected as the release's tools take it (``KafkaVersion.tools_connect_to_zookeeper``). ``log_dirs``: the
+    plan names a log directory; the ZooKeeper tool then moves and checks it through ``--bootstrap-server`` too
+    ("bootstrap-server needs to be provided in order to reassign replica to the specified log directory")."""
     q = shlex.quote
     via = ZOOKEEPER if KafkaVersion.parse(version).tools_connect_to_zookeeper else BOOTSTRAP
+    tool = f"{via} {BOOTSTRAP}" if log_dirs and via == ZOOKEEPER else via
     throttle = f" --throttle {int(throttle_bps)}" if throttle_bps else ""
-    lines = [f"kafka-reassign-partitions {via} --reassignment-json-file {q(plan_path)} --execute{throttle}"]
+    lines = [f"kafka-reassign-partitions {tool} --reassignment-json-file {q(plan_path)} --execute{throttle}"]
     if throttle_bps and kip542:
         lines.append(f"# KIP-542 is {HYPOTHETICAL}: no broker accepts reassignment.throttled.rate")
         lines.append(f"kafka-configs {via} --alter --entity-type brokers --entity-default "
                      f"--add-config reassignment.throttled.rate={int(throttle_bps)}")
     lines.append(f"kafka-configs {via} --describe --entity-type brokers")
-    lines.append(f"kafka-reassign-partitions {via} --reassignment-json-file {q(plan_path)} --verify")
+    lines.append(f"kafka-reassign-partitions {tool} --reassignment-json-file {q(plan_path)} --verify")
     return lines
 
 
@@ -143,7 +147,7 @@ def _other_name(kip542: bool) -> str:
 
 
 def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str | Sequence[str], kip542: bool,
-                 deadline_ms: int | None) -> str:
+                 deadline_ms: int | None, log_dirs: bool = False) -> str:
     """The terminal answer, every line within 80 columns but the commands."""
     data = data_to_move_bytes(moves)
     new = sum(len(m.adding) for m in moves)
@@ -188,7 +192,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         out.append(f"same throttle under {mode}: {said}{hyp}")
     out.append("")
     paths = _paths(plan_path)
-    lines = commands(paths[0], best.throttle_bps, kip542, cluster.version)
+    lines = commands(paths[0], best.throttle_bps, kip542, cluster.version, log_dirs)
     if len(paths) > 1:
         rest = ", ".join(paths[1:]) if len(paths) <= 3 else f"{paths[1]} … {paths[-1]}"
         lines.append(f"# then {rest} the same way, each once --verify reports the batch before it complete")
@@ -248,7 +252,7 @@ def wrapped(command: str, width: int = 78) -> str:
 
 
 def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str | Sequence[str], kip542: bool,
-              deadline_ms: int | None) -> str:
+              deadline_ms: int | None, log_dirs: bool = False) -> str:
     data = data_to_move_bytes(moves)
     best = choice.recommended
     doc = {
@@ -257,7 +261,8 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
         "deadline_ms": deadline_ms,
         "recommended": None if best is None else {
             "throttle_bps": best.throttle_bps, "why": choice.why, "duration_ms": best.duration_ms,
-            "commands": [c for p in _paths(plan_path) for c in commands(p, best.throttle_bps, kip542, cluster.version)]},
+            "commands": [c for p in _paths(plan_path)
+                         for c in commands(p, best.throttle_bps, kip542, cluster.version, log_dirs)]},
         "strimzi_eta_ms": None if best is None else strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps,
                                                                    best.throttle_bps),
         "candidates": [result_json(r) for r in choice.results],

@@ -216,6 +216,13 @@ def test_the_commands_connect_as_the_releases_tools_take_it():
         assert lines == [f"kafka-reassign-partitions {via} --reassignment-json-file p.json --execute --throttle 50000000",
                          f"kafka-configs {via} --describe --entity-type brokers",
                          f"kafka-reassign-partitions {via} --reassignment-json-file p.json --verify"], version
+    # a plan that names a log directory (KIP-113): the ZooKeeper tool reaches the brokers for it too
+    zk, both = commands("p.json", None, False, "2.5", log_dirs=True), commands("p.json", None, False, "2.6", True)
+    assert zk[0] == ("kafka-reassign-partitions --zookeeper localhost:2181 --bootstrap-server localhost:9092 "
+                     "--reassignment-json-file p.json --execute") and zk[-1].endswith("p.json --verify")
+    assert "--zookeeper localhost:2181 --bootstrap-server localhost:9092" in zk[-1]
+    assert zk[1] == "kafka-configs --zookeeper localhost:2181 --describe --entity-type brokers"
+    assert both == commands("p.json", None, False, "2.6")
 
 
 def replace_kip542(r):

@@ -14,6 +14,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote, show
@@ -46,8 +47,6 @@ class ClusterModel:
     version: str = "3.7"
     extra_events: tuple = ()                    # a scenario's own events (broker restarts …), kept in the plan
     offline: dict[tuple[str, int], str] = field(default_factory=dict)  # 'describe.txt:N' of a 'Leader: none' line
-    _counts: tuple[tuple, dict[str, int]] = field(default_factory=lambda: ((), {}), init=False, repr=False,
-                                                  compare=False)
 
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})
@@ -55,13 +54,14 @@ class ClusterModel:
     def partitions(self, topic: str) -> int:
         """Counted once over all partitions, not once per call: ``steady_traffic`` asks it per partition, and a
         describe of 5,000 partitions took 13 s to check (50,000: 20 minutes) before Spark started."""
-        seen = (id(self.replicas), len(self.replicas))
-        if self._counts[0] != seen:
-            counts: dict[str, int] = {}
-            for t, p in self.replicas:
-                counts[t] = max(counts.get(t, 0), p + 1)
-            self._counts = (seen, counts)
-        return self._counts[1][topic]
+        return self._partition_counts[topic]
+
+    @cached_property
+    def _partition_counts(self) -> dict[str, int]:  # ``replicas`` is built once and never changed
+        counts: dict[str, int] = {}
+        for t, p in self.replicas:
+            counts[t] = max(counts.get(t, 0), p + 1)
+        return counts
 
 
 def brokers_text(brokers: list[int], shown: int = 20) -> str:

@@ -189,22 +189,38 @@ def test_pyspark_finds_the_jvm_classes_it_names_without_asking_the_jvm(spark, mo
     """``session.remember_jvm_classes``: PySpark names ``functions``, ``PythonUtils``, ... through py4j's view
     of the JVM at each Column and DataFrame call, and a name the view lacks is a JVM round trip in which a
     short name misses a class load on every jar first (about 2,000 per ``analyze`` build). The view holds
-    them, so building a query asks the JVM for none, and the columns still work."""
+    them, so building a query asks the JVM for none, and the columns still work. ``session.StaticMethodsKept``:
+    each class asks what a static method's name is once (``functions.col`` at the first ``F.col``), not at
+    every call (about 4,500 round trips in `analyze --logs` of a few small files)."""
     import py4j.java_gateway as gateway
 
     asked: list[str] = []
+    members: list[str] = []
     lookup = gateway.JVMView.__getattr__
+    member = gateway.JavaClass.__getattr__
 
     def counted(view, name):
         asked.append(name)
         return lookup(view, name)
 
+    def member_counted(cls, name):
+        members.append(f"{cls._fqn}.{name}")
+        return member(cls, name)
+
     monkeypatch.setattr(gateway.JVMView, "__getattr__", counted)
-    df = (spark.range(4).select((F.col("id") * 2).alias("x"), F.array(F.lit(1), F.col("id")).alias("a"))
-          .where(F.expr("x > 1")).groupBy(F.col("x") % 2).agg(F.max("x").alias("m"), F.count(F.lit(1))))
-    assert [tuple(r) for r in df.collect()] == [(0, 6, 3)]
+    monkeypatch.setattr(gateway.JavaClass, "__getattr__", member_counted)
+
+    def query():
+        return (spark.range(4).select((F.col("id") * 2).alias("x"), F.array(F.lit(1), F.col("id")).alias("a"))
+                .where(F.expr("x > 1")).groupBy(F.col("x") % 2).agg(F.max("x").alias("m"), F.count(F.lit(1))))
+    assert [tuple(r) for r in query().collect()] == [(0, 6, 3)]
     assert [name for name in asked if name in PYSPARK_JVM_CLASSES] == []
     assert all(name in vars(spark.sparkContext._jvm) for name in PYSPARK_JVM_CLASSES)
+    functions = [m for m in members if m.startswith("org.apache.spark.sql.functions.")]
+    assert len(functions) == len(set(functions))
+    members.clear()
+    assert [tuple(r) for r in query().collect()] == [(0, 6, 3)]
+    assert [m for m in members if m.startswith("org.apache.spark.sql.functions.")] == []
 
 
 def test_a_local_master_spark_cannot_parse_is_one_sentence_before_the_jvm():

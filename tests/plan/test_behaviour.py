@@ -9,6 +9,8 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.jobs.plan import PlanArgs, plan, prepare
@@ -134,6 +136,27 @@ def test_batches_per_broker():
     groups = batches_of(moves, 2)
     assert [len(g) for g in groups] == [2, 2, 1]
     assert batches_of(moves, None) == [moves]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(0, 6), min_size=1, max_size=3, unique=True),
+                          st.lists(st.integers(0, 6), min_size=1, max_size=3, unique=True)), max_size=40),
+       st.integers(1, 3))
+def test_batches_are_first_fit_in_plan_order(pairs, max_per_broker):
+    """``batches_of`` puts each move into the first batch where none of its brokers has N moves yet, in plan
+    order: the same batches as trying every batch from the first (the rule as stated), for any plan."""
+    from replicaflow.plan.build import Move
+
+    moves = [Move("t", p, tuple(before), tuple(after), 1) for p, (before, after) in enumerate(pairs)]
+    expected: list[list[Move]] = []
+    for m in moves:
+        brokers = set(m.adding) | set(m.removing)
+        fit = next((g for g in expected if all(sum(b in set(x.adding) | set(x.removing) for x in g) < max_per_broker
+                                              for b in brokers)), None)
+        if fit is None:
+            expected.append(fit := [])
+        fit.append(m)
+    assert batches_of(moves, max_per_broker) == expected
 
 
 def test_batches_run_one_after_the_other(spark, tmp_path):

@@ -152,30 +152,34 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
 
     A gauge ``…bytesin``, ``…bytesin_rate`` or ``…bytesinpersec`` (bytes/s) gives its latest sample per
     series; a counter ``…bytesin_total`` needs two samples with timestamps of the same series, and the rate
-    is their difference over time. Each topic's rate is the sum over its series (brokers). Other samples of
-    the family (``_created``, a histogram's ``_bucket``/``_count``/``_sum``) are not rates and are skipped;
-    a value that is not a finite non-negative number, or a counter that went down, is one sentence.
+    is their difference over time. Each topic's rate is the sum over its series (brokers). A series is its
+    labels: one broker's BytesInPerSec exported under two of these names (an exporter that writes the
+    counter and a rate gauge beside it) is one rate, not two summed; the counter's, measured over the
+    samples' span, where there is one, else the latest gauge's. Other samples of the family (``_created``,
+    a histogram's ``_bucket``/``_count``/``_sum``) are not rates and are skipped; a value that is not a finite
+    non-negative number, or a counter that went down, is one sentence.
     """
     text = read_text(path, "metrics file")
-    series: dict[tuple, list[tuple[float, float]]] = {}
+    counters: dict[tuple, tuple[str, list[tuple[float, float]]]] = {}
     gauges: dict[tuple, tuple[float, float]] = {}
     for s in _metric_samples(path, text):
         topic = s.labels.get("topic")
         if s.name not in _BYTES_IN_NAMES or topic is None or topic not in topics:
             continue
-        name = f"{s.name}{{{','.join(f'{k}={quote(v)}' for k, v in sorted(s.labels.items()))}}}"
+        labels = ",".join(f"{k}={quote(v)}" for k, v in sorted(s.labels.items()))
         if not math.isfinite(s.value) or s.value < 0:
-            raise ReplicaflowError(f"{path}: {name}: expected a finite non-negative number of bytes, "
+            raise ReplicaflowError(f"{path}: {s.name}{{{labels}}}: expected a finite non-negative number of bytes, "
                                    f"found {s.value}")
-        key, ts = (name, topic), float(s.timestamp or 0.0)
+        key, ts = (labels, topic), float(s.timestamp or 0.0)
         if s.name.endswith("_total"):
-            series.setdefault(key, []).append((ts, s.value))
+            counters.setdefault(key, (f"{s.name}{{{labels}}}", []))[1].append((ts, s.value))
         elif key not in gauges or ts >= gauges[key][0]:
             gauges[key] = (ts, float(s.value))  # a gauge scraped twice: its latest value
     rates: dict[str, float] = {}
-    for (_, topic), (_, value) in gauges.items():
-        rates[topic] = rates.get(topic, 0.0) + value
-    for (name, topic), points in series.items():
+    for key, (_, value) in gauges.items():
+        if key not in counters:
+            rates[key[1]] = rates.get(key[1], 0.0) + value
+    for (_, topic), (name, points) in counters.items():
         points.sort()
         if len(points) < 2 or points[-1][0] <= points[0][0]:
             raise ReplicaflowError(f"{path}: {name} needs two samples with timestamps to give a rate")

@@ -108,6 +108,23 @@ def test_metrics_file_rates(tmp_path):
     assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 3e6})
 
 
+def test_one_brokers_rate_under_two_names_counts_once(tmp_path):
+    """An exporter that writes BytesInPerSec as the counter and as rate gauges beside it gives one broker's
+    rate three times: summed, the topic's produce rate came out three times too high. One series (its labels)
+    is one rate: the counter's where there is one, else its latest gauge's; other brokers still add up."""
+    from replicaflow.plan.inputs import metrics_rates
+
+    om = tmp_path / "m.prom"
+    om.write_text('kafka_server_brokertopicmetrics_bytesin_total{broker="1",topic="orders"} 1000000 1000\n'
+                  'kafka_server_brokertopicmetrics_bytesin_total{broker="1",topic="orders"} 21000000 11000\n'
+                  'kafka_server_brokertopicmetrics_bytesin_rate{broker="1",topic="orders"} 1900000 11000\n'
+                  'kafka_server_brokertopicmetrics_bytesinpersec{broker="1",topic="orders"} 1800000 11000\n'
+                  'kafka_server_brokertopicmetrics_bytesin_rate{broker="2",topic="orders"} 500000 11000\n'
+                  'kafka_server_brokertopicmetrics_bytesinpersec{broker="2",topic="orders"} 700000 12000\n',
+                  encoding="utf-8")
+    assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 2e6 + 7e5})
+
+
 def test_plan_help_explains_every_option():
     """`plan --help` gives every option a sentence, and names the rack, seed and quota-mode choices."""
     import typer.main

@@ -32,15 +32,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -58,10 +55,10 @@ from synth import rename_cluster, repeat_hours  # noqa: E402
 from replicaflow.pipeline import class_archive  # noqa: E402
 from replicaflow.pipeline.runner import analyze  # noqa: E402
 from replicaflow.pipeline.session import get_spark, stop_jvm  # noqa: E402
+from replicaflow.pipeline.standalone import BIN, standalone  # noqa: E402
 from replicaflow.telemetry.schema import TELEMETRY  # noqa: E402
 
 T = TypeVar("T")
-BIN = Path(sys.executable).parent
 LOCAL = "local[2]"
 WORKER_CORES = 2
 
@@ -203,55 +200,6 @@ def rows(roots: list[Path]) -> int:
                for r in roots for f in (r / "telemetry" / "replica_offsets").glob("*.parquet"))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def alive_workers(webui: int) -> int:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{webui}/json/", timeout=2) as r:
-            return sum(w.get("state") == "ALIVE" for w in json.load(r).get("workers", []))
-    except OSError:
-        return 0
-
-
-@contextlib.contextmanager
-def standalone(work: Path, memory: str) -> Iterator[tuple[str, int]]:
-    """A Spark master and one 2-core worker on 127.0.0.1; yields the master URL and the worker JVM's pid
-    (spark-class execs the JVM)."""
-    port, ui, worker_ui = free_port(), free_port(), free_port()
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(work / "logs"),
-           "SPARK_WORKER_DIR": str(work / "worker")}
-    spark_class = str(BIN / "spark-class")
-    logs = (work / "master.log").open("w"), (work / "worker.log").open("w")
-    procs = [subprocess.Popen([spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                               "--port", str(port), "--webui-port", str(ui)], env=env, stdout=logs[0],
-                              stderr=subprocess.STDOUT)]
-    try:
-        procs.append(subprocess.Popen([spark_class, "org.apache.spark.deploy.worker.Worker",
-                                       f"spark://127.0.0.1:{port}", "--cores", str(WORKER_CORES), "--memory", memory,
-                                       "--webui-port", str(worker_ui)], env=env, stdout=logs[1],
-                                      stderr=subprocess.STDOUT))
-        deadline = time.monotonic() + 180
-        while alive_workers(ui) < 1:
-            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
-                raise RuntimeError(f"the standalone worker did not start: see {work / 'worker.log'}")
-            time.sleep(1)
-        yield f"spark://127.0.0.1:{port}", procs[1].pid
-    finally:
-        for proc in reversed(procs):
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        for f in logs:
-            f.close()
-
-
 def masters(names: list[str], work: Path, memory: str) -> Iterator[tuple[str, str, int | None]]:
     """(label, master URL, the standalone worker's pid or None) for each requested master, a standalone one
     running while its label is current."""
@@ -261,8 +209,8 @@ def masters(names: list[str], work: Path, memory: str) -> Iterator[tuple[str, st
         else:
             folder = work / "standalone"
             folder.mkdir(parents=True, exist_ok=True)
-            with standalone(folder, memory) as (url, worker_pid):
-                yield f"standalone, one {WORKER_CORES}-core worker ({url})", url, worker_pid
+            with standalone(folder, WORKER_CORES, memory) as cluster:
+                yield f"standalone, one {WORKER_CORES}-core worker ({cluster.url})", cluster.url, cluster.worker_pid
 
 
 def prepare(args, work: Path, console: Console) -> dict[str, list[Path]]:

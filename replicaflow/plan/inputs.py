@@ -154,8 +154,8 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
     series; a counter ``…bytesin_total`` needs two samples with timestamps of the same series, and the rate
     is their difference over time. Each topic's rate is the sum over its series (brokers). A series is its
     labels: one broker's BytesInPerSec exported under two of these names (an exporter that writes the
-    counter and a rate gauge beside it) is one rate, not two summed; the counter's, measured over the
-    samples' span, where there is one, else the latest gauge's. Other samples of the family (``_created``,
+    counter and a rate gauge beside it) is one rate, not two summed: the counter's, measured over the
+    samples' span, where it gives one, else the latest gauge's. Other samples of the family (``_created``,
     a histogram's ``_bucket``/``_count``/``_sum``) are not rates and are skipped; a value that is not a finite
     non-negative number, or a counter that went down, is one sentence.
     """
@@ -176,18 +176,14 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
         elif key not in gauges or ts >= gauges[key][0]:
             gauges[key] = (ts, float(s.value))  # a gauge scraped twice: its latest value
     rates: dict[str, float] = {}
-    for key, (_, value) in gauges.items():
-        if key not in counters:
-            rates[key[1]] = rates.get(key[1], 0.0) + value
-    for (_, topic), (name, points) in counters.items():
-        points.sort()
-        if len(points) < 2 or points[-1][0] <= points[0][0]:
-            raise ReplicaflowError(f"{path}: {name} needs two samples with timestamps to give a rate")
-        (t0, v0), (t1, v1) = points[0], points[-1]
-        if v1 < v0:
-            raise ReplicaflowError(f"{path}: {name} went down from {v0:g} to {v1:g} (a broker restart resets "
-                                   "the counter); give samples from one broker process")
-        rates[topic] = rates.get(topic, 0.0) + (float(v1) - float(v0)) / float(t1 - t0)
+    for key in {**gauges, **counters}:
+        try:
+            rate = _counter_rate(path, *counters[key]) if key in counters else gauges[key][1]
+        except ReplicaflowError:
+            if key not in gauges:
+                raise
+            rate = gauges[key][1]
+        rates[key[1]] = rates.get(key[1], 0.0) + rate
     if not rates:
         raise ReplicaflowError(f"{path}: no {BYTES_IN_METRIC} sample with a topic label of the cluster")
     for topic, rate in rates.items():  # the bound of a --produce-rate: 1e308 twice summed to infinity
@@ -196,6 +192,18 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
         except ValueError as exc:
             raise ReplicaflowError(f"{path}: topic {quote(topic)}: {exc}") from None
     return rates
+
+
+def _counter_rate(path: Path, name: str, points: list[tuple[float, float]]) -> float:
+    """A counter's bytes/s over its first and last samples; ReplicaflowError saying why it gives none."""
+    points.sort()
+    if len(points) < 2 or points[-1][0] <= points[0][0]:
+        raise ReplicaflowError(f"{path}: {name} needs two samples with timestamps to give a rate")
+    (t0, v0), (t1, v1) = points[0], points[-1]
+    if v1 < v0:
+        raise ReplicaflowError(f"{path}: {name} went down from {v0:g} to {v1:g} (a broker restart resets the "
+                               "counter); give samples from one broker process")
+    return (float(v1) - float(v0)) / float(t1 - t0)
 
 
 def _metric_samples(path: Path, text: str) -> list:

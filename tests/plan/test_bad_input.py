@@ -123,6 +123,14 @@ def test_one_brokers_rate_under_two_names_counts_once(tmp_path):
                   'kafka_server_brokertopicmetrics_bytesinpersec{broker="2",topic="orders"} 700000 12000\n',
                   encoding="utf-8")
     assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 2e6 + 7e5})
+    # a counter scraped once, or reset by a restart, gives no rate: that series' gauge does
+    om.write_text('kafka_server_brokertopicmetrics_bytesin_total{broker="1",topic="orders"} 1000000 1000\n'
+                  'kafka_server_brokertopicmetrics_bytesin_rate{broker="1",topic="orders"} 1900000 1000\n'
+                  'kafka_server_brokertopicmetrics_bytesin_total{broker="2",topic="orders"} 900 1000\n'
+                  'kafka_server_brokertopicmetrics_bytesin_total{broker="2",topic="orders"} 100 2000\n'
+                  'kafka_server_brokertopicmetrics_bytesinpersec{broker="2",topic="orders"} 500000 2000\n',
+                  encoding="utf-8")
+    assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 1.9e6 + 5e5})
 
 
 def test_plan_help_explains_every_option():

@@ -317,6 +317,12 @@ BAD = [
     (_set("topics/0/partitions", 0), "topics[0].partitions: expected greater than or equal to 1"),
     (_set("kafka/version", "5.0"), "kafka.version: supported releases are 0.8 to 4.x, found '5.0'"),
     (_set("kafka/num_replica_fetchers", 0), "kafka.num_replica_fetchers: expected greater than or equal to 1"),
+    # brokers × other brokers × num.replica.fetchers fetcher threads: at the default 1 the brokers are the cause
+    (_set("cluster/brokers", [{"id": i} for i in range(1, 1002)]),
+     "cluster.brokers: expected at most 1,000 brokers (each fetches from every other: at most 1,000,000 fetcher"),
+    (lambda d: (_set("kafka/num_replica_fetchers", 2)(d), _set("cluster/brokers", [{"id": i} for i in range(1, 709)])(d)),
+     "kafka.num_replica_fetchers: expected at most 1,000,000 fetcher threads (brokers × other brokers × "
+     "num_replica_fetchers 2), found 1,001,112"),
     (_set("kafka/version", _DELETE), "kafka.version: required field is missing"),
     (_set("start", "yesterday"), "start: expected a UTC timestamp like 2026-01-01T00:00:00Z, found 'yesterday'"),
     (_set("source", "x"), "source: unknown field"),

@@ -3,6 +3,8 @@ bounds on work and on int64 arithmetic. Each rule adds every violation it finds 
 
 from __future__ import annotations
 
+import math
+
 from replicaflow.errors import show
 from replicaflow.model.configs import (
     DEFAULT_BROKER,
@@ -51,8 +53,14 @@ def check_grid_and_bounds(s: Scenario, problems: Problems, max_work: int) -> boo
                                   f"replication_factor), found {replicas:,}")
         fits = False
     if threads > MAX_FETCHER_THREADS:
-        problems.add(("kafka", "num_replica_fetchers"), f"expected at most {MAX_FETCHER_THREADS:,} fetcher threads "
-                     f"(brokers × other brokers × num_replica_fetchers), found {threads:,}")
+        fetchers = s.kafka.num_replica_fetchers
+        if fetchers == 1:  # Kafka's default: the brokers are the cause (a plan's cluster from --topics has no field)
+            most = (1 + math.isqrt(1 + 4 * MAX_FETCHER_THREADS)) // 2  # the largest b with b·(b − 1) within it
+            problems.add(("cluster", "brokers"), f"expected at most {most:,} brokers (each fetches from every "
+                         f"other: at most {MAX_FETCHER_THREADS:,} fetcher threads are simulated), found {n:,}")
+        else:
+            problems.add(("kafka", "num_replica_fetchers"), f"expected at most {MAX_FETCHER_THREADS:,} fetcher "
+                         f"threads (brokers × other brokers × num_replica_fetchers {fetchers}), found {threads:,}")
         fits = False
     if fits and replicas * ticks > max_work:
         problems.add(("duration",), f"the run would take {estimate(replicas, ticks)}, above the bound of "

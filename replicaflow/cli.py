@@ -361,7 +361,7 @@ def plan(
             remove_brokers=_broker_list("--remove-brokers", remove_brokers),
             brokers=_broker_list("--brokers", brokers), racks=racks, disable_rack_aware=disable_rack_aware,
             seed=seed, network=network, master=master,
-            out=_out(out) if out is not None else None, json_out=json_out)
+            out=_out(out) if out is not None else None, json_out=json_out, progress=_progress())
         prep, _choice, text = plan_job(args)
     except ReplicaflowError as exc:
         fail(exc)

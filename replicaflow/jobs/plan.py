@@ -61,6 +61,7 @@ class PlanArgs:
     master: str = "local[2]"
     out: Path | None = None
     json_out: bool = False
+    progress: bool = False   # say on stderr how the candidate simulations go
 
 
 @dataclass
@@ -233,6 +234,7 @@ def batch_files(prep: Prepared, max_per_broker: int | None, folder: Path) -> dic
 
 def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
     """Check, simulate, recommend; returns the inputs, the choice and the text printed (JSON with ``--json``)."""
+    from replicaflow.pipeline.runner import progress_steps
     from replicaflow.pipeline.session import check_master, get_spark
 
     prep = prepare(a)
@@ -243,9 +245,12 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
         commit = Commit(a.out, writes=(PLAN_DIR,))
     if spark is None:
         check_master(a.master)
-        spark = get_spark(a.master, python_tasks_only=True)
-    choice = evaluate(spark, prep.cluster, prep.moves, prep.throttles, a.kip542, a.max_moves_per_broker,
-                      prep.deadline_ms)
+    with progress_steps(a.progress) as step:
+        if spark is None:
+            step("plan: starting Spark")
+            spark = get_spark(a.master, python_tasks_only=True)
+        choice = evaluate(spark, prep.cluster, prep.moves, prep.throttles, a.kip542, a.max_moves_per_broker,
+                          prep.deadline_ms, step)
     batches = batch_files(prep, a.max_moves_per_broker, Path() if a.out is None else a.out / PLAN_DIR)
     named_dirs = any(d != "any" for dirs in prep.log_dirs.values() for d in dirs)
     args = (prep.cluster, prep.moves, choice, list(batches) or prep.plan_path, a.kip542, prep.deadline_ms, named_dirs)

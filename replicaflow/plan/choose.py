@@ -10,9 +10,13 @@ is the smallest throttle meeting ``--deadline`` (on the ladder, narrowed to the 
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import re
 import tempfile
+import threading
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +31,7 @@ from replicaflow.plan.inputs import ClusterModel
 LADDER = (0.2, 0.4, 0.6, 0.8, 1.0)  # shares of the headroom throttle tried without --throttle
 REFINE_ROUNDS = 4                    # with --deadline: rounds that narrow the ladder's bracket
 REFINE_POINTS = 2                    # throttles each round tries inside the bracket (one Spark task each)
+_JOB_GROUPS = itertools.count(1)     # one Spark job group per candidate job, for its progress
 AS_FAST = 1.01                       # a throttle within 1 % of the fastest time keeping headroom is as fast
 
 
@@ -72,22 +77,55 @@ def ship_package(sc) -> None:
     sc._replicaflow_shipped = True
 
 
-def run_specs(spark, specs: list) -> list[CandidateResult]:
-    """Every candidate as its own Spark task (``local[N]`` runs N at a time; a cluster spreads them)."""
+def run_specs(spark, specs: list, step: Callable[[str], None] = lambda text: None) -> list[CandidateResult]:
+    """Every candidate as its own Spark task (``local[N]`` runs N at a time; a cluster spreads them).
+
+    ``step`` hears how many have finished: a candidate can take minutes (a throttle of a few bytes/s
+    simulates up to 30 days), and a command that said nothing meanwhile looked hung."""
     if not specs:
         return []
-    ship_package(spark.sparkContext)
+    sc = spark.sparkContext
+    ship_package(sc)
+    group = f"replicaflow-plan-{next(_JOB_GROUPS)}"
+    sc.setJobGroup(group, f"plan: {len(specs)} candidate simulations")
+    stop = threading.Event()
+    watch = threading.Thread(target=_tell_progress, args=(sc, group, len(specs), step, stop), daemon=True,
+                             name="replicaflow-plan-progress")
+    watch.start()
     try:
-        results = spark.sparkContext.parallelize(specs, len(specs)).map(run_candidate).collect()
+        results = sc.parallelize(specs, len(specs)).map(run_candidate).collect()
     except Exception as exc:
         if not jvm_gone(exc):  # a failing candidate is a string, not an exception: anything else is a bug
             raise
         raise ReplicaflowError(f"plan: Spark failed running {len(specs)} candidates: {java_reason(exc)}") from None
+    finally:
+        stop.set()
+        watch.join()
+        with contextlib.suppress(Exception):  # a JVM that died has no job group left to clear
+            sc.setLocalProperty("spark.jobGroup.id", None)
     refused = next((r for r in results if isinstance(r, str)), None)
     if refused is not None:  # '<plan>: events[1].fail_partition: …': the index is the candidate's, not the file's
         event = re.sub(r"^<plan>: events\[[0-9]+\]\.", "", refused)
         raise ReplicaflowError(f"plan: the simulation cannot run a scenario event: {event}")
     return results
+
+
+def _tell_progress(sc, group: str, total: int, step: Callable[[str], None], stop: threading.Event) -> None:
+    """``step`` at the start and each time another candidate of the job ``group`` finished, from Spark's
+    status tracker (polled each second until ``stop``)."""
+    tracker, told = sc.statusTracker(), -1
+    while True:
+        try:
+            stages = [s for j in tracker.getJobIdsForGroup(group) if (job := tracker.getJobInfo(j)) is not None
+                      for s in job.stageIds]
+            done = sum(info.numCompletedTasks for s in stages if (info := tracker.getStageInfo(s)) is not None)
+        except Exception:  # the JVM stopped answering: run_specs says why
+            return
+        if done != told:
+            told = done
+            step(f"plan: simulating {total} candidate(s) on Spark, {done} done")
+        if stop.wait(1.0):
+            return
 
 
 def unable(label: str, throttle: float, kip542: bool, reason: str) -> CandidateResult:
@@ -97,7 +135,8 @@ def unable(label: str, throttle: float, kip542: bool, reason: str) -> CandidateR
 
 
 def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float], kip542: bool,
-             max_per_broker: int | None, deadline_ms: int | None) -> Choice:
+             max_per_broker: int | None, deadline_ms: int | None,
+             step: Callable[[str], None] = lambda text: None) -> Choice:
     """Simulate every candidate in both quota modes in one Spark job (the chosen mode recommends; the other
     shows KIP-73 against KIP-542 at each throttle), then recommend one."""
     rates, head, who = throttles(cluster, given)
@@ -113,7 +152,7 @@ def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float]
             else:
                 specs.append(candidate(cluster, moves, rate, mode, max_per_broker, label))
         specs.sort(key=lambda s: s.throttle_bps)  # the slowest first: they set the job's length
-        for r in run_specs(spark, specs):
+        for r in run_specs(spark, specs, step):
             results[(r.throttle_bps, r.kip542)] = r
 
     run([(rate, mode) for rate in rates for mode in (kip542, not kip542)])

@@ -7,6 +7,7 @@ import json
 import random
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -334,3 +335,24 @@ def test_a_deadline_without_throttles_is_answered_to_the_megabyte(spark):
     ladder = {22e6, 44e6, 67e6, 89e6, 112e6}
     assert ladder <= {r.throttle_bps for r in choice.results}
     assert [o is None for o in choice.other_modes] == [r.throttle_bps not in ladder for r in choice.results]
+
+
+def test_plan_says_how_its_candidates_go_on_stderr(tmp_path):
+    """`plan` said nothing while its candidates ran: a few seconds usually, but a throttle of a few bytes/s
+    simulates up to 30 days per candidate (minutes), and the command looked hung. Now each phase and each
+    finished candidate is a step on stderr (from Spark's status tracker, ``choose.run_specs``); stdout holds
+    the plan alone, and ``-q`` silences the steps."""
+    from tests.test_logs_only_garbage import cli, progress_lines
+
+    ex = Path(__file__).resolve().parents[2] / "docs" / "examples" / "plan"
+    argv = ["plan", "--reassignment", str(ex / "reassignment.json"), "--topics", str(ex / "describe.txt"),
+            "--log-dirs", str(ex / "logdirs.json"), "--metrics", str(ex / "metrics.prom"), "--throttle", "20MB/s"]
+    run = cli(*argv, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    steps = [s for s in progress_lines(run.stderr) if s.startswith("plan: ")]
+    assert steps[:2] == ["plan: starting Spark", "plan: simulating 2 candidate(s) on Spark, 0 done"], run.stderr
+    assert all(s == f"plan: simulating 2 candidate(s) on Spark, {k} done" for k, s in enumerate(steps[1:])), steps
+    assert "plan: " not in run.stdout and "20MB/s" in run.stdout
+    quiet = cli("-q", *argv, cwd=tmp_path)
+    assert quiet.returncode == 0 and "plan: " not in quiet.stderr, quiet.stderr
+    assert quiet.stdout == run.stdout

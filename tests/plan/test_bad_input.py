@@ -360,26 +360,10 @@ def test_a_broker_receiving_more_than_its_nic_carries_in_30_days_is_refused(tmp_
             "days") in result.output
 
 
-class _LocalContext:
-    """``parallelize(...).map(f).collect()`` in this process: the driver's side of run_specs without a JVM."""
-
-    _replicaflow_shipped = True
-
-    def parallelize(self, items, _slices):
-        self.items = list(items)
-        return self
-
-    def map(self, f):
-        self.f = f
-        return self
-
-    def collect(self):
-        return [self.f(x) for x in self.items]
-
-
-def test_a_scenario_event_the_engine_refuses_mid_run_is_one_sentence(tmp_path):
+def test_a_scenario_event_the_engine_refuses_mid_run_is_one_sentence(spark, tmp_path):
     """A --cluster scenario's fail_partition whose broker holds no follower of the partition is refused by the
-    engine at its instant, inside a Spark task: that came back as a PythonException traceback, exit 1."""
+    engine at its instant, inside a Spark task: that came back as a PythonException traceback, exit 1. The
+    task runs on the test session's Spark, as a plan's candidates do."""
     from replicaflow.jobs.plan import PlanArgs, prepare
     from replicaflow.plan.build import candidate
     from replicaflow.plan.choose import run_specs
@@ -390,7 +374,6 @@ def test_a_scenario_event_the_engine_refuses_mid_run_is_one_sentence(tmp_path):
         "events:\n  - {at: 0s, fail_partition: {topic: a, partition: 0, broker: 4, error: unexpected}}\n")
     (tmp_path / "p.json").write_text(_moves(("a", 0, [2])))
     prep = prepare(PlanArgs(cluster=tmp_path / "c.yaml", reassignment=tmp_path / "p.json"))
-    spark = type("Spark", (), {"sparkContext": _LocalContext()})()
     with pytest.raises(ReplicaflowError) as info:
         run_specs(spark, [candidate(prep.cluster, prep.moves, 50e6, False, None, "x")])
     assert str(info.value) == ("plan: the simulation cannot run a scenario event: fail_partition: broker 4 is not a "

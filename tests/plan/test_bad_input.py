@@ -115,21 +115,18 @@ def test_one_brokers_rate_under_two_names_counts_once(tmp_path):
     from replicaflow.plan.inputs import metrics_rates
 
     om = tmp_path / "m.prom"
-    om.write_text('kafka_server_brokertopicmetrics_bytesin_total{broker="1",topic="orders"} 1000000 1000\n'
-                  'kafka_server_brokertopicmetrics_bytesin_total{broker="1",topic="orders"} 21000000 11000\n'
-                  'kafka_server_brokertopicmetrics_bytesin_rate{broker="1",topic="orders"} 1900000 11000\n'
-                  'kafka_server_brokertopicmetrics_bytesinpersec{broker="1",topic="orders"} 1800000 11000\n'
-                  'kafka_server_brokertopicmetrics_bytesin_rate{broker="2",topic="orders"} 500000 11000\n'
-                  'kafka_server_brokertopicmetrics_bytesinpersec{broker="2",topic="orders"} 700000 12000\n',
+
+    def samples(*rows: tuple[str, int, float, int]) -> str:  # (name suffix, broker, value, timestamp in ms)
+        return "".join(f'kafka_server_brokertopicmetrics_bytesin{suffix}{{broker="{b}",topic="orders"}} {v:g} {ts}\n'
+                       for suffix, b, v, ts in rows)
+
+    om.write_text(samples(("_total", 1, 1e6, 1000), ("_total", 1, 21e6, 11000), ("_rate", 1, 1.9e6, 11000),
+                          ("persec", 1, 1.8e6, 11000), ("_rate", 2, 5e5, 11000), ("persec", 2, 7e5, 12000)),
                   encoding="utf-8")
     assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 2e6 + 7e5})
     # a counter scraped once, or reset by a restart, gives no rate: that series' gauge does
-    om.write_text('kafka_server_brokertopicmetrics_bytesin_total{broker="1",topic="orders"} 1000000 1000\n'
-                  'kafka_server_brokertopicmetrics_bytesin_rate{broker="1",topic="orders"} 1900000 1000\n'
-                  'kafka_server_brokertopicmetrics_bytesin_total{broker="2",topic="orders"} 900 1000\n'
-                  'kafka_server_brokertopicmetrics_bytesin_total{broker="2",topic="orders"} 100 2000\n'
-                  'kafka_server_brokertopicmetrics_bytesinpersec{broker="2",topic="orders"} 500000 2000\n',
-                  encoding="utf-8")
+    om.write_text(samples(("_total", 1, 1e6, 1000), ("_rate", 1, 1.9e6, 1000), ("_total", 2, 900, 1000),
+                          ("_total", 2, 100, 2000), ("persec", 2, 5e5, 2000)), encoding="utf-8")
     assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 1.9e6 + 5e5})
 
 

@@ -84,7 +84,22 @@ def check_out_dir(out: Path | str) -> Path:
         raise ReplicaflowError(f"{parent}: is a file, so --out {out} cannot be created as a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ReplicaflowError(f"{parent}: cannot write here (permission denied)")
+    _refuse_inside_an_output(out)
     return out
+
+
+def _refuse_inside_an_output(out: Path) -> None:
+    """``--out`` must not lie inside another output folder's outputs (``OUT/telemetry/x``) or its ``.replicaflow/``:
+    through the link, it would write into that folder's current generation, files its manifest does not list,
+    which the next command there refuses to replace."""
+    path = out.absolute()
+    for folder in path.parents:
+        if not (folder / HOME).is_dir():
+            continue
+        first = path.relative_to(folder).parts[0]
+        if first == HOME or (folder / first).is_symlink() and _ours(folder, first):
+            raise ReplicaflowError(f"--out {out}: inside {folder / first}, an output replicaflow wrote into {folder}; "
+                                   "choose a folder outside it")
 
 
 def _ours(out: Path, name: str) -> bool:

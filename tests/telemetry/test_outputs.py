@@ -257,6 +257,25 @@ def test_out_must_be_a_writable_folder(scenarios, tmp_path):
         check_out_dir(tmp_path / "file")
 
 
+def test_out_inside_another_output_is_refused(scenarios, tmp_path):
+    """``simulate --out o/telemetry`` wrote a whole output through the link into o's current generation
+    (``o/.replicaflow/gen-…/telemetry/telemetry``, a second ``.replicaflow/`` beside the tables): files o's
+    manifest does not list. An --out inside another output, or inside ``.replicaflow/``, is one sentence and
+    nothing is written; a sibling folder, or o itself, is fine."""
+    out = tmp_path / "o"
+    assert _cli("simulate", scenarios["old"], "--out", out).returncode == 0
+    before = digest(out, ["telemetry", "truth"])
+    for nested in (out / "telemetry", out / "truth" / "x", out / HOME / "current" / "telemetry", out / HOME):
+        done = _cli("simulate", scenarios["old"], "--out", nested, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert f"--out {nested}: inside {out / nested.relative_to(out).parts[0]}, an output replicaflow wrote " \
+               f"into {out}; choose a folder outside it" in done.stderr, done.stderr
+    assert digest(out, ["telemetry", "truth"]) == before
+    assert not (out / "telemetry" / HOME).exists() and not (out / "truth" / "x").exists()
+    assert _cli("simulate", scenarios["old"], "--out", tmp_path / "o2").returncode == 0
+    assert _cli("simulate", scenarios["old"], "--out", out).returncode == 0
+
+
 def test_commit_abort_changes_nothing(tmp_path):
     out = tmp_path / "out"
     with Commit(out, writes=["telemetry"]).staged() as stage:

@@ -73,7 +73,10 @@ def parse_bytes(text) -> int:
     m = _BYTES_RE.match(str(text))
     if not m:
         raise ValueError(f"expected a size like '1MiB' or '500MB', found {quote(text)}")
-    return int(round(_bounded(float(m.group(1)) * BYTES[m.group(2) or "B"], text, "a size")))
+    total = _bounded(float(m.group(1)) * BYTES[m.group(2) or "B"], text, "a size")
+    if abs(total - round(total)) > max(1e-6, total * 1e-15):  # sizes are whole bytes: '1.5B' was read as 2
+        raise ValueError(f"expected a size of whole bytes, found {quote(text)} ({total:g} bytes)")
+    return int(round(total))
 
 
 def parse_rate_bps(text) -> float:

@@ -55,6 +55,15 @@ def test_parse_bytes_rejects(text):
         parse_bytes(text)
 
 
+@pytest.mark.parametrize(("text", "bytes_"), [("1.5B", "1.5"), ("0.4", "0.4"), ("1.3KiB", "1331.2"),
+                                              ("0.0001KB", "0.1")])
+def test_a_size_of_part_of_a_byte_is_refused(text, bytes_):
+    """Sizes are whole bytes, as durations are whole milliseconds: `1.5B` was read as 2 bytes, a third more."""
+    with pytest.raises(ValueError, match=rf"expected a size of whole bytes, found '{text}' \({bytes_} bytes\)"):
+        parse_bytes(text)
+    assert parse_bytes("1.25KiB") == 1280 and parse_bytes("0.1KB") == 100 and parse_bytes("2.000001GB") == 2_000_001_000
+
+
 @pytest.mark.parametrize(("text", "bps"), [
     ("5MB/s", 5e6), ("100KiB/s", 102_400.0), ("1GB/s", 1e9), ("500B/s", 500.0), ("1.5MB/s", 1.5e6),
     ("2MiB / s", 2 * 1_048_576.0), (1000, 1000.0), (12.5, 12.5), ("0B/s", 0.0), ("1000/s", 1000.0),

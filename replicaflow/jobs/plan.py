@@ -234,7 +234,7 @@ def batch_files(prep: Prepared, max_per_broker: int | None, folder: Path) -> dic
 
 def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
     """Check, simulate, recommend; returns the inputs, the choice and the text printed (JSON with ``--json``)."""
-    from replicaflow.pipeline.runner import progress_steps
+    from replicaflow.pipeline.runner import progress_steps, session_for
     from replicaflow.pipeline.session import check_master, get_spark
 
     prep = prepare(a)
@@ -246,9 +246,7 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
     if spark is None:
         check_master(a.master)
     with progress_steps(a.progress) as step:
-        if spark is None:
-            step("plan: starting Spark")
-            spark = get_spark(a.master, python_tasks_only=True)
+        spark = session_for(spark, step, lambda: get_spark(a.master, python_tasks_only=True), "plan")
         choice = evaluate(spark, prep.cluster, prep.moves, prep.throttles, a.kip542, a.max_moves_per_broker,
                           prep.deadline_ms, step)
     batches = batch_files(prep, a.max_moves_per_broker, Path() if a.out is None else a.out / PLAN_DIR)

@@ -58,11 +58,12 @@ def progress_steps(progress: bool) -> Iterator[Callable[[str], None]]:
 
 
 def session_for(spark: SparkSession | None, step: Callable[[str], None],
-                start: Callable[[], SparkSession]) -> SparkSession:
-    """``spark``, or a session ``start()``-ed with the step that says so (a JVM takes seconds to start)."""
+                start: Callable[[], SparkSession], command: str = "analyze") -> SparkSession:
+    """``spark``, or a session ``start()``-ed with the step that says so (a JVM takes seconds to start),
+    in ``command``'s words."""
     if spark is not None:
         return spark
-    step("analyze: starting Spark")
+    step(f"{command}: starting Spark")
     return start()
 
 

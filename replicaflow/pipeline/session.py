@@ -241,9 +241,9 @@ class StaticMethodsKept(JavaClass):
 
     py4j asks the JVM what ``functions.col`` is at every ``F.col`` (``JavaClass.__getattr__``), one round trip
     before the call itself: about 4,500 of them in `analyze --logs` of a few small files, 3 s of py4j call
-    time over its threads (docs/pipeline-measurements.md). A static method of a loaded class stays what it is, and py4j's ``JavaMember`` holds
-    only its name and the gateway, so one serves every later call from any thread. Fields are not kept:
-    their values may change.
+    time over its threads (docs/pipeline-measurements.md). A static method of a loaded class stays what it
+    is, and py4j's ``JavaMember`` holds only its name and the gateway, so one serves every later call from
+    any thread. Fields are not kept: their values may change.
     """
 
     def __getattr__(self, name: str):

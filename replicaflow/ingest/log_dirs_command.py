@@ -19,6 +19,7 @@ from typing import Any
 
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model.topic import topic_name_problem
+from replicaflow.model.units import INT32_MAX, parse_id
 from replicaflow.telemetry.textfile import loads_json, read_text
 
 WHAT = "kafka-log-dirs --describe output"
@@ -104,9 +105,11 @@ def split_topic_partition(value: Any, at: str) -> tuple[str, int]:
         topic, dash, number = value[1:-1].rpartition(",")
     else:
         topic, dash, number = value.rpartition("-") if isinstance(value, str) else ("", "", "")
-    if not dash or not number.isascii() or not number.isdigit() or len(number) > 10 or topic_name_problem(topic):
-        raise ReplicaflowError(f"{at}: expected a topic-partition such as 'orders-3', found {show(value)}")
-    return topic, int(number)
+    partition = parse_id(number) if number == number.strip() else None
+    if not dash or partition is None or topic_name_problem(topic):
+        raise ReplicaflowError(f"{at}: expected a topic-partition such as 'orders-3' (partition 0 to {INT32_MAX:,}, "
+                               f"Kafka's int32), found {show(value)}")
+    return topic, partition
 
 
 def _get(obj: Any, key: str, at: str, path: str) -> Any:

@@ -186,7 +186,11 @@ def test_list_rows_and_none_found():
 
 @pytest.mark.parametrize(("text", "sentence"), [
     ("Status of partition reassignment:\nReassignment of partition orders is completed.\n",
-     "v.txt:2: expected a topic-partition such as 'orders-3', found 'orders'"),
+     "v.txt:2: expected a topic-partition such as 'orders-3' (partition 0 to 2,147,483,647, Kafka's int32), "
+     "found 'orders'"),
+    ("Status of partition reassignment:\nReassignment of partition orders-2147483648 is completed.\n",
+     "v.txt:2: expected a topic-partition such as 'orders-3' (partition 0 to 2,147,483,647, Kafka's int32), "
+     "found 'orders-2147483648'"),
     ("Status of partition reassignment:\nsomething else\n", "v.txt:2: expected a line of kafka-reassign-partitions"),
     ("Status of partition reassignment:\n", "v.txt: no partition status"),
     ("x" * 2_000_000, "v.txt:1: a line of 2,000,000 characters"),
@@ -203,3 +207,10 @@ def test_missing_and_binary_files_are_one_sentence(tmp_path):
     (tmp_path / "bin").write_bytes(b"\x00\x01\xff\xfe\x80" * 10)
     with pytest.raises(ReplicaflowError, match=r"bin:1: the kafka-log-dirs --describe output is not UTF-8"):
         read_log_dirs(tmp_path / "bin")
+
+
+def test_the_largest_partition_id_kafka_can_write_is_read():
+    """TopicPartition's partition is a Java int: 2^31 − 1 is the last one (one beyond was read as a partition)."""
+    status = parse_reassign_output("Status of partition reassignment:\n"
+                                   "Reassignment of partition orders-2147483647 is completed.\n", "v.txt")
+    assert status.states == {("orders", 2_147_483_647): COMPLETED}

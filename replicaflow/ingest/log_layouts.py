@@ -54,7 +54,8 @@ THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z
 # default layout's ` (logger)`: there the message itself starts with a name and a colon.
 LOGGER_COLON = (r"^(?:\d{1,10} --- (?:\[[^\[\]]{0,512}\] )?\[[^\[\]]{0,512}\] ([A-Za-z_$][\w.$]{0,511}) *:|"
                 r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511}):) (.*)$")
-DEFAULT_SUFFIX = r"\s\([A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}\)$"
+# ` (%c)`, or ` (%c:%L)` with the logging call's line (the layout of Kafka's own tests, and of some deployments)
+DEFAULT_SUFFIX = r"\s\([A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}(?::\d{1,9})?\)$"
 # a line that starts with a date (`yyyy-MM-dd`, LinkedIn's `yyyy/MM/dd`) but is no record is a broken or unknown
 # layout, never a stack-trace line or a message tail, even where it ends in ` (logger)`
 TS_START = r"^\[?\d{4}[-/]\d{2}[-/]\d{2}"
@@ -65,7 +66,7 @@ RECORD_START = r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"
 EMBEDDED_RECORD = (r"^\S.{0,255}?(?:\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[,.]\d{1,9}\]|\d{4}-\d{2}-\d{2}[ T]"
                    r"\d{2}:\d{2}:\d{2}[,.]\d{1,9}) +\[?(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b")
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
-LOGGER = r"^[A-Za-z_$][\w.$]{0,511}\)$"
+LOGGER = r"^[A-Za-z_$][\w.$]{0,511}(?::\d{1,9})?\)$"
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
 # frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the
 # class overrides toString: ZooKeeper's `EndOfStreamException: Unable to read additional data ...`); a continuation
@@ -78,7 +79,7 @@ STACK_LINE = (r"^\s*(?:at [\w$.<>/@-]{1,1024}\([^()]{0,1024}\)(?: ~?\[[^\[\]]{0,
 # `\t<name> = <value>` per setting, then the layout's ` (kafka.server.KafkaConfig)`), on the text an envelope left
 # before leading whitespace is dropped: the tab is what tells it from a message.
 CONFIG_LINE = r"^\t[A-Za-z][\w.-]{0,255} =(?: .{0,1048576})?$"
-CONTINUATION = (rf"{STACK_LINE}|^.{{0,4096}}(?:^|\s)\([A-Za-z_$][\w$]{{0,255}}\.[\w$.]{{0,1024}}\)"
+CONTINUATION = (rf"{STACK_LINE}|^.{{0,4096}}(?:^|\s)\([A-Za-z_$][\w$]{{0,255}}\.[\w$.]{{0,1024}}(?::\d{{1,9}})?\)"
                 r"(?: \[[^\[\]]{0,512}\])?$")
 
 
@@ -290,7 +291,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
               .otherwise(rest))
         .alias("msg"),
         F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.coalesce(F.col("_pre_logger"), F.when(
-            has_logger, head_bytes(tail, F.octet_length(tail) - 1)))).alias("logger"),
+            has_logger, F.substring_index(head_bytes(tail, F.octet_length(tail) - 1), ":", 1)))).alias("logger"),
         (F.col("json_layout") | layout).alias("has_layout"),
     )
     keep = [c for c in out.columns if not c.startswith("_") or c in temp]

@@ -215,6 +215,18 @@ RULES: list[Rule] = [
     Rule("broker_unfenced", r"^The request from broker (\d+) to unfence has been granted because it has caught up "
          r"with the (?:offset of it'?s register broker record|last committed metadata offset) \d+\.?$",
          {"target_broker": 1}),
+    # --- controller elections: the winner's line (controller.log) -----------------------------------
+    # ZooKeeper: `N successfully elected as leader` (ZookeeperLeaderElector, 0.8-0.10, no logIdent), `... as the
+    # controller` (KafkaController.elect 0.11-2.1), with `. Epoch incremented to E and epoch zk version is now Z`
+    # (2.2-3.9); the elected id is the writer
+    Rule("controller_elected", r"^(\d+) successfully elected as (?:leader|the controller(?:\. Epoch incremented to "
+         r"(\d+) and epoch zk version is now -?\d+)?)$", {"broker": 1, "leader_epoch": 2}),
+    # KRaft (QuorumController's leader change): `Becoming active at controller epoch E.` (2.8), `Becoming the active
+    # controller at epoch E, committed offset O and committed epoch C.` (3.0-3.2), `..., committed offset O,
+    # committed epoch C` (3.3-3.6), `..., next write offset O.` (3.7+)
+    Rule("controller_elected", r"^Becoming active at controller epoch (\d+)\.$", {"leader_epoch": 1}),
+    Rule("controller_elected", r"^Becoming the active controller at epoch (\d+), (?:committed offset -?\d+(?: and|,) "
+         r"committed epoch -?\d+|next write offset -?\d+)\.?$", {"leader_epoch": 1}),
     # --- fetchers: ReplicaFetcherManager, AbstractFetcherThread (server.log) ------------------------
     Rule("fetcher_added", r"^Added fetcher (?:to broker (?:BrokerEndPoint\(id=)?(\d+).*? )?for partitions (.+)$",
          {"leader": 1}, explode="fetcher", ident=_REPLICA_FETCHERS),

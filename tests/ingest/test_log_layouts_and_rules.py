@@ -25,6 +25,9 @@ CASES = [  # (line, expected fields of its one event)
      {"kind": "isr_updated", "isr": [1], "state": "under-min-isr"}),
     ("   " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
      {"kind": "isr_shrink", "isr": [1]}),
+    # `(%c:%L)`: the logger and the line of the logging call (the log4j layout of Kafka's own tests)
+    (T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition:1017)",
+     {"kind": "isr_shrink", "isr": [1], "topic": "t"}),
     # `docker logs -t` / `kubectl logs --timestamps` (the runtime's UTC time first), alone and inside compose's prefix
     ("2024-01-02T02:04:05.678123456Z " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 "
      "(kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
@@ -204,9 +207,29 @@ CASES = [  # (line, expected fields of its one event)
       "state": "leader unavailable"}),
     (T + "INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)", {"kind": "broker_shutting_down"}),
     (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
+    # controller elections, written by the winner: ZookeeperLeaderElector (0.8-0.10, no logIdent: the id is the
+    # line's own), KafkaController.elect (0.11-2.1; 2.2-3.9 with the new epoch), QuorumController (KRaft 2.8, 3.0-3.2,
+    # 3.3-3.6, 3.7+)
+    (T + "INFO 4 successfully elected as leader (kafka.server.ZookeeperLeaderElector)",
+     {"kind": "controller_elected", "broker": 4, "leader_epoch": None, "topic": None}),
+    (T + "INFO [Controller 3]: 3 successfully elected as the controller (kafka.controller.KafkaController)",
+     {"kind": "controller_elected", "broker": 3, "leader_epoch": None}),
+    (T + "INFO [Controller id=2] 2 successfully elected as the controller. Epoch incremented to 17 and epoch zk version "
+     "is now 16 (kafka.controller.KafkaController)", {"kind": "controller_elected", "broker": 2, "leader_epoch": 17}),
+    (T + "INFO [Controller 9] Becoming active at controller epoch 4. (org.apache.kafka.controller.QuorumController)",
+     {"kind": "controller_elected", "broker": 9, "leader_epoch": 4}),
+    (T + "INFO [Controller 9] Becoming the active controller at epoch 2, committed offset 10 and committed epoch 1. "
+     "(org.apache.kafka.controller.QuorumController)", {"kind": "controller_elected", "broker": 9, "leader_epoch": 2}),
+    (T + "INFO [Controller 8] Becoming the active controller at epoch 7, committed offset -1, committed epoch -1 "
+     "(org.apache.kafka.controller.QuorumController)", {"kind": "controller_elected", "broker": 8, "leader_epoch": 7}),
+    (T + "INFO [QuorumController id=7] Becoming the active controller at epoch 5, next write offset 1234. "
+     "(org.apache.kafka.controller.QuorumController)", {"kind": "controller_elected", "broker": 7, "leader_epoch": 5}),
 ]
 
 QUIET = [
+    # a standby controller's view of an election, and the epoch line of 1.1-2.1 apart from its election line
+    T + "INFO [QuorumController id=8] In the new epoch 5, the leader is 7. (org.apache.kafka.controller.QuorumController)",
+    T + "INFO [Controller id=2] Epoch incremented to 17 (kafka.controller.KafkaController)",
     T + "INFO [ReplicaFetcherManager on broker 1] shutting down (kafka.server.ReplicaFetcherManager)",
     T + "INFO [Kafka Request Handler on Broker 1], shutting down (kafka.server.KafkaRequestHandlerPool)",
     T + "INFO Stat of the created znode at /brokers/ids/1 is: 1478,1478,1718600148028,1718600148028,1,0,0,1,194,0,1478",

@@ -32,7 +32,7 @@ _LABELS = {"reassign": "reassign", "verify": "verify", "config": "config", "canc
            "produce_burst": "burst", "stall_follower": "stall"}
 # Broker log lines worth a marker (the rest are per-partition and would bury the axis).
 LOG_MARKERS = {"broker_shutdown": "shutdown", "broker_started": "start", "thread_died": "thread died",
-               "partition_failed": "failed"}
+               "partition_failed": "failed", "controller_elected": "controller"}
 FAULT_KINDS = ("broker_down", "broker_up", "slow_network", "fail_partition", "produce_burst", "stall_follower")
 MAX_MARKERS = 24
 

@@ -42,8 +42,11 @@ SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}
           rf"(?:\.\d+)?{_OFFSET}) [\w.:-]{{1,255}} [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
 
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
-# groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4), level (5; also `[%-5p]`), the rest (6)
-LAYOUT = rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?) +\[?([A-Za-z]{{1,10}}) *\]? +(.*)$"
+# groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4), level (5; also `[%-5p]`), the rest (6). ZooKeeper's
+# own `%d{ISO8601} [myid:%X{myid}] - %-5p [%t:%C{1}@%L] - %m` is read too: a ZooKeeper server's lines sit between the
+# broker's in `docker compose logs` of a ZooKeeper-era cluster, and are records, not broken lines
+LAYOUT = (rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?)(?: \[myid:\d{{0,10}}\] -)? +\[?([A-Za-z]{{1,10}}) *\]? "
+          r"+(.*)$")
 # Patterns that put the thread and the logger before the message: `[%t] %c{1}:%L - %m` (Strimzi's log4j2
 # layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name). groups: logger (1, 2 or 3), message (4)
 THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z_$][\w.$]{0,511}):\d{1,9}|"
@@ -77,8 +80,9 @@ STACK_LINE = (r"^\s*(?:at [\w$.<>/@-]{1,1024}\([^()]{0,1024}\)(?: ~?\[[^\[\]]{0,
               r"[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error|Throwable)(?::|$))")
 # A line of the config dump Kafka writes at start-up (AbstractConfig.logAll: `KafkaConfig values: ` then a line
 # `\t<name> = <value>` per setting, then the layout's ` (kafka.server.KafkaConfig)`), on the text an envelope left
-# before leading whitespace is dropped: the tab is what tells it from a message.
-CONFIG_LINE = r"^\t[A-Za-z][\w.-]{0,255} =(?: .{0,1048576})?$"
+# before leading whitespace is dropped: the indent is what tells it from a message. A tab as Kafka writes it, or
+# two or more spaces where a bug report or a blog pasted the log and its tabs became spaces.
+CONFIG_LINE = r"^(?:\t| {2,64})[A-Za-z][\w.-]{0,255} =(?: .{0,1048576})?$"
 CONTINUATION = (rf"{STACK_LINE}|^.{{0,4096}}(?:^|\s)\([A-Za-z_$][\w$]{{0,255}}\.[\w$.]{{0,1024}}(?::\d{{1,9}})?\)"
                 r"(?: \[[^\[\]]{0,512}\])?$")
 
@@ -151,7 +155,7 @@ def groups(text: Column, pattern: str, fields: int | Sequence[str]) -> Column:
 
 def _config_line(text: Column) -> Column:
     """Whether ``text`` (as an envelope left it, leading whitespace kept) is a line of Kafka's config dump."""
-    return F.coalesce(text.startswith("\t") & text.rlike(CONFIG_LINE), F.lit(False))
+    return F.coalesce((text.startswith("\t") | text.startswith("  ")) & text.rlike(CONFIG_LINE), F.lit(False))
 
 
 # The prefixes taken off in turn before a bracketed or ISO timestamp or a JSON record, or before a line that

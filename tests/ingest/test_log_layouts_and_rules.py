@@ -227,6 +227,10 @@ CASES = [  # (line, expected fields of its one event)
 ]
 
 QUIET = [
+    # a ZooKeeper server's own layout, between the broker's lines in `docker compose logs`: records, no event
+    "zookeeper_1       | 2019-07-22 07:02:05,210 [myid:] - INFO  [main:Environment@100] - Server environment:user.name=root",
+    "2020-01-29 00:06:11,256 [myid:1] - WARN  [NIOWorkerThread-1:NIOServerCnxn@370] - Exception causing close of "
+    "session 0x0: ZooKeeperServer not running",
     # a standby controller's view of an election, and the epoch line of 1.1-2.1 apart from its election line
     T + "INFO [QuorumController id=8] In the new epoch 5, the leader is 7. (org.apache.kafka.controller.QuorumController)",
     T + "INFO [Controller id=2] Epoch incremented to 17 (kafka.controller.KafkaController)",
@@ -297,16 +301,21 @@ def test_other_threads_shutdown_and_message_tails_give_no_event(read):
     assert [e for e in events if e["source"].endswith("quiet.log")] == []
 
 
-def test_a_config_line_needs_its_tab_and_a_record_before_it(spark, tmp_path):
-    """AbstractConfig.logAll indents each setting with a tab; without the tab, or with no record before it in the
-    file, a `name = value` line is no part of a record and stays a reject."""
+def test_a_config_line_needs_its_indent_and_a_record_before_it(spark, tmp_path):
+    """AbstractConfig.logAll indents each setting with a tab, which a log pasted into a bug report or a blog often
+    carries as spaces (a 0.10.0.1 start-up pasted with eight: lines 5-6, each rejected as 'no timestamp' before);
+    without an indent, or with no record before it in the file, a `name = value` line is no part of a record and
+    stays a reject."""
     (tmp_path / "broker-1").mkdir()
     (tmp_path / "broker-1" / "server.log").write_text(
         "\tlog.dirs = /var/lib/kafka/data\n" + T + "INFO KafkaConfig values: \nlog.dirs = /var/lib/kafka/data\n"
-        "\tlog.dirs /var/lib/kafka/data\n", encoding="utf-8")
+        "\tlog.dirs /var/lib/kafka/data\n        advertised.host.name = null\n        authorizer.class.name =\n"
+        " log.dirs = /var/lib/kafka/data\n (kafka.server.KafkaConfig)\n", encoding="utf-8")
     out = read_logs(spark, str(tmp_path), cluster="r")
     assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == \
-        [(1, "continuation line"), (3, "no timestamp"), (4, "no timestamp")]
+        [(1, "continuation line"), (3, "no timestamp"), (4, "no timestamp"), (7, "no timestamp")]
+    counts = {r["category"]: r["lines"] for r in out["line_counts"].collect()}
+    assert counts["attached"] == 3, counts
 
 
 def test_a_record_behind_an_unknown_prefix_is_rejected_not_attached(spark, tmp_path):

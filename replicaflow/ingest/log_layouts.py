@@ -44,9 +44,10 @@ SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
 # groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4), level (5; also `[%-5p]`), the rest (6). ZooKeeper's
 # own `%d{ISO8601} [myid:%X{myid}] - %-5p [%t:%C{1}@%L] - %m` is read too: a ZooKeeper server's lines sit between the
-# broker's in `docker compose logs` of a ZooKeeper-era cluster, and are records, not broken lines
-LAYOUT = (rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?)(?: \[myid:\d{{0,10}}\] -)? +\[?([A-Za-z]{{1,10}}) *\]? "
-          r"+(.*)$")
+# broker's in `docker compose logs` of a ZooKeeper-era cluster, and are records, not broken lines. So is a thread
+# before the level (`%d [%t] %-5p %c - %m`, logback's habit), when a level word follows it.
+LAYOUT = (rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
+          r"(?= +(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b))? +\[?([A-Za-z]{1,10}) *\]? +(.*)$")
 # Patterns that put the thread and the logger before the message: `[%t] %c{1}:%L - %m` (Strimzi's log4j2
 # layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name). groups: logger (1, 2 or 3), message (4)
 THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z_$][\w.$]{0,511}):\d{1,9}|"
@@ -226,6 +227,11 @@ def _stage(df: DataFrame, **cols: Column) -> DataFrame:
 
 
 _TS_PATHS = ("$.timestamp", "$['@timestamp']", "$.time", "$.timeMillis", "$.instant.epochSecond")
+# The logger (and its line) then ` - ` before the message, no thread first: log4j's tutorial pattern `%d %-5p %c{1}:%L
+# - %m` and `%c - %m`. A dotted name, or a short one with its line number; never where the line ends in the default
+# layout's ` (logger)`. groups: logger (1 or 2), message (3)
+LOGGER_DASH = (r"^(?:([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})(?::\d{1,9})?|([A-Za-z_$][\w$]{0,255}):\d{1,9}) - "
+               r"(.*)$")
 _LOGGER_PATHS = ("$.logger", "$.loggerName", "$.logger_name", "$['log.logger']")
 
 
@@ -263,8 +269,9 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                 .otherwise(rest),
                 _pre=F.when(F.col("_layout") & rest.startswith("[") & rest.contains(" - "),
                             groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"]))
-                .when(F.col("_layout") & rest.contains(": ") & ~(rest.endswith(")") & rest.rlike(DEFAULT_SUFFIX)),
-                      groups(rest, LOGGER_COLON, ["$1$2", "$3"])))
+                .when(F.col("_layout") & ~(rest.endswith(")") & rest.rlike(DEFAULT_SUFFIX)), F.coalesce(
+                    F.when(rest.contains(": "), groups(rest, LOGGER_COLON, ["$1$2", "$3"])),
+                    F.when(rest.contains(" - "), groups(rest, LOGGER_DASH, ["$1$2", "$3"])))))
     pre = F.col("_pre")
     df = _stage(df, _pre_logger=pre[0], _rest2=F.coalesce(pre[1], F.col("_rest")))
     rest = F.col("_rest2")

@@ -25,6 +25,18 @@ CASES = [  # (line, expected fields of its one event)
      {"kind": "isr_updated", "isr": [1], "state": "under-min-isr"}),
     ("   " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
      {"kind": "isr_shrink", "isr": [1]}),
+    # the logger, then ` - `, before the message: log4j's tutorial `%d %-5p %c{1}:%L - %m` (these lines were read as
+    # messages starting `Partition:123 - `, no event), `%d %-5p %c:%L - %m`, and `%d [%t] %-5p %c - %m`
+    ("2024-01-02 03:04:05 INFO  Partition:123 - [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1",
+     {"kind": "isr_shrink", "isr": [1], "topic": "t", "ts_ms": 1704164645000}),
+    ("2024-01-02 03:04:05 WARN  ReplicaFetcherThread:66 - [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] "
+     "Error for partition t-2 to broker 2:org.apache.kafka.common.errors.NotLeaderForPartitionException: no",
+     {"kind": "fetch_error", "leader": 2, "partition": 2,
+      "error": "org.apache.kafka.common.errors.NotLeaderForPartitionException"}),
+    ("2024-01-02 03:04:05,678 INFO  kafka.cluster.Partition:123 - [Partition t-0 broker=1] Expanding ISR from 1 to 1,2",
+     {"kind": "isr_expand", "isr": [1, 2]}),
+    ("2024-01-02 03:04:05.678 [data-plane-kafka-request-handler-1] INFO  kafka.cluster.Partition - [Partition t-0 "
+     "broker=1] Shrinking ISR from 1,2 to 1", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
     # `(%c:%L)`: the logger and the line of the logging call (the log4j layout of Kafka's own tests)
     (T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition:1017)",
      {"kind": "isr_shrink", "isr": [1], "topic": "t"}),

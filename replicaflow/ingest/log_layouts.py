@@ -175,7 +175,7 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool], ...] = (
 def _unwrap(df: DataFrame) -> DataFrame:
     """inner (the line with terminal colours, grep's file name, CRI, docker json-file, docker compose and
     syslog/journald envelopes removed, leading whitespace dropped), cri_flag and config_line (``CONFIG_LINE``, told before the
-    tab is dropped). Each envelope's pattern is tried only on lines holding a character it requires at a fixed
+    indent is dropped). Each envelope's pattern is tried only on lines holding a character it requires at a fixed
     place (most lines have no envelope). An envelope is taken off before a record, and before the lines that
     continue one (a stack trace, a config dump, a message's last line) printed through the same envelope."""
     line = F.col("_line")

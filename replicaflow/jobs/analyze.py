@@ -22,8 +22,8 @@ from replicaflow.ingest import sources
 from replicaflow.ingest.logs import read_logs, resolve_paths, text_bytes
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
+from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.runner import analyze as run_analysis
-from replicaflow.pipeline.runner import progress_steps, session_for
 from replicaflow.pipeline.session import check_master, get_spark, java_reason
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked

@@ -234,7 +234,7 @@ def batch_files(prep: Prepared, max_per_broker: int | None, folder: Path) -> dic
 
 def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
     """Check, simulate, recommend; returns the inputs, the choice and the text printed (JSON with ``--json``)."""
-    from replicaflow.pipeline.runner import progress_steps, session_for
+    from replicaflow.pipeline.progress import progress_steps, session_for
     from replicaflow.pipeline.session import check_master, get_spark
 
     prep = prepare(a)

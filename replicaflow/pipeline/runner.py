@@ -6,19 +6,17 @@ in the declarative pipeline (pipeline/sdp/) alike.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 from pyspark.sql import DataFrame, SparkSession
-from rich.console import Console
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.pipeline import events as E
@@ -27,6 +25,7 @@ from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
 from replicaflow.pipeline.elections import unclean_elections
 from replicaflow.pipeline.load import Telemetry, read_telemetry
+from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.pruning import collect_spans, scrapes_within
 from replicaflow.pipeline.session import get_spark, java_reason, jvm_gone
 from replicaflow.telemetry.checks import Checked
@@ -39,32 +38,6 @@ PRUNE_MIN_ROWS = 1_000_000  # below this, the two jobs that find the spans cost 
 T = TypeVar("T")
 OUTPUTS = ("partition_state", "broker_metrics", "topic_metrics", "cluster_metrics", "incidents", "reassignments",
            "reassignment_progress", "unclean_elections")
-
-
-@contextlib.contextmanager
-def progress_steps(progress: bool) -> Iterator[Callable[[str], None]]:
-    """``step(text)`` for a command's long phases: the text on a status line (a spinner on a terminal) and
-    logged with its time, on stderr; a no-op without ``progress`` (``-q``). One status at a time: rich
-    shows a single live display, so a caller closes its own before calling ``analyze``."""
-    if not progress:
-        yield lambda text: None
-        return
-    console = Console(stderr=True, log_path=False)
-    with console.status("") as status:
-        def step(text: str) -> None:
-            status.update(text)
-            console.log(text)
-        yield step
-
-
-def session_for(spark: SparkSession | None, step: Callable[[str], None],
-                start: Callable[[], SparkSession], command: str = "analyze") -> SparkSession:
-    """``spark``, or a session ``start()``-ed with the step that says so (a JVM takes seconds to start),
-    in ``command``'s words."""
-    if spark is not None:
-        return spark
-    step(f"{command}: starting Spark")
-    return start()
 
 
 def once(make: Callable[[], T]) -> Callable[[], T]:

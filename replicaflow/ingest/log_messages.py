@@ -242,6 +242,20 @@ RULES: list[Rule] = [
     # a new leader epoch (2.3+ marks it failed next); `newer` (2.8+) only retries it
     Rule("fetch_epoch_mismatch", rf"^Partition {_TP} has an? (older|newer) epoch \({_N}\) than the current leader\..*$",
          {"tp": 1, "state": 2, "leader_epoch": 3}),
+    # a log cut back to an offset (Log.truncateTo): `Truncating log t-p to offset O.` (0.8-1.0), `Truncating to offset
+    # O` (1.1+, the partition in the logIdent `[Log partition=t-p, dir=D] `, UnifiedLog's from 3.1); the line that
+    # says it had no effect (`Truncating to O has no effect as ...`) is no event
+    Rule("log_truncated", rf"^Truncating log {_TP} to offset {_N}\.$", {"tp": 1, "offset": 2}),
+    Rule("log_truncated", rf"^Truncating to offset {_N}$", {"offset": 1}),
+    # the follower removed records its high watermark covered (ReplicaFetcherThread.truncate, WARN, 2.0+)
+    Rule("truncated_below_hw", rf"^Truncating {_TP} to offset {_N} below high watermark {_N}$", {"tp": 1, "offset": 2}),
+    # a follower whose leader has fewer records than it, with unclean leader election off, exits rather than lose
+    # them (ReplicaFetcherThread.handleOffsetOutOfRange, FATAL): `Halting ... for topic T, Current leader L's ...`
+    # (0.8-0.9), `Exiting ... for partition t-p, Current|current leader L's latest offset O is less than replica
+    # R's latest offset O2` (0.10-0.11), `..., current leader's latest offset O is less than replica's ...` (1.0-2.0)
+    Rule("truncation_refused", rf"^(?:Halting|Exiting) because log truncation is not allowed for (?:partition {_TP}|"
+         r"topic (\S+)), [Cc]urrent leader(?: (\d+))?'s latest offset (\d+) is less than replica(?: \d+)?'s latest "
+         r"offset \d+$", {"tp": 1, "topic_name": 2, "leader": 3, "offset": 4}),
     Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {_TP} at "
          rf"offset {_N}$", {"tp": 1, "offset": 2}),
     # --- log directories: LogManager, ReplicaManager -------------------------------------------------

@@ -61,6 +61,9 @@ from replicaflow.telemetry.spark import conform, spark_path
 # --- message prefixes (logIdent) -----------------------------------------------------------------
 # `[Partition t-p broker=B] ` (1.0+) or `Partition [t,p] on broker B: ` (0.8-0.11)
 PART = r"^(?:\[Partition (\S+)-(\d+) broker=(\d+)\] |Partition \[([^\[\]]+),(\d+)\] on broker (\d+): )"
+# `[Log partition=t-p, dir=D] ` (Log, 1.1-3.0) or `[UnifiedLog partition=t-p, dir=D] ` (3.1+): the partition of a
+# log's own lines (truncation), which name it nowhere else
+LOG_PART = r"^\[(?:Unified)?Log partition=(\S+)-(\d+), dir=[^\[\]]*\] "
 ID_PREFIX = (r"^\[(?:Broker id|ReplicaFetcher replicaId|ReplicaFetcherManager on broker|Controller id|Controller|"
              r"QuorumController id|KafkaServer id|Kafka Server|KafkaRaftServer nodeId|BrokerServer id|"
              r"ControllerServer id|ReplicaManager broker|ReplicaAlterLogDirsManager on broker|"
@@ -72,7 +75,8 @@ TP_TEXT = r"^(?:\[([^\[\]]+),(\d+)\]|(\S+)-(\d+))$"
 # The fetcher thread's logIdent names the leader it fetches from: `[ReplicaFetcher replicaId=F, leaderId=L,
 # fetcherId=I] ` (AbstractFetcherThread, 1.0+), `[ReplicaFetcherThread-I-L], ` (0.10-0.11, the thread's name).
 FETCHER_LEADER = r"^\[(?:ReplicaFetcher replicaId=\d+, leaderId=|ReplicaFetcherThread-\d+-)(\d+)[\],]"
-FETCHER_KINDS = ("fetch_error", "fetch_epoch_mismatch", "truncation_failed", "partition_failed")
+FETCHER_KINDS = ("fetch_error", "fetch_epoch_mismatch", "truncation_failed", "truncated_below_hw",
+                 "truncation_refused", "partition_failed")
 PARENTS = list(dict.fromkeys(r.parent for r in RULES if r.parent is not None))  # what attached lines follow
 
 
@@ -243,6 +247,8 @@ def _prefixes(df: DataFrame) -> DataFrame:
     # (no logIdent of ID_PREFIX starts like a Partition prefix)
     df = df.select("*", F.when(is_record & (msg.startswith("[Partition ") | msg.startswith("Partition [")),
                                groups(msg, PART, ["$2$5", "$3$6", "$1$4"])).alias("part"),
+                   F.when(is_record & (msg.startswith("[Log partition=") | msg.startswith("[UnifiedLog partition=")),
+                          groups(msg, LOG_PART, ["$1", "$2"])).alias("log_part"),
                    F.when(is_record & msg.startswith("[") & ~msg.startswith("[Partition "),
                           F.regexp_extract(msg, ID_PREFIX, 1)).alias("_id"),
                    F.when(is_record, F.when(msg.startswith("[") | msg.startswith("Partition ["),
@@ -305,10 +311,11 @@ def _classify(df: DataFrame) -> DataFrame:
         F.when(F.col("meta.listing"), F.regexp_extract(body, LISTED, 1))  # rules with `explode`
         .alias("listed")))
     part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
+    log_part = F.col("log_part")  # a log's own line names its partition only in the prefix
     topic = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_topic).otherwise(
-        F.coalesce(F.nullif(tp_text[1], F.lit("")), f["topic_name"]))
+        F.coalesce(F.nullif(tp_text[1], F.lit("")), f["topic_name"], log_part[0]))
     partition = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_num).otherwise(
-        F.coalesce(F.nullif(tp_text[0], F.lit("")), f["partition_index"]))
+        F.coalesce(F.nullif(tp_text[0], F.lit("")), f["partition_index"], log_part[1]))
     isr = F.coalesce(id_list(f["isr"]), id_list(f["old_isr"]),
                      F.when(f["isr_states"].isNotNull(), F.regexp_extract_all(
                          f["isr_states"], F.lit(r"brokerId=(\d+)"), 1).cast("array<int>")))

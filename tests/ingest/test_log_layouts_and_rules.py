@@ -219,6 +219,29 @@ CASES = [  # (line, expected fields of its one event)
       "state": "leader unavailable"}),
     (T + "INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)", {"kind": "broker_shutting_down"}),
     (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
+    # a log cut back (Log.truncateTo: the name in the message up to 1.0, in the logIdent from 1.1, UnifiedLog's
+    # from 3.1), and the follower's warning that it cut below its high watermark (ReplicaFetcherThread, 2.0+)
+    (T + "INFO Truncating log orders-3 to offset 120. (kafka.log.Log)",
+     {"kind": "log_truncated", "topic": "orders", "partition": 3, "offset": 120, "broker": 1}),
+    (T + "INFO [Log partition=my-topic-2, dir=/var/lib/kafka] Truncating to offset 77 (kafka.log.Log)",
+     {"kind": "log_truncated", "topic": "my-topic", "partition": 2, "offset": 77}),
+    (T + "INFO [UnifiedLog partition=t-0, dir=/data/k1] Truncating to offset 5 (kafka.log.UnifiedLog)",
+     {"kind": "log_truncated", "topic": "t", "partition": 0, "offset": 5}),
+    (T + "WARN [ReplicaFetcher replicaId=1, leaderId=3, fetcherId=0] Truncating t-1 to offset 40 below high "
+     "watermark 45 (kafka.server.ReplicaFetcherThread)",
+     {"kind": "truncated_below_hw", "topic": "t", "partition": 1, "offset": 40, "leader": 3, "broker": 1}),
+    # with unclean leader election off, a follower ahead of its new leader exits instead of truncating (0.8-2.0)
+    (T + "FATAL [ReplicaFetcherThread-0-3], Halting because log truncation is not allowed for topic orders, Current "
+     "leader 3's latest offset 100 is less than replica 1's latest offset 120 (kafka.server.ReplicaFetcherThread)",
+     {"kind": "truncation_refused", "topic": "orders", "partition": None, "leader": 3, "offset": 100}),
+    (T + "FATAL [ReplicaFetcherThread-0-3], Exiting because log truncation is not allowed for partition [orders,2], "
+     "Current leader 3's latest offset 100 is less than replica 1's latest offset 120 "
+     "(kafka.server.ReplicaFetcherThread)",
+     {"kind": "truncation_refused", "topic": "orders", "partition": 2, "leader": 3, "offset": 100}),
+    (T + "FATAL [ReplicaFetcher replicaId=1, leaderId=3, fetcherId=0] Exiting because log truncation is not allowed "
+     "for partition orders-2, current leader's latest offset 100 is less than replica's latest offset 120 "
+     "(kafka.server.ReplicaFetcherThread)",
+     {"kind": "truncation_refused", "topic": "orders", "partition": 2, "leader": 3, "offset": 100, "broker": 1}),
     # controller elections, written by the winner: ZookeeperLeaderElector (0.8-0.10, no logIdent: the id is the
     # line's own), KafkaController.elect (0.11-2.1; 2.2-3.9 with the new epoch), QuorumController (KRaft 2.8, 3.0-3.2,
     # 3.3-3.6, 3.7+)
@@ -239,6 +262,14 @@ CASES = [  # (line, expected fields of its one event)
 ]
 
 QUIET = [
+    # a truncation that removed nothing, and the fetcher's account of one (its log writes the event)
+    T + "INFO [UnifiedLog partition=t-0, dir=/data/k1] Truncating to 9 has no effect as the largest offset in the log "
+        "is 8 (kafka.log.UnifiedLog)",
+    T + "INFO [ReplicaFetcher replicaId=1, leaderId=3, fetcherId=0] Truncating partition t-0 with TruncationState("
+        "offset=5, completed=true) due to leader epoch and offset EpochEndOffset(errorCode=0, partition=0, leaderEpoch=3, "
+        "endOffset=5) (kafka.server.ReplicaFetcherThread)",
+    T + "INFO [LocalLog partition=t-0, dir=/data/k1] Rolled new log segment at offset 120 in 2 ms. "
+        "(kafka.log.LocalLog)",
     # a ZooKeeper server's own layout, between the broker's lines in `docker compose logs`: records, no event
     "zookeeper_1       | 2019-07-22 07:02:05,210 [myid:] - INFO  [main:Environment@100] - Server environment:user.name=root",
     "2020-01-29 00:06:11,256 [myid:1] - WARN  [NIOWorkerThread-1:NIOServerCnxn@370] - Exception causing close of "

@@ -358,9 +358,10 @@ def test_a_broker_receiving_more_than_its_nic_carries_in_30_days_is_refused(tmp_
 
 
 def test_a_scenario_event_the_engine_refuses_mid_run_is_one_sentence(spark, tmp_path):
-    """A --cluster scenario's fail_partition whose broker holds no follower of the partition is refused by the
-    engine at its instant, inside a Spark task: that came back as a PythonException traceback, exit 1. The
-    task runs on the test session's Spark, as a plan's candidates do."""
+    """A --cluster scenario's fail_partition whose broker holds no follower of the partition at its instant (here
+    the partition's only replica, its leader) is refused by the engine then, inside a Spark task: that came back
+    as a PythonException traceback, exit 1. The task runs on the test session's Spark, as a plan's candidates do.
+    (A broker that never holds a replica is refused when the scenario is read.)"""
     from replicaflow.jobs.plan import PlanArgs, prepare
     from replicaflow.plan.build import candidate
     from replicaflow.plan.choose import run_specs
@@ -368,12 +369,12 @@ def test_a_scenario_event_the_engine_refuses_mid_run_is_one_sentence(spark, tmp_
     (tmp_path / "c.yaml").write_text(
         "name: c\nduration: 10m\nkafka: {version: '3.7'}\ncluster: {brokers: 4}\n"
         "topics: [{name: a, partitions: 3, replication_factor: 1, initial_size: 10MB, assignment: [[1], [2], [3]]}]\n"
-        "events:\n  - {at: 0s, fail_partition: {topic: a, partition: 0, broker: 4, error: unexpected}}\n")
+        "events:\n  - {at: 0s, fail_partition: {topic: a, partition: 0, broker: 1, error: unexpected}}\n")
     (tmp_path / "p.json").write_text(_moves(("a", 0, [2])))
     prep = prepare(PlanArgs(cluster=tmp_path / "c.yaml", reassignment=tmp_path / "p.json"))
     with pytest.raises(ReplicaflowError) as info:
         run_specs(spark, [candidate(prep.cluster, prep.moves, 50e6, False, None, "x")])
-    assert str(info.value) == ("plan: the simulation cannot run a scenario event: fail_partition: broker 4 is not a "
+    assert str(info.value) == ("plan: the simulation cannot run a scenario event: fail_partition: broker 1 is not a "
                                "follower of a-0 at 0ms")
 
 

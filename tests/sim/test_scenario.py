@@ -285,6 +285,13 @@ BAD = [
      "events[0].reassign.partitions[0].log_dirs: expected a list of directories or \"any\", one per replica"),
     (_event({"at": "1m", "fail_partition": {"topic": "orders", "partition": 12, "broker": 2, "error": "storage"}}),
      f"events[{N}].fail_partition.partition: expected a partition of 'orders'"),
+    # a broker that holds no replica of the partition by then: refused before the run, not at the event's tick
+    (_event({"at": "1m", "fail_partition": {"topic": "orders", "partition": 2, "broker": 1, "error": "storage"}}),
+     f"events[{N}].fail_partition.broker: expected a broker holding a replica of orders-2 by 1m ([3, 4, 5]), "
+     "found 1"),
+    (_event({"at": "1m", "fail_partition": {"topic": "orders", "partition": 0, "broker": 4, "error": "storage"}}),
+     f"events[{N}].fail_partition.broker: expected a broker holding a replica of orders-0 by 1m ([1, 2, 3]), "
+     "found 4"),
     (_event({"at": "1m", "fail_partition": {"topic": "logs", "partition": 0, "broker": 2, "error": "storage"}}),
      f"events[{N}].fail_partition.topic: expected a topic of the scenario"),
     (_event({"at": "1m", "fail_partition": {"topic": "orders", "partition": 0, "broker": 2, "error": "boom"}}),
@@ -453,3 +460,14 @@ def test_a_scenario_knows_its_telemetry_rows_before_it_runs(tmp_path):
     written = pq.read_table(tmp_path / "sim" / "telemetry" / "replica_offsets").num_rows
     assert scenario.telemetry_rows == written == 2790
     assert scenario.replicas * (scenario.duration_ms // scenario.scrape_interval_ms + 1) == 2790
+
+
+def test_a_failed_follower_may_be_a_replica_a_reassignment_added_before(tmp_path: Path):
+    """orders-0 starts on brokers 1, 2, 3; the reassignment at 2m adds 4, 5, 6: broker 4 may fail it from then
+    (docs/semantics.md §4; the same event at 1m is refused, BAD above). checks.check_failed_followers."""
+    data = copy.deepcopy(BASE)
+    data["events"].append({"at": "3m", "fail_partition": {"topic": "orders", "partition": 0, "broker": 4,
+                                                           "error": "storage"}})
+    scenario = parse_scenario(data, tmp_path, "scenario.yaml")
+    assert [(e.at_ms, e.broker) for e in scenario.events if e.kind == "fail_partition"] == [(180_000, 4),
+                                                                                          (720_000, 5)]

@@ -198,6 +198,29 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
         _check_config(s, ev, body, refs)
 
 
+def check_failed_followers(s: Scenario, events: list[tuple[int, object, str | None]], problems: Problems) -> None:
+    """A ``fail_partition`` names a follower (docs/semantics.md §4): its broker must hold a replica of the partition
+    by then, in the topic's assignment (``s`` has every assignment filled) or as the target of a reassignment
+    before it. Whether that replica is the leader at that moment depends on the run, and is refused when the
+    event comes (sim/faults.py); a broker that never holds one is refused here, before any tick."""
+    moves: dict[tuple[str, int], list[tuple[int, int, tuple[int, ...]]]] = {}
+    for j, ev, _plan in events:
+        if isinstance(ev, ReassignEvent):
+            for m in ev.partitions:
+                moves.setdefault((m.topic, m.partition), []).append((ev.at_ms, j, tuple(m.replicas)))
+    assignment = {t.name: t.assignment for t in s.topics}
+    for i, ev, _plan in events:
+        if not isinstance(ev, FailPartitionEvent):
+            continue
+        held = set(assignment[ev.topic][ev.partition])
+        held.update(b for at_ms, j, replicas in moves.get((ev.topic, ev.partition), ())
+                    if (at_ms, j) < (ev.at_ms, i) for b in replicas)
+        if ev.broker not in held:
+            problems.add(("events", i, "fail_partition", "broker"),
+                         f"expected a broker holding a replica of {ev.topic}-{ev.partition} by "
+                         f"{format_duration(ev.at_ms)} ({show(sorted(held))}), found {ev.broker}")
+
+
 def _check_config(s: Scenario, ev: ConfigEvent, body: tuple, refs: _References) -> None:
     if ev.entity_type == "topic" and not refs.topic(ev.entity, body + ("topic",)):
         return

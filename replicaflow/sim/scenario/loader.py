@@ -15,7 +15,12 @@ from pydantic import TypeAdapter, ValidationError
 
 from replicaflow.model.assignment import assign_replicas
 from replicaflow.sim.scenario import yamldoc
-from replicaflow.sim.scenario.checks import check_grid_and_bounds, check_references, warnings
+from replicaflow.sim.scenario.checks import (
+    check_failed_followers,
+    check_grid_and_bounds,
+    check_references,
+    warnings,
+)
 from replicaflow.sim.scenario.limits import DEFAULT_MAX_WORK
 from replicaflow.sim.scenario.models import Event, Scenario
 from replicaflow.sim.scenario.normalize import expand_cluster, flatten_event
@@ -68,6 +73,8 @@ def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max
     topics = tuple(t if t.assignment else t.model_copy(update={"assignment": tuple(
         tuple(r) for r in assign_replicas(ids, t.partitions, t.replication_factor, start_index=i))})
         for i, t in enumerate(scenario.topics))
+    check_failed_followers(scenario.model_copy(update={"topics": topics}), events, problems)
+    problems.raise_if_any()
     order = sorted(range(len(events)), key=lambda k: (events[k][1].at_ms, events[k][0]))
     return scenario.model_copy(update={"topics": topics, "events": tuple(events[k][1] for k in order),
                                        "source": source, "warnings": tuple(warnings(scenario, problems))})

@@ -59,7 +59,8 @@ THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z
 LOGGER_COLON = (r"^(?:\d{1,10} --- (?:\[[^\[\]]{0,512}\] )?\[[^\[\]]{0,512}\] ([A-Za-z_$][\w.$]{0,511}) *:|"
                 r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511}):) (.*)$")
 # ` (%c)`, or ` (%c:%L)` with the logging call's line (the layout of Kafka's own tests, and of some deployments)
-DEFAULT_SUFFIX = r"\s\([A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}(?::\d{1,9})?\)$"
+_CALL_LINE = r"(?::\d{1,9})?"
+DEFAULT_SUFFIX = rf"\s\([A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}{_CALL_LINE}\)$"
 # a line that starts with a date (`yyyy-MM-dd`, LinkedIn's `yyyy/MM/dd`) but is no record is a broken or unknown
 # layout, never a stack-trace line or a message tail, even where it ends in ` (logger)`
 TS_START = r"^\[?\d{4}[-/]\d{2}[-/]\d{2}"
@@ -70,7 +71,7 @@ RECORD_START = r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"
 EMBEDDED_RECORD = (r"^\S.{0,255}?(?:\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[,.]\d{1,9}\]|\d{4}-\d{2}-\d{2}[ T]"
                    r"\d{2}:\d{2}:\d{2}[,.]\d{1,9}) +\[?(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b")
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
-LOGGER = r"^[A-Za-z_$][\w.$]{0,511}(?::\d{1,9})?\)$"
+LOGGER = rf"^[A-Za-z_$][\w.$]{{0,511}}{_CALL_LINE}\)$"
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
 # frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the
 # class overrides toString: ZooKeeper's `EndOfStreamException: Unable to read additional data ...`); a continuation
@@ -84,7 +85,7 @@ STACK_LINE = (r"^\s*(?:at [\w$.<>/@-]{1,1024}\([^()]{0,1024}\)(?: ~?\[[^\[\]]{0,
 # before leading whitespace is dropped: the indent is what tells it from a message. A tab as Kafka writes it, or
 # two or more spaces where a bug report or a blog pasted the log and its tabs became spaces.
 CONFIG_LINE = r"^(?:\t| {2,64})[A-Za-z][\w.-]{0,255} =(?: .{0,1048576})?$"
-CONTINUATION = (rf"{STACK_LINE}|^.{{0,4096}}(?:^|\s)\([A-Za-z_$][\w$]{{0,255}}\.[\w$.]{{0,1024}}(?::\d{{1,9}})?\)"
+CONTINUATION = (rf"{STACK_LINE}|^.{{0,4096}}(?:^|\s)\([A-Za-z_$][\w$]{{0,255}}\.[\w$.]{{0,1024}}{_CALL_LINE}\)"
                 r"(?: \[[^\[\]]{0,512}\])?$")
 
 

@@ -198,9 +198,10 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
         _check_config(s, ev, body, refs)
 
 
-def check_failed_followers(s: Scenario, events: list[tuple[int, object, str | None]], problems: Problems) -> None:
+def check_failed_followers(topics: tuple[TopicSpec, ...], events: list[tuple[int, object, str | None]],
+                           problems: Problems) -> None:
     """A ``fail_partition`` names a follower (docs/semantics.md §4): its broker must hold a replica of the partition
-    by then, in the topic's assignment (``s`` has every assignment filled) or as the target of a reassignment
+    by then, in the topic's assignment (``topics`` with every assignment filled) or as the target of a reassignment
     before it. Whether that replica is the leader at that moment depends on the run, and is refused when the
     event comes (sim/faults.py); a broker that never holds one is refused here, before any tick."""
     moves: dict[tuple[str, int], list[tuple[int, int, tuple[int, ...]]]] = {}
@@ -208,7 +209,7 @@ def check_failed_followers(s: Scenario, events: list[tuple[int, object, str | No
         if isinstance(ev, ReassignEvent):
             for m in ev.partitions:
                 moves.setdefault((m.topic, m.partition), []).append((ev.at_ms, j, tuple(m.replicas)))
-    assignment = {t.name: t.assignment for t in s.topics}
+    assignment = {t.name: t.assignment for t in topics}
     for i, ev, _plan in events:
         if not isinstance(ev, FailPartitionEvent):
             continue

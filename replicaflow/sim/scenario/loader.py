@@ -73,7 +73,7 @@ def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max
     topics = tuple(t if t.assignment else t.model_copy(update={"assignment": tuple(
         tuple(r) for r in assign_replicas(ids, t.partitions, t.replication_factor, start_index=i))})
         for i, t in enumerate(scenario.topics))
-    check_failed_followers(scenario.model_copy(update={"topics": topics}), events, problems)
+    check_failed_followers(topics, events, problems)
     problems.raise_if_any()
     order = sorted(range(len(events)), key=lambda k: (events[k][1].at_ms, events[k][0]))
     return scenario.model_copy(update={"topics": topics, "events": tuple(events[k][1] for k in order),

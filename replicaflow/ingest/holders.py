@@ -42,8 +42,8 @@ KEYS = ["cluster", "topic", "partition"]
 # kinds whose logging broker holds a replica of the line's partition
 BROKER_HOLDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed", "leader_start", "follower_start",
                 "become_leader", "become_follower", "leader_and_isr", "fetchers_stopped", "fetcher_added",
-                "fetcher_removed", "partition_failed", "fetch_error", "fetch_epoch_mismatch", "truncation_failed",
-                "log_dir_offline", "produce_rejected", "thread_died", "replica_deleted")
+                "fetcher_removed", "partition_failed", "fetch_error", "fetch_epoch_mismatch", "fetch_offset_reset",
+                "truncation_failed", "log_dir_offline", "produce_rejected", "thread_died", "replica_deleted")
 # kinds whose `replicas` are assigned replicas (all of them, or the live ones of an unclean election)
 REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "unclean_election")
 # lines of a partition's deletion: its logs renamed for deletion, fetchers removed, NonExistentPartition

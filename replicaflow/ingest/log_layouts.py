@@ -34,19 +34,28 @@ STERN = r"^[a-z0-9][-a-z0-9.]{0,252} [a-z0-9][-a-z0-9]{0,62} (.*)$"
 # `docker logs -t`, `docker compose logs -t`, `kubectl logs --timestamps`: the runtime's RFC 3339 time, a space,
 # the line (taken off only before a bracketed or ISO timestamp or a JSON record: the broker's own layout follows)
 STAMP = rf"^\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?{_OFFSET} (.*)$"
+# where a level word follows such a time, the time is the record's own (a layout `%d{yyyy-MM-dd'T'HH:mm:ss.SSSZ} %p
+# %m (%c)`), not a runtime's: the line is read whole, not as the tail of the record before it
+LEVEL_START = r"^\[?(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b"
 # the colours `docker compose up` / `docker-compose logs` give each service's name when they write to a terminal
 # (`ESC[36mkafka_1  |ESC[0m [2019-...`), kept where that output was saved or pasted: SGR sequences, taken off first
 ANSI_COLOR = r"\x1b\[[0-9;]{0,32}m"
+# a log tool's CSV export (Kibana, Datadog: `"2023-08-18T09:07:17.150Z","INFO","kafka.server.KafkaServer","[KafkaServer
+# id=1] shutting down"`, a quote inside doubled): rewritten as Kafka's own layout, `[ts] LEVEL message (logger)`.
+# groups: time, level, logger, message (its closing quote may be lost where a paste cut the line)
+CSV = (r'^"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?)","([A-Za-z]{1,10})",'
+       r'"([A-Za-z_$][\w.$]{0,511})","(.*?)"?$')
 # journald/syslog: `Jan 02 03:04:05 host ident[pid]: `, RFC 5424-ish `2024-01-02T03:04:05.1+00:00 host ident[pid]: `
 SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}"
           rf"(?:\.\d+)?{_OFFSET}) [\w.:-]{{1,255}} [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
 
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
-# groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4), level (5; also `[%-5p]`), the rest (6). ZooKeeper's
+# groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4; also `ts]`, a record whose first character a bug
+# report's paste lost), level (5; also `[%-5p]`), the rest (6). ZooKeeper's
 # own `%d{ISO8601} [myid:%X{myid}] - %-5p [%t:%C{1}@%L] - %m` is read too: a ZooKeeper server's lines sit between the
 # broker's in `docker compose logs` of a ZooKeeper-era cluster, and are records, not broken lines. So is a thread
 # before the level (`%d [%t] %-5p %c - %m`, logback's habit), when a level word follows it.
-LAYOUT = (rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
+LAYOUT = (rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?\]?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
           r"(?= +(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b))? +\[?([A-Za-z]{1,10}) *\]? +(.*)$")
 # Patterns that put the thread and the logger before the message: `[%t] %c{1}:%L - %m` (Strimzi's log4j2
 # layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name). groups: logger (1, 2 or 3), message (4)
@@ -61,9 +70,15 @@ LOGGER_COLON = (r"^(?:\d{1,10} --- (?:\[[^\[\]]{0,512}\] )?\[[^\[\]]{0,512}\] ([
 # ` (%c)`, or ` (%c:%L)` with the logging call's line (the layout of Kafka's own tests, and of some deployments)
 _CALL_LINE = r"(?::\d{1,9})?"
 DEFAULT_SUFFIX = rf"\s\([A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}{_CALL_LINE}\)$"
-# a line that starts with a date (`yyyy-MM-dd`, LinkedIn's `yyyy/MM/dd`) but is no record is a broken or unknown
+# a line that starts with a date (`yyyy-MM-dd`, LinkedIn's `yyyy/MM/dd`, `{%d}`) but is no record is a broken or unknown
 # layout, never a stack-trace line or a message tail, even where it ends in ` (logger)`
-TS_START = r"^\[?\d{4}[-/]\d{2}[-/]\d{2}"
+TS_START = r"^[\[{]?\d{4}[-/]\d{2}[-/]\d{2}"
+# What a log pasted into Markdown (an issue, a wiki, a blog) puts before its lines: a quote's `> `, a list item's
+# `4. ` or `- `, inline code's backticks (a fence's glued to the first line). Taken off before a record (with the
+# envelopes and grep's file name below behind it) or a stack-trace line only. groups: the line
+PASTE = r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(.*)$"
+PASTED = (r"^(?:(?:[A-Za-z0-9][\w.-]{0,127} *\| ?|[^\s\[|{]{1,4096}?:(?:\d{1,10}:)?)?(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T])|"
+          r"\s*at [\w$.<>/@-]{1,1024}\(|[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
 # what an envelope must leave: a bracketed or ISO timestamp, or a JSON record
 RECORD_START = r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"
 # a whole log4j record (`[ts] LEVEL ` or Strimzi's `ts LEVEL `) behind a prefix no envelope rule knows: not a
@@ -164,6 +179,8 @@ def _config_line(text: Column) -> Column:
 # continues one: (name, the text after the prefix or null, whether the record may start after blanks). Each
 # pattern runs only on a line holding a character it needs at a fixed place.
 _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool], ...] = (
+    ("csv", lambda inner: F.when(inner.startswith('"'), F.regexp_replace(groups(inner, CSV, ["[$1] $2 $4 ($3)"])[0],
+                                                                         '""', '"')), False),
     ("compose", lambda inner: F.when(inner.contains("|"), groups(inner, COMPOSE, 2)[1]), True),
     ("stern", lambda inner: F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
                                    groups(inner, STERN, 1)[0]), False),
@@ -183,7 +200,12 @@ def _unwrap(df: DataFrame) -> DataFrame:
     trimmed, plain = F.col("_trimmed"), F.col("_plain")
     raw = F.col("raw")
     df = _stage(df, _plain=F.when(raw.contains("\x1b"), F.regexp_replace(raw, ANSI_COLOR, "")).otherwise(raw))
-    df = _stage(df, _trimmed=F.ltrim(plain))
+    df = _stage(df, _trimmed0=F.ltrim(plain))
+    t0 = F.col("_trimmed0")
+    df = _stage(df, _pasted=F.when(F.substring(t0, 1, 1).isin(">", "`", "-", "*", "+") | byte_at(t0, 2, ".")
+                                   | byte_at(t0, 3, "."), groups(t0, PASTE, 1)[0]))
+    pasted = F.col("_pasted")
+    df = _stage(df, _trimmed=F.when((pasted != t0) & pasted.rlike(PASTED), pasted).otherwise(t0))
     df = _stage(df, _grep=F.when(~trimmed.startswith("[") & trimmed.contains(":"), groups(trimmed, GREP, 1)[0]))
     df = _stage(df, _line=F.coalesce(F.col("_grep"), trimmed))
     df = _stage(df, _cri=F.when(byte_at(line, 11, "T"), groups(line, CRI, 4)),
@@ -200,7 +222,8 @@ def _unwrap(df: DataFrame) -> DataFrame:
     for i, (name, text_after, trim) in enumerate(_ENVELOPES):
         df = _stage(df, **{f"_{name}": text_after(inner)})
         after = F.col(f"_{name}")
-        df = _stage(df, **{f"_take_{name}": after.isNotNull()
+        own_time = after.rlike(LEVEL_START) if name == "stamp" else F.lit(False)
+        df = _stage(df, **{f"_take_{name}": after.isNotNull() & ~own_time
                            & ((F.ltrim(after) if trim else after).rlike(RECORD_START) | continues(after))})
         take = F.col(f"_take_{name}")
         last = i == len(_ENVELOPES) - 1
@@ -244,7 +267,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
     temp = set(df.columns)
     df = method_boundary(_unwrap(df))
     j = F.col("inner")
-    is_json = j.startswith("{")
+    is_json = j.startswith("{") & j.rlike(r'^\{\s*["}]')  # not a Jira `{code}` mark or a `{%d}` layout
     df = _stage(df, _g=F.when(~is_json, groups(j, LAYOUT, 6)))
     g = F.col("_g")
     layout = g.isNotNull()

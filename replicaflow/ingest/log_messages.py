@@ -153,6 +153,13 @@ RULES: list[Rule] = [
          {"tp": 1, "state": 3, "replicas": 4, "leader": 5, "isr_states": (6, r"isrWithBrokerEpoch=List\((.*)\)", 1),
           **_kv(6, "leader", "leader_epoch", "partition_epoch", "isr"),
           "old_leader": (6, r"Leader:(-?\d+)", 1), "old_isr": (6, r"ISR:([\d,]*)", 1)}),
+    # the same transitions up to 1.0, the leader elected named alone: `Controller C epoch E changed partition [t,p]
+    # from S1 to S2 with leader L` and `... changed partition [t,p] state from S1 to S2[ with assigned replicas R]`
+    # (0.8-0.11), `Changed partition t-p from S1 to S2 with leader L` (1.0)
+    Rule("partition_state", rf"^(?:Controller (\d+) epoch \d+ c|C)hanged partition {_TP} from (\w+) to (\w+) with leader "
+         rf"{_N}$", {"broker": 1, "tp": 2, "state": 4, "leader": 5}),
+    Rule("partition_state", rf"^Controller (\d+) epoch \d+ changed partition {_TP} state from (\w+) to (\w+)(?: with "
+         rf"assigned replicas {_L})?$", {"broker": 1, "tp": 2, "state": 4, "replicas": 5}),
     # ReplicaStateMachine (2.6+, state-change.log): the controller takes a dead replica out of the ISR itself
     Rule("partition_state", rf"^Partition {_TP} state changed to (\(Leader:.*\)) after removing replica (\d+) from the "
          r"ISR as part of transition to (\w+)$",
@@ -256,6 +263,23 @@ RULES: list[Rule] = [
     Rule("truncation_refused", rf"^(?:Halting|Exiting) because log truncation is not allowed for (?:partition {_TP}|"
          r"topic (\S+)), [Cc]urrent leader(?: (\d+))?'s latest offset (\d+) is less than replica(?: \d+)?'s latest "
          r"offset \d+$", {"tp": 1, "topic_name": 2, "leader": 3, "offset": 4}),
+    # the follower's fetch offset was out of the leader's range, so it moved it (ReplicaFetcherThread.
+    # handleOffsetOutOfRange; AbstractFetcherThread.fetchOffsetAndTruncate from 2.1): `Replica R for partition P
+    # reset its fetch offset [from F ]to current leader L's latest|start offset O` (0.8-0.11, `from` since 0.8.1),
+    # `Reset fetch offset for partition t-p from F to current leader's latest|start offset O` (1.0+); 3.6+ tells
+    # the two start-offset cases apart: `Truncate fully and reset fetch offset ... to the current leader's start
+    # offset O because ...` (WARN) or `... to the current local replica's end offset O` (INFO, nothing dropped).
+    # state: `latest` (the follower was ahead of its leader and truncates to it: an unclean election or a lost
+    # write), `start` (it fell behind the leader's log start offset and starts over there), `local end`. The
+    # `Current offset F for partition t-p [is] out of range...` line written after it is the same event: no row.
+    Rule("fetch_offset_reset", rf"^Replica (\d+) for partition {_TP} reset its fetch offset (?:from -?\d+ )?to current "
+         rf"leader (\d+)'s (latest|start) offset {_N}$", {"broker": 1, "tp": 2, "leader": 3, "state": 4, "offset": 5}),
+    Rule("fetch_offset_reset", rf"^Reset fetch offset for partition {_TP} from -?\d+ to current leader's (latest|start) "
+         rf"offset {_N}$", {"tp": 1, "state": 2, "offset": 3}),
+    Rule("fetch_offset_reset", rf"^Truncate fully and reset fetch offset for partition {_TP} from -?\d+ to the current "
+         rf"leader's (start) offset {_N} because .*$", {"tp": 1, "state": 2, "offset": 3}),
+    Rule("fetch_offset_reset", rf"^Reset fetch offset for partition {_TP} from -?\d+ to the current local replica's "
+         rf"end offset {_N}$", {"tp": 1, "offset": 2}, state="local end"),
     Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {_TP} at "
          rf"offset {_N}$", {"tp": 1, "offset": 2}),
     # --- log directories: LogManager, ReplicaManager -------------------------------------------------
@@ -323,7 +347,7 @@ RULES: list[Rule] = [
          rf"ISR (?:Set\()?{_LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
          rf"{_TP}.*|Number of insync replicas for partition {_TP} is \[(\d+)\], below required minimum \[(\d+)\])$",
          {"error": 1, "isr": 2, "min_isr": 3, "tp": 4, "tp2": 5, "isr_size": 6, "min_isr2": 7},
-         parent=r"^Error processing append operation on partition "),
+         parent=r"^Error processing append operation on partition ", sparse=True),  # <= 1.0 gives the ISR's size only
     # 4.x (Partition.appendRecordsToLeader): the ISR's size, then its members
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): The size of the current ISR : "
          rf"(\d+) is insufficient to satisfy the min\.isr requirement of (\d+) for partition {_TP}, live replica\(s\) "

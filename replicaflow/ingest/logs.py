@@ -66,7 +66,7 @@ PART = r"^(?:\[Partition (\S+)-(\d+) broker=(\d+)\] |Partition \[([^\[\]]+),(\d+
 LOG_PART = r"^\[(?:Unified)?Log partition=(\S+)-(\d+), dir=[^\[\]]*\] "
 ID_PREFIX = (r"^\[(?:Broker id|ReplicaFetcher replicaId|ReplicaFetcherManager on broker|Controller id|Controller|"
              r"QuorumController id|KafkaServer id|Kafka Server|KafkaRaftServer nodeId|BrokerServer id|"
-             r"ControllerServer id|ReplicaManager broker|ReplicaAlterLogDirsManager on broker|"
+             r"ControllerServer id|ReplicaManager broker|Replica Manager on Broker|ReplicaAlterLogDirsManager on broker|"
              r"BrokerLifecycleManager id|LogManager broker)[= ](\d+)[\], ]")
 STRIP_PREFIX = (r"^(?:\[Partition \S+-\d+ broker=\d+\] |Partition \[[^\[\]]+,\d+\] on broker \d+: |"
                 r"\[[A-Za-z][^\[\]]{0,200}\][,:]? )")
@@ -75,7 +75,7 @@ TP_TEXT = r"^(?:\[([^\[\]]+),(\d+)\]|(\S+)-(\d+))$"
 # The fetcher thread's logIdent names the leader it fetches from: `[ReplicaFetcher replicaId=F, leaderId=L,
 # fetcherId=I] ` (AbstractFetcherThread, 1.0+), `[ReplicaFetcherThread-I-L], ` (0.10-0.11, the thread's name).
 FETCHER_LEADER = r"^\[(?:ReplicaFetcher replicaId=\d+, leaderId=|ReplicaFetcherThread-\d+-)(\d+)[\],]"
-FETCHER_KINDS = ("fetch_error", "fetch_epoch_mismatch", "truncation_failed", "truncated_below_hw",
+FETCHER_KINDS = ("fetch_error", "fetch_epoch_mismatch", "fetch_offset_reset", "truncation_failed", "truncated_below_hw",
                  "truncation_refused", "partition_failed")
 PARENTS = list(dict.fromkeys(r.parent for r in RULES if r.parent is not None))  # what attached lines follow
 

@@ -43,6 +43,9 @@ _SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer no
 # (1.1+) writes the same lines for the fetchers that move replicas between a broker's own log directories.
 _REPLICA_FETCHERS = r"^\[ReplicaFetcherManager on broker \d+\] "
 LOG_DIR_MOVER = "[ReplicaAlterLogDirsManager "
+# A replication fetcher thread's logIdent: `[ReplicaFetcherThread-I-L], ` (0.8-0.9), `]: ` (0.10-0.11), `[ReplicaFetcher
+# replicaId=F, leaderId=L, fetcherId=I] ` (1.0+); not the ReplicaAlterLogDirsThread's
+_REPLICA_FETCHER_THREAD = r"^\[(?:ReplicaFetcherThread-\d+-\d+\][,:]?|ReplicaFetcher replicaId=\d+, leaderId=\d+, fetcherId=\d+\]) "
 LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
@@ -239,6 +242,12 @@ RULES: list[Rule] = [
          {"leader": 1}, explode="fetcher", ident=_REPLICA_FETCHERS),
     Rule("fetcher_removed", r"^Removed fetcher for partitions (.*)$", {}, explode="list", ident=_REPLICA_FETCHERS),
     Rule("partition_failed", rf"^Partition {_TP} marked as failed$", {"tp": 1}),
+    # the whole fetch request to the leader failed (it is gone or unreachable; AbstractFetcherThread, WARN, once per
+    # try): `Error in fetch <request>` (0.8.0, 0.10), `... <request>. Possible cause: <exception>` (0.8.2-0.9),
+    # `Error in fetch to broker L, request <request>` (0.11-1.0), `Error in response for fetch request <request>`
+    # (1.1+). No partition: the request names every partition of the thread, none of which failed alone
+    Rule("fetch_request_failed", r"^Error in (?:fetch to broker (\d+), request |response for fetch request |fetch )"
+         r"\S.*?(?:\. Possible cause: ([\w.$]+)(?::.*)?)?$", {"leader": 1, "error": 2}, ident=_REPLICA_FETCHER_THREAD),
     Rule("fetch_error", rf"^Error for partition {_TP} (?:at offset {_N}|to broker (\d+):([\w.$]+)(?::.*)?)$",
          {"tp": 1, "offset": 2, "leader": 3, "error": 4}),
     Rule("fetch_error", rf"^(?:Unexpected error occurred|Error) while processing data for partition {_TP} at offset "

@@ -75,8 +75,8 @@ TP_TEXT = r"^(?:\[([^\[\]]+),(\d+)\]|(\S+)-(\d+))$"
 # The fetcher thread's logIdent names the leader it fetches from: `[ReplicaFetcher replicaId=F, leaderId=L,
 # fetcherId=I] ` (AbstractFetcherThread, 1.0+), `[ReplicaFetcherThread-I-L], ` (0.10-0.11, the thread's name).
 FETCHER_LEADER = r"^\[(?:ReplicaFetcher replicaId=\d+, leaderId=|ReplicaFetcherThread-\d+-)(\d+)[\],]"
-FETCHER_KINDS = ("fetch_error", "fetch_epoch_mismatch", "fetch_offset_reset", "truncation_failed", "truncated_below_hw",
-                 "truncation_refused", "partition_failed")
+FETCHER_KINDS = ("fetch_error", "fetch_epoch_mismatch", "fetch_offset_reset", "fetch_request_failed", "truncation_failed",
+                 "truncated_below_hw", "truncation_refused", "partition_failed")
 PARENTS = list(dict.fromkeys(r.parent for r in RULES if r.parent is not None))  # what attached lines follow
 
 

@@ -252,6 +252,22 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     (T + "TRACE [Controller id=1 epoch=1] Changed partition krp-0 from OnlinePartition to OnlinePartition with leader 2 "
      "(state.change.logger)", {"kind": "partition_state", "topic": "krp", "partition": 0, "broker": 1, "leader": 2,
                                "state": "OnlinePartition"}),
+    # the whole fetch request failed (AbstractFetcherThread): no partition, the leader from the line (0.11-1.0) or
+    # the thread's logIdent, the cause where the line names it (0.8.2-0.9)
+    (T + "WARN [ReplicaFetcherThread-0-2], Error in fetch Name: FetchRequest; Version: 0; CorrelationId: 84; "
+     "ClientId: ReplicaFetcherThread-0-2; ReplicaId: 1; MaxWait: 500 ms; MinBytes: 1 bytes; RequestInfo: [t,0] -> "
+     "PartitionFetchInfo(100,1048576). Possible cause: java.nio.channels.ClosedChannelException "
+     "(kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_request_failed", "leader": 2, "error": "java.nio.channels.ClosedChannelException",
+      "topic": None, "partition": None}),
+    (T + "WARN [ReplicaFetcherThread-0-0]: Error in fetch to broker 0, request (type=FetchRequest, replicaId=1, "
+     "maxWait=500, minBytes=1, maxBytes=10485760, fetchData={t-0=(offset=0, logStartOffset=0, maxBytes=1048576)}) "
+     "(kafka.server.ReplicaFetcherThread)", {"kind": "fetch_request_failed", "leader": 0, "error": None}),
+    (T + "WARN [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error in response for fetch request (type="
+     "FetchRequest, replicaId=1, maxWait=500, minBytes=1, maxBytes=10485760, fetchData={t-0=(fetchOffset=0, "
+     "logStartOffset=0, maxBytes=1048576, currentLeaderEpoch=Optional[3])}, isolationLevel=READ_UNCOMMITTED, "
+     "toForget=, metadata=(sessionId=INVALID, epoch=INITIAL), rackId=) (kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_request_failed", "leader": 2, "broker": 1, "topic": None}),
     # a follower whose fetch offset fell out of its leader's range moves it (ReplicaFetcherThread.
     # handleOffsetOutOfRange up to 2.0, AbstractFetcherThread.fetchOffsetAndTruncate from 2.1): the follower and the
     # leader in the line (0.8.0; 0.8.1-0.11 with `from F`), the leader from the fetcher's logIdent (1.0+); 3.6+ says
@@ -359,6 +375,8 @@ QUIET = [
     # the fetchers that move replicas between a broker's own log directories are not replication fetchers
     T + "INFO [ReplicaAlterLogDirsManager on broker 1] Added fetcher to broker 1 for partitions Map(t-0 -> "
         "InitialFetchState(None,BrokerEndPoint(id=1, host=localhost:-1),5,10)) (kafka.server.ReplicaAlterLogDirsManager)",
+    T + "WARN [ReplicaAlterLogDirsThread-1]: Error in response for fetch request (type=FetchRequest) "
+        "(kafka.server.ReplicaAlterLogDirsThread)",
     T + "INFO [ReplicaAlterLogDirsManager on broker 1] Removed fetcher for partitions Set(t-0) "
         "(kafka.server.ReplicaAlterLogDirsManager)",
 ]

@@ -339,6 +339,10 @@ RULES: list[Rule] = [
     Rule("alter_partition_rejected", r"^Rejecting (?:AlterPartition|alterIsr) request from node (\d+) for (\S+-\d+) "
          r"because (?:the current partition epoch is (\d+), not \d+|.*)\.$",
          {"target_broker": 1, "tp": 2, "partition_epoch": 3}),
+    # KafkaController.onBrokerFailure (ZooKeeper controller, 0.8-3.x): brokers whose registration left ZooKeeper (their
+    # session expired: dead, or cut off), and from 2.2 brokers that came back with a new epoch (bounced); the controller
+    # then moves their leaderships and takes them out of the ISRs. A row per broker listed (target_broker)
+    Rule("broker_failed", r"^Broker failure callback for ([\d,]+)$", {}, explode="list"),
     Rule("reassignment_waiting", rf"^New replicas {_L} for partition {_TP} being reassigned not yet caught up with "
          r"the leader$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "

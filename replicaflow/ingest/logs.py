@@ -364,8 +364,10 @@ def _category(df: DataFrame) -> DataFrame:
 
 
 # The partitions a line lists: after the first "partitions", where 2.1-2.4's fetcher line names its leader as
-# `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id).
-LISTED = r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?[^(\[]*?(?:partitions|Partitions) (.*)$"
+# `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id); the
+# brokers a controller's `Broker failure callback for 1,2` lists (a row each, the broker as target_broker).
+LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|Broker failure "
+          r"callback for) (.*)$")
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields
@@ -379,7 +381,9 @@ def _rows(lines: DataFrame) -> DataFrame:
     k, is_event = F.col("kind"), F.col("category") == "event"
     listed = F.col("listed")
     is_list = is_event & listed.isNotNull()
+    brokers = k == "broker_failed"
     tokens = F.when(is_event, F.when(k == "fetcher_added", F.regexp_extract_all(listed, F.lit(FETCHER_TOKEN), 0))
+                    .when(brokers, F.regexp_extract_all(listed, F.lit(r"\d+"), 0))
                     .when(is_list, F.regexp_extract_all(listed, F.lit(LIST_TOKEN), 0)))
     is_reject = F.col("category") == "reject"
     df = lines.select(
@@ -396,7 +400,8 @@ def _rows(lines: DataFrame) -> DataFrame:
     event_row = event_row & (~is_list | t.isNotNull())
     return df.select(
         "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms",
-        *[c for c in EVENT_COLUMNS if c not in ("topic", "partition", "leader")],
+        *[c for c in EVENT_COLUMNS if c not in ("topic", "partition", "leader", "target_broker")],
+        F.when(brokers, _int(t)).otherwise(F.col("target_broker")).alias("target_broker"),
         F.coalesce(F.col("leader"), _int(F.nullif(F.regexp_extract(t, TOKEN_LEADER, 1), F.lit("")))).alias("leader"),
         F.when(is_list, tp_token[0]).otherwise(F.col("topic")).alias("topic"),
         F.when(is_list, _int(tp_token[1])).otherwise(F.col("partition")).alias("partition"),

@@ -32,7 +32,10 @@ _LABELS = {"reassign": "reassign", "verify": "verify", "config": "config", "canc
            "produce_burst": "burst", "stall_follower": "stall"}
 # Broker log lines worth a marker (the rest are per-partition and would bury the axis).
 LOG_MARKERS = {"broker_shutdown": "shutdown", "broker_started": "start", "thread_died": "thread died",
-               "partition_failed": "failed", "controller_elected": "controller"}
+               "partition_failed": "failed", "controller_elected": "controller", "broker_failed": "broker lost",
+               "broker_fenced": "fenced"}
+# kinds written by the controller about another broker: the marker names that one (target_broker)
+ABOUT_ANOTHER = ("broker_failed", "broker_fenced")
 FAULT_KINDS = ("broker_down", "broker_up", "slow_network", "fail_partition", "produce_burst", "stall_follower")
 MAX_MARKERS = 24
 
@@ -128,7 +131,7 @@ def markers(analysis: Analysis, cluster: str, changes: list[Throttle]) -> list[M
     ev = analysis.of("log_events", cluster)
     ev = ev[ev["kind"].isin(list(LOG_MARKERS))]
     for (ts, kind), g in ev.groupby(["ts_ms", "kind"]):
-        brokers = sorted({int(b) for b in g["broker"].dropna()})
+        brokers = sorted({int(b) for b in g["target_broker" if kind in ABOUT_ANOTHER else "broker"].dropna()})
         who = f" b{','.join(map(str, brokers))}" if brokers else ""
         raw.append(Marker(int(ts), LOG_MARKERS[kind] + who, f"log: {kind.replace('_', ' ')}{who.replace('b', 'broker ')}"
                           f" ({g.iloc[0]['source']}:{int(g.iloc[0]['line_number'])})"))

@@ -489,6 +489,25 @@ def test_a_jira_code_mark_or_a_braced_date_is_no_json_record(spark, tmp_path):
         (3, "unreadable JSON log record (no message field or invalid JSON)")]
 
 
+def test_a_broker_failure_callback_names_each_dead_broker(spark, tmp_path):
+    """KafkaController.onBrokerFailure (ZooKeeper controller, 0.8-3.x): `Broker failure callback for 1,2` lists the
+    brokers whose registration left ZooKeeper; a row per broker, written by the controller (the line's logIdent:
+    `[Controller 3]: ` 0.8-0.11, `[Controller id=0] ` 1.0+). An empty list (no broker died) is no row."""
+    (tmp_path / "broker-9").mkdir()
+    (tmp_path / "broker-9" / "controller.log").write_text(
+        "[2015-09-01 09:54:30,030] INFO [Controller 3]: Broker failure callback for 1 (kafka.controller.KafkaController)\n"
+        "[2021-03-04 05:06:07,008] INFO [Controller id=0] Broker failure callback for 1,2 "
+        "(kafka.controller.KafkaController)\n"
+        "[2021-03-04 05:06:08,000] INFO [Controller id=0] Broker failure callback for  (kafka.controller.KafkaController)\n",
+        encoding="utf-8")
+    out = read_logs(spark, str(tmp_path), cluster="r")
+    assert out["rejects"].count() == 0
+    assert sorted((r["line_number"], r["kind"], r["broker"], r["target_broker"], r["topic"], r["partition"])
+                  for r in out["log_events"].collect()) == [
+        (1, "broker_failed", 3, 1, None, None), (2, "broker_failed", 0, 1, None, None),
+        (2, "broker_failed", 0, 2, None, None)]
+
+
 def test_log_dir_offline_names_each_partition(read):
     events, _ = read
     assert sorted((e["topic"], e["partition"], e["log_dir"]) for e in events if e["kind"] == "log_dir_offline") == \

@@ -140,15 +140,19 @@ def test_the_page_says_which_rows_it_shows(tmp_path, monkeypatch):
 
 def test_a_controller_failover_in_the_logs_is_a_marker_on_the_charts():
     """A new controller (log kind controller_elected, docs/logs.md) is when partitions lose and regain leaders:
-    the charts mark it with the broker elected, beside broker restarts, and it names the line it comes from."""
-    def event(ts_ms: int, broker: int, kind: str, line: int) -> dict:
+    the charts mark it with the broker elected, beside broker restarts, and it names the line it comes from. A
+    broker the ZooKeeper controller lost (broker_failed, written by the controller) is marked with the lost ones."""
+    def event(ts_ms: int, broker: int, kind: str, line: int, target: int | None = None) -> dict:
         return dict(cluster="c", ts_ms=ts_ms, broker=broker, kind=kind, topic=None, partition=None, isr=None,
-                    source="controller.log", line_number=line, message="…")
+                    source="controller.log", line_number=line, message="…", target_broker=target)
 
     log = _frame("log_events", [event(T0 + 60_000, 1, "broker_shutdown", 3), event(T0 + 300_000, 2,
-                                "controller_elected", 7), event(T0 + 301_000, 2, "isr_shrink", 8)])
+                                "controller_elected", 7), event(T0 + 301_000, 2, "isr_shrink", 8),
+                                event(T0 + 600_000, 2, "broker_failed", 9, target=3),
+                                event(T0 + 600_000, 2, "broker_failed", 9, target=4)])
     analysis = Analysis(root=None, tables={"log_events": log, "reassignments": _frame("reassignments", [])},
                         meta={"c": {"scrape_interval_ms": 30_000}})
     assert [(m.ts_ms - T0, m.label, m.text) for m in markers(analysis, "c", [])] == [
         (60_000, "shutdown b1", "log: broker shutdown broker 1 (controller.log:3)"),
-        (300_000, "controller b2", "log: controller elected broker 2 (controller.log:7)")]
+        (300_000, "controller b2", "log: controller elected broker 2 (controller.log:7)"),
+        (600_000, "broker lost b3,4", "log: broker failed broker 3,4 (controller.log:9)")]

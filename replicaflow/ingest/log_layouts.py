@@ -21,11 +21,15 @@ MAX_LINE_CHARS = 1 << 20
 
 _TS = r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?"
 _OFFSET = r"(?:Z|[+-]\d{2}:?\d{2})"
+# LinkedIn's layout writes the date with slashes (`%d{yyyy/MM/dd HH:mm:ss.SSS}`; see LINKEDIN below)
+_TS_SLASH = r"\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?"
+# what starts a record without brackets: an ISO date, or LinkedIn's
+_BARE_DATE = r"\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} "
 
 # --- envelopes: what a runtime wraps around the broker's own line ----------------------------------
 # `grep -r`/`zgrep` over several files (`server.log.1:[2018-…`) or `grep -n` (`path:12:`, `12:`): the file name
 # (no space, `[`, `|` or `{`) and line number, taken off only before a bracketed or ISO timestamp. group: the line
-GREP = r"^[^\s\[|{]{1,4096}?:(?:\d{1,10}:)?(\[\d{4}-\d{2}-\d{2}[ T].*|\d{4}-\d{2}-\d{2}[ T].*)$"
+GREP = rf"^[^\s\[|{{]{{1,4096}}?:(?:\d{{1,10}}:)?(\[\d{{4}}-\d{{2}}-\d{{2}}[ T].*|(?:{_BARE_DATE}).*)$"
 CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (stdout|stderr) ([FP]) ?(.*)$"
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
@@ -50,12 +54,13 @@ SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}
           rf"(?:\.\d+)?{_OFFSET}) [\w.:-]{{1,255}} [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
 
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
-# groups: timestamp and offset of `[ts]` (1, 2) or of `ts` (3, 4; also `ts]`, a record whose first character a bug
-# report's paste lost), level (5; also `[%-5p]`), the rest (6). ZooKeeper's
+# groups: timestamp and offset of `[ts]` (1, 2; also `{ts}`, KAFKA-903's `{%d} %p [%t] (%F:%L) - %m`) or of `ts` (3, 4;
+# also `ts]`, a record whose first character a bug report's paste lost; also LinkedIn's `yyyy/MM/dd`), level (5; also
+# `[%-5p]`), the rest (6). ZooKeeper's
 # own `%d{ISO8601} [myid:%X{myid}] - %-5p [%t:%C{1}@%L] - %m` is read too: a ZooKeeper server's lines sit between the
 # broker's in `docker compose logs` of a ZooKeeper-era cluster, and are records, not broken lines. So is a thread
 # before the level (`%d [%t] %-5p %c - %m`, logback's habit), when a level word follows it.
-LAYOUT = (rf"^(?:\[({_TS})({_OFFSET})?\]|({_TS})({_OFFSET})?\]?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
+LAYOUT = (rf"^(?:[\[{{]({_TS})({_OFFSET})?[\]}}]|({_TS}|{_TS_SLASH})({_OFFSET})?\]?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
           r"(?= +(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b))? +\[?([A-Za-z]{1,10}) *\]? +(.*)$")
 # Patterns that put the thread and the logger before the message: `[%t] %c{1}:%L - %m` (Strimzi's log4j2
 # layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name). groups: logger (1, 2 or 3), message (4)
@@ -67,6 +72,12 @@ THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z
 # default layout's ` (logger)`: there the message itself starts with a name and a colon.
 LOGGER_COLON = (r"^(?:\d{1,10} --- (?:\[[^\[\]]{0,512}\] )?\[[^\[\]]{0,512}\] ([A-Za-z_$][\w.$]{0,511}) *:|"
                 r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511}):) (.*)$")
+# LinkedIn's `%d{yyyy/MM/dd HH:mm:ss.SSS} %p [%c{1}] [%t] [app] [context] %m` (its fork's brokers, and the logs its
+# engineers paste into Kafka's Jira since 0.8: KAFKA-1398, linkedin/kafka#458): four bracketed fields, the first the
+# logger's short name, before the message (which may itself start with a bracketed logIdent). groups: logger, message
+LINKEDIN = r"^\[([A-Za-z_$][\w.$]{0,511})\] \[[^\[\]]{0,512}\] \[[^\[\]]{0,512}\] \[[^\[\]]{0,512}\] (.*)$"
+# KAFKA-903's `{%d} %p [%t] (%F:%L) - %m`: the thread and the source file's line before the message. group: message
+THREAD_FILE = r"^\[[^\[\]]{0,512}\] \([\w$.-]{1,255}:\d{1,9}\) - (.*)$"
 # ` (%c)`, or ` (%c:%L)` with the logging call's line (the layout of Kafka's own tests, and of some deployments)
 _CALL_LINE = r"(?::\d{1,9})?"
 DEFAULT_SUFFIX = rf"\s\([A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}{_CALL_LINE}\)$"
@@ -77,13 +88,13 @@ TS_START = r"^[\[{]?\d{4}[-/]\d{2}[-/]\d{2}"
 # `4. ` or `- `, inline code's backticks (a fence's glued to the first line). Taken off before a record (with the
 # envelopes and grep's file name below behind it) or a stack-trace line only. groups: the line
 PASTE = r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(.*)$"
-PASTED = (r"^(?:(?:[A-Za-z0-9][\w.-]{0,127} *\| ?|[^\s\[|{]{1,4096}?:(?:\d{1,10}:)?)?(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T])|"
+PASTED = (rf"^(?:(?:[A-Za-z0-9][\w.-]{{0,127}} *\| ?|[^\s\[|{{]{{1,4096}}?:(?:\d{{1,10}}:)?)?(?:\[\d{{4}}-|{_BARE_DATE})|"
           r"\s*at [\w$.<>/@-]{1,1024}\(|[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
-# what an envelope must leave: a bracketed or ISO timestamp, or a JSON record
-RECORD_START = r"^(?:\[\d{4}-|\d{4}-\d{2}-\d{2}[ T]|\{)"
+# what an envelope must leave: a bracketed, ISO or LinkedIn timestamp, or a JSON record
+RECORD_START = rf"^(?:\[\d{{4}}-|{_BARE_DATE}|\{{)"
 # a whole log4j record (`[ts] LEVEL ` or Strimzi's `ts LEVEL `) behind a prefix no envelope rule knows: not a
 # stack-trace line even where it ends in ` (logger)`, so not attached to the record before it
-EMBEDDED_RECORD = (r"^\S.{0,255}?(?:\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[,.]\d{1,9}\]|\d{4}-\d{2}-\d{2}[ T]"
+EMBEDDED_RECORD = (r"^\S.{0,255}?(?:\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[,.]\d{1,9}\]|\d{4}[-/]\d{2}[-/]\d{2}[ T]"
                    r"\d{2}:\d{2}:\d{2}[,.]\d{1,9}) +\[?(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b")
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
 LOGGER = rf"^[A-Za-z_$][\w.$]{{0,511}}{_CALL_LINE}\)$"
@@ -291,22 +302,25 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                 .when(F.col("_layout"), F.col("_p_off")),
                 _rest=F.when(rest.endswith("]") & rest.rlike(THREAD_SUFFIX), F.regexp_replace(rest, r" \[[^\[\]]*\]$", ""))
                 .otherwise(rest),
-                _pre=F.when(F.col("_layout") & rest.startswith("[") & rest.contains(" - "),
-                            groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"]))
+                _pre=F.when(F.col("_layout") & rest.startswith("[") & (F.substring(F.col("_p_ts"), 5, 1) == "/"),
+                            groups(rest, LINKEDIN, 2))
+                .when(F.col("_layout") & rest.startswith("[") & j.startswith("{"), groups(rest, THREAD_FILE, ["", "$1"]))
+                .when(F.col("_layout") & rest.startswith("[") & rest.contains(" - "),
+                      groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"]))
                 .when(F.col("_layout") & ~(rest.endswith(")") & rest.rlike(DEFAULT_SUFFIX)), F.coalesce(
                     F.when(rest.contains(": "), groups(rest, LOGGER_COLON, ["$1$2", "$3"])),
                     F.when(rest.contains(" - "), groups(rest, LOGGER_DASH, ["$1$2", "$3"])))))
     pre = F.col("_pre")
-    df = _stage(df, _pre_logger=pre[0], _rest2=F.coalesce(pre[1], F.col("_rest")))
+    df = _stage(df, _pre_logger=F.nullif(pre[0], F.lit("")), _rest2=F.coalesce(pre[1], F.col("_rest")))
     rest = F.col("_rest2")
     iso = F.col("_iso")
     # log4j's own `yyyy-MM-dd HH:mm:ss,SSS` needs no rewriting
     as_is = (F.length(iso) == 23) & (F.substring(iso, 11, 1) == " ") & (F.substring(iso, 20, 1) == ",")
     df = _stage(df, _tail=F.substring_index(rest, " (", -1),
-                _norm=F.when(as_is, iso).when(iso != "", F.regexp_replace(F.regexp_replace(iso, "T", " "),
+                _norm=F.when(as_is, iso).when(iso != "", F.regexp_replace(F.translate(iso, "T/", " -"),
                                                                         r"[,.](\d{3})\d*$", ",$1")))
     norm, tail, off = F.col("_norm"), F.col("_tail"), F.col("_off")
-    has_logger = F.col("_pre_logger").isNull() & rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
+    has_logger = F.col("_pre").isNull() & rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
     # read as UTC (the session zone), then moved from the line's zone
     local = F.try_to_timestamp(F.when(as_is | norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000"))),
                                F.lit("yyyy-MM-dd HH:mm:ss,SSS"))

@@ -435,14 +435,14 @@ def test_a_config_line_needs_its_indent_and_a_record_before_it(spark, tmp_path):
 
 
 def test_a_record_behind_an_unknown_prefix_is_rejected_not_attached(spark, tmp_path):
-    """A whole record behind a prefix no envelope rule knows, or in a layout with another date (LinkedIn's
-    `yyyy/MM/dd`), ends in ` (logger)` like a message tail, but it is not part of the record before it: its
-    event would be lost without a trace."""
+    """A whole record behind a prefix no envelope rule knows, or led by a date whose time is cut short, ends in
+    ` (logger)` like a message tail, but it is not part of the record before it: its event would be lost without a
+    trace."""
     (tmp_path / "broker-1").mkdir()
     (tmp_path / "broker-1" / "server.log").write_text(
         T + "INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n"
         "web-7f9c | host | " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n"
-        "2024/01/02 03:04:05.678 INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)\n",
+        "2024/01/02 03:04 INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)\n",
         encoding="utf-8")
     out = read_logs(spark, str(tmp_path), cluster="r")
     assert [r["kind"] for r in out["log_events"].collect()] == ["broker_started"]
@@ -475,18 +475,53 @@ def test_an_iso_time_with_its_offset_and_a_csv_export_are_records(spark, tmp_pat
     assert messages[3].endswith("Partition other-topic-003-0 marked as failed")
 
 
-def test_a_jira_code_mark_or_a_braced_date_is_no_json_record(spark, tmp_path):
+def test_a_jira_code_mark_is_no_json_record_and_a_braced_date_is_a_record(spark, tmp_path):
     """A JSON layout's record starts `{"`; a Jira `{code:java}` mark around a pasted log (KAFKA-14778 as relayed by
-    mail) and a layout that writes the date in braces (`{%d} %p [%t] (%F:%L) - %m`, KAFKA-903) were rejected as
-    `unreadable JSON log record`, a reason that sent the reader to the wrong place."""
+    mail) was rejected as `unreadable JSON log record`, a reason that sent the reader to the wrong place. A layout
+    that writes the date in braces (`{%d} %p [%t] (%F:%L) - %m`, KAFKA-903) is a record: the thread and the file's
+    line come off before the message (0.8's KafkaServer `[Kafka Server 0], started`)."""
     (tmp_path / "broker-1").mkdir()
     (tmp_path / "broker-1" / "server.log").write_text(
         "{code:java}\n{2013-05-10 19:14:52,156}  INFO [Thread-1] (Logging.scala:67) - [Kafka Server 0], started\n"
         '{"message": "x"\n', encoding="utf-8")
     out = read_logs(spark, str(tmp_path), cluster="r")
     assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == [
-        (1, "no timestamp"), (2, "truncated or malformed timestamp/layout"),
-        (3, "unreadable JSON log record (no message field or invalid JSON)")]
+        (1, "no timestamp"), (3, "unreadable JSON log record (no message field or invalid JSON)")]
+    assert [(r["line_number"], r["kind"], r["broker"], r["ts_ms"], r["message"])
+            for r in out["log_events"].collect()] == [
+        (2, "broker_started", 0, 1368213292156, "[Kafka Server 0], started")]
+
+
+def test_linkedins_layout_is_read(spark, tmp_path):
+    """LinkedIn's `%d{yyyy/MM/dd HH:mm:ss.SSS} %p [%c{1}] [%t] [app] [context] %m` (its fork's brokers; the lines its
+    engineers paste into Kafka's Jira, KAFKA-1398, and linkedin/kafka#458) was rejected whole as a malformed layout.
+    The four bracketed fields come off before the message, whose own logIdent names the broker (Partition.maybeShrinkIsr,
+    AbstractFetcherThread.processFetchRequest); an exception's lines stay under their record, also through docker
+    compose; a line with fewer fields is still a record, of no event."""
+    (tmp_path / "broker-1").mkdir()
+    (tmp_path / "broker-1" / "server.log").write_text(
+        "2023/05/23 21:09:35.182 INFO [DefaultAlterIsrManager] [data-plane-kafka-request-handler-7] [kafka-server] [] "
+        "Sending to controller org.apache.kafka.common.requests.AlterIsrRequest$Builder of ~274 bytes (1 items)\n"
+        "2023/05/23 21:09:36.000 INFO [Partition] [data-plane-kafka-request-handler-7] [kafka-server] [] [Partition "
+        "payments-2 broker=78001] Shrinking ISR from 78001,78002,78003 to 78001,78003. Leader: (highWatermark: 5, "
+        "endOffset: 9). Out of sync replicas: (brokerId: 78002, endOffset: 5).\n"
+        "2023/05/23 21:09:37.000 WARN [ReplicaFetcherThread] [ReplicaFetcherThread-0-78002] [kafka-server] [] "
+        "[ReplicaFetcher replicaId=78001, leaderId=78002, fetcherId=0] Error for partition payments-3 at offset 10\n"
+        "org.apache.kafka.common.errors.NotLeaderOrFollowerException: not the leader\n"
+        "2014/04/15 19:35:34.223 ERROR [TopicConfigManager] [kafka-server] [] Ignoring topic config change\n"
+        "kafka-1 | 2023/05/23 21:09:38.250 INFO [Partition] [t-1] [kafka-server] [] [Partition payments-2 "
+        "broker=78001] Expanding ISR from 78001,78003 to 78001,78003,78002\n"
+        "kafka-1 |         at kafka.server.ReplicaManager.appendToLocalLog(ReplicaManager.scala:10)\n",
+        encoding="utf-8")
+    out = read_logs(spark, str(tmp_path), cluster="r")
+    assert out["rejects"].count() == 0
+    got = sorted((r["line_number"], r["kind"], r["broker"], r["topic"], r["partition"], r["isr"], r["leader"],
+                  r["ts_ms"]) for r in out["log_events"].collect())
+    assert got == [(2, "isr_shrink", 78001, "payments", 2, [78001, 78003], None, 1684876176000),
+                   (3, "fetch_error", 78001, "payments", 3, None, 78002, 1684876177000),
+                   (6, "isr_expand", 78001, "payments", 2, [78001, 78003, 78002], None, 1684876178250)]
+    counts = {r["category"]: r["lines"] for r in out["line_counts"].collect()}
+    assert counts == {"event": 3, "other": 2, "attached": 2}, counts
 
 
 def test_a_broker_failure_callback_names_each_dead_broker(spark, tmp_path):

@@ -178,7 +178,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
             continue
         period = periods[i.cluster]
         start_ms = period["lo"] // interval * interval
-        end_ms = max(period["hi"], start_ms)
+        # the last scrape at or after the last event: a shrink logged after the grid's last point would be in
+        # log_events but in no gauge or meter total (docs/real-cluster.md, "The scrape grid")
+        end_ms = -(-period["hi"] // interval) * interval
         scrapes = (end_ms - start_ms) // interval + 1
         if scrapes > MAX_SCRAPES:  # the gauges are recomputed at every scrape: hours of work, then out of memory
             raise ReplicaflowError(f"--scrape-interval: {format_duration(interval)} over the {format_duration(end_ms - start_ms)} "

@@ -46,6 +46,14 @@ CONTROLLER_9 = """\
 [2021-03-01 10:03:00,000] TRACE [Controller id=9 epoch=3] Changed partition orders-1 state from OnlinePartition to OnlinePartition with state LeaderAndIsr(leader=1, leaderEpoch=2, isr=List(1), zkVersion=7) (state.change.logger)
 """
 MS = 1614592800000  # 2021-03-01 10:00:00 UTC
+# A few seconds pasted from a LinkedIn broker (its layout: yyyy/MM/dd, [logger] [thread] [app] [context]): the shrink
+# and the expansion fall after the 10 s grid's point at or before the last line
+EXCERPT = """\
+2023/05/23 21:09:35.182 INFO [DefaultAlterIsrManager] [data-plane-kafka-request-handler-7] [kafka-server] [] Sending to controller org.apache.kafka.common.requests.AlterIsrRequest$Builder of ~274 bytes (1 items)
+2023/05/23 21:09:36.000 INFO [Partition] [data-plane-kafka-request-handler-7] [kafka-server] [] [Partition payments-2 broker=78001] Shrinking ISR from 78001,78002,78003 to 78001,78003. Leader: (highWatermark: 5, endOffset: 9). Out of sync replicas: (brokerId: 78002, endOffset: 5).
+2023/05/23 21:09:38.250 INFO [Partition] [data-plane-kafka-request-handler-3] [kafka-server] [] [Partition payments-2 broker=78001] Expanding ISR from 78001,78003 to 78001,78003,78002
+"""
+EXCERPT_MS = 1684876170000  # 2023-05-23 21:09:30 UTC, the grid point before the first line
 
 
 REAL = Path(__file__).resolve().parent / "data" / "real_files"
@@ -65,12 +73,14 @@ def fleet(tmp_path_factory) -> Path:
              "bug/logs/broker-4/server.log": BROKER_4, "bug/logs/broker-4/state-change.log": BROKER_4_STATE,
              "bug/logs/broker-9/state-change.log": CONTROLLER_9,
              "roleplay/logs/broker-1/server.log": (REAL / "roleplay-2.4-broker-1.log").read_text(),
+             "excerpt/logs/broker-78001/server.log": EXCERPT,
              **{f"churn/logs/{name}": text for name, text in DELETION.items()}}
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "bug"),
-                          "--logs", str(root / "roleplay"), "--logs", str(root / "churn"), "--cluster-from-path",
+                          "--logs", str(root / "roleplay"), "--logs", str(root / "churn"), "--logs", str(root / "excerpt"),
+                          "--cluster-from-path",
                           "--min-insync-replicas", "2", "--out", str(root / "out")],
                          env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr
@@ -244,6 +254,19 @@ def test_a_deleted_topic_stops_existing_instead_of_going_offline(deletion):
     assert got["peak_offline"] == 0 and got["offline_minutes"] == 0.0
 
 
+def test_the_grid_ends_at_or_after_the_last_event_so_every_event_counts(fleet):
+    """The scrape grid ended at the last grid point at or before the last event: the shrink (Partition.maybeShrinkIsr)
+    and the expansion (Partition.maybeExpandIsr) of a few seconds' excerpt were in log_events and in no meter total
+    (`ISR shrinks / expands: 0 / 0`). It ends at the first point at or after it."""
+    run = Run(fleet, "excerpt")
+    assert (meta(run)["start_ms"], meta(run)["end_ms"]) == (EXCERPT_MS, EXCERPT_MS + 10_000)
+    got = summary(run)
+    assert (got["isr_shrinks"], got["isr_expands"]) == (1, 1)
+    urp = [(r["topic"], r["partition"], r["start_ms"] - EXCERPT_MS, r["end_ms"] - EXCERPT_MS)
+           for r in table(run, "incidents", "analysis") if r["kind"] == "urp"]
+    assert urp == [("payments", 2, 6000, 8250)]
+
+
 def test_the_report_of_a_fleet_shows_each_clusters_inputs_from_its_metas(fleet):
     """A fleet rebuilt from its logs has one meta per cluster in ``telemetry/_metas.json``; the report read only
     ``_meta.json``, so every cluster's inputs panel said the Kafka version was "not recorded"."""
@@ -251,6 +274,6 @@ def test_the_report_of_a_fleet_shows_each_clusters_inputs_from_its_metas(fleet):
     from replicaflow.report.inputs import panel
 
     analysis = load_analysis(fleet)
-    assert set(analysis.meta) == {"bug", "roleplay", "churn"}
+    assert set(analysis.meta) == {"bug", "roleplay", "churn", "excerpt"}
     version = next(r["value"] for r in panel(analysis, "roleplay", [], None) if r["what"] == "Kafka version")
     assert version == "2.4 (inferred from the log lines' forms: 2.4)"

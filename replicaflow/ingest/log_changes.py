@@ -69,11 +69,14 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
 
 
 def mark_refused(rows: DataFrame) -> DataFrame:
-    """A ZooKeeper-era shrink/expand whose next event of the same file and partition is "Cached zkVersion
-    ... skip updating ISR" was refused (Partition.updateIsr wrote nothing): ``state`` = ``refused``. Only
-    the rows where ``event_row`` holds are events (the others are grouped apart, topic null)."""
+    """A ZooKeeper-era shrink/expand whose next event of the same file, broker and partition is "Cached zkVersion
+    ... skip updating ISR" was refused (Partition.updateIsr wrote nothing): ``state`` = ``refused``. The broker too:
+    one file of `docker compose logs` holds every broker's lines, and two brokers that both think they lead a
+    partition (KAFKA-2729) log both. Only the rows where ``event_row`` holds are events (the others are grouped
+    apart, topic null)."""
     event = F.col("event_row")
-    w = Window.partitionBy("source", F.when(event, F.col("topic")), F.when(event, F.col("partition"))) \
+    w = Window.partitionBy("source", F.when(event, F.col("broker")), F.when(event, F.col("topic")),
+                           F.when(event, F.col("partition"))) \
         .orderBy("line_number")
     nxt = F.lead("kind").over(w)
     refused = event & F.col("kind").isin("isr_shrink", "isr_expand") & (nxt == "isr_update_failed") & \

@@ -34,7 +34,7 @@ CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
 # stern (`stern kafka`, the Kubernetes multi-pod tail): `<pod> <container> <line>`, DNS names, no other mark
-STERN = r"^[a-z0-9][-a-z0-9.]{0,252} [a-z0-9][-a-z0-9]{0,62} (.*)$"
+STERN = r"^([a-z0-9][-a-z0-9.]{0,252}) [a-z0-9][-a-z0-9]{0,62} (.*)$"
 # `docker logs -t`, `docker compose logs -t`, `kubectl logs --timestamps`: the runtime's RFC 3339 time, a space,
 # the line (taken off only before a bracketed or ISO timestamp or a JSON record: the broker's own layout follows)
 STAMP = rf"^\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?{_OFFSET} (.*)$"
@@ -51,7 +51,7 @@ CSV = (r'^"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?(?:Z|[+-]\d{2}
        r'"([A-Za-z_$][\w.$]{0,511})","(.*?)"?$')
 # journald/syslog: `Jan 02 03:04:05 host ident[pid]: `, RFC 5424-ish `2024-01-02T03:04:05.1+00:00 host ident[pid]: `
 SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}"
-          rf"(?:\.\d+)?{_OFFSET}) [\w.:-]{{1,255}} [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
+          rf"(?:\.\d+)?{_OFFSET}) ([\w.:-]{{1,255}}) [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
 
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
 # groups: timestamp and offset of `[ts]` (1, 2; also `{ts}`, KAFKA-903's `{%d} %p [%t] (%F:%L) - %m`) or of `ts` (3, 4;
@@ -187,24 +187,26 @@ def _config_line(text: Column) -> Column:
 
 
 # The prefixes taken off in turn before a bracketed or ISO timestamp or a JSON record, or before a line that
-# continues one: (name, the text after the prefix or null, whether the record may start after blanks). Each
-# pattern runs only on a line holding a character it needs at a fixed place.
-_ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool], ...] = (
-    ("csv", lambda inner: F.when(inner.startswith('"'), F.regexp_replace(groups(inner, CSV, ["[$1] $2 $4 ($3)"])[0],
-                                                                         '""', '"')), False),
-    ("compose", lambda inner: F.when(inner.contains("|"), groups(inner, COMPOSE, 2)[1]), True),
+# continues one: (name, the prefix's groups, the text after it last, or null; whether the record may start after
+# blanks; whether the first group names the line's stream). Each pattern runs only on a line holding a character it
+# needs at a fixed place. A stream is the process a line came from where one file holds several: the service of
+# `docker compose logs`, the pod of stern, the host of a central syslog file.
+_ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
+    ("csv", lambda inner: F.when(inner.startswith('"'), F.array(F.regexp_replace(
+        groups(inner, CSV, ["[$1] $2 $4 ($3)"])[0], '""', '"'))), False, False),
+    ("compose", lambda inner: F.when(inner.contains("|"), groups(inner, COMPOSE, 2)), True, True),
     ("stern", lambda inner: F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
-                                   groups(inner, STERN, 1)[0]), False),
-    ("stamp", lambda inner: F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)[0]), False),
-    ("syslog", lambda inner: F.when(byte_at(inner, 4, " ") | byte_at(inner, 11, "T"), groups(inner, SYSLOG, 1)[0]),
-     True),
+                                   groups(inner, STERN, 2)), False, True),
+    ("stamp", lambda inner: F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)), False, False),
+    ("syslog", lambda inner: F.when(byte_at(inner, 4, " ") | byte_at(inner, 11, "T"), groups(inner, SYSLOG, 2)),
+     True, True),
 )
 
 
 def _unwrap(df: DataFrame) -> DataFrame:
     """inner (the line with terminal colours, grep's file name, CRI, docker json-file, docker compose and
-    syslog/journald envelopes removed, leading whitespace dropped), cri_flag and config_line (``CONFIG_LINE``, told before the
-    indent is dropped). Each envelope's pattern is tried only on lines holding a character it requires at a fixed
+    syslog/journald envelopes removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told before the
+    indent is dropped) and stream (the service, pod or host an envelope names, else null). Each envelope's pattern is tried only on lines holding a character it requires at a fixed
     place (most lines have no envelope). An envelope is taken off before a record, and before the lines that
     continue one (a stack trace, a config dump, a message's last line) printed through the same envelope."""
     line = F.col("_line")
@@ -230,9 +232,10 @@ def _unwrap(df: DataFrame) -> DataFrame:
     def continues(after: Column) -> Column:
         return after.rlike(CONTINUATION) | _config_line(after)
 
-    for i, (name, text_after, trim) in enumerate(_ENVELOPES):
-        df = _stage(df, **{f"_{name}": text_after(inner)})
-        after = F.col(f"_{name}")
+    streams = []
+    for i, (name, envelope, trim, named) in enumerate(_ENVELOPES):
+        df = _stage(df, **{f"_{name}": envelope(inner)})
+        after = F.element_at(F.col(f"_{name}"), -1)
         own_time = after.rlike(LEVEL_START) if name == "stamp" else F.lit(False)
         df = _stage(df, **{f"_take_{name}": after.isNotNull() & ~own_time
                            & ((F.ltrim(after) if trim else after).rlike(RECORD_START) | continues(after))})
@@ -242,7 +245,9 @@ def _unwrap(df: DataFrame) -> DataFrame:
         df = _stage(df, **{inner_name: F.when(take, F.ltrim(after)).otherwise(inner),
                            config_name: config | (take & _config_line(after))})
         inner, config = F.col(inner_name), F.col(config_name)
-    return df
+        if named:
+            streams.append(F.when(take, F.col(f"_{name}")[0]))
+    return _stage(df, stream=F.coalesce(*streams))
 
 
 def method_boundary(df: DataFrame) -> DataFrame:

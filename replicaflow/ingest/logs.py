@@ -264,20 +264,36 @@ def _prefixes(df: DataFrame) -> DataFrame:
 
 
 def _context(df: DataFrame) -> DataFrame:
-    """What a line takes from the lines before and after it in its file, in one window (one sort, one
-    pass): whether the line before is a CRI 'P' line (``after_partial``), the record a continuation line
-    (stack trace) is attached to (``parent``: its time, broker, parent tags, and its message where a
-    tag is set) and the file's broker when a line names none (``fallback_broker``)."""
-    w = Window.partitionBy("source").orderBy("line_number")
-    preceding = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    whole_file = w.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
-    tags = F.col("parent_tags")
-    parent = F.last(F.when(F.col("is_record"), F.struct(
-        F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
-        F.when(tags != 0, F.col("msg")).alias("msg"))), ignorenulls=True).over(preceding)
-    file_broker = F.first("prefix_broker", ignorenulls=True).over(whole_file)
-    return df.select("*", F.lag("cri_flag").over(w).eqNullSafe("P").alias("after_partial"), parent.alias("parent"),
-                     F.coalesce(F.col("path_broker"), file_broker).alias("fallback_broker"))
+    """What a line takes from the lines before and after it in its file: whether the line before is a CRI 'P'
+    line (``after_partial``), the record a continuation line (stack trace) is attached to (``parent``: its time,
+    broker, parent tags, and its message where a tag is set) and the broker of a line that names none
+    (``fallback_broker``). The lines before and after are those of the line's stream (``_unwrap``): in `docker
+    compose logs` of a cluster, a broker's exception follows its record with other brokers' lines between them,
+    and a line naming no broker is its own service's broker's. A stream's broker is the first one its lines name,
+    else the path's; a line of no stream takes the path's first. A continuation line whose stream has no record
+    before it continues the file's last record where that one has no envelope (a paste that cut the first
+    line's compose prefix). Two windows, two sorts of each file's lines: the stream's and the file's."""
+    def record(stream: bool) -> Column:
+        tags = F.col("parent_tags")
+        fields = [F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
+                  F.when(tags != 0, F.col("msg")).alias("msg")]
+        return F.when(F.col("is_record"), F.struct(*fields, *([F.col("stream").alias("stream")] if stream else [])))
+    by_stream = Window.partitionBy("source", "stream").orderBy("line_number")
+    by_file = Window.partitionBy("source").orderBy("line_number")
+    before = (Window.unboundedPreceding, Window.currentRow)
+    named = F.first("prefix_broker", ignorenulls=True).over(
+        by_stream.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
+    df = df.select("*", F.last(record(False), ignorenulls=True).over(by_stream.rowsBetween(*before)).alias("_own"),
+                   named.alias("_named"))
+    last_in_file = F.last(record(True), ignorenulls=True).over(by_file.rowsBetween(*before))
+    df = df.select("*", F.lag("cri_flag").over(by_file).eqNullSafe("P").alias("after_partial"),
+                   last_in_file.alias("_in_file"))
+    in_file = F.col("_in_file")
+    unenveloped = F.when(in_file.stream.isNull(), in_file.dropFields("stream"))
+    path, named = F.col("path_broker"), F.col("_named")
+    fallback = F.when(F.col("stream").isNull(), F.coalesce(path, named)).otherwise(F.coalesce(named, path))
+    return df.select(*[c for c in df.columns if c not in ("_own", "_named", "_in_file")],
+                     F.coalesce(F.col("_own"), unenveloped).alias("parent"), fallback.alias("fallback_broker"))
 
 
 def _classify(df: DataFrame) -> DataFrame:
@@ -413,7 +429,7 @@ def _rows(lines: DataFrame) -> DataFrame:
 # arguments, and HotSpot's C2 gives up on a method with too many ("unsupported incoming calling
 # sequence"), leaving it in C1's slower code; the window's sort also copies fewer bytes.
 _CHECKS_ONLY = ("file_utf16", "utf8_ok", "json_layout", "bad_json", "has_layout", "level", "config_line")
-_CONTEXT_ONLY = ("path_broker", "cri_flag", "blank", "is_record", "parent_tags", "after_partial")
+_CONTEXT_ONLY = ("path_broker", "stream", "cri_flag", "blank", "is_record", "parent_tags", "after_partial")
 
 
 def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],

@@ -543,6 +543,29 @@ def test_a_broker_failure_callback_names_each_dead_broker(spark, tmp_path):
         (2, "broker_failed", 0, 2, None, None)]
 
 
+def test_brokers_interleaved_in_one_compose_file_keep_their_own_lines(spark, tmp_path):
+    """`docker compose logs` of a cluster is one file holding every broker's lines. ReplicaManager.appendToLocalLog's
+    exception follows its record with another broker's line between them: it belongs to its own service's record
+    (it went under kafka-2's, no event). KafkaRaftServer's 2.8-3.2 start line names no broker: it is its service's
+    broker (it took the file's first, broker 1). Partition.updateIsr's "Cached zkVersion" refusal is broker 2's, not
+    broker 1's shrink's (KAFKA-2729: two brokers both leading a partition log both)."""
+    (tmp_path / "compose.log").write_text(
+        "kafka-1  | " + T + "ERROR [ReplicaManager broker=1] Error processing append operation on partition "
+        "orders-1 (kafka.server.ReplicaManager)\n"
+        "kafka-2  | " + T + "INFO [BrokerServer id=2] Transition from STARTING to STARTED (kafka.server.BrokerServer)\n"
+        "kafka-1  | org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(1) is "
+        "insufficient to satisfy the min.isr requirement of 2 for partition orders-1\n"
+        "kafka-2  | " + T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n"
+        "kafka-1  | " + T + "INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n"
+        "kafka-2  | " + T + "INFO [Partition orders-0 broker=2] Cached zkVersion [4] not equal to that in zookeeper, "
+        "skip updating ISR (kafka.cluster.Partition)\n", encoding="utf-8")
+    out = read_logs(spark, str(tmp_path), cluster="r")
+    assert out["rejects"].count() == 0
+    got = sorted((r["line_number"], r["kind"], r["broker"], r["state"]) for r in out["log_events"].collect())
+    assert got == [(3, "produce_rejected", 1, None), (4, "broker_started", 2, None), (5, "isr_shrink", 1, None),
+                   (6, "isr_update_failed", 2, None)]
+
+
 def test_log_dir_offline_names_each_partition(read):
     events, _ = read
     assert sorted((e["topic"], e["partition"], e["log_dir"]) for e in events if e["kind"] == "log_dir_offline") == \

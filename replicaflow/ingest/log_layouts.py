@@ -28,8 +28,9 @@ _BARE_DATE = r"\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} "
 
 # --- envelopes: what a runtime wraps around the broker's own line ----------------------------------
 # `grep -r`/`zgrep` over several files (`server.log.1:[2018-…`) or `grep -n` (`path:12:`, `12:`): the file name
-# (no space, `[`, `|` or `{`) and line number, taken off only before a bracketed or ISO timestamp. group: the line
-GREP = rf"^[^\s\[|{{]{{1,4096}}?:(?:\d{{1,10}}:)?(\[\d{{4}}-\d{{2}}-\d{{2}}[ T].*|(?:{_BARE_DATE}).*)$"
+# (no space, `[`, `|` or `{`) and line number, taken off only before a bracketed or ISO timestamp. groups: the file
+# name (or the line number of `grep -n`), the line
+GREP = rf"^([^\s\[|{{]{{1,4096}}?):(?:\d{{1,10}}:)?(\[\d{{4}}-\d{{2}}-\d{{2}}[ T].*|(?:{_BARE_DATE}).*)$"
 CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (stdout|stderr) ([FP]) ?(.*)$"
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
@@ -206,7 +207,8 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
 def _unwrap(df: DataFrame) -> DataFrame:
     """inner (the line with terminal colours, grep's file name, CRI, docker json-file, docker compose and
     syslog/journald envelopes removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told before the
-    indent is dropped) and stream (the service, pod or host an envelope names, else null). Each envelope's pattern is tried only on lines holding a character it requires at a fixed
+    indent is dropped), stream (the file grep names and the service, pod or host an envelope names, else null) and
+    stream_path (the file grep names). Each envelope's pattern is tried only on lines holding a character it requires at a fixed
     place (most lines have no envelope). An envelope is taken off before a record, and before the lines that
     continue one (a stack trace, a config dump, a message's last line) printed through the same envelope."""
     line = F.col("_line")
@@ -219,8 +221,8 @@ def _unwrap(df: DataFrame) -> DataFrame:
                                    | byte_at(t0, 3, "."), groups(t0, PASTE, 1)[0]))
     pasted = F.col("_pasted")
     df = _stage(df, _trimmed=F.when((pasted != t0) & pasted.rlike(PASTED), pasted).otherwise(t0))
-    df = _stage(df, _grep=F.when(~trimmed.startswith("[") & trimmed.contains(":"), groups(trimmed, GREP, 1)[0]))
-    df = _stage(df, _line=F.coalesce(F.col("_grep"), trimmed))
+    df = _stage(df, _grep=F.when(~trimmed.startswith("[") & trimmed.contains(":"), groups(trimmed, GREP, 2)))
+    df = _stage(df, _line=F.coalesce(F.col("_grep")[1], trimmed))
     df = _stage(df, _cri=F.when(byte_at(line, 11, "T"), groups(line, CRI, 4)),
                 _docker=F.when(line.startswith("{"), F.get_json_object(line, "$.log")))
     cri, docker = F.col("_cri"), F.col("_docker")
@@ -247,7 +249,9 @@ def _unwrap(df: DataFrame) -> DataFrame:
         inner, config = F.col(inner_name), F.col(config_name)
         if named:
             streams.append(F.when(take, F.col(f"_{name}")[0]))
-    return _stage(df, stream=F.coalesce(*streams))
+    grep_file = F.when(~F.col("_grep")[0].rlike(r"^\d+$"), F.col("_grep")[0])  # not `grep -n`'s line number
+    return _stage(df, stream=F.nullif(F.concat_ws(" ", grep_file, F.coalesce(*streams)), F.lit("")),
+                  stream_path=grep_file)
 
 
 def method_boundary(df: DataFrame) -> DataFrame:

@@ -269,10 +269,12 @@ def _context(df: DataFrame) -> DataFrame:
     broker, parent tags, and its message where a tag is set) and the broker of a line that names none
     (``fallback_broker``). The lines before and after are those of the line's stream (``_unwrap``): in `docker
     compose logs` of a cluster, a broker's exception follows its record with other brokers' lines between them,
-    and a line naming no broker is its own service's broker's. A stream's broker is the first one its lines name,
-    else the path's; a line of no stream takes the path's first. A continuation line whose stream has no record
-    before it continues the file's last record where that one has no envelope (a paste that cut the first
-    line's compose prefix). Two windows, two sorts of each file's lines: the stream's and the file's."""
+    and a line naming no broker is its own service's broker's; `grep -r` over several brokers' files puts each
+    file's name before its lines. A line naming no broker takes that of the file grep names (`broker-2/server.log`),
+    else its stream's first, else the path's; a line of no stream takes the path's first. A continuation line
+    whose stream has no record before it continues the file's last record where that one has no envelope (a paste
+    that cut the first line's compose prefix). Two windows, two sorts of each file's lines: the stream's and the
+    file's."""
     def record(stream: bool) -> Column:
         tags = F.col("parent_tags")
         fields = [F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
@@ -291,7 +293,8 @@ def _context(df: DataFrame) -> DataFrame:
     in_file = F.col("_in_file")
     unenveloped = F.when(in_file.stream.isNull(), in_file.dropFields("stream"))
     path, named = F.col("path_broker"), F.col("_named")
-    fallback = F.when(F.col("stream").isNull(), F.coalesce(path, named)).otherwise(F.coalesce(named, path))
+    fallback = F.coalesce(_int(_x("stream_path", PATH_BROKER, 1)),
+                          F.when(F.col("stream").isNull(), F.coalesce(path, named)).otherwise(F.coalesce(named, path)))
     return df.select(*[c for c in df.columns if c not in ("_own", "_named", "_in_file")],
                      F.coalesce(F.col("_own"), unenveloped).alias("parent"), fallback.alias("fallback_broker"))
 
@@ -429,7 +432,7 @@ def _rows(lines: DataFrame) -> DataFrame:
 # arguments, and HotSpot's C2 gives up on a method with too many ("unsupported incoming calling
 # sequence"), leaving it in C1's slower code; the window's sort also copies fewer bytes.
 _CHECKS_ONLY = ("file_utf16", "utf8_ok", "json_layout", "bad_json", "has_layout", "level", "config_line")
-_CONTEXT_ONLY = ("path_broker", "stream", "cri_flag", "blank", "is_record", "parent_tags", "after_partial")
+_CONTEXT_ONLY = ("path_broker", "stream", "stream_path", "cri_flag", "blank", "is_record", "parent_tags", "after_partial")
 
 
 def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],

@@ -566,6 +566,24 @@ def test_brokers_interleaved_in_one_compose_file_keep_their_own_lines(spark, tmp
                    (6, "isr_update_failed", 2, None)]
 
 
+def test_grep_over_several_brokers_files_names_each_lines_broker(spark, tmp_path):
+    """`grep -r` over a cluster's log folders, saved to one file: each line is led by the file it came from. A line
+    naming no broker (KafkaServer.startup's `Kafka Server started` of KafkaRaftServer 2.8-3.2, KafkaServerStartable's
+    `Exiting Kafka.`) is that file's broker (`broker-2/...`), not the first broker the saved file names; from a
+    file whose name and lines name no broker, it is a reject (it was broker 1's)."""
+    (tmp_path / "grep.txt").write_text(
+        "logs/broker-1/server.log:" + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 "
+        "(kafka.cluster.Partition)\n"
+        "logs/broker-2/server.log:" + T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n"
+        "logs/broker-3/server.log.1:" + T + "INFO Exiting Kafka. (kafka.server.KafkaServerStartable)\n"
+        "logs/other/server.log:" + T + "INFO Exiting Kafka. (kafka.server.KafkaServerStartable)\n", encoding="utf-8")
+    out = read_logs(spark, str(tmp_path), cluster="r")
+    assert [(r["line_number"], r["reason"]) for r in out["rejects"].collect()] == [
+        (4, "unknown broker id (no prefix, path has no broker-N)")]
+    got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
+    assert got == [(1, "isr_shrink", 1), (2, "broker_started", 2), (3, "broker_exit", 3)]
+
+
 def test_log_dir_offline_names_each_partition(read):
     events, _ = read
     assert sorted((e["topic"], e["partition"], e["log_dir"]) for e in events if e["kind"] == "log_dir_offline") == \

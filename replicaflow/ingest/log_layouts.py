@@ -206,11 +206,12 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
 
 def _unwrap(df: DataFrame) -> DataFrame:
     """inner (the line with terminal colours, grep's file name, CRI, docker json-file, docker compose and
-    syslog/journald envelopes removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told before the
-    indent is dropped), stream (the file grep names and the service, pod or host an envelope names, else null) and
-    stream_path (the file grep names). Each envelope's pattern is tried only on lines holding a character it requires at a fixed
-    place (most lines have no envelope). An envelope is taken off before a record, and before the lines that
-    continue one (a stack trace, a config dump, a message's last line) printed through the same envelope."""
+    syslog/journald envelopes removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told
+    before the indent is dropped), stream (the file grep names and the service, pod or host an envelope names, else
+    null) and stream_path (the file grep names). Each envelope's pattern is tried only on lines holding a character
+    it requires at a fixed place (most lines have no envelope). An envelope is taken off before a record, and before
+    the lines that continue one (a stack trace, a config dump, a message's last line) printed through the same
+    envelope."""
     line = F.col("_line")
     trimmed, plain = F.col("_trimmed"), F.col("_plain")
     raw = F.col("raw")

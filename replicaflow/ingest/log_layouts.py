@@ -95,7 +95,7 @@ PASTED = (rf"^(?:(?:[A-Za-z0-9][\w.-]{{0,127}} *\| ?|[^\s\[|{{]{{1,4096}}?:(?:\d
 RECORD_START = rf"^(?:\[\d{{4}}-|{_BARE_DATE}|\{{)"
 # a whole log4j record (`[ts] LEVEL ` or Strimzi's `ts LEVEL `) behind a prefix no envelope rule knows: not a
 # stack-trace line even where it ends in ` (logger)`, so not attached to the record before it
-EMBEDDED_RECORD = (r"^\S.{0,255}?(?:\[\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}[,.]\d{1,9}\]|\d{4}[-/]\d{2}[-/]\d{2}[ T]"
+EMBEDDED_RECORD = (rf"^\S.{{0,255}}?(?:\[\d{{4}}-\d{{2}}-\d{{2}}[ T]\d{{2}}:\d{{2}}:\d{{2}}[,.]\d{{1,9}}\]|(?:{_BARE_DATE})"
                    r"\d{2}:\d{2}:\d{2}[,.]\d{1,9}) +\[?(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b")
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
 LOGGER = rf"^[A-Za-z_$][\w.$]{{0,511}}{_CALL_LINE}\)$"
@@ -250,9 +250,9 @@ def _unwrap(df: DataFrame) -> DataFrame:
         inner, config = F.col(inner_name), F.col(config_name)
         if named:
             streams.append(F.when(take, F.col(f"_{name}")[0]))
-    grep_file = F.when(~F.col("_grep")[0].rlike(r"^\d+$"), F.col("_grep")[0])  # not `grep -n`'s line number
-    return _stage(df, stream=F.nullif(F.concat_ws(" ", grep_file, F.coalesce(*streams)), F.lit("")),
-                  stream_path=grep_file)
+    named = F.col("_grep")[0]
+    df = _stage(df, stream_path=F.when(~named.rlike(r"^\d+$"), named))  # not `grep -n`'s line number
+    return _stage(df, stream=F.nullif(F.concat_ws(" ", F.col("stream_path"), F.coalesce(*streams)), F.lit("")))
 
 
 def method_boundary(df: DataFrame) -> DataFrame:

@@ -275,28 +275,26 @@ def _context(df: DataFrame) -> DataFrame:
     whose stream has no record before it continues the file's last record where that one has no envelope (a paste
     that cut the first line's compose prefix). Two windows, two sorts of each file's lines: the stream's and the
     file's."""
-    def record(stream: bool) -> Column:
-        tags = F.col("parent_tags")
-        fields = [F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
-                  F.when(tags != 0, F.col("msg")).alias("msg")]
-        return F.when(F.col("is_record"), F.struct(*fields, *([F.col("stream").alias("stream")] if stream else [])))
+    tags = F.col("parent_tags")
+    record = F.when(F.col("is_record"), F.struct(
+        F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
+        F.when(tags != 0, F.col("msg")).alias("msg"), F.col("stream").alias("stream")))
     by_stream = Window.partitionBy("source", "stream").orderBy("line_number")
     by_file = Window.partitionBy("source").orderBy("line_number")
     before = (Window.unboundedPreceding, Window.currentRow)
     named = F.first("prefix_broker", ignorenulls=True).over(
         by_stream.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
-    df = df.select("*", F.last(record(False), ignorenulls=True).over(by_stream.rowsBetween(*before)).alias("_own"),
+    df = df.select("*", F.last(record, ignorenulls=True).over(by_stream.rowsBetween(*before)).alias("_own"),
                    named.alias("_named"))
-    last_in_file = F.last(record(True), ignorenulls=True).over(by_file.rowsBetween(*before))
     df = df.select("*", F.lag("cri_flag").over(by_file).eqNullSafe("P").alias("after_partial"),
-                   last_in_file.alias("_in_file"))
+                   F.last(record, ignorenulls=True).over(by_file.rowsBetween(*before)).alias("_in_file"))
     in_file = F.col("_in_file")
-    unenveloped = F.when(in_file.stream.isNull(), in_file.dropFields("stream"))
+    parent = F.coalesce(F.col("_own"), F.when(in_file.stream.isNull(), in_file)).dropFields("stream")
     path, named = F.col("path_broker"), F.col("_named")
     fallback = F.coalesce(_int(_x("stream_path", PATH_BROKER, 1)),
                           F.when(F.col("stream").isNull(), F.coalesce(path, named)).otherwise(F.coalesce(named, path)))
     return df.select(*[c for c in df.columns if c not in ("_own", "_named", "_in_file")],
-                     F.coalesce(F.col("_own"), unenveloped).alias("parent"), fallback.alias("fallback_broker"))
+                     parent.alias("parent"), fallback.alias("fallback_broker"))
 
 
 def _classify(df: DataFrame) -> DataFrame:

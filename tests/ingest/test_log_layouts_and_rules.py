@@ -417,17 +417,23 @@ def test_other_threads_shutdown_and_message_tails_give_no_event(read):
     assert [e for e in events if e["source"].endswith("quiet.log")] == []
 
 
+def read_file(spark, tmp_path, name: str, text: str) -> dict:
+    """``text`` written to ``tmp_path/name`` and read alone (cluster ``r``)."""
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return read_logs(spark, str(tmp_path), cluster="r")
+
+
 def test_a_config_line_needs_its_indent_and_a_record_before_it(spark, tmp_path):
     """AbstractConfig.logAll indents each setting with a tab, which a log pasted into a bug report or a blog often
     carries as spaces (a 0.10.0.1 start-up pasted with eight: lines 5-6, each rejected as 'no timestamp' before);
     without an indent, or with no record before it in the file, a `name = value` line is no part of a record and
     stays a reject."""
-    (tmp_path / "broker-1").mkdir()
-    (tmp_path / "broker-1" / "server.log").write_text(
+    out = read_file(spark, tmp_path, "broker-1/server.log",
         "\tlog.dirs = /var/lib/kafka/data\n" + T + "INFO KafkaConfig values: \nlog.dirs = /var/lib/kafka/data\n"
         "\tlog.dirs /var/lib/kafka/data\n        advertised.host.name = null\n        authorizer.class.name =\n"
-        " log.dirs = /var/lib/kafka/data\n (kafka.server.KafkaConfig)\n", encoding="utf-8")
-    out = read_logs(spark, str(tmp_path), cluster="r")
+        " log.dirs = /var/lib/kafka/data\n (kafka.server.KafkaConfig)\n")
     assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == \
         [(1, "continuation line"), (3, "no timestamp"), (4, "no timestamp"), (7, "no timestamp")]
     counts = {r["category"]: r["lines"] for r in out["line_counts"].collect()}
@@ -438,13 +444,10 @@ def test_a_record_behind_an_unknown_prefix_is_rejected_not_attached(spark, tmp_p
     """A whole record behind a prefix no envelope rule knows, or led by a date whose time is cut short, ends in
     ` (logger)` like a message tail, but it is not part of the record before it: its event would be lost without a
     trace."""
-    (tmp_path / "broker-1").mkdir()
-    (tmp_path / "broker-1" / "server.log").write_text(
+    out = read_file(spark, tmp_path, "broker-1/server.log",
         T + "INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n"
         "web-7f9c | host | " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n"
-        "2024/01/02 03:04 INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)\n",
-        encoding="utf-8")
-    out = read_logs(spark, str(tmp_path), cluster="r")
+        "2024/01/02 03:04 INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)\n")
     assert [r["kind"] for r in out["log_events"].collect()] == ["broker_started"]
     assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == \
         [(2, "unknown prefix before a log record"), (3, "truncated or malformed timestamp/layout")]
@@ -455,16 +458,13 @@ def test_an_iso_time_with_its_offset_and_a_csv_export_are_records(spark, tmp_pat
     container runtime's time before a message tail: its lines were rejected as `continuation line`, their ISR
     changes lost. A log tool's CSV export (`"time","level","logger","message"`, as pasted in confluentinc/
     librdkafka#4401, one line cut before its closing quote) was `no timestamp`; it is read as the record it holds."""
-    (tmp_path / "broker-1").mkdir()
-    (tmp_path / "broker-1" / "server.log").write_text(
+    out = read_file(spark, tmp_path, "broker-1/server.log",
         "2024-01-02T03:04:05.678+0100 INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n"
         "2024-01-02T03:04:05.678Z INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)\n"
         '"2023-08-18T09:07:19.279Z","WARN","kafka.server.ReplicaFetcherThread","[ReplicaFetcher replicaId=7, '
         'leaderId=12, fetcherId=5] Partition other-topic-003-0 marked as failed"\n'
         '"2023-08-18T09:07:20.100Z","INFO","kafka.server.KafkaServer","[KafkaServer id=7] shutting down ""now""\n'
-        '"2023-08-18T09:07:21.000Z","INFO","kafka.server.KafkaServer","[KafkaServer id=7] shutting down"\n',
-        encoding="utf-8")
-    out = read_logs(spark, str(tmp_path), cluster="r")
+        '"2023-08-18T09:07:21.000Z","INFO","kafka.server.KafkaServer","[KafkaServer id=7] shutting down"\n')
     assert out["rejects"].count() == 0
     got = sorted((r["line_number"], r["kind"], r["ts_ms"], r["broker"], r["leader"])
                  for r in out["log_events"].collect())
@@ -480,11 +480,9 @@ def test_a_jira_code_mark_is_no_json_record_and_a_braced_date_is_a_record(spark,
     mail) was rejected as `unreadable JSON log record`, a reason that sent the reader to the wrong place. A layout
     that writes the date in braces (`{%d} %p [%t] (%F:%L) - %m`, KAFKA-903) is a record: the thread and the file's
     line come off before the message (0.8's KafkaServer `[Kafka Server 0], started`)."""
-    (tmp_path / "broker-1").mkdir()
-    (tmp_path / "broker-1" / "server.log").write_text(
+    out = read_file(spark, tmp_path, "broker-1/server.log",
         "{code:java}\n{2013-05-10 19:14:52,156}  INFO [Thread-1] (Logging.scala:67) - [Kafka Server 0], started\n"
-        '{"message": "x"\n', encoding="utf-8")
-    out = read_logs(spark, str(tmp_path), cluster="r")
+        '{"message": "x"\n')
     assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == [
         (1, "no timestamp"), (3, "unreadable JSON log record (no message field or invalid JSON)")]
     assert [(r["line_number"], r["kind"], r["broker"], r["ts_ms"], r["message"])
@@ -498,8 +496,7 @@ def test_linkedins_layout_is_read(spark, tmp_path):
     The four bracketed fields come off before the message, whose own logIdent names the broker (Partition.maybeShrinkIsr,
     AbstractFetcherThread.processFetchRequest); an exception's lines stay under their record, also through docker
     compose; a line with fewer fields is still a record, of no event."""
-    (tmp_path / "broker-1").mkdir()
-    (tmp_path / "broker-1" / "server.log").write_text(
+    out = read_file(spark, tmp_path, "broker-1/server.log",
         "2023/05/23 21:09:35.182 INFO [DefaultAlterIsrManager] [data-plane-kafka-request-handler-7] [kafka-server] [] "
         "Sending to controller org.apache.kafka.common.requests.AlterIsrRequest$Builder of ~274 bytes (1 items)\n"
         "2023/05/23 21:09:36.000 INFO [Partition] [data-plane-kafka-request-handler-7] [kafka-server] [] [Partition "
@@ -511,9 +508,7 @@ def test_linkedins_layout_is_read(spark, tmp_path):
         "2014/04/15 19:35:34.223 ERROR [TopicConfigManager] [kafka-server] [] Ignoring topic config change\n"
         "kafka-1 | 2023/05/23 21:09:38.250 INFO [Partition] [t-1] [kafka-server] [] [Partition payments-2 "
         "broker=78001] Expanding ISR from 78001,78003 to 78001,78003,78002\n"
-        "kafka-1 |         at kafka.server.ReplicaManager.appendToLocalLog(ReplicaManager.scala:10)\n",
-        encoding="utf-8")
-    out = read_logs(spark, str(tmp_path), cluster="r")
+        "kafka-1 |         at kafka.server.ReplicaManager.appendToLocalLog(ReplicaManager.scala:10)\n")
     assert out["rejects"].count() == 0
     got = sorted((r["line_number"], r["kind"], r["broker"], r["topic"], r["partition"], r["isr"], r["leader"],
                   r["ts_ms"]) for r in out["log_events"].collect())
@@ -528,14 +523,11 @@ def test_a_broker_failure_callback_names_each_dead_broker(spark, tmp_path):
     """KafkaController.onBrokerFailure (ZooKeeper controller, 0.8-3.x): `Broker failure callback for 1,2` lists the
     brokers whose registration left ZooKeeper; a row per broker, written by the controller (the line's logIdent:
     `[Controller 3]: ` 0.8-0.11, `[Controller id=0] ` 1.0+). An empty list (no broker died) is no row."""
-    (tmp_path / "broker-9").mkdir()
-    (tmp_path / "broker-9" / "controller.log").write_text(
+    out = read_file(spark, tmp_path, "broker-9/controller.log",
         "[2015-09-01 09:54:30,030] INFO [Controller 3]: Broker failure callback for 1 (kafka.controller.KafkaController)\n"
         "[2021-03-04 05:06:07,008] INFO [Controller id=0] Broker failure callback for 1,2 "
         "(kafka.controller.KafkaController)\n"
-        "[2021-03-04 05:06:08,000] INFO [Controller id=0] Broker failure callback for  (kafka.controller.KafkaController)\n",
-        encoding="utf-8")
-    out = read_logs(spark, str(tmp_path), cluster="r")
+        "[2021-03-04 05:06:08,000] INFO [Controller id=0] Broker failure callback for  (kafka.controller.KafkaController)\n")
     assert out["rejects"].count() == 0
     assert sorted((r["line_number"], r["kind"], r["broker"], r["target_broker"], r["topic"], r["partition"])
                   for r in out["log_events"].collect()) == [
@@ -549,7 +541,7 @@ def test_brokers_interleaved_in_one_compose_file_keep_their_own_lines(spark, tmp
     (it went under kafka-2's, no event). KafkaRaftServer's 2.8-3.2 start line names no broker: it is its service's
     broker (it took the file's first, broker 1). Partition.updateIsr's "Cached zkVersion" refusal is broker 2's, not
     broker 1's shrink's (KAFKA-2729: two brokers both leading a partition log both)."""
-    (tmp_path / "compose.log").write_text(
+    out = read_file(spark, tmp_path, "compose.log",
         "kafka-1  | " + T + "ERROR [ReplicaManager broker=1] Error processing append operation on partition "
         "orders-1 (kafka.server.ReplicaManager)\n"
         "kafka-2  | " + T + "INFO [BrokerServer id=2] Transition from STARTING to STARTED (kafka.server.BrokerServer)\n"
@@ -558,8 +550,7 @@ def test_brokers_interleaved_in_one_compose_file_keep_their_own_lines(spark, tmp
         "kafka-2  | " + T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n"
         "kafka-1  | " + T + "INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n"
         "kafka-2  | " + T + "INFO [Partition orders-0 broker=2] Cached zkVersion [4] not equal to that in zookeeper, "
-        "skip updating ISR (kafka.cluster.Partition)\n", encoding="utf-8")
-    out = read_logs(spark, str(tmp_path), cluster="r")
+        "skip updating ISR (kafka.cluster.Partition)\n")
     assert out["rejects"].count() == 0
     got = sorted((r["line_number"], r["kind"], r["broker"], r["state"]) for r in out["log_events"].collect())
     assert got == [(3, "produce_rejected", 1, None), (4, "broker_started", 2, None), (5, "isr_shrink", 1, None),
@@ -571,13 +562,12 @@ def test_grep_over_several_brokers_files_names_each_lines_broker(spark, tmp_path
     naming no broker (KafkaServer.startup's `Kafka Server started` of KafkaRaftServer 2.8-3.2, KafkaServerStartable's
     `Exiting Kafka.`) is that file's broker (`broker-2/...`), not the first broker the saved file names; from a
     file whose name and lines name no broker, it is a reject (it was broker 1's)."""
-    (tmp_path / "grep.txt").write_text(
+    out = read_file(spark, tmp_path, "grep.txt",
         "logs/broker-1/server.log:" + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 "
         "(kafka.cluster.Partition)\n"
         "logs/broker-2/server.log:" + T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n"
         "logs/broker-3/server.log.1:" + T + "INFO Exiting Kafka. (kafka.server.KafkaServerStartable)\n"
-        "logs/other/server.log:" + T + "INFO Exiting Kafka. (kafka.server.KafkaServerStartable)\n", encoding="utf-8")
-    out = read_logs(spark, str(tmp_path), cluster="r")
+        "logs/other/server.log:" + T + "INFO Exiting Kafka. (kafka.server.KafkaServerStartable)\n")
     assert [(r["line_number"], r["reason"]) for r in out["rejects"].collect()] == [
         (4, "unknown broker id (no prefix, path has no broker-N)")]
     got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())

@@ -78,9 +78,8 @@ def fleet(tmp_path_factory) -> Path:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "bug"),
-                          "--logs", str(root / "roleplay"), "--logs", str(root / "churn"), "--logs", str(root / "excerpt"),
-                          "--cluster-from-path",
+    logs = [arg for name in ("bug", "roleplay", "churn", "excerpt") for arg in ("--logs", str(root / name))]
+    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", *logs, "--cluster-from-path",
                           "--min-insync-replicas", "2", "--out", str(root / "out")],
                          env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window, WindowSpec
 from pyspark.sql import functions as F
 
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
@@ -28,9 +28,19 @@ _BARE_DATE = r"\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} "
 
 # --- envelopes: what a runtime wraps around the broker's own line ----------------------------------
 # `grep -r`/`zgrep` over several files (`server.log.1:[2018-…`) or `grep -n` (`path:12:`, `12:`): the file name
-# (no space, `[`, `|` or `{`) and line number, taken off only before a bracketed or ISO timestamp. groups: the file
-# name (or the line number of `grep -n`), the line
-GREP = rf"^([^\s\[|{{]{{1,4096}}?):(?:\d{{1,10}}:)?(\[\d{{4}}-\d{{2}}-\d{{2}}[ T].*|(?:{_BARE_DATE}).*)$"
+# (no space, `[`, `|` or `{`) and line number, taken off only before a bracketed or ISO timestamp or a stack-trace
+# line. A context line of `-A`/`-B`/`-C` has `-` where a matching line has `:` (`server.log-[2018-…`,
+# `server.log-12-\tat …`); its file name is ambiguous where it ends in `-digits` (`server.log.2019-10-09-19-[…` is
+# that file without `-n`, or `server.log.2019-10-09` at line 19): `grep_path` settles it.
+# groups: the file name (or the line number of `grep -n`), the separator (`:`/`-` and the line number), the number
+# of a `-` separator, the line. The stack-trace forms are those of ``STACK_LINE`` led as Java writes them (a frame
+# by its indent, an exception's toString by no blank): `Suppressed: java.io.IOException` is not `Suppressed`'s line.
+_GREP_REST = (r"\[\d{4}-\d{2}-\d{2}[ T].*|(?:" + _BARE_DATE + r").*|\s+at [\w$.<>/@-]{1,1024}+\(.*|"
+              r"\s*\.\.\. \d+ (?:more|common frames omitted).*|\s*(?:Caused by|Suppressed): .*|"
+              r"[A-Za-z_$][\w$.]{0,1024}+(?<=Exception|Error|Throwable)(?::.*)?")
+GREP = rf"^([^\s\[|{{]{{1,4096}}?)(:(?:\d{{1,10}}:)?|-(?:(\d{{1,10}})-)?)({_GREP_REST})$"
+# grep's line between the groups of context it prints (`--`)
+GREP_SEPARATOR = "--"
 CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (stdout|stderr) ([FP]) ?(.*)$"
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
@@ -89,7 +99,7 @@ TS_START = r"^[\[{]?\d{4}[-/]\d{2}[-/]\d{2}"
 # `4. ` or `- `, inline code's backticks (a fence's glued to the first line). Taken off before a record (with the
 # envelopes and grep's file name below behind it) or a stack-trace line only. groups: the line
 PASTE = r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(.*)$"
-PASTED = (rf"^(?:(?:[A-Za-z0-9][\w.-]{{0,127}} *\| ?|[^\s\[|{{]{{1,4096}}?:(?:\d{{1,10}}:)?)?(?:\[\d{{4}}-|{_BARE_DATE})|"
+PASTED = (rf"^(?:(?:[A-Za-z0-9][\w.-]{{0,127}} *\| ?|[^\s\[|{{]{{1,4096}}?(?::(?:\d{{1,10}}:)?|-(?:\d{{1,10}}-)?))?(?:\[\d{{4}}-|{_BARE_DATE})|"
           r"\s*at [\w$.<>/@-]{1,1024}\(|[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
 # what an envelope must leave: a bracketed, ISO or LinkedIn timestamp, or a JSON record
 RECORD_START = rf"^(?:\[\d{{4}}-|{_BARE_DATE}|\{{)"
@@ -207,9 +217,10 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
 def _unwrap(df: DataFrame) -> DataFrame:
     """inner (the line with terminal colours, grep's file name, CRI, docker json-file, docker compose and
     syslog/journald envelopes removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told
-    before the indent is dropped), stream (the file grep names and the service, pod or host an envelope names, else
-    null) and stream_path (the file grep names). Each envelope's pattern is tried only on lines holding a character
-    it requires at a fixed place (most lines have no envelope). An envelope is taken off before a record, and before
+    before the indent is dropped), the file grep names (``grep_match_name`` and ``grep_numbered`` on a matching
+    line; ``grep_name`` and ``grep_long_name`` on a context line: for ``grep_path``), envelope_stream (the service, pod or host an envelope
+    names) and grep_separator (grep's `--`). Each envelope's pattern is tried only on lines holding a character it
+    requires at a fixed place (most lines have no envelope). An envelope is taken off before a record, and before
     the lines that continue one (a stack trace, a config dump, a message's last line) printed through the same
     envelope."""
     line = F.col("_line")
@@ -222,8 +233,9 @@ def _unwrap(df: DataFrame) -> DataFrame:
                                    | byte_at(t0, 3, "."), groups(t0, PASTE, 1)[0]))
     pasted = F.col("_pasted")
     df = _stage(df, _trimmed=F.when((pasted != t0) & pasted.rlike(PASTED), pasted).otherwise(t0))
-    df = _stage(df, _grep=F.when(~trimmed.startswith("[") & trimmed.contains(":"), groups(trimmed, GREP, 2)))
-    df = _stage(df, _line=F.coalesce(F.col("_grep")[1], trimmed))
+    df = _stage(df, _grep=F.when(~trimmed.startswith("[") & (trimmed.contains(":") | trimmed.contains("-")),
+                                 groups(trimmed, GREP, 4)))
+    df = _stage(df, _line=F.coalesce(F.col("_grep")[3], trimmed))
     df = _stage(df, _cri=F.when(byte_at(line, 11, "T"), groups(line, CRI, 4)),
                 _docker=F.when(line.startswith("{"), F.get_json_object(line, "$.log")))
     cri, docker = F.col("_cri"), F.col("_docker")
@@ -250,9 +262,36 @@ def _unwrap(df: DataFrame) -> DataFrame:
         inner, config = F.col(inner_name), F.col(config_name)
         if named:
             streams.append(F.when(take, F.col(f"_{name}")[0]))
-    named = F.col("_grep")[0]
-    df = _stage(df, stream_path=F.when(~named.rlike(r"^\d+$"), named))  # not `grep -n`'s line number
-    return _stage(df, stream=F.nullif(F.concat_ws(" ", F.col("stream_path"), F.coalesce(*streams)), F.lit("")))
+    grep = F.col("_grep")
+    number_only = grep[0].rlike(r"^\d+$")  # `grep -n`'s line number over one file
+    path = F.when(~number_only, grep[0])
+    context = grep[1].startswith("-")
+    return df.select("*", F.when(context, path).alias("grep_name"),
+                     F.when(context, F.concat(path, F.lit("-"), F.nullif(grep[2], F.lit("")))).alias("grep_long_name"),
+                     F.when(~context, path).alias("grep_match_name"),
+                     F.when(~context, number_only | (grep[1] != ":")).alias("grep_numbered"),
+                     F.coalesce(*streams).alias("envelope_stream"),
+                     (F.trim(plain) == GREP_SEPARATOR).alias("grep_separator"))
+
+
+def grep_path(by_file: WindowSpec) -> Column:
+    """The file grep names before a line (null where none does). A context line's name ending in `-digits` is
+    ambiguous (`server.log.2019-10-09-19-[…`): it is that name where the matching lines before it carry no line
+    number (no `-n`), else the name without its last `-digits`, which were the line number. Before any matching
+    line (a first group's `-B` lines), it is the name with them where they make a rotated file's name: log4j's
+    DailyRollingFileAppender's `server.log.yyyy-MM-dd-HH`, logrotate's `dateext` `server.log-yyyyMMdd`. A running
+    window over the file's lines (a frame that looks ahead costs Spark the square of a file's lines)."""
+    numbered = F.last("grep_numbered", ignorenulls=True).over(by_file.rowsBetween(Window.unboundedPreceding, 0))
+    name, long = F.col("grep_name"), F.col("grep_long_name")
+    hourly = long.rlike(r"(?:\d{4}-\d{2}-\d{2}-\d{2}|-(?:19|20)\d{6})$")
+    return F.coalesce(F.col("grep_match_name"), F.when(long.isNull(), name).when(numbered, name)
+                      .when(~numbered, long).when(hourly, long).otherwise(name))
+
+
+def stream(path: Column) -> Column:
+    """The stream a line belongs to where one file holds several: the file grep names (``grep_path``) and the
+    service, pod or host an envelope names; null for neither."""
+    return F.nullif(F.concat_ws(" ", path, F.col("envelope_stream")), F.lit(""))
 
 
 def method_boundary(df: DataFrame) -> DataFrame:
@@ -387,7 +426,7 @@ def line_checks(df: DataFrame) -> DataFrame:
         .when(inner.rlike(CONTINUATION) | F.col("config_line"), F.lit("continuation line"))
         .otherwise(F.lit("no timestamp"))
     )
-    blank = ~too_long & ((F.trim(inner) == "") | (F.trim(raw) == ""))
+    blank = ~too_long & ((F.trim(inner) == "") | (F.trim(raw) == "") | F.col("grep_separator"))
     df = df.select("*", blank.alias("blank"), (~blank & record).alias("is_record"), first.alias("_first"))
     return df.select("*", F.when(~F.col("blank") & F.col("_first").isNull(), then).alias("_then"))
 

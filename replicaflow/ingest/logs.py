@@ -8,7 +8,7 @@ Every line ends in exactly one category:
 - ``event``: a replication message -> ``log_events`` (and ``isr`` / ``leaders`` change rows);
 - ``other``: a readable log line that is not a replication event (counted, not kept);
 - ``attached``: a stack-trace line following a record (part of that record);
-- ``blank``: ignored;
+- ``blank``: ignored (also grep's ``--``);
 - ``reject``: unreadable -> ``rejects`` with its reason.
 
 Only Spark built-in expressions are used (no Python UDF).
@@ -33,6 +33,7 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.log_changes import changes, mark_refused
 from replicaflow.ingest.log_layouts import (
     decode_files,
+    grep_path,
     groups,
     line_checks,
     line_status,
@@ -40,6 +41,7 @@ from replicaflow.ingest.log_layouts import (
     parse_layout,
     shown_raw,
     split_lines,
+    stream,
 )
 from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
@@ -267,33 +269,42 @@ def _context(df: DataFrame) -> DataFrame:
     """What a line takes from the lines before and after it in its file: whether the line before is a CRI 'P'
     line (``after_partial``), the record a continuation line (stack trace) is attached to (``parent``: its time,
     broker, parent tags, and its message where a tag is set) and the broker of a line that names none
-    (``fallback_broker``). The lines before and after are those of the line's stream (``_unwrap``): in `docker
-    compose logs` of a cluster, a broker's exception follows its record with other brokers' lines between them,
-    and a line naming no broker is its own service's broker's; `grep -r` over several brokers' files puts each
+    (``fallback_broker``). The lines before and after are those of the line's stream (``log_layouts.stream``): in
+    `docker compose logs` of a cluster, a broker's exception follows its record with other brokers' lines between
+    them, and a line naming no broker is its own service's broker's; `grep -r` over several brokers' files puts each
     file's name before its lines. A line naming no broker takes that of the file grep names (`broker-2/server.log`),
     else its stream's first, else the path's; a line of no stream takes the path's first. A continuation line
     whose stream has no record before it continues the file's last record where that one has no envelope (a paste
-    that cut the first line's compose prefix). Two windows, two sorts of each file's lines: the stream's and the
-    file's."""
-    tags = F.col("parent_tags")
-    record = F.when(F.col("is_record"), F.struct(
-        F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
-        F.when(tags != 0, F.col("msg")).alias("msg"), F.col("stream").alias("stream")))
-    by_stream = Window.partitionBy("source", "stream").orderBy("line_number")
+    that cut the first line's compose prefix). No line continues a record across grep's `--`: the lines between
+    are not in the file. Two windows, two sorts of each file's lines: the file's and the stream's."""
+    tags, is_record, separator = F.col("parent_tags"), F.col("is_record"), F.col("grep_separator")
+    fields = {"ts_ms": F.col("ts_ms"), "broker": F.col("prefix_broker"), "tags": tags,
+              "msg": F.when(tags != 0, F.col("msg"))}
+    base = [c.alias(n) for n, c in fields.items()]
     by_file = Window.partitionBy("source").orderBy("line_number")
     before = (Window.unboundedPreceding, Window.currentRow)
+    # a separator is the file's last "record" for the lines after it, one that no line continues
+    enveloped = F.coalesce(F.col("grep_name"), F.col("grep_match_name"), F.col("envelope_stream")).isNotNull()
+    in_file = F.when(is_record, F.struct(*base, enveloped.alias("enveloped"))).when(
+        separator, F.struct(*[F.when(is_record, c).alias(n) for n, c in fields.items()], F.lit(True).alias("enveloped")))
+    df = df.select("*", grep_path(by_file).alias("stream_path"),
+                   F.lag("cri_flag").over(by_file).eqNullSafe("P").alias("after_partial"),
+                   F.last(in_file, ignorenulls=True).over(by_file.rowsBetween(*before)).alias("_in_file"),
+                   F.sum(separator.cast("int")).over(by_file.rowsBetween(*before)).alias("_segment"))
+    df = df.select("*", stream(F.col("stream_path")).alias("stream"))
+    by_stream = Window.partitionBy("source", "stream").orderBy("line_number")
+    own = F.when(is_record, F.struct(*base, F.col("_segment").alias("segment")))
     named = F.first("prefix_broker", ignorenulls=True).over(
         by_stream.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
-    df = df.select("*", F.last(record, ignorenulls=True).over(by_stream.rowsBetween(*before)).alias("_own"),
+    df = df.select("*", F.last(own, ignorenulls=True).over(by_stream.rowsBetween(*before)).alias("_own"),
                    named.alias("_named"))
-    df = df.select("*", F.lag("cri_flag").over(by_file).eqNullSafe("P").alias("after_partial"),
-                   F.last(record, ignorenulls=True).over(by_file.rowsBetween(*before)).alias("_in_file"))
-    in_file = F.col("_in_file")
-    parent = F.coalesce(F.col("_own"), F.when(in_file.stream.isNull(), in_file)).dropFields("stream")
+    own, in_file = F.col("_own"), F.col("_in_file")
+    parent = F.coalesce(F.when(own.segment == F.col("_segment"), own.dropFields("segment")),
+                        F.when(~in_file.enveloped, in_file.dropFields("enveloped")))
     path, named = F.col("path_broker"), F.col("_named")
     fallback = F.coalesce(_int(_x("stream_path", PATH_BROKER, 1)),
                           F.when(F.col("stream").isNull(), F.coalesce(path, named)).otherwise(F.coalesce(named, path)))
-    return df.select(*[c for c in df.columns if c not in ("_own", "_named", "_in_file")],
+    return df.select(*[c for c in df.columns if c not in ("_own", "_named", "_in_file", "_segment")],
                      parent.alias("parent"), fallback.alias("fallback_broker"))
 
 
@@ -430,7 +441,8 @@ def _rows(lines: DataFrame) -> DataFrame:
 # arguments, and HotSpot's C2 gives up on a method with too many ("unsupported incoming calling
 # sequence"), leaving it in C1's slower code; the window's sort also copies fewer bytes.
 _CHECKS_ONLY = ("file_utf16", "utf8_ok", "json_layout", "bad_json", "has_layout", "level", "config_line")
-_CONTEXT_ONLY = ("path_broker", "stream", "stream_path", "cri_flag", "blank", "is_record", "parent_tags", "after_partial")
+_CONTEXT_ONLY = ("path_broker", "stream", "stream_path", "cri_flag", "blank", "is_record", "parent_tags", "after_partial",
+                 "grep_name", "grep_long_name", "grep_match_name", "grep_numbered", "envelope_stream", "grep_separator")
 
 
 def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],

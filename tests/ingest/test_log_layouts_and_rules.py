@@ -574,6 +574,69 @@ def test_grep_over_several_brokers_files_names_each_lines_broker(spark, tmp_path
     assert got == [(1, "isr_shrink", 1), (2, "broker_started", 2), (3, "broker_exit", 3)]
 
 
+REFUSED = ("ERROR [ReplicaManager broker={b}] Error processing append operation on partition orders-1 "
+           "(kafka.server.ReplicaManager)")
+NOT_ENOUGH = ("org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set({b}) is "
+              "insufficient to satisfy the min.isr requirement of 2 for partition orders-1")
+
+
+def test_grep_context_lines_are_read_as_their_files_lines(spark, tmp_path):
+    """`grep -r -B1 -A2` over two brokers' folders of hourly files (log4j's DailyRollingFileAppender names
+    `server.log.2019-10-09-19`): a context line has `-` where a matching line has `:`, and a name ending in `-19` is
+    that file's (a matching line names it so), not `server.log.2019-10-09` at line 19. ReplicaManager.appendToLocalLog's
+    exception, a context line, continues its own file's record; the end of a later trace that `-B` cut from its
+    record, after grep's `--`, continues none (it gave a second refusal): a reject. KafkaRaftServer's 2.8-3.2 start
+    line names no broker: it is the broker of its file's folder. Every line was a reject before."""
+    d1, d2 = "logs/broker-1/server.log.2019-10-09-19", "logs/kafka-2/server.log.2019-10-09-19"
+    out = read_file(spark, tmp_path, "grep.txt",
+        f"{d1}-" + T + "INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n"
+        f"{d1}:" + T + REFUSED.format(b=1) + "\n"
+        f"{d1}-" + NOT_ENOUGH.format(b=1) + "\n"
+        f"{d1}-\tat kafka.cluster.Partition.appendRecordsToLeader(Partition.scala:1031) ~[kafka_2.13-3.5.0.jar:?]\n"
+        "--\n"
+        f"{d1}-" + NOT_ENOUGH.format(b=1) + "\n"
+        f"{d1}-\t... 12 more\n"
+        f"{d2}:" + T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n")
+    assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == \
+        [(6, "continuation line"), (7, "continuation line")]
+    counts = {r["category"]: r["lines"] for r in out["line_counts"].collect()}
+    assert counts == {"event": 3, "other": 1, "attached": 1, "blank": 1, "reject": 2}, counts
+    got = sorted((r["line_number"], r["kind"], r["broker"], r["topic"], r["partition"])
+                 for r in out["log_events"].collect())
+    assert got == [(1, "isr_shrink", 1, "orders", 0), (3, "produce_rejected", 1, "orders", 1),
+                   (8, "broker_started", 2, None, None)]
+
+
+def test_grep_b_over_logrotated_files_finds_the_record_before_the_exception(spark, tmp_path):
+    """`grep -r -B1 NotEnoughReplicasException` over logrotate's dated files (`dateext`: `server.log-20191009`): the
+    matching line is the exception, the context line before it its record, and no matching line before them tells
+    whether `-20191009-` is part of the name or `-n`'s line number: a date is the name's. Both lines are one
+    stream, so ReplicaManager.appendToLocalLog's refusal is found (broker 3, of the folder's name)."""
+    d3 = "logs/broker-3/server.log-20191009"
+    out = read_file(spark, tmp_path, "grep.txt",
+        f"{d3}-" + T + "ERROR [ReplicaManager] Error processing append operation on partition orders-1 "
+        "(kafka.server.ReplicaManager)\n" + f"{d3}:" + NOT_ENOUGH.format(b=3) + "\n")
+    assert out["rejects"].count() == 0, out["rejects"].collect()
+    got = sorted((r["line_number"], r["kind"], r["broker"], r["partition"]) for r in out["log_events"].collect())
+    assert got == [(2, "produce_rejected", 3, 1)]
+
+
+def test_grep_n_context_lines_take_the_number_off(spark, tmp_path):
+    """`grep -n -A1` over one file names no file: `12:` leads a matching line and `13-` a context line; over several,
+    `path:18:` and `path-19-`, the number off the name, also where the two make an hourly file's name (a daily file,
+    `server.log.2019-10-09`, at line 19: the matching line has its number). A record led by a date (Strimzi's
+    layout) is read too."""
+    strimzi, d2 = "2024-01-02 03:04:05,678 ", "broker-2/server.log.2019-10-09"
+    out = read_file(spark, tmp_path, "grep.txt",
+        "12:" + T + REFUSED.format(b=1) + "\n13-" + NOT_ENOUGH.format(b=1) + "\n--\n"
+        f"{d2}:18:" + strimzi + REFUSED.format(b=2) + "\n"
+        f"{d2}-19-" + NOT_ENOUGH.format(b=2) + "\n"
+        f"{d2}-20-" + strimzi + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n")
+    assert out["rejects"].count() == 0, out["rejects"].collect()
+    got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
+    assert got == [(2, "produce_rejected", 1), (5, "produce_rejected", 2), (6, "broker_started", 2)]
+
+
 def test_log_dir_offline_names_each_partition(read):
     events, _ = read
     assert sorted((e["topic"], e["partition"], e["log_dir"]) for e in events if e["kind"] == "log_dir_offline") == \

@@ -34,8 +34,9 @@ from pyspark.sql import functions as F
 from rich.console import Console
 from rich.table import Table
 
+from replicaflow.ingest.log_files import resolve_paths
 from replicaflow.ingest.log_match import MATCHERS
-from replicaflow.ingest.logs import read_logs, resolve_paths
+from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.units import format_bytes, parse_bytes

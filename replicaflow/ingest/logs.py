@@ -16,11 +16,7 @@ Only Spark built-in expressions are used (no Python UDF).
 
 from __future__ import annotations
 
-import functools
-import glob
 import os
-import re
-import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -31,6 +27,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.log_changes import changes, mark_refused
+from replicaflow.ingest.log_files import resolve_paths
 from replicaflow.ingest.log_layouts import (
     decode_files,
     grep_path,
@@ -56,7 +53,6 @@ from replicaflow.ingest.log_messages import (
     TRUNCATED_STARTS,
 )
 from replicaflow.ingest.regex_literals import guard, guarded_rlike
-from replicaflow.model.units import INT32_MAX
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform, spark_path
 
@@ -106,111 +102,6 @@ def check_timezone(log_timezone: str) -> str:
         raise ReplicaflowError(f"--log-timezone: '{log_timezone}' is not an IANA time zone (e.g. UTC, "
                                f"Europe/Paris)") from None
     return log_timezone
-
-
-MAX_LOG_FILE_BYTES = INT32_MAX  # Java's largest array: one file's bytes in Spark's wholetext
-_REMOTE = re.compile(r"^[A-Za-z][\w+.-]*://")  # a URI Spark reads (hdfs://, s3a://), not a local path
-
-
-def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
-    """Local files, directories (recursively) and globs (``**`` allowed); remote URIs pass through.
-
-    Raises ReplicaflowError naming the first path or glob that matches no file.
-    """
-    items = [paths] if isinstance(paths, str | Path) else list(paths)
-    if not items:
-        raise ReplicaflowError("--logs: no log file, directory or glob was given")
-    out: list[str] = []
-    for item in items:
-        text = str(item)
-        if _REMOTE.match(text) and not text.startswith("file:"):
-            out.append(text)
-            continue
-        local = re.sub(r"^file:(//)?", "", text)
-        literal = Path(local).expanduser()  # an existing path is itself, even with `[1]` in its name
-        candidates = [Path(m) for m in sorted(glob.glob(local, recursive=True))] \
-            if glob.has_magic(local) and not literal.exists() else [literal]
-        found: list[Path] = []
-        for c in candidates:
-            if c.is_dir():
-                found += sorted(f for f in c.rglob("*")
-                                if f.is_file() and not any(p.startswith(".") for p in f.relative_to(c).parts))
-            elif c.is_file():
-                found.append(c)
-            elif c.exists():  # read whole, a pipe or /dev/zero never ends
-                raise ReplicaflowError(f"--logs: {text} is not a regular file (a device, pipe or socket); copy the "
-                                       "log into a file")
-        if not found:
-            raise ReplicaflowError(f"--logs: '{text}' matches no file")
-        for f in found:
-            _check_size(f)
-            _check_gzip(f)
-        out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
-    return list(dict.fromkeys(out))
-
-
-def _check_gzip(path: Path) -> None:
-    """A cut or corrupt ``.gz`` failed the run once Spark had read and rebuilt everything before it, as a
-    Java error (``FAILED_READ_FILE``). Every ``.gz`` is decompressed once here instead, before Spark starts
-    (zlib; the output is dropped), and the sentence names the file and what is wrong with it."""
-    if path.name.endswith(".gz"):
-        stat = path.stat()
-        problem = _gzip_problem(str(path), stat.st_size, stat.st_mtime_ns)
-        if problem:
-            raise ReplicaflowError(f"--logs: {path} is a cut or corrupt .gz file ({problem}); `gzip -t` checks a "
-                                   "file, and `zcat FILE > FILE.log` keeps the part that reads")
-
-
-@functools.lru_cache(maxsize=4096)
-def _gzip_problem(path: str, size: int, mtime_ns: int) -> str | None:  # noqa: ARG001 -- size and mtime key the cache
-    """Why the gzip file at ``path`` does not decompress whole (every member, RFC 1952), or None. Cached:
-    ``analyze`` resolves its log paths more than once."""
-    d = zlib.decompressobj(wbits=31)
-    try:
-        with open(path, "rb") as f:
-            while data := f.read(1 << 20):
-                while data:
-                    if d.eof:  # the next member (`cat a.gz b.gz` is a valid gzip file)
-                        d = zlib.decompressobj(wbits=31)
-                    d.decompress(data, 1 << 24)  # bounded output: a small file can expand a thousandfold
-                    data = d.unconsumed_tail or d.unused_data
-    except zlib.error as exc:
-        return str(exc).removeprefix("Error -3 while decompressing data: ")
-    except OSError as exc:
-        return exc.strerror or type(exc).__name__
-    return None if d.eof else "its stream ends before its last member does"
-
-
-def _check_size(path: Path) -> None:
-    """A file is read whole into one Java array, so one over 2 GiB cannot be read at all: the JVM died
-    reading it. Its size is known now, before Spark starts."""
-    size = path.stat().st_size
-    if size > MAX_LOG_FILE_BYTES:
-        raise ReplicaflowError(f"--logs: {path} is {size / 2**30:.1f} GiB; a log file is read whole, so at most "
-                               f"2 GiB (split it, e.g. split -C 1G)")
-
-
-# suffixes of the codecs Hadoop picks by name, whose text size a file does not say (gzip's trailer does)
-_COMPRESSED = (".bz2", ".zst", ".lz4", ".snappy", ".deflate", ".br", ".xz")
-
-
-def text_bytes(files: Iterable[str]) -> int | None:
-    """The bytes of log text ``files`` (``resolve_paths``) hold, known before Spark starts: a plain file's
-    size, a ``.gz`` file's own count of what it expands to (its last four bytes, RFC 1952's ISIZE: modulo
-    4 GiB and of its last member, so never less than the file itself); None when a file is remote or in
-    another compressed format. It decides the JVM's compilers (``session.SHORT_RUN_LOG_BYTES``)."""
-    total = 0
-    for name in files:
-        path = Path(name)
-        if _REMOTE.match(name) or name.lower().endswith(_COMPRESSED) or not path.is_file():
-            return None
-        size = path.stat().st_size
-        if name.lower().endswith(".gz") and size >= 18:  # header 10 + trailer 8
-            with path.open("rb") as f:
-                f.seek(-4, os.SEEK_END)
-                size = max(size, int.from_bytes(f.read(4), "little"))
-        total += size
-    return total
 
 
 def _source(shown_as: tuple[str, str] | None) -> Column:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest.log_dirs_command import ReplicaLogDir, read_log_dirs
-from replicaflow.ingest.logs import resolve_paths
+from replicaflow.ingest.log_files import resolve_paths
 from replicaflow.ingest.topic_command import TopicsSnapshot, read_topic_describe
 from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.topic import cluster_name_problem

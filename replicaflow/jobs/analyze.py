@@ -19,7 +19,8 @@ from rich.console import Console
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest import sources
-from replicaflow.ingest.logs import read_logs, resolve_paths, text_bytes
+from replicaflow.ingest.log_files import resolve_paths, text_bytes
+from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.progress import progress_steps, session_for

@@ -13,7 +13,8 @@ import pytest
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.ingest.logs import read_logs, resolve_paths, text_bytes
+from replicaflow.ingest.log_files import resolve_paths, text_bytes
+from replicaflow.ingest.logs import read_logs
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.logformat import write_logs
 from replicaflow.telemetry.schema import ANALYSIS, TELEMETRY
@@ -264,6 +265,56 @@ def test_a_cut_or_corrupt_gzip_log_is_one_sentence_before_spark(tmp_path):
             resolve_paths([tmp_path / "whole.log.1.gz", bad])
         assert str(refused.value) == (f"--logs: {bad} is a cut or corrupt .gz file ({problem}); `gzip -t` checks a "
                                       "file, and `zcat FILE > FILE.log` keeps the part that reads")
+        bad.unlink()
+
+
+def test_an_archive_or_a_compression_spark_reads_as_text_is_one_sentence(tmp_path):
+    """A support bundle given whole was read as one log: a `.tar.gz`'s members' lines ran together behind their tar
+    headers (twelve brokers' lines, one file: stack traces under other brokers' records), a zip or an `.xz` was
+    binary noise ("no replication event"). Spark picks a codec by the name, so a gzip or bzip2 file named otherwise
+    (`server.log.1` gzipped by a rotation without its suffix) was noise too. Each is one sentence naming the file
+    and what to do, before Spark starts; a plain log, a `.gz` and a `.bz2` pass."""
+    import bz2
+    import io
+    import lzma
+    import tarfile
+    import zipfile
+
+    log = b"[2026-01-01 00:00:00,000] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n"
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w") as t:
+        member = tarfile.TarInfo("broker-1/server.log")
+        member.size = len(log)
+        t.addfile(member, io.BytesIO(log))
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("broker-1/server.log", log)
+    ok = {"server.log": log, "server.log.1.gz": gzip.compress(log), "server.log.2.bz2": bz2.compress(log)}
+    for name, data in ok.items():
+        (tmp_path / name).write_bytes(data)
+    assert len(resolve_paths(tmp_path)) == 3
+    cases = {
+        "bundle.tar": (tar.getvalue(), "is a tar archive: read as one file, its members' lines would run together; "
+                       "extract it (`mkdir DIR && tar xf {f} -C DIR`) and give DIR"),
+        "bundle.tar.gz": (gzip.compress(tar.getvalue()), "is a tar archive"),
+        "bundle.tgz": (gzip.compress(tar.getvalue()), "is a tar archive"),
+        "bundle.tar.bz2": (bz2.compress(tar.getvalue()), "is a tar archive"),
+        "bundle.zip": (zipped.getvalue(), "is a zip archive, which Spark cannot read as a log: extract it "
+                       "(`unzip {f} -d DIR`) and give DIR"),
+        "server.log.xz": (lzma.compress(log), "is xz-compressed, which Spark cannot read as a log: decompress it "
+                          "(`xz -dk {f}`) and give what that writes"),
+        "server.log.zst": (b"\x28\xb5\x2f\xfd" + log, "is zstd-compressed"),
+        "server.log.3": (gzip.compress(log), "is gzip-compressed but its name does not end in .gz: Spark picks the "
+                         "codec by the name and would read the compressed bytes as text; give it a name ending in .gz"),
+        "server.log.4": (bz2.compress(log), "is bzip2-compressed but its name does not end in .bz2"),
+    }
+    for name, (data, sentence) in cases.items():
+        bad = tmp_path / "bad" / name
+        bad.parent.mkdir(exist_ok=True)
+        bad.write_bytes(data)
+        with pytest.raises(ReplicaflowError) as refused:
+            resolve_paths([tmp_path, bad])
+        assert str(refused.value).startswith(f"--logs: {bad} " + sentence.format(f=bad)), str(refused.value)
         bad.unlink()
 
 

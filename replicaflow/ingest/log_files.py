@@ -1,0 +1,164 @@
+"""What a log file is before Spark reads it: the paths ``--logs`` names, and the checks that refuse a file Spark
+could not read as broker log text, in one sentence naming it, before Spark starts (docs/logs.md, "Reading real
+logs"): one over 2 GiB, a cut or corrupt ``.gz``, an archive or a compression Spark would read as text."""
+
+from __future__ import annotations
+
+import bz2
+import functools
+import glob
+import gzip
+import os
+import re
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from replicaflow.errors import ReplicaflowError
+from replicaflow.model.units import INT32_MAX
+
+MAX_LOG_FILE_BYTES = INT32_MAX  # Java's largest array: one file's bytes in Spark's wholetext
+_REMOTE = re.compile(r"^[A-Za-z][\w+.-]*://")  # a URI Spark reads (hdfs://, s3a://), not a local path
+
+
+def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
+    """Local files, directories (recursively) and globs (``**`` allowed); remote URIs pass through.
+
+    Raises ReplicaflowError naming the first path or glob that matches no file.
+    """
+    items = [paths] if isinstance(paths, str | Path) else list(paths)
+    if not items:
+        raise ReplicaflowError("--logs: no log file, directory or glob was given")
+    out: list[str] = []
+    for item in items:
+        text = str(item)
+        if _REMOTE.match(text) and not text.startswith("file:"):
+            out.append(text)
+            continue
+        local = re.sub(r"^file:(//)?", "", text)
+        literal = Path(local).expanduser()  # an existing path is itself, even with `[1]` in its name
+        candidates = [Path(m) for m in sorted(glob.glob(local, recursive=True))] \
+            if glob.has_magic(local) and not literal.exists() else [literal]
+        found: list[Path] = []
+        for c in candidates:
+            if c.is_dir():
+                found += sorted(f for f in c.rglob("*")
+                                if f.is_file() and not any(p.startswith(".") for p in f.relative_to(c).parts))
+            elif c.is_file():
+                found.append(c)
+            elif c.exists():  # read whole, a pipe or /dev/zero never ends
+                raise ReplicaflowError(f"--logs: {text} is not a regular file (a device, pipe or socket); copy the "
+                                       "log into a file")
+        if not found:
+            raise ReplicaflowError(f"--logs: '{text}' matches no file")
+        for f in found:
+            _check_size(f)
+            _check_gzip(f)
+            _check_format(f)
+        out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
+    return list(dict.fromkeys(out))
+
+
+def _check_gzip(path: Path) -> None:
+    """A cut or corrupt ``.gz`` failed the run once Spark had read and rebuilt everything before it, as a
+    Java error (``FAILED_READ_FILE``). Every ``.gz`` is decompressed once here instead, before Spark starts
+    (zlib; the output is dropped), and the sentence names the file and what is wrong with it."""
+    if path.name.endswith(".gz"):
+        stat = path.stat()
+        problem = _gzip_problem(str(path), stat.st_size, stat.st_mtime_ns)
+        if problem:
+            raise ReplicaflowError(f"--logs: {path} is a cut or corrupt .gz file ({problem}); `gzip -t` checks a "
+                                   "file, and `zcat FILE > FILE.log` keeps the part that reads")
+
+
+@functools.lru_cache(maxsize=4096)
+def _gzip_problem(path: str, size: int, mtime_ns: int) -> str | None:  # noqa: ARG001 -- size and mtime key the cache
+    """Why the gzip file at ``path`` does not decompress whole (every member, RFC 1952), or None. Cached:
+    ``analyze`` resolves its log paths more than once."""
+    d = zlib.decompressobj(wbits=31)
+    try:
+        with open(path, "rb") as f:
+            while data := f.read(1 << 20):
+                while data:
+                    if d.eof:  # the next member (`cat a.gz b.gz` is a valid gzip file)
+                        d = zlib.decompressobj(wbits=31)
+                    d.decompress(data, 1 << 24)  # bounded output: a small file can expand a thousandfold
+                    data = d.unconsumed_tail or d.unused_data
+    except zlib.error as exc:
+        return str(exc).removeprefix("Error -3 while decompressing data: ")
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None if d.eof else "its stream ends before its last member does"
+
+
+def _check_size(path: Path) -> None:
+    """A file is read whole into one Java array, so one over 2 GiB cannot be read at all: the JVM died
+    reading it. Its size is known now, before Spark starts."""
+    size = path.stat().st_size
+    if size > MAX_LOG_FILE_BYTES:
+        raise ReplicaflowError(f"--logs: {path} is {size / 2**30:.1f} GiB; a log file is read whole, so at most "
+                               f"2 GiB (split it, e.g. split -C 1G)")
+
+
+# suffixes of the codecs Hadoop picks by name, whose text size a file does not say (gzip's trailer does)
+_COMPRESSED = (".bz2", ".zst", ".lz4", ".snappy", ".deflate", ".br", ".xz")
+
+
+def text_bytes(files: Iterable[str]) -> int | None:
+    """The bytes of log text ``files`` (``resolve_paths``) hold, known before Spark starts: a plain file's
+    size, a ``.gz`` file's own count of what it expands to (its last four bytes, RFC 1952's ISIZE: modulo
+    4 GiB and of its last member, so never less than the file itself); None when a file is remote or in
+    another compressed format. It decides the JVM's compilers (``session.SHORT_RUN_LOG_BYTES``)."""
+    total = 0
+    for name in files:
+        path = Path(name)
+        if _REMOTE.match(name) or name.lower().endswith(_COMPRESSED) or not path.is_file():
+            return None
+        size = path.stat().st_size
+        if name.lower().endswith(".gz") and size >= 18:  # header 10 + trailer 8
+            with path.open("rb") as f:
+                f.seek(-4, os.SEEK_END)
+                size = max(size, int.from_bytes(f.read(4), "little"))
+        total += size
+    return total
+
+
+# What a file starts with where it is no text Spark can read: (magic bytes, what the file is, the command that
+# makes a log of it). Spark picks a codec by the file's name, and Hadoop has none for these: it reads their bytes.
+_NOT_TEXT = (
+    (b"PK\x03\x04", "a zip archive", "extract it (`unzip {f} -d DIR`) and give DIR"),
+    (b"PK\x05\x06", "a zip archive", "extract it (`unzip {f} -d DIR`) and give DIR"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it (`7z x {f} -oDIR`) and give DIR"),
+    (b"Rar!\x1a\x07", "a RAR archive", "extract it (`unrar x {f} DIR/`) and give DIR"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "decompress it (`xz -dk {f}`) and give what that writes"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it (`zstd -d {f}`) and give what that writes"),
+    (b"\x04\x22\x4d\x18", "lz4-compressed", "decompress it (`lz4 -d {f}`) and give what that writes"),
+)
+_TAR_BLOCK = 512  # a tar header block: `ustar` at offset 257 (POSIX and GNU)
+
+
+def _check_format(path: Path) -> None:
+    """A file Spark would read as text but is none: an archive (a tar's members, read as one file, run together
+    behind their headers: one broker's stack trace under another's record), a compression Hadoop has no codec for,
+    or a gzip or bzip2 file not named so (Spark picks the codec by the name). Its first bytes tell, and for gzip
+    and bzip2 the first bytes it expands to."""
+    with path.open("rb") as f:
+        head = f.read(_TAR_BLOCK)
+    for magic, what, how in _NOT_TEXT:
+        if head.startswith(magic):
+            raise ReplicaflowError(f"--logs: {path} is {what}, which Spark cannot read as a log: {how.format(f=path)}")
+    opener = gzip.open if head.startswith(b"\x1f\x8b") else bz2.open if re.match(rb"BZh[1-9]1AY&SY", head) else None
+    if opener is not None:
+        try:
+            with opener(path, "rb") as f:
+                head = f.read(_TAR_BLOCK)
+        except (OSError, EOFError, zlib.error):
+            return  # _check_gzip names a cut .gz; Spark a cut .bz2
+    if head[257:262] == b"ustar":
+        raise ReplicaflowError(f"--logs: {path} is a tar archive: read as one file, its members' lines would run "
+                               f"together; extract it (`mkdir DIR && tar xf {path} -C DIR`) and give DIR")
+    codec = {gzip.open: ("gzip", ".gz"), bz2.open: ("bzip2", ".bz2")}.get(opener)
+    if codec and not path.name.endswith(codec[1]):
+        raise ReplicaflowError(f"--logs: {path} is {codec[0]}-compressed but its name does not end in {codec[1]}: "
+                               f"Spark picks the codec by the name and would read the compressed bytes as text; "
+                               f"give it a name ending in {codec[1]}")

@@ -46,6 +46,9 @@ CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
 # stern (`stern kafka`, the Kubernetes multi-pod tail): `<pod> <container> <line>`, DNS names, no other mark
 STERN = r"^([a-z0-9][-a-z0-9.]{0,252}) [a-z0-9][-a-z0-9]{0,62} (.*)$"
+# `kubectl logs --prefix` (1.17+; `oc logs --prefix`), the logs of several pods in one stream (`-l app=kafka`, a
+# StatefulSet): `[pod/<pod>/<container>] <line>`. groups: the pod, the line
+KUBECTL = r"^\[pod/([a-z0-9][-a-z0-9.]{0,252})/[a-z0-9][-a-z0-9]{0,62}\] (.*)$"
 # `docker logs -t`, `docker compose logs -t`, `kubectl logs --timestamps`: the runtime's RFC 3339 time, a space,
 # the line (taken off only before a bracketed or ISO timestamp or a JSON record: the broker's own layout follows)
 STAMP = rf"^\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?{_OFFSET} (.*)$"
@@ -99,7 +102,7 @@ TS_START = r"^[\[{]?\d{4}[-/]\d{2}[-/]\d{2}"
 # `4. ` or `- `, inline code's backticks (a fence's glued to the first line). Taken off before a record (with the
 # envelopes and grep's file name below behind it) or a stack-trace line only. groups: the line
 PASTE = r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(.*)$"
-PASTED = (rf"^(?:(?:[A-Za-z0-9][\w.-]{{0,127}} *\| ?|[^\s\[|{{]{{1,4096}}?(?::(?:\d{{1,10}}:)?|-(?:\d{{1,10}}-)?))?(?:\[\d{{4}}-|{_BARE_DATE})|"
+PASTED = (rf"^(?:(?:[A-Za-z0-9][\w.-]{{0,127}} *\| ?|\[pod/[^\s\[\]]{{1,320}}\] |[^\s\[|{{]{{1,4096}}?(?::(?:\d{{1,10}}:)?|-(?:\d{{1,10}}-)?))?(?:\[\d{{4}}-|{_BARE_DATE})|"
           r"\s*at [\w$.<>/@-]{1,1024}\(|[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
 # what an envelope must leave: a bracketed, ISO or LinkedIn timestamp, or a JSON record
 RECORD_START = rf"^(?:\[\d{{4}}-|{_BARE_DATE}|\{{)"
@@ -201,13 +204,14 @@ def _config_line(text: Column) -> Column:
 # continues one: (name, the prefix's groups, the text after it last, or null; whether the record may start after
 # blanks; whether the first group names the line's stream). Each pattern runs only on a line holding a character it
 # needs at a fixed place. A stream is the process a line came from where one file holds several: the service of
-# `docker compose logs`, the pod of stern, the host of a central syslog file.
+# `docker compose logs`, the pod of stern or `kubectl logs --prefix`, the host of a central syslog file.
 _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
     ("csv", lambda inner: F.when(inner.startswith('"'), F.array(F.regexp_replace(
         groups(inner, CSV, ["[$1] $2 $4 ($3)"])[0], '""', '"'))), False, False),
     ("compose", lambda inner: F.when(inner.contains("|"), groups(inner, COMPOSE, 2)), True, True),
     ("stern", lambda inner: F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
                                    groups(inner, STERN, 2)), False, True),
+    ("kubectl", lambda inner: F.when(inner.startswith("[pod/"), groups(inner, KUBECTL, 2)), False, True),
     ("stamp", lambda inner: F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)), False, False),
     ("syslog", lambda inner: F.when(byte_at(inner, 4, " ") | byte_at(inner, 11, "T"), groups(inner, SYSLOG, 2)),
      True, True),

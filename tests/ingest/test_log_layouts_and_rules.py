@@ -574,6 +574,28 @@ def test_grep_over_several_brokers_files_names_each_lines_broker(spark, tmp_path
     assert got == [(1, "isr_shrink", 1), (2, "broker_started", 2), (3, "broker_exit", 3)]
 
 
+def test_kubectl_logs_prefix_of_several_pods_keeps_each_pods_lines(spark, tmp_path):
+    """`kubectl logs -l strimzi.io/kind=Kafka --prefix` (kubectl 1.17+) puts every broker pod's lines in one
+    stream, each led by `[pod/<pod>/<container>] `; with `--timestamps` the runtime's time follows it. They were
+    `unknown prefix before a log record` rejects, the whole cluster's log lost. Each pod is a stream of its own:
+    ReplicaManager.appendToLocalLog's exception continues its own pod's record with the other pod's lines between,
+    and a line naming no broker (KafkaRaftServer's 2.8-3.2 start) is its pod's broker. Strimzi's layout
+    (`%d{ISO8601} %p %m (%c) [%t]`), also pasted behind a Markdown quote."""
+    s = "2024-01-02 03:04:05,678 "
+    out = read_file(spark, tmp_path, "kubectl.log",
+        "[pod/my-cluster-kafka-0/kafka] " + s + "ERROR [ReplicaManager broker=0] Error processing append operation on "
+        "partition orders-1 (kafka.server.ReplicaManager) [data-plane-kafka-request-handler-3]\n"
+        "[pod/my-cluster-kafka-1/kafka] 2024-01-02T03:04:05.700000000Z " + s + "INFO [Partition orders-0 broker=1] "
+        "Shrinking ISR from 1,0 to 1. Leader: (highWatermark: 10, endOffset: 12). Out of sync replicas: (brokerId: 0, "
+        "endOffset: 10). (kafka.cluster.Partition) [kafka-scheduler-2]\n"
+        "[pod/my-cluster-kafka-0/kafka] " + NOT_ENOUGH.format(b=1) + "\n"
+        "[pod/my-cluster-kafka-1/kafka] \tat kafka.cluster.Partition.maybeShrinkIsr(Partition.scala:1)\n"
+        "> [pod/my-cluster-kafka-1/kafka] " + s + "INFO Kafka Server started (kafka.server.KafkaRaftServer) [main]\n")
+    assert out["rejects"].count() == 0, out["rejects"].collect()
+    got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
+    assert got == [(2, "isr_shrink", 1), (3, "produce_rejected", 0), (5, "broker_started", 1)]
+
+
 REFUSED = ("ERROR [ReplicaManager broker={b}] Error processing append operation on partition orders-1 "
            "(kafka.server.ReplicaManager)")
 NOT_ENOUGH = ("org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set({b}) is "

@@ -42,6 +42,10 @@ GREP = rf"^([^\s\[|{{]{{1,4096}}?)(:(?:\d{{1,10}}:)?|-(?:(\d{{1,10}})-)?)({_GREP
 # grep's line between the groups of context it prints (`--`)
 GREP_SEPARATOR = "--"
 CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (stdout|stderr) ([FP]) ?(.*)$"
+# pdsh and clush, a command run on every broker host at once (`pdsh -w kafka[1-6] grep ... server.log`): `<host>: <line>`.
+# A host name as DNS writes it, never an exception's class or `Suppressed` (`java.util.concurrent.ExecutionException:
+# org.apache.kafka.common.errors.TimeoutException: ...` is one stack-trace line). groups: the host, the line
+PDSH = r"^([A-Za-z0-9][\w.-]{0,252}+)(?<!Exception|Error|Throwable|Suppressed): (.*)$"
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
 # stern (`stern kafka`, the Kubernetes multi-pod tail): `<pod> <container> <line>`, DNS names, no other mark
@@ -204,10 +208,11 @@ def _config_line(text: Column) -> Column:
 # continues one: (name, the prefix's groups, the text after it last, or null; whether the record may start after
 # blanks; whether the first group names the line's stream). Each pattern runs only on a line holding a character it
 # needs at a fixed place. A stream is the process a line came from where one file holds several: the service of
-# `docker compose logs`, the pod of stern or `kubectl logs --prefix`, the host of a central syslog file.
+# `docker compose logs`, the pod of stern or `kubectl logs --prefix`, the host of pdsh or of a central syslog file.
 _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
     ("csv", lambda inner: F.when(inner.startswith('"'), F.array(F.regexp_replace(
         groups(inner, CSV, ["[$1] $2 $4 ($3)"])[0], '""', '"'))), False, False),
+    ("pdsh", lambda inner: F.when(inner.contains(": "), groups(inner, PDSH, 2)), False, True),
     ("compose", lambda inner: F.when(inner.contains("|"), groups(inner, COMPOSE, 2)), True, True),
     ("stern", lambda inner: F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
                                    groups(inner, STERN, 2)), False, True),

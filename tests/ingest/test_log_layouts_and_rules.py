@@ -596,6 +596,32 @@ def test_kubectl_logs_prefix_of_several_pods_keeps_each_pods_lines(spark, tmp_pa
     assert got == [(2, "isr_shrink", 1), (3, "produce_rejected", 0), (5, "broker_started", 1)]
 
 
+def test_pdsh_over_the_broker_hosts_keeps_each_hosts_lines(spark, tmp_path):
+    """`pdsh -w kafka[1-2] 'grep -A2 ... server.log'` (or clush) puts each host's name before its lines; they were
+    `unknown prefix before a log record` rejects. Each host is a stream: ReplicaManager.appendToLocalLog's exception
+    continues its own host's record, and a line naming no broker is its host's broker. In a plain log, an exception
+    whose message is another's toString (`java.util.concurrent.ExecutionException: org.apache...`) and a
+    `Suppressed: ` line are no host's lines: they continue the record before them."""
+    out = read_file(spark, tmp_path, "pdsh.txt",
+        "kafka1: " + T + REFUSED.format(b=1) + "\n"
+        "kafka2.example.com: " + T + "INFO [Partition orders-0 broker=2] Shrinking ISR from 2,1 to 2 "
+        "(kafka.cluster.Partition)\n"
+        "kafka1: " + NOT_ENOUGH.format(b=1) + "\n"
+        "kafka1: \tat kafka.cluster.Partition.appendRecordsToLeader(Partition.scala:1031)\n"
+        "kafka2.example.com: " + T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n")
+    plain = read_file(spark, tmp_path / "plain", "server.log",
+        T + "ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error in response for fetch request "
+        "(type=FetchRequest, replicaId=1, maxWait=500, minBytes=1) (kafka.server.ReplicaFetcherThread)\n"
+        "java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.TimeoutException: timed out\n"
+        "Suppressed: java.io.IOException: Connection to 2 was disconnected\n")
+    for got in (out, plain):
+        assert got["rejects"].count() == 0, got["rejects"].collect()
+    got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
+    assert got == [(2, "isr_shrink", 2), (3, "produce_rejected", 1), (5, "broker_started", 2)]
+    counts = {r["category"]: r["lines"] for r in plain["line_counts"].collect()}
+    assert counts.get("attached") == 2, counts
+
+
 REFUSED = ("ERROR [ReplicaManager broker={b}] Error processing append operation on partition orders-1 "
            "(kafka.server.ReplicaManager)")
 NOT_ENOUGH = ("org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set({b}) is "

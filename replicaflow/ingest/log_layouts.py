@@ -42,9 +42,10 @@ GREP = rf"^([^\s\[|{{]{{1,4096}}?)(:(?:\d{{1,10}}:)?|-(?:(\d{{1,10}})-)?)({_GREP
 # grep's line between the groups of context it prints (`--`)
 GREP_SEPARATOR = "--"
 CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (stdout|stderr) ([FP]) ?(.*)$"
-# pdsh and clush, a command run on every broker host at once (`pdsh -w kafka[1-6] grep ... server.log`): `<host>: <line>`.
-# A host name as DNS writes it, never an exception's class or `Suppressed` (`java.util.concurrent.ExecutionException:
-# org.apache.kafka.common.errors.TimeoutException: ...` is one stack-trace line). groups: the host, the line
+# pdsh and clush, a command run on every broker host at once (`pdsh -w kafka[1-6] grep ... server.log`):
+# `<host>: <line>`. A host name as DNS writes it, never an exception's class or `Suppressed`
+# (`java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.TimeoutException: ...` is one
+# stack-trace line). groups: the host, the line
 PDSH = r"^([A-Za-z0-9][\w.-]{0,252}+)(?<!Exception|Error|Throwable|Suppressed): (.*)$"
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
@@ -106,7 +107,8 @@ TS_START = r"^[\[{]?\d{4}[-/]\d{2}[-/]\d{2}"
 # `4. ` or `- `, inline code's backticks (a fence's glued to the first line). Taken off before a record (with the
 # envelopes and grep's file name below behind it) or a stack-trace line only. groups: the line
 PASTE = r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(.*)$"
-PASTED = (rf"^(?:(?:[A-Za-z0-9][\w.-]{{0,127}} *\| ?|\[pod/[^\s\[\]]{{1,320}}\] |[^\s\[|{{]{{1,4096}}?(?::(?:\d{{1,10}}:)?|-(?:\d{{1,10}}-)?))?(?:\[\d{{4}}-|{_BARE_DATE})|"
+PASTED = (r"^(?:(?:[A-Za-z0-9][\w.-]{0,127} *\| ?|\[pod/[^\s\[\]]{1,320}\] |"
+          r"[^\s\[|{]{1,4096}?(?::(?:\d{1,10}:)?|-(?:\d{1,10}-)?))?(?:\[\d{4}-|" + _BARE_DATE + r")|"
           r"\s*at [\w$.<>/@-]{1,1024}\(|[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
 # what an envelope must leave: a bracketed, ISO or LinkedIn timestamp, or a JSON record
 RECORD_START = rf"^(?:\[\d{{4}}-|{_BARE_DATE}|\{{)"
@@ -224,14 +226,14 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
 
 
 def _unwrap(df: DataFrame) -> DataFrame:
-    """inner (the line with terminal colours, grep's file name, CRI, docker json-file, docker compose and
-    syslog/journald envelopes removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told
-    before the indent is dropped), the file grep names (``grep_match_name`` and ``grep_numbered`` on a matching
-    line; ``grep_name`` and ``grep_long_name`` on a context line: for ``grep_path``), envelope_stream (the service, pod or host an envelope
-    names) and grep_separator (grep's `--`). Each envelope's pattern is tried only on lines holding a character it
-    requires at a fixed place (most lines have no envelope). An envelope is taken off before a record, and before
-    the lines that continue one (a stack trace, a config dump, a message's last line) printed through the same
-    envelope."""
+    """inner (the line with terminal colours, grep's file name, CRI, docker json-file and the ``_ENVELOPES``
+    removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told before the indent is
+    dropped), the file grep names (``grep_match_name`` and ``grep_numbered`` on a matching line, ``grep_name`` and
+    ``grep_long_name`` on a context line: for ``grep_path``), envelope_stream (the service, pod or host an
+    envelope names) and grep_separator (grep's `--`). Each envelope's pattern is tried only on lines holding a
+    character it requires at a fixed place (most lines have no envelope). An envelope is taken off before a record,
+    and before the lines that continue one (a stack trace, a config dump, a message's last line) printed through
+    the same envelope."""
     line = F.col("_line")
     trimmed, plain = F.col("_trimmed"), F.col("_plain")
     raw = F.col("raw")

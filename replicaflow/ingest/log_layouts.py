@@ -26,6 +26,10 @@ _TS_SLASH = r"\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?"
 # what starts a record without brackets: an ISO date, or LinkedIn's
 _BARE_DATE = r"\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} "
 
+# a host or stream name after a time is never a level word: that time is the record's own (`%d{ISO8601} %p %m`, where
+# `... ERROR org.apache.kafka.common.errors.KafkaStorageException: Error while ...` read as host ERROR, ident, message)
+_NOT_LEVEL = r"(?!(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b)"
+
 # --- envelopes: what a runtime wraps around the broker's own line ----------------------------------
 # `grep -r`/`zgrep` over several files (`server.log.1:[2018-…`) or `grep -n` (`path:12:`, `12:`): the file name
 # (no space, `[`, `|` or `{`) and line number, taken off only before a bracketed or ISO timestamp or a stack-trace
@@ -54,6 +58,12 @@ STERN = r"^([a-z0-9][-a-z0-9.]{0,252}) [a-z0-9][-a-z0-9]{0,62} (.*)$"
 # `kubectl logs --prefix` (1.17+; `oc logs --prefix`), the logs of several pods in one stream (`-l app=kafka`, a
 # StatefulSet): `[pod/<pod>/<container>] <line>`. groups: the pod, the line
 KUBECTL = r"^\[pod/([a-z0-9][-a-z0-9.]{0,252})/[a-z0-9][-a-z0-9]{0,62}\] (.*)$"
+# `aws logs tail` of a CloudWatch log group (Amazon MSK delivers each broker's log to one; the default "detailed"
+# format): the event's RFC 3339 time, the log stream's name, the message. Taken off before a record or a stack-trace
+# line only; a level word is no stream (a layout writing its own ISO time, `... +0100 ERROR java.io.IOException: x`).
+# groups: the log stream, the line
+CLOUDWATCH = (rf"^\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?{_OFFSET} "
+              rf"{_NOT_LEVEL}([^\s:*\[]{{1,512}}) (.*)$")
 # `docker logs -t`, `docker compose logs -t`, `kubectl logs --timestamps`: the runtime's RFC 3339 time, a space,
 # the line (taken off only before a bracketed or ISO timestamp or a JSON record: the broker's own layout follows)
 STAMP = rf"^\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?{_OFFSET} (.*)$"
@@ -70,7 +80,7 @@ CSV = (r'^"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?(?:Z|[+-]\d{2}
        r'"([A-Za-z_$][\w.$]{0,511})","(.*?)"?$')
 # journald/syslog: `Jan 02 03:04:05 host ident[pid]: `, RFC 5424-ish `2024-01-02T03:04:05.1+00:00 host ident[pid]: `
 SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}"
-          rf"(?:\.\d+)?{_OFFSET}) ([\w.:-]{{1,255}}) [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
+          rf"(?:\.\d+)?{_OFFSET}) {_NOT_LEVEL}([\w.:-]{{1,255}}) [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
 
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
 # groups: timestamp and offset of `[ts]` (1, 2; also `{ts}`, KAFKA-903's `{%d} %p [%t] (%F:%L) - %m`) or of `ts` (3, 4;
@@ -210,7 +220,8 @@ def _config_line(text: Column) -> Column:
 # continues one: (name, the prefix's groups, the text after it last, or null; whether the record may start after
 # blanks; whether the first group names the line's stream). Each pattern runs only on a line holding a character it
 # needs at a fixed place. A stream is the process a line came from where one file holds several: the service of
-# `docker compose logs`, the pod of stern or `kubectl logs --prefix`, the host of pdsh or of a central syslog file.
+# `docker compose logs`, the pod of stern or `kubectl logs --prefix`, the host of pdsh or of a central syslog file, the
+# log stream of CloudWatch.
 _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
     ("csv", lambda inner: F.when(inner.startswith('"'), F.array(F.regexp_replace(
         groups(inner, CSV, ["[$1] $2 $4 ($3)"])[0], '""', '"'))), False, False),
@@ -219,6 +230,7 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
     ("stern", lambda inner: F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
                                    groups(inner, STERN, 2)), False, True),
     ("kubectl", lambda inner: F.when(inner.startswith("[pod/"), groups(inner, KUBECTL, 2)), False, True),
+    ("cloudwatch", lambda inner: F.when(byte_at(inner, 11, "T"), groups(inner, CLOUDWATCH, 2)), False, True),
     ("stamp", lambda inner: F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)), False, False),
     ("syslog", lambda inner: F.when(byte_at(inner, 4, " ") | byte_at(inner, 11, "T"), groups(inner, SYSLOG, 2)),
      True, True),
@@ -263,8 +275,9 @@ def _unwrap(df: DataFrame) -> DataFrame:
         df = _stage(df, **{f"_{name}": envelope(inner)})
         after = F.element_at(F.col(f"_{name}"), -1)
         own_time = after.rlike(LEVEL_START) if name == "stamp" else F.lit(False)
+        follows = after.rlike(STACK_LINE) if name == "cloudwatch" else continues(after)
         df = _stage(df, **{f"_take_{name}": after.isNotNull() & ~own_time
-                           & ((F.ltrim(after) if trim else after).rlike(RECORD_START) | continues(after))})
+                           & ((F.ltrim(after) if trim else after).rlike(RECORD_START) | follows)})
         take = F.col(f"_take_{name}")
         last = i == len(_ENVELOPES) - 1
         inner_name, config_name = ("inner", "config_line") if last else (f"_inner_{name}", f"_config_{name}")

@@ -622,6 +622,29 @@ def test_pdsh_over_the_broker_hosts_keeps_each_hosts_lines(spark, tmp_path):
     assert counts.get("attached") == 2, counts
 
 
+def test_aws_logs_tail_of_a_log_group_keeps_each_log_streams_lines(spark, tmp_path):
+    """`aws logs tail` of a CloudWatch log group (Amazon MSK delivers broker logs to one) prints each event's time,
+    its log stream and the message: `unknown prefix before a log record` rejects before. Each log stream is a
+    stream of its own, so a broker's exception continues its record across another broker's line. A layout that
+    writes its own ISO time (`%d{yyyy-MM-dd'T'HH:mm:ss.SSSZ} %p %m`) is still its own record, not a stream named
+    `ERROR`: its exception message is no stack-trace line."""
+    out = read_file(spark, tmp_path, "tail.txt",
+        "2024-01-02T03:04:05.678000+00:00 Broker-1 " + T + REFUSED.format(b=1) + "\n"
+        "2024-01-02T03:04:05.679000+00:00 Broker-2 " + T + "INFO [Partition orders-0 broker=2] Shrinking ISR from "
+        "2,1 to 2 (kafka.cluster.Partition)\n"
+        "2024-01-02T03:04:05.680000+00:00 Broker-1 " + NOT_ENOUGH.format(b=1) + "\n"
+        "2024-01-02T03:04:05.681000+00:00 Broker-1 \tat kafka.cluster.Partition.appendRecordsToLeader(Partition.scala:1)"
+        "\n")
+    own = read_file(spark, tmp_path / "own", "broker-3/server.log",
+        "2024-01-02T03:04:05.678+0100 ERROR org.apache.kafka.common.errors.KafkaStorageException: Error while "
+        "writing to checkpoint file /data/replication-offset-checkpoint (kafka.server.LogDirFailureChannel)\n")
+    for got in (out, own):
+        assert got["rejects"].count() == 0, got["rejects"].collect()
+    got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
+    assert got == [(2, "isr_shrink", 2), (3, "produce_rejected", 1)]
+    assert {r["category"]: r["lines"] for r in own["line_counts"].collect()} == {"other": 1}
+
+
 REFUSED = ("ERROR [ReplicaManager broker={b}] Error processing append operation on partition orders-1 "
            "(kafka.server.ReplicaManager)")
 NOT_ENOUGH = ("org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set({b}) is "

@@ -696,13 +696,13 @@ def test_grep_n_context_lines_take_the_number_off(spark, tmp_path):
     """`grep -n -A1` over one file names no file: `12:` leads a matching line and `13-` a context line; over several,
     `path:18:` and `path-19-`, the number off the name, also where the two make an hourly file's name (a daily file,
     `server.log.2019-10-09`, at line 19: the matching line has its number). A record led by a date (Strimzi's
-    layout) is read too."""
+    layout) is read too, and behind a Markdown quote."""
     strimzi, d2 = "2024-01-02 03:04:05,678 ", "broker-2/server.log.2019-10-09"
     out = read_file(spark, tmp_path, "grep.txt",
         "12:" + T + REFUSED.format(b=1) + "\n13-" + NOT_ENOUGH.format(b=1) + "\n--\n"
         f"{d2}:18:" + strimzi + REFUSED.format(b=2) + "\n"
         f"{d2}-19-" + NOT_ENOUGH.format(b=2) + "\n"
-        f"{d2}-20-" + strimzi + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n")
+        f"> {d2}-20-" + strimzi + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n")
     assert out["rejects"].count() == 0, out["rejects"].collect()
     got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
     assert got == [(2, "produce_rejected", 1), (5, "produce_rejected", 2), (6, "broker_started", 2)]

@@ -602,13 +602,7 @@ def test_pdsh_over_the_broker_hosts_keeps_each_hosts_lines(spark, tmp_path):
     continues its own host's record, and a line naming no broker is its host's broker. In a plain log, an exception
     whose message is another's toString (`java.util.concurrent.ExecutionException: org.apache...`) and a
     `Suppressed: ` line are no host's lines: they continue the record before them."""
-    out = read_file(spark, tmp_path, "pdsh.txt",
-        "kafka1: " + T + REFUSED.format(b=1) + "\n"
-        "kafka2.example.com: " + T + "INFO [Partition orders-0 broker=2] Shrinking ISR from 2,1 to 2 "
-        "(kafka.cluster.Partition)\n"
-        "kafka1: " + NOT_ENOUGH.format(b=1) + "\n"
-        "kafka1: \tat kafka.cluster.Partition.appendRecordsToLeader(Partition.scala:1031)\n"
-        "kafka2.example.com: " + T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n")
+    out = read_file(spark, tmp_path, "pdsh.txt", two_brokers_interleaved("kafka1: ", "kafka2.example.com: "))
     plain = read_file(spark, tmp_path / "plain", "server.log",
         T + "ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error in response for fetch request "
         "(type=FetchRequest, replicaId=1, maxWait=500, minBytes=1) (kafka.server.ReplicaFetcherThread)\n"
@@ -616,8 +610,7 @@ def test_pdsh_over_the_broker_hosts_keeps_each_hosts_lines(spark, tmp_path):
         "Suppressed: java.io.IOException: Connection to 2 was disconnected\n")
     for got in (out, plain):
         assert got["rejects"].count() == 0, got["rejects"].collect()
-    got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
-    assert got == [(2, "isr_shrink", 2), (3, "produce_rejected", 1), (5, "broker_started", 2)]
+    assert sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect()) == INTERLEAVED
     counts = {r["category"]: r["lines"] for r in plain["line_counts"].collect()}
     assert counts.get("attached") == 2, counts
 
@@ -628,20 +621,14 @@ def test_aws_logs_tail_of_a_log_group_keeps_each_log_streams_lines(spark, tmp_pa
     stream of its own, so a broker's exception continues its record across another broker's line. A layout that
     writes its own ISO time (`%d{yyyy-MM-dd'T'HH:mm:ss.SSSZ} %p %m`) is still its own record, not a stream named
     `ERROR`: its exception message is no stack-trace line."""
-    out = read_file(spark, tmp_path, "tail.txt",
-        "2024-01-02T03:04:05.678000+00:00 Broker-1 " + T + REFUSED.format(b=1) + "\n"
-        "2024-01-02T03:04:05.679000+00:00 Broker-2 " + T + "INFO [Partition orders-0 broker=2] Shrinking ISR from "
-        "2,1 to 2 (kafka.cluster.Partition)\n"
-        "2024-01-02T03:04:05.680000+00:00 Broker-1 " + NOT_ENOUGH.format(b=1) + "\n"
-        "2024-01-02T03:04:05.681000+00:00 Broker-1 \tat kafka.cluster.Partition.appendRecordsToLeader(Partition.scala:1)"
-        "\n")
+    out = read_file(spark, tmp_path, "tail.txt", two_brokers_interleaved(
+        "2024-01-02T03:04:05.678000+00:00 Broker-1 ", "2024-01-02T03:04:05.679000+00:00 Broker-2 "))
     own = read_file(spark, tmp_path / "own", "broker-3/server.log",
         "2024-01-02T03:04:05.678+0100 ERROR org.apache.kafka.common.errors.KafkaStorageException: Error while "
         "writing to checkpoint file /data/replication-offset-checkpoint (kafka.server.LogDirFailureChannel)\n")
     for got in (out, own):
         assert got["rejects"].count() == 0, got["rejects"].collect()
-    got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
-    assert got == [(2, "isr_shrink", 2), (3, "produce_rejected", 1)]
+    assert sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect()) == INTERLEAVED
     assert {r["category"]: r["lines"] for r in own["line_counts"].collect()} == {"other": 1}
 
 
@@ -649,6 +636,20 @@ REFUSED = ("ERROR [ReplicaManager broker={b}] Error processing append operation 
            "(kafka.server.ReplicaManager)")
 NOT_ENOUGH = ("org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set({b}) is "
               "insufficient to satisfy the min.isr requirement of 2 for partition orders-1")
+
+
+def two_brokers_interleaved(first: str, second: str) -> str:
+    """Two brokers' lines in one file, each led by its broker's envelope (``first``, ``second``): broker 1's refused
+    append, broker 2's shrink between it and its exception, broker 1's frame, and broker 2's start line, which
+    names no broker. Read apart, they give ``INTERLEAVED``."""
+    return (first + T + REFUSED.format(b=1) + "\n"
+            + second + T + "INFO [Partition orders-0 broker=2] Shrinking ISR from 2,1 to 2 (kafka.cluster.Partition)\n"
+            + first + NOT_ENOUGH.format(b=1) + "\n"
+            + first + "\tat kafka.cluster.Partition.appendRecordsToLeader(Partition.scala:1031)\n"
+            + second + T + "INFO Kafka Server started (kafka.server.KafkaRaftServer)\n")
+
+
+INTERLEAVED = [(2, "isr_shrink", 2), (3, "produce_rejected", 1), (5, "broker_started", 2)]
 
 
 def test_grep_context_lines_are_read_as_their_files_lines(spark, tmp_path):

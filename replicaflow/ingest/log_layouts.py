@@ -43,8 +43,11 @@ _GREP_REST = (r"\[\d{4}-\d{2}-\d{2}[ T].*|(?:" + _BARE_DATE + r").*|\s+at [\w$.<
               r"\s*\.\.\. \d+ (?:more|common frames omitted).*|\s*(?:Caused by|Suppressed): .*|"
               r"[A-Za-z_$][\w$.]{0,1024}+(?<=Exception|Error|Throwable)(?::.*)?")
 GREP = rf"^([^\s\[|{{]{{1,4096}}?)(:(?:\d{{1,10}}:)?|-(?:(\d{{1,10}})-)?)({_GREP_REST})$"
-# grep's line between the groups of context it prints (`--`)
-GREP_SEPARATOR = "--"
+# A line that says lines were left out between those around it: grep's `--` between the groups of context it prints,
+# a paste's code-block mark (Jira's `{code}`, `{code:java}`, `{noformat}`, `{quote}`, `{panel}`; a Markdown fence,
+# ```` ```log ````), alone on its line
+CUT_MARK = (r"^(?:>[ >]{0,8})?\s{0,8}(?:--|`{3,}[\w+.-]{0,32}|\{(?:code|noformat|quote|panel)(?::[^{}]{0,200})?\})"
+            r"\s*$")
 CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_OFFSET}) (stdout|stderr) ([FP]) ?(.*)$"
 # pdsh and clush, a command run on every broker host at once (`pdsh -w kafka[1-6] grep ... server.log`):
 # `<host>: <line>`. A host name as DNS writes it, never an exception's class or `Suppressed`
@@ -114,9 +117,11 @@ DEFAULT_SUFFIX = rf"\s\([A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}{_CALL_LINE}\)
 # layout, never a stack-trace line or a message tail, even where it ends in ` (logger)`
 TS_START = r"^[\[{]?\d{4}[-/]\d{2}[-/]\d{2}"
 # What a log pasted into Markdown (an issue, a wiki, a blog) puts before its lines: a quote's `> `, a list item's
-# `4. ` or `- `, inline code's backticks (a fence's glued to the first line). Taken off before a record (with the
-# envelopes and grep's file name below behind it) or a stack-trace line only. groups: the line
-PASTE = r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(.*)$"
+# `4. ` or `- `, inline code's backticks (a fence's glued to the first line), and a code block's mark glued to a
+# line's start or end (Jira's `{noformat}[2019-…`, a fence's ```` ``` ```` after the last). Taken off before a record
+# (with the envelopes and grep's file name below behind it) or a stack-trace line only. groups: the line
+PASTE = (r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(?:\{(?:code|noformat|quote|panel)(?::[^{}]{0,200})?\})?"
+         r"(.*?)(?:`{3}|\{(?:code|noformat|quote|panel)\})?\s*$")
 PASTED = (r"^(?:(?:[A-Za-z0-9][\w.-]{0,127} *\| ?|\[pod/[^\s\[\]]{1,320}\] |"
           r"[^\s\[|{]{1,4096}?(?::(?:\d{1,10}:)?|-(?:\d{1,10}-)?))?(?:\[\d{4}-|" + _BARE_DATE + r")|"
           r"\s*at [\w$.<>/@-]{1,1024}\(|[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
@@ -242,7 +247,7 @@ def _unwrap(df: DataFrame) -> DataFrame:
     removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told before the indent is
     dropped), the file grep names (``grep_match_name`` and ``grep_numbered`` on a matching line, ``grep_name`` and
     ``grep_long_name`` on a context line: for ``grep_path``), envelope_stream (the service, pod or host an
-    envelope names) and grep_separator (grep's `--`). Each envelope's pattern is tried only on lines holding a
+    envelope names) and cut_mark (``CUT_MARK``). Each envelope's pattern is tried only on lines holding a
     character it requires at a fixed place (most lines have no envelope). An envelope is taken off before a record,
     and before the lines that continue one (a stack trace, a config dump, a message's last line) printed through
     the same envelope."""
@@ -252,8 +257,9 @@ def _unwrap(df: DataFrame) -> DataFrame:
     df = _stage(df, _plain=F.when(raw.contains("\x1b"), F.regexp_replace(raw, ANSI_COLOR, "")).otherwise(raw))
     df = _stage(df, _trimmed0=F.ltrim(plain))
     t0 = F.col("_trimmed0")
-    df = _stage(df, _pasted=F.when(F.substring(t0, 1, 1).isin(">", "`", "-", "*", "+") | byte_at(t0, 2, ".")
-                                   | byte_at(t0, 3, "."), groups(t0, PASTE, 1)[0]))
+    df = _stage(df, _pasted=F.when(F.substring(t0, 1, 1).isin(">", "`", "-", "*", "+", "{") | byte_at(t0, 2, ".")
+                                   | byte_at(t0, 3, ".") | t0.endswith("}") | t0.endswith("`"),
+                                   groups(t0, PASTE, 1)[0]))
     pasted = F.col("_pasted")
     df = _stage(df, _trimmed=F.when((pasted != t0) & pasted.rlike(PASTED), pasted).otherwise(t0))
     df = _stage(df, _grep=F.when(~trimmed.startswith("[") & (trimmed.contains(":") | trimmed.contains("-")),
@@ -295,7 +301,8 @@ def _unwrap(df: DataFrame) -> DataFrame:
                      F.when(~context, path).alias("grep_match_name"),
                      F.when(~context, number_only | (grep[1] != ":")).alias("grep_numbered"),
                      F.coalesce(*streams).alias("envelope_stream"),
-                     (F.trim(plain) == GREP_SEPARATOR).alias("grep_separator"))
+                     F.coalesce((F.substring(t0, 1, 1).isin("-", "`", "{", ">") & t0.rlike(CUT_MARK)), F.lit(False))
+                     .alias("cut_mark"))
 
 
 def grep_path(by_file: WindowSpec) -> Column:
@@ -450,7 +457,7 @@ def line_checks(df: DataFrame) -> DataFrame:
         .when(inner.rlike(CONTINUATION) | F.col("config_line"), F.lit("continuation line"))
         .otherwise(F.lit("no timestamp"))
     )
-    blank = ~too_long & ((F.trim(inner) == "") | (F.trim(raw) == "") | F.col("grep_separator"))
+    blank = ~too_long & ((F.trim(inner) == "") | (F.trim(raw) == "") | F.col("cut_mark"))
     df = df.select("*", blank.alias("blank"), (~blank & record).alias("is_record"), first.alias("_first"))
     return df.select("*", F.when(~F.col("blank") & F.col("_first").isNull(), then).alias("_then"))
 

@@ -8,7 +8,7 @@ Every line ends in exactly one category:
 - ``event``: a replication message -> ``log_events`` (and ``isr`` / ``leaders`` change rows);
 - ``other``: a readable log line that is not a replication event (counted, not kept);
 - ``attached``: a stack-trace line following a record (part of that record);
-- ``blank``: ignored (also grep's ``--``);
+- ``blank``: ignored (also grep's ``--`` and a paste's code-block marks);
 - ``reject``: unreadable -> ``rejects`` with its reason.
 
 Only Spark built-in expressions are used (no Python UDF).
@@ -166,22 +166,22 @@ def _context(df: DataFrame) -> DataFrame:
     file's name before its lines. A line naming no broker takes that of the file grep names (`broker-2/server.log`),
     else its stream's first, else the path's; a line of no stream takes the path's first. A continuation line
     whose stream has no record before it continues the file's last record where that one has no envelope (a paste
-    that cut the first line's compose prefix). No line continues a record across grep's `--`: the lines between
-    are not in the file. Two windows, two sorts of each file's lines: the file's and the stream's."""
-    tags, is_record, separator = F.col("parent_tags"), F.col("is_record"), F.col("grep_separator")
+    that cut the first line's compose prefix). No line continues a record across grep's `--` or a paste's code-block
+    mark (``log_layouts.CUT_MARK``): the lines between are not in the file. Two windows, two sorts of each file's lines: the file's and the stream's."""
+    tags, is_record, cut = F.col("parent_tags"), F.col("is_record"), F.col("cut_mark")
     fields = {"ts_ms": F.col("ts_ms"), "broker": F.col("prefix_broker"), "tags": tags,
               "msg": F.when(tags != 0, F.col("msg"))}
     base = [c.alias(n) for n, c in fields.items()]
     by_file = Window.partitionBy("source").orderBy("line_number")
     before = (Window.unboundedPreceding, Window.currentRow)
-    # a separator is the file's last "record" for the lines after it, one that no line continues
+    # a cut mark is the file's last "record" for the lines after it, one that no line continues
     enveloped = F.coalesce(F.col("grep_name"), F.col("grep_match_name"), F.col("envelope_stream")).isNotNull()
     in_file = F.when(is_record, F.struct(*base, enveloped.alias("enveloped"))).when(
-        separator, F.struct(*[F.when(is_record, c).alias(n) for n, c in fields.items()], F.lit(True).alias("enveloped")))
+        cut, F.struct(*[F.when(is_record, c).alias(n) for n, c in fields.items()], F.lit(True).alias("enveloped")))
     df = df.select("*", grep_path(by_file).alias("stream_path"),
                    F.lag("cri_flag").over(by_file).eqNullSafe("P").alias("after_partial"),
                    F.last(in_file, ignorenulls=True).over(by_file.rowsBetween(*before)).alias("_in_file"),
-                   F.sum(separator.cast("int")).over(by_file.rowsBetween(*before)).alias("_segment"))
+                   F.sum(cut.cast("int")).over(by_file.rowsBetween(*before)).alias("_segment"))
     df = df.select("*", stream(F.col("stream_path")).alias("stream"))
     by_stream = Window.partitionBy("source", "stream").orderBy("line_number")
     own = F.when(is_record, F.struct(*base, F.col("_segment").alias("segment")))
@@ -333,7 +333,7 @@ def _rows(lines: DataFrame) -> DataFrame:
 # sequence"), leaving it in C1's slower code; the window's sort also copies fewer bytes.
 _CHECKS_ONLY = ("file_utf16", "utf8_ok", "json_layout", "bad_json", "has_layout", "level", "config_line")
 _CONTEXT_ONLY = ("path_broker", "stream", "stream_path", "cri_flag", "blank", "is_record", "parent_tags", "after_partial",
-                 "grep_name", "grep_long_name", "grep_match_name", "grep_numbered", "envelope_stream", "grep_separator")
+                 "grep_name", "grep_long_name", "grep_match_name", "grep_numbered", "envelope_stream", "cut_mark")
 
 
 def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],

@@ -309,6 +309,11 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      {"kind": "isr_expand", "isr": [1, 2]}),
     ("```2024-01-02 03:04:05 INFO  Partition:123 - [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1",
      {"kind": "isr_shrink", "isr": [1]}),
+    # a Jira code block's mark glued to the first line or to the last (the logger then still ends the line)
+    ("{noformat}" + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
+     {"kind": "isr_shrink", "isr": [1]}),
+    (T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition){code}",
+     {"kind": "isr_expand", "isr": [1, 2], "message": "[Partition t-0 broker=1] Expanding ISR from 1 to 1,2"}),
     # controller elections, written by the winner: ZookeeperLeaderElector (0.8-0.10, no logIdent: the id is the
     # line's own), KafkaController.elect (0.11-2.1; 2.2-3.9 with the new epoch), QuorumController (KRaft 2.8, 3.0-3.2,
     # 3.3-3.6, 3.7+)
@@ -425,6 +430,22 @@ def read_file(spark, tmp_path, name: str, text: str) -> dict:
     return read_logs(spark, str(tmp_path), cluster="r")
 
 
+def test_a_pastes_code_block_marks_are_blank_and_cut_the_record_before_them(spark, tmp_path):
+    """A bug report's log sits between code-block marks, Jira's `{code:java}`/`{noformat}` or a Markdown fence with
+    its language, each alone on its line: `no timestamp` rejects before, they are `blank`. Two blocks are two
+    excerpts: the exception opening the second one is not the end of the first one's record (it gave a refusal
+    from the first block's append)."""
+    out = read_file(spark, tmp_path, "broker-1/server.log",
+        "{code:java}\n" + T + REFUSED.format(b=1) + "\n{code}\n\n"
+        "And later:\n{noformat}\n" + NOT_ENOUGH.format(b=1) + "\n{noformat}\n```log\n"
+        + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)\n```\n")
+    assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == \
+        [(5, "no timestamp"), (7, "continuation line")]
+    counts = {r["category"]: r["lines"] for r in out["line_counts"].collect()}
+    assert counts == {"blank": 7, "other": 1, "event": 1, "reject": 2}, counts
+    assert [r["kind"] for r in out["log_events"].collect()] == ["isr_shrink"]
+
+
 def test_a_config_line_needs_its_indent_and_a_record_before_it(spark, tmp_path):
     """AbstractConfig.logAll indents each setting with a tab, which a log pasted into a bug report or a blog often
     carries as spaces (a 0.10.0.1 start-up pasted with eight: lines 5-6, each rejected as 'no timestamp' before);
@@ -477,14 +498,15 @@ def test_an_iso_time_with_its_offset_and_a_csv_export_are_records(spark, tmp_pat
 
 def test_a_jira_code_mark_is_no_json_record_and_a_braced_date_is_a_record(spark, tmp_path):
     """A JSON layout's record starts `{"`; a Jira `{code:java}` mark around a pasted log (KAFKA-14778 as relayed by
-    mail) was rejected as `unreadable JSON log record`, a reason that sent the reader to the wrong place. A layout
+    mail) was rejected as `unreadable JSON log record`, a reason that sent the reader to the wrong place: it is
+    `blank` (see the code-block marks below). A layout
     that writes the date in braces (`{%d} %p [%t] (%F:%L) - %m`, KAFKA-903) is a record: the thread and the file's
     line come off before the message (0.8's KafkaServer `[Kafka Server 0], started`)."""
     out = read_file(spark, tmp_path, "broker-1/server.log",
         "{code:java}\n{2013-05-10 19:14:52,156}  INFO [Thread-1] (Logging.scala:67) - [Kafka Server 0], started\n"
         '{"message": "x"\n')
     assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == [
-        (1, "no timestamp"), (3, "unreadable JSON log record (no message field or invalid JSON)")]
+        (3, "unreadable JSON log record (no message field or invalid JSON)")]
     assert [(r["line_number"], r["kind"], r["broker"], r["ts_ms"], r["message"])
             for r in out["log_events"].collect()] == [
         (2, "broker_started", 0, 1368213292156, "[Kafka Server 0], started")]

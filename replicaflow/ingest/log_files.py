@@ -52,20 +52,28 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
         if not found:
             raise ReplicaflowError(f"--logs: '{text}' matches no file")
         for f in found:
-            _check_size(f)
-            _check_gzip(f)
-            _check_format(f)
+            _check_file(f)
         out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
     return list(dict.fromkeys(out))
 
 
-def _check_gzip(path: Path) -> None:
+def _check_file(path: Path) -> None:
+    """One file's checks before Spark starts (its size, a ``.gz``'s stream, its format), from one ``stat``; the
+    ones that read the file are cached by its size and time: ``analyze`` resolves its log paths more than once."""
+    stat = path.stat()
+    _check_size(path, stat.st_size)
+    _check_gzip(path, stat.st_size, stat.st_mtime_ns)
+    problem = _format_problem(str(path), stat.st_size, stat.st_mtime_ns)
+    if problem:
+        raise ReplicaflowError(f"--logs: {path} {problem}")
+
+
+def _check_gzip(path: Path, size: int, mtime_ns: int) -> None:
     """A cut or corrupt ``.gz`` failed the run once Spark had read and rebuilt everything before it, as a
     Java error (``FAILED_READ_FILE``). Every ``.gz`` is decompressed once here instead, before Spark starts
     (zlib; the output is dropped), and the sentence names the file and what is wrong with it."""
     if path.name.endswith(".gz"):
-        stat = path.stat()
-        problem = _gzip_problem(str(path), stat.st_size, stat.st_mtime_ns)
+        problem = _gzip_problem(str(path), size, mtime_ns)
         if problem:
             raise ReplicaflowError(f"--logs: {path} is a cut or corrupt .gz file ({problem}); `gzip -t` checks a "
                                    "file, and `zcat FILE > FILE.log` keeps the part that reads")
@@ -73,8 +81,7 @@ def _check_gzip(path: Path) -> None:
 
 @functools.lru_cache(maxsize=4096)
 def _gzip_problem(path: str, size: int, mtime_ns: int) -> str | None:  # noqa: ARG001 -- size and mtime key the cache
-    """Why the gzip file at ``path`` does not decompress whole (every member, RFC 1952), or None. Cached:
-    ``analyze`` resolves its log paths more than once."""
+    """Why the gzip file at ``path`` does not decompress whole (every member, RFC 1952), or None."""
     d = zlib.decompressobj(wbits=31)
     try:
         with open(path, "rb") as f:
@@ -91,10 +98,9 @@ def _gzip_problem(path: str, size: int, mtime_ns: int) -> str | None:  # noqa: A
     return None if d.eof else "its stream ends before its last member does"
 
 
-def _check_size(path: Path) -> None:
+def _check_size(path: Path, size: int) -> None:
     """A file is read whole into one Java array, so one over 2 GiB cannot be read at all: the JVM died
     reading it. Its size is known now, before Spark starts."""
-    size = path.stat().st_size
     if size > MAX_LOG_FILE_BYTES:
         raise ReplicaflowError(f"--logs: {path} is {size / 2**30:.1f} GiB; a log file is read whole, so at most "
                                f"2 GiB (split it, e.g. split -C 1G)")
@@ -137,28 +143,29 @@ _NOT_TEXT = (
 _TAR_BLOCK = 512  # a tar header block: `ustar` at offset 257 (POSIX and GNU)
 
 
-def _check_format(path: Path) -> None:
-    """A file Spark would read as text but is none: an archive (a tar's members, read as one file, run together
-    behind their headers: one broker's stack trace under another's record), a compression Hadoop has no codec for,
-    or a gzip or bzip2 file not named so (Spark picks the codec by the name). Its first bytes tell, and for gzip
-    and bzip2 the first bytes it expands to."""
-    with path.open("rb") as f:
+@functools.lru_cache(maxsize=4096)
+def _format_problem(path: str, size: int, mtime_ns: int) -> str | None:  # noqa: ARG001 -- size and mtime key the cache
+    """What makes the file at ``path`` no text Spark can read, as the end of a sentence naming it, or None: an
+    archive (a tar's members, read as one file, run together behind their headers: one broker's stack trace under
+    another's record), a compression Hadoop has no codec for, or a gzip or bzip2 file not named so (Spark picks
+    the codec by the name). Its first bytes tell, and for gzip and bzip2 the first bytes it expands to."""
+    with open(path, "rb") as f:
         head = f.read(_TAR_BLOCK)
     for magic, what, how in _NOT_TEXT:
         if head.startswith(magic):
-            raise ReplicaflowError(f"--logs: {path} is {what}, which Spark cannot read as a log: {how.format(f=path)}")
+            return f"is {what}, which Spark cannot read as a log: {how.format(f=path)}"
     opener = gzip.open if head.startswith(b"\x1f\x8b") else bz2.open if re.match(rb"BZh[1-9]1AY&SY", head) else None
     if opener is not None:
         try:
             with opener(path, "rb") as f:
                 head = f.read(_TAR_BLOCK)
         except (OSError, EOFError, zlib.error):
-            return  # _check_gzip names a cut .gz; Spark a cut .bz2
+            return None  # _check_gzip names a cut .gz; Spark a cut .bz2
     if head[257:262] == b"ustar":
-        raise ReplicaflowError(f"--logs: {path} is a tar archive: read as one file, its members' lines would run "
-                               f"together; extract it (`mkdir DIR && tar xf {path} -C DIR`) and give DIR")
+        return (f"is a tar archive: read as one file, its members' lines would run together; extract it "
+                f"(`mkdir DIR && tar xf {path} -C DIR`) and give DIR")
     codec = {gzip.open: ("gzip", ".gz"), bz2.open: ("bzip2", ".bz2")}.get(opener)
-    if codec and not path.name.endswith(codec[1]):
-        raise ReplicaflowError(f"--logs: {path} is {codec[0]}-compressed but its name does not end in {codec[1]}: "
-                               f"Spark picks the codec by the name and would read the compressed bytes as text; "
-                               f"give it a name ending in {codec[1]}")
+    if codec and not path.endswith(codec[1]):
+        return (f"is {codec[0]}-compressed but its name does not end in {codec[1]}: Spark picks the codec by the "
+                f"name and would read the compressed bytes as text; give it a name ending in {codec[1]}")
+    return None

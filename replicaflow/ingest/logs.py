@@ -167,17 +167,17 @@ def _context(df: DataFrame) -> DataFrame:
     else its stream's first, else the path's; a line of no stream takes the path's first. A continuation line
     whose stream has no record before it continues the file's last record where that one has no envelope (a paste
     that cut the first line's compose prefix). No line continues a record across grep's `--` or a paste's code-block
-    mark (``log_layouts.CUT_MARK``): the lines between are not in the file. Two windows, two sorts of each file's lines: the file's and the stream's."""
+    mark (``log_layouts.CUT_MARK``): the lines between are not in the file. Two windows, two sorts of each file's
+    lines: the file's and the stream's."""
     tags, is_record, cut = F.col("parent_tags"), F.col("is_record"), F.col("cut_mark")
-    fields = {"ts_ms": F.col("ts_ms"), "broker": F.col("prefix_broker"), "tags": tags,
-              "msg": F.when(tags != 0, F.col("msg"))}
-    base = [c.alias(n) for n, c in fields.items()]
+    base = [F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
+            F.when(tags != 0, F.col("msg")).alias("msg")]
     by_file = Window.partitionBy("source").orderBy("line_number")
     before = (Window.unboundedPreceding, Window.currentRow)
-    # a cut mark is the file's last "record" for the lines after it, one that no line continues
-    enveloped = F.coalesce(F.col("grep_name"), F.col("grep_match_name"), F.col("envelope_stream")).isNotNull()
-    in_file = F.when(is_record, F.struct(*base, enveloped.alias("enveloped"))).when(
-        cut, F.struct(*[F.when(is_record, c).alias(n) for n, c in fields.items()], F.lit(True).alias("enveloped")))
+    # a cut mark (no time, broker, tags or message of its own) is the file's last "record" for the lines after it,
+    # one that no line continues
+    enveloped = F.coalesce(F.col("grep_name"), F.col("grep_match_name"), F.col("envelope_stream")).isNotNull() | cut
+    in_file = F.when(is_record | cut, F.struct(*base, enveloped.alias("enveloped")))
     df = df.select("*", grep_path(by_file).alias("stream_path"),
                    F.lag("cri_flag").over(by_file).eqNullSafe("P").alias("after_partial"),
                    F.last(in_file, ignorenulls=True).over(by_file.rowsBetween(*before)).alias("_in_file"),
@@ -332,8 +332,9 @@ def _rows(lines: DataFrame) -> DataFrame:
 # arguments, and HotSpot's C2 gives up on a method with too many ("unsupported incoming calling
 # sequence"), leaving it in C1's slower code; the window's sort also copies fewer bytes.
 _CHECKS_ONLY = ("file_utf16", "utf8_ok", "json_layout", "bad_json", "has_layout", "level", "config_line")
-_CONTEXT_ONLY = ("path_broker", "stream", "stream_path", "cri_flag", "blank", "is_record", "parent_tags", "after_partial",
-                 "grep_name", "grep_long_name", "grep_match_name", "grep_numbered", "envelope_stream", "cut_mark")
+_CONTEXT_ONLY = ("path_broker", "stream", "stream_path", "cri_flag", "blank", "is_record", "parent_tags",
+                 "after_partial", "grep_name", "grep_long_name", "grep_match_name", "grep_numbered", "envelope_stream",
+                 "cut_mark")
 
 
 def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path],

@@ -49,6 +49,8 @@ _REPLICA_FETCHER_THREAD = r"^\[(?:ReplicaFetcherThread-\d+-\d+\][,:]?|ReplicaFet
 LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
+# Kinds whose listed field names brokers, not partitions (the ZooKeeper controller's callbacks): a row per broker.
+BROKER_LIST_KINDS = ("broker_failed", "broker_registered")
 # Kinds that touch partitions listed in one field: (kind, pattern of one partition token).
 # Up to 2.0 each partition names its own leader: `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `.
 FETCHER_TOKEN = (r"(?:\[\[[^\[\]]+,\d+\]|\[[^\s\[\],]+-\d+), initOffset(?: -?\d+ to broker BrokerEndPoint\(\d+)?"
@@ -208,8 +210,12 @@ RULES: list[Rule] = [
          {"tp": 1, **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
          state="new"),
     # ClusterControlManager.replay 3.0-3.2 logs the record: `Fenced broker: FenceBrokerRecord(id=N, epoch=E)`
-    Rule("broker_fenced", r"^(?:Fenced broker: (?:FenceBrokerRecord\(id=)?|Added new fenced broker: |Fencing broker )"
-         r"(\d+)(?: because its session has timed out\.|, epoch=\d+\))?$", {"target_broker": 1}),
+    Rule("broker_fenced", r"^(?:Fenced broker: (?:FenceBrokerRecord\(id=)?|Added new fenced broker: )(\d+)(?:, epoch=\d+\))?$",
+         {"target_broker": 1}),
+    # ReplicationControlManager.maybeFenceOneStaleBroker (3.0+), the active controller acting, not a record replayed:
+    # no heartbeat within broker.session.timeout.ms, the broker is dead or cut off (the rebuild's `brokers`: down)
+    Rule("broker_fenced", r"^Fencing broker (\d+) because its session has timed out\.$", {"target_broker": 1},
+         state="session timed out"),
     Rule("broker_fenced", r"^Fenced broker (\d+) has requested and been granted an immediate shutdown\.?$",
          {"target_broker": 1}, state="controlled shutdown"),
     # ClusterControlManager.replayRegistrationChange (3.6+): `fenced=1` fences, `fenced=-1` unfences, 0 is no change
@@ -224,7 +230,7 @@ RULES: list[Rule] = [
     # BrokerHeartbeatManager: `the last committed metadata offset N` (3.0-3.2), `it's register broker record` (3.3-3.4)
     Rule("broker_unfenced", r"^The request from broker (\d+) to unfence has been granted because it has caught up "
          r"with the (?:offset of it'?s register broker record|last committed metadata offset) \d+\.?$",
-         {"target_broker": 1}),
+         {"target_broker": 1}, state="caught up"),
     # --- controller elections: the winner's line (controller.log) -----------------------------------
     # ZooKeeper: `N successfully elected as leader` (ZookeeperLeaderElector, 0.8-0.10, no logIdent), `... as the
     # controller` (KafkaController.elect 0.11-2.1), with `. Epoch incremented to E and epoch zk version is now Z`
@@ -343,6 +349,9 @@ RULES: list[Rule] = [
     # session expired: dead, or cut off), and from 2.2 brokers that came back with a new epoch (bounced); the controller
     # then moves their leaderships and takes them out of the ISRs. A row per broker listed (target_broker)
     Rule("broker_failed", r"^Broker failure callback for ([\d,]+)$", {}, explode="list"),
+    # KafkaController.onBrokerStartup (ZooKeeper controller, 0.8-3.x): brokers whose registration appeared in
+    # ZooKeeper (started, or from 2.2 back with a new epoch right after their failure callback)
+    Rule("broker_registered", r"^New broker startup callback for ([\d,]+)$", {}, explode="list"),
     Rule("reassignment_waiting", rf"^New replicas {_L} for partition {_TP} being reassigned not yet caught up with "
          r"the leader$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "

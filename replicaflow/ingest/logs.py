@@ -42,6 +42,7 @@ from replicaflow.ingest.log_layouts import (
 )
 from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
+    BROKER_LIST_KINDS,
     FETCHER_TOKEN,
     LIST_FIELDS,
     LIST_TOKEN,
@@ -285,8 +286,8 @@ def _category(df: DataFrame) -> DataFrame:
 # The partitions a line lists: after the first "partitions", where 2.1-2.4's fetcher line names its leader as
 # `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id); the
 # brokers a controller's `Broker failure callback for 1,2` lists (a row each, the broker as target_broker).
-LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|Broker failure "
-          r"callback for) (.*)$")
+LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|(?:Broker failure|"
+          r"New broker startup) callback for) (.*)$")
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields
@@ -300,7 +301,7 @@ def _rows(lines: DataFrame) -> DataFrame:
     k, is_event = F.col("kind"), F.col("category") == "event"
     listed = F.col("listed")
     is_list = is_event & listed.isNotNull()
-    brokers = k == "broker_failed"
+    brokers = k.isin(*BROKER_LIST_KINDS)
     tokens = F.when(is_event, F.when(k == "fetcher_added", F.regexp_extract_all(listed, F.lit(FETCHER_TOKEN), 0))
                     .when(brokers, F.regexp_extract_all(listed, F.lit(r"\d+"), 0))
                     .when(is_list, F.regexp_extract_all(listed, F.lit(LIST_TOKEN), 0)))

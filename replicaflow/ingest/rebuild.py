@@ -42,6 +42,7 @@ from replicaflow.ingest.holders import (
     seen_replicas,
     topic_deletions,
 )
+from replicaflow.ingest.log_messages import BROKER_LIST_KINDS
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
@@ -376,9 +377,7 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
              shown: dict[tuple[str, str, int], Seen]) -> DataFrame:
     """Lifecycle lines as up/down rows; a broker logging (or listed, or with no describe shown holding a
     replica) before any lifecycle line is up from the start."""
-    life = (events.where(F.col("kind").isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull())
-            .select("cluster", "ts_ms", "broker", "source", "line_number",
-                    F.when(F.col("kind") == "broker_started", F.lit("up")).otherwise(F.lit("down")).alias("state")))
+    life = _lifecycle(events)
     listed = []
     for name, c in clusters.items():
         ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()
@@ -386,7 +385,8 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
         if c.inputs.topics is None:  # the describe lists every replica's broker
             ids |= {b for k, s in shown.items() if k[0] == name for b in s.holders}
         listed += [(name, b) for b in sorted(ids)]
-    seen = events.where(F.col("broker").isNotNull()).select("cluster", "broker").distinct()
+    seen = (events.where(F.col("broker").isNotNull()).select("cluster", "broker")
+            .unionByName(life.select("cluster", "broker")).distinct())
     if listed:
         seen = seen.unionByName(local_frame(spark, listed, "cluster string, broker int")).distinct()
     starts = local_frame(spark, [(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
@@ -397,6 +397,31 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
                .select("cluster", F.col("start_ms").alias("ts_ms"), "broker", F.lit("").alias("source"),
                        F.lit(0).cast("long").alias("line_number"), F.lit("up").alias("state")))
     return _seq(life.unionByName(initial), "ts_ms", "source", "line_number")
+
+
+def _lifecycle(events: DataFrame) -> DataFrame:
+    """(cluster, ts_ms, broker, source, line_number, state) up/down rows: the broker's own "started" and "shut down
+    completed", and the controller's view of it, the only one a crash leaves: ZooKeeper's failure and startup
+    callbacks (KafkaController.onBrokerFailure, onBrokerStartup), KRaft's fencing of a broker whose session timed
+    out and its grant of an unfence request (ReplicationControlManager.maybeFenceOneStaleBroker,
+    BrokerHeartbeatManager). Where both tell of one change, the first line counts: a controller row that repeats
+    the broker's state is dropped, and a broker's own row that repeats the controller's; two "started" of the
+    broker's own are two process lifetimes (a crash between them), as before."""
+    kind, state = F.col("kind"), F.col("state")
+    own = kind.isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull()
+    controller = F.col("target_broker").isNotNull() & (
+        kind.isin(*BROKER_LIST_KINDS) | ((kind == "broker_fenced") & (state == "session timed out"))
+        | ((kind == "broker_unfenced") & (state == "caught up")))
+    up = kind.isin("broker_started", "broker_registered", "broker_unfenced")
+    rows = events.where(own | controller).select(
+        "cluster", "ts_ms", F.when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
+        "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
+        (~own).alias("by_controller"))
+    w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
+    before, by = F.lag("state").over(w), F.col("by_controller")
+    repeated = (before == F.col("state")) & (by | F.lag("by_controller").over(w))
+    return (rows.withColumn("repeated", F.coalesce(repeated, F.lit(False))).where(~F.col("repeated"))
+            .drop("by_controller", "repeated"))
 
 
 def _fetchers(events: DataFrame) -> DataFrame:

@@ -78,19 +78,36 @@ class KafkaController:
         """Timer: the session of the crash at ``incarnation`` expired; unless the broker is back, drop it."""
         if not self.s.up[b] and self.session_deadline[b] == incarnation:
             self.session_deadline[b] = -1
+            self._session_ended(b, at)
             self.remove_broker_from_isrs(b, at)
 
+    def _session_ended(self, b: int, now: int) -> None:
+        """The active controller logs the broker it drops (none is live: no controller to log it)."""
+        c = self.controller_id()
+        if c >= 0:
+            self.emit.broker_session_ended(b, c, now)
+
     def controlled_shutdown(self, b: int, now: int) -> None:
-        """ControlledShutdown: leadership and ISR membership move away at once."""
+        """ControlledShutdown: leadership and ISR membership move away at once. A ZooKeeper broker's registration
+        goes with its session as it stops, which the controller logs as a broker failure; a KRaft broker's
+        controlled shutdown is its own heartbeats' business (no fencing for a timed-out session)."""
         self.remove_broker_from_isrs(b, now)
+        if self.mode == election.ZOOKEEPER:
+            self._session_ended(b, now)
 
     def broker_registering(self, b: int, now: int) -> None:
-        """A broker bounced before its session expired: the controller sees the failure first. A broker
+        """The controller takes the broker in (its startup callback, or KRaft's unfence grant). A broker
+        bounced before its session expired: the controller sees the failure first. A broker
         back from a crash registers as an unclean shutdown: with eligible leader replicas on, it leaves
         every ELR for the LastKnownElr (``ReplicationControlManager.handleBrokerUncleanShutdown``, §6)."""
         if self.session_deadline[b] >= 0:
             self.session_deadline[b] = -1
+            if self.mode == election.ZOOKEEPER:  # the BrokerChange of a bounced broker (KRaft: a new incarnation)
+                self._session_ended(b, now)
             self.remove_broker_from_isrs(b, now)
+        c = self.controller_id()
+        if c >= 0:
+            self.emit.broker_registered(b, c, now)
         s = self.s
         if self.elr_enabled and self.crashed[b]:
             rows = np.nonzero(((s.rbi == b) & s.elr).any(axis=1))[0]

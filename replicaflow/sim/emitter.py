@@ -29,7 +29,7 @@ from replicaflow.telemetry.io import TelemetryWriter
 _STATE_LOG = {STATE_UP: "broker_started", STATE_SHUTTING_DOWN: "broker_shutdown"}
 # records whose wording depends on the controller kind (docs/semantics.md §7)
 _CONTROLLER_KINDS = frozenset({"broker_started", "broker_shutdown", "reassignment_started", "reassignment_completed",
-                               "unclean_leader_election"})
+                               "unclean_leader_election", "broker_failed", "broker_registered"})
 
 
 class Emitter:
@@ -41,6 +41,7 @@ class Emitter:
         self.writer = writer
         self.logs = log_events
         self.controller = controller  # ZooKeeper or KRaft: how controller and lifecycle lines read (§6, §7)
+        self.registrations = 0  # brokers taken in again by the controller (a KRaft line's metadata offset)
 
     def _log(self, kind: str, now: int, broker: int, **fields) -> None:
         if self.logs is not None:
@@ -151,6 +152,17 @@ class Emitter:
         topic, partition = s.tp(p)
         self._log("reassignment_started", now, controller, topic=topic, partition=partition, replicas=replicas,
                   adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]))
+
+    def broker_session_ended(self, b: int, controller: int, now: int) -> None:
+        """The controller drops broker ``b`` (its session ended: docs/logs.md, ``broker_failed``)."""
+        self._log("broker_failed", now, controller, target_broker=int(self.s.broker_ids[b]))
+
+    def broker_registered(self, b: int, controller: int, now: int) -> None:
+        """The controller takes broker ``b`` in again (docs/logs.md, ``broker_registered``): the line's metadata
+        offset counts the registrations so far, as a metadata log's offsets only grow."""
+        self.registrations += 1
+        self._log("broker_registered", now, controller, target_broker=int(self.s.broker_ids[b]),
+                  metadata_offset=self.registrations)
 
     def reassignment_completed(self, p: int, final: list[int], controller: int, now: int) -> None:
         topic, partition = self.s.tp(p)

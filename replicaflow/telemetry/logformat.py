@@ -314,6 +314,35 @@ def _unclean_leader_election(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     return [(CONTROLLER, format_line(e["ts_ms"], "WARN", msg, "kafka.controller.OfflinePartitionLeaderSelector"))]
 
 
+def _broker_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """The controller drops a broker whose session ended: ZooKeeper's KafkaController.onBrokerFailure (its
+    registration left ZooKeeper: a crash once the session expired, or a shutdown), KRaft's
+    ReplicationControlManager.maybeFenceOneStaleBroker (no heartbeat within the session timeout)."""
+    pre, target = _controller_prefix(v, fam, e), e["target_broker"]
+    if _kraft(v, e):
+        msg = f"Fencing broker {target} because its session has timed out."
+        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
+    return [(CONTROLLER, format_line(e["ts_ms"], "INFO", f"{pre}Broker failure callback for {target}",
+                                     ZK_CONTROLLER_LOGGER))]
+
+
+def _broker_registered(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """The controller takes a (re)started broker in: ZooKeeper's KafkaController.onBrokerStartup, KRaft's
+    BrokerHeartbeatManager granting the unfence request of a broker caught up with its registration record
+    (3.0-3.2: the last committed metadata offset; ``it's`` in 3.3-3.4, ``its`` from 3.5; ``metadata_offset``: that
+    offset in the metadata log)."""
+    pre, target = _controller_prefix(v, fam, e), e["target_broker"]
+    if _kraft(v, e):
+        its = "its" if v.at_least("3.5") else "it's"
+        caught_up = f"offset of {its} register broker record" if v.at_least("3.3") else "last committed metadata offset"
+        msg = (f"The request from broker {target} to unfence has been granted because it has caught up with the "
+               f"{caught_up} {e.get('metadata_offset', 0)}.")
+        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg,
+                                         "org.apache.kafka.controller.BrokerHeartbeatManager"))]
+    return [(CONTROLLER, format_line(e["ts_ms"], "INFO", f"{pre}New broker startup callback for {target}",
+                                     ZK_CONTROLLER_LOGGER))]
+
+
 def _lifecycle(e: dict, v: KafkaVersion, fam: str, kraft: tuple[str, str], message: str) -> list[Line]:
     """A broker lifecycle line: KRaft (3.3+: ``kraft`` = (logIdent name, logger)), 0.8–0.11, or 1.0+ ZooKeeper era."""
     b = e["broker"]
@@ -418,6 +447,8 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "broker_started": _broker_started,
     "unclean_leader_election": _unclean_leader_election,
     "broker_shutdown": _broker_shutdown,
+    "broker_failed": _broker_failed,
+    "broker_registered": _broker_registered,
     "produce_rejected": _produce_rejected,
     "log_dir_failed": _log_dir_failed,
     "storage_halt": _storage_halt,

@@ -541,20 +541,29 @@ def test_linkedins_layout_is_read(spark, tmp_path):
     assert counts == {"event": 3, "other": 2, "attached": 2}, counts
 
 
-def test_a_broker_failure_callback_names_each_dead_broker(spark, tmp_path):
+def test_a_broker_failure_or_startup_callback_names_each_broker(spark, tmp_path):
     """KafkaController.onBrokerFailure (ZooKeeper controller, 0.8-3.x): `Broker failure callback for 1,2` lists the
-    brokers whose registration left ZooKeeper; a row per broker, written by the controller (the line's logIdent:
-    `[Controller 3]: ` 0.8-0.11, `[Controller id=0] ` 1.0+). An empty list (no broker died) is no row."""
+    brokers whose registration left ZooKeeper, onBrokerStartup `New broker startup callback for 1,2` those whose
+    registration appeared; a row per broker, written by the controller (the line's logIdent: `[Controller 3]: `
+    0.8-0.11, `[Controller id=0] ` 1.0+). An empty list (no broker died) is no row. KRaft's fencing of a broker whose
+    session timed out (ReplicationControlManager.maybeFenceOneStaleBroker) is told from a fence record replayed."""
     out = read_file(spark, tmp_path, "broker-9/controller.log",
         "[2015-09-01 09:54:30,030] INFO [Controller 3]: Broker failure callback for 1 (kafka.controller.KafkaController)\n"
         "[2021-03-04 05:06:07,008] INFO [Controller id=0] Broker failure callback for 1,2 "
         "(kafka.controller.KafkaController)\n"
-        "[2021-03-04 05:06:08,000] INFO [Controller id=0] Broker failure callback for  (kafka.controller.KafkaController)\n")
+        "[2021-03-04 05:06:08,000] INFO [Controller id=0] Broker failure callback for  (kafka.controller.KafkaController)\n"
+        "[2021-03-04 05:07:00,000] INFO [Controller id=0] New broker startup callback for 2 "
+        "(kafka.controller.KafkaController)\n"
+        "[2024-05-01 10:00:40,000] INFO [QuorumController id=9] Fencing broker 2 because its session has timed out. "
+        "(org.apache.kafka.controller.ReplicationControlManager)\n"
+        "[2024-05-01 10:00:40,001] INFO [Controller 9] Fenced broker: FenceBrokerRecord(id=2, epoch=7) "
+        "(org.apache.kafka.controller.ClusterControlManager)\n")
     assert out["rejects"].count() == 0
-    assert sorted((r["line_number"], r["kind"], r["broker"], r["target_broker"], r["topic"], r["partition"])
+    assert sorted((r["line_number"], r["kind"], r["broker"], r["target_broker"], r["topic"], r["partition"], r["state"])
                   for r in out["log_events"].collect()) == [
-        (1, "broker_failed", 3, 1, None, None), (2, "broker_failed", 0, 1, None, None),
-        (2, "broker_failed", 0, 2, None, None)]
+        (1, "broker_failed", 3, 1, None, None, None), (2, "broker_failed", 0, 1, None, None, None),
+        (2, "broker_failed", 0, 2, None, None, None), (4, "broker_registered", 0, 2, None, None, None),
+        (5, "broker_fenced", 9, 2, None, None, "session timed out"), (6, "broker_fenced", 9, 2, None, None, None)]
 
 
 def test_brokers_interleaved_in_one_compose_file_keep_their_own_lines(spark, tmp_path):

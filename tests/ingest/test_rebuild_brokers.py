@@ -1,0 +1,151 @@
+"""The rebuilt ``brokers`` table: a broker's own lifecycle lines, and the controller's view of it, which is all a
+crash leaves in the logs (docs/real-cluster.md, "What comes from where")."""
+
+from __future__ import annotations
+
+import pytest
+
+from replicaflow.ingest.rebuild import rebuild
+from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
+
+pytestmark = pytest.mark.spark
+
+SHRINK = ("[2021-03-04 05:00:05,000] INFO [Partition orders-0 broker=2] Shrinking ISR from 2,3,1 to 2,1. Leader: "
+          "(highWatermark: 10, endOffset: 12). Out of sync replicas: (brokerId: 3, endOffset: 10). "
+          "(kafka.cluster.Partition)\n")
+
+
+def brokers(spark, tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """(HH:MM:SS.mmm, broker, state) of the rebuilt brokers table, in time (seq) order; the rows of one instant by
+    broker (the start's rows have no order of their own)."""
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    tables = rebuild(spark, [ClusterInputs("c", tuple(paths))], RebuildOptions(scrape_interval_ms=1000)).tables
+    rows = tables["brokers"].orderBy("ts_ms", "broker", "seq").collect()
+    clock = {r["ts_ms"]: f"{r['ts_ms'] // 3_600_000 % 24:02d}:{r['ts_ms'] // 60_000 % 60:02d}:"
+                         f"{r['ts_ms'] // 1000 % 60:02d}.{r['ts_ms'] % 1000:03d}" for r in rows}
+    return [(clock[r["ts_ms"]], r["broker"], r["state"]) for r in rows]
+
+
+def test_a_zookeeper_controller_tells_a_crash_and_the_first_line_of_each_change_counts(spark, tmp_path):
+    """KafkaController.onBrokerFailure and onBrokerStartup (ZooKeeper controller, 0.8-3.x) log `Broker failure callback
+    for 2` when broker 2's registration leaves ZooKeeper and `New broker startup callback for 2` when it is back
+    (BrokerChange). Broker 2 crashed (no "shut down completed"): without the controller's lines it stayed up until
+    it started again. Broker 3 shut down cleanly: the controller saw its registration go 200 ms before the broker
+    logged "shut down completed", one down row. Broker 4 crashed and came back twice: two lifetimes from its own
+    "started" lines alone (KafkaServer.startup), as before."""
+    got = brokers(spark, tmp_path, {
+        "broker-1/controller.log":
+            "[2021-03-04 05:01:00,000] INFO [Controller id=1] Newly added brokers: , deleted brokers: 2, bounced "
+            "brokers: , all live brokers: 1,3,4 (kafka.controller.KafkaController)\n"
+            "[2021-03-04 05:01:00,010] INFO [Controller id=1] Broker failure callback for 2 "
+            "(kafka.controller.KafkaController)\n"
+            "[2021-03-04 05:01:59,900] INFO [Controller id=1] New broker startup callback for 2 "
+            "(kafka.controller.KafkaController)\n"
+            "[2021-03-04 05:03:00,000] INFO [Controller id=1] Broker failure callback for 3 "
+            "(kafka.controller.KafkaController)\n",
+        "broker-1/server.log": "[2021-03-04 05:00:00,100] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n",
+        "broker-2/server.log":
+            "[2021-03-04 05:00:00,000] INFO [KafkaServer id=2] started (kafka.server.KafkaServer)\n" + SHRINK +
+            "[2021-03-04 05:02:00,000] INFO [KafkaServer id=2] started (kafka.server.KafkaServer)\n",
+        "broker-3/server.log":
+            "[2021-03-04 05:00:00,500] INFO [KafkaServer id=3] started (kafka.server.KafkaServer)\n"
+            "[2021-03-04 05:03:00,200] INFO [KafkaServer id=3] shut down completed (kafka.server.KafkaServer)\n",
+        "broker-4/server.log":
+            "[2021-03-04 05:00:00,700] INFO [KafkaServer id=4] started (kafka.server.KafkaServer)\n"
+            "[2021-03-04 05:04:00,000] INFO [KafkaServer id=4] started (kafka.server.KafkaServer)\n",
+    })
+    assert got == [
+        ("05:00:00.000", 2, "up"), ("05:00:00.100", 1, "up"), ("05:00:00.500", 3, "up"), ("05:00:00.700", 4, "up"),
+        ("05:01:00.010", 2, "down"), ("05:01:59.900", 2, "up"), ("05:03:00.000", 3, "down"), ("05:04:00.000", 4, "up")]
+
+
+def test_a_broker_only_the_controller_names_is_up_until_it_fails(spark, tmp_path):
+    """A failure callback for a broker whose own log was not given (the usual case: the operator collected the
+    controller's logs): it was live before it failed, so it is up from the start of the logs; a broker the
+    callback lists with another (`Broker failure callback for 5,6`) is each one's row."""
+    got = brokers(spark, tmp_path, {"broker-1/controller.log":
+        "[2021-03-04 05:00:00,000] INFO [Controller id=1] 1 successfully elected as the controller. Epoch "
+        "incremented to 3 and epoch zk version is now 3 (kafka.controller.KafkaController)\n"
+        "[2021-03-04 05:00:30,000] INFO [Controller id=1] Broker failure callback for 5,6 "
+        "(kafka.controller.KafkaController)\n"})
+    assert got == [("05:00:00.000", 1, "up"), ("05:00:00.000", 5, "up"), ("05:00:00.000", 6, "up"),
+                   ("05:00:30.000", 5, "down"), ("05:00:30.000", 6, "down")]
+
+
+def test_a_kraft_controller_fences_a_broker_whose_session_timed_out(spark, tmp_path):
+    """ReplicationControlManager.maybeFenceOneStaleBroker (3.0+): the active controller fences a broker that sent no
+    heartbeat within broker.session.timeout.ms (a crash, or a broker cut off); BrokerHeartbeatManager grants its
+    unfence request when it is back and caught up. Those two are the controller acting; the records it replays
+    (`Fenced broker: ...`, `Replayed BrokerRegistrationChangeRecord ...`) are also logged by every standby
+    controller and again when a controller replays its log at start, so they are not taken as the broker's state."""
+    got = brokers(spark, tmp_path, {
+        "controller-9/controller.log":
+            "[2024-05-01 10:00:40,000] INFO [QuorumController id=9] Fencing broker 2 because its session has timed "
+            "out. (org.apache.kafka.controller.ReplicationControlManager)\n"
+            "[2024-05-01 10:00:40,001] INFO [QuorumController id=9] Replayed BrokerRegistrationChangeRecord modifying "
+            "the registration for broker 2: BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=40, fenced=1, "
+            "inControlledShutdown=0, logDirs=[]) (org.apache.kafka.controller.ClusterControlManager)\n"
+            "[2024-05-01 10:02:10,000] INFO [QuorumController id=9] The request from broker 2 to unfence has been "
+            "granted because it has caught up with the offset of its register broker record 812. "
+            "(org.apache.kafka.controller.BrokerHeartbeatManager)\n"
+            "[2024-05-01 10:03:00,000] INFO [QuorumController id=9] Replayed BrokerRegistrationChangeRecord modifying "
+            "the registration for broker 3: BrokerRegistrationChangeRecord(brokerId=3, brokerEpoch=41, fenced=1, "
+            "inControlledShutdown=0, logDirs=[]) (org.apache.kafka.controller.ClusterControlManager)\n",
+        "broker-2/server.log":
+            "[2024-05-01 10:00:00,000] INFO [KafkaRaftServer nodeId=2] Kafka Server started "
+            "(kafka.server.KafkaRaftServer)\n"
+            "[2024-05-01 10:02:10,300] INFO [KafkaRaftServer nodeId=2] Kafka Server started "
+            "(kafka.server.KafkaRaftServer)\n",
+    })
+    assert got == [("10:00:00.000", 2, "up"), ("10:00:00.000", 9, "up"), ("10:00:40.000", 2, "down"),
+                   ("10:02:10.000", 2, "up")]  # node 9 logs, so it is taken as live (docs/real-cluster.md)
+
+
+def story(release: str, controller: str) -> str:
+    return f"""name: crash-{controller}
+seed: 3
+duration: 60s
+tick: 1s
+kafka:
+  version: "{release}"
+  controller: {controller}
+cluster:
+  brokers: 3
+topics:
+  - name: orders
+    partitions: 3
+    replication_factor: 3
+    produce_rate: 100KB/s
+events:
+  - {{at: 5s, broker_down: 2}}
+  - {{at: 30s, broker_up: 2}}
+  - {{at: 40s, broker_down: {{broker: 3, controlled: true}}}}
+  - {{at: 50s, broker_up: 3}}
+"""
+
+
+@pytest.mark.parametrize("release, controller, session_s", [("2.4", "zookeeper", 6), ("3.7", "kraft", 9)])
+def test_a_simulated_crash_is_down_from_the_controllers_line_a_session_timeout_later(spark, tmp_path, release,
+                                                                                     controller, session_s):
+    """The simulator writes the controller's lines as Kafka does (KafkaController.onBrokerFailure/onBrokerStartup;
+    ReplicationControlManager.maybeFenceOneStaleBroker and BrokerHeartbeatManager's unfence grant under KRaft), and
+    the logs alone give broker 2 down when its session expired (zookeeper.session.timeout.ms 6 s up to 2.4, KRaft's
+    broker.session.timeout.ms 9 s): the simulator's truth has it down at the crash, 5 s in, which no log line
+    shows. Broker 3's controlled shutdown and both restarts are one row each, as in the truth."""
+    from replicaflow.sim.runner import simulate
+
+    path = tmp_path / "story.yaml"
+    path.write_text(story(release, controller))
+    out = simulate(path, tmp_path / "run", logs=True)
+    files = tuple(str(p) for p in sorted((out / "logs").rglob("*.log")))
+    tables = rebuild(spark, [ClusterInputs("c", files)], RebuildOptions(scrape_interval_ms=1000)).tables
+    rows = tables["brokers"].orderBy("seq").collect()
+    start = min(r["ts_ms"] for r in rows)
+    got = [((r["ts_ms"] - start) // 1000, r["broker"], r["state"]) for r in rows]
+    assert sorted(got) == [(0, 1, "up"), (0, 2, "up"), (0, 3, "up"), (5 + session_s, 2, "down"), (30, 2, "up"),
+                           (40, 3, "down"), (50, 3, "up")]

@@ -36,7 +36,7 @@ def spark():
 # runs two xdist workers with --dist loadfile, and a long file collected last would run alone at the end.
 LONGEST_FIRST = ("test_logs_only_roundtrip.py", "golden/test_golden.py", "pipeline/test_cluster.py",
                  "test_docs_examples.py", "test_logs_only_garbage.py", "ingest/test_real_lines.py",
-                 "ingest/test_logs_alone.py")
+                 "ingest/test_logs_alone.py", "test_logs_only_crash.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from replicaflow.ingest.broker_sessions import failures_before
 from replicaflow.telemetry.schema import TELEMETRY
 from replicaflow.telemetry.spark import conform
 
@@ -29,6 +30,7 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     # before 0.11 no Partition line names a new leader: the broker's "completed LeaderAndIsr request ... for the
     # become-leader transition" (state-change.log, TRACE) is its leader line, epoch unknown, where no other is
     became = (k == "become_leader") & (F.col("state") == "completed")
+    logged = events
     events = events.where(k.isin("isr_updated", "leader_start", "isr_shrink", "isr_expand") | became).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
         ((k == "isr_updated") & ~F.col("message").contains("zkVersion")).alias("alter_style"))
@@ -53,10 +55,12 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     # feeds both tables, and the rebuild reads each several times: a checkpoint, not a cache, so that their
     # plans do not carry this one (docs/real-cluster.md, "A fleet")
     changed = changed.select("*", epoch.alias("epoch_now")).localCheckpoint(eager=False)
-    isr = changed.where("is_isr").select("*", F.lag(F.struct(F.array_sort("isr").alias("s"),
-                                                             F.col("epoch_now").alias("e"))).over(by_part).alias("prev"))
+    # a broker failure between two equal ISRs may have changed the ISR between them (the rebuild's controller rows)
+    isr = failures_before(changed.where("is_isr"), logged)
+    isr = isr.select("*", F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("epoch_now").alias("e"),
+                                         F.col("failures").alias("f"))).over(by_part).alias("prev"))
     keep = F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr")) | \
-        ~F.col("prev.e").eqNullSafe(F.col("epoch_now"))
+        ~F.col("prev.e").eqNullSafe(F.col("epoch_now")) | (F.col("prev.f") != F.col("failures"))
     unknown = F.lit(None).cast("array<int>")  # the ELR (KIP-966) is in no broker line at INFO
     isr = isr.where(keep).select("cluster", "ts_ms", "seq", "topic", "partition", "isr",
                                  F.col("epoch_now").alias("leader_epoch"), unknown.alias("elr"),

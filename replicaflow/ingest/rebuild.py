@@ -9,8 +9,9 @@ module adds what the pipeline needs besides them, from the same events and the s
   snapshot precedes the logs, plus the ISR a "Shrinking/Expanding ISR from A to B" line names as A
   (before 2.6 the leader line carries no ISR, so A is the first ISR known under a new leader epoch);
   an epoch not yet logged is -1, so the leader's own changes compare equal epochs (IsrShrinksPerSec);
-- ``brokers``: "started" → up, "shut down completed" → down; a broker that logs before any
-  lifecycle line is up from the start of the logs;
+- ``brokers``: "started" → up, "shut down completed" → down, and the controller's lines about broker
+  sessions, a crash's only trace (ingest/broker_sessions.py); a broker that logs before any lifecycle line is
+  up from the start of the logs; the ISRs the controller wrote without a failed broker are ``isr`` rows too;
 - ``fetchers``: "Added fetcher" → added, "Removed fetcher" → removed, "marked as failed" → failed;
 - ``configs``: the describe's ``Configs:`` (topic overrides: min.insync.replicas, throttled replicas)
   from the start, and ``--min-insync-replicas`` as the broker default;
@@ -33,6 +34,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import replay
+from replicaflow.ingest.broker_sessions import isr_removals, lifecycle
 from replicaflow.ingest.holders import (
     Seen,
     deleted_at,
@@ -42,13 +44,12 @@ from replicaflow.ingest.holders import (
     seen_replicas,
     topic_deletions,
 )
-from replicaflow.ingest.log_messages import BROKER_LIST_KINDS
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
 from replicaflow.model.units import format_duration, parse_id
 from replicaflow.telemetry.checks import MAX_SCRAPES
-from replicaflow.telemetry.schema import TELEMETRY
+from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
 from replicaflow.telemetry.spark import conform, local_frame
 
 UNKNOWN_EPOCH = -1
@@ -255,6 +256,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
                                             F.lit(None).cast("int").alias("leader_epoch"),
                                             *[F.lit(None).cast("long").alias(c)
                                               for c in ("start_offset", "replicas_end_offset")]))
+    isr = isr.unionByName(isr_removals(isr, events))  # a failed broker's ISRs, which no broker logs before 2.6
     # read three times below, each time with the reader's rows and requests beneath: a checkpoint
     lead = lead.unionByName(inferred_leaders(events, lead)).localCheckpoint(eager=False)
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
@@ -289,7 +291,8 @@ def _instant_order(isr: DataFrame, lead: DataFrame, carried: DataFrame) -> tuple
     upto = Window.partitionBy("cluster", "topic", "partition").orderBy("seq").rowsBetween(Window.unboundedPreceding, 0)
     epoch = F.coalesce(F.last(F.when(~F.col("is_isr"), F.col("leader_epoch")), ignorenulls=True).over(upto),
                        F.lit(UNKNOWN_EPOCH))
-    both = both.withColumn("leader_epoch", F.when(F.col("is_isr"), epoch).otherwise(F.col("leader_epoch"))).localCheckpoint(eager=False)
+    by_leader = F.col("is_isr") & ~F.col("leader_epoch").eqNullSafe(CONTROLLER_ISR_EPOCH)  # not a failure's removal
+    both = both.withColumn("leader_epoch", F.when(by_leader, epoch).otherwise(F.col("leader_epoch"))).localCheckpoint(eager=False)
     return both.where("is_isr"), both.where(~F.col("is_isr"))
 
 
@@ -377,7 +380,7 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
              shown: dict[tuple[str, str, int], Seen]) -> DataFrame:
     """Lifecycle lines as up/down rows; a broker logging (or listed, or with no describe shown holding a
     replica) before any lifecycle line is up from the start."""
-    life = _lifecycle(events)
+    life = lifecycle(events)
     listed = []
     for name, c in clusters.items():
         ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()
@@ -397,31 +400,6 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
                .select("cluster", F.col("start_ms").alias("ts_ms"), "broker", F.lit("").alias("source"),
                        F.lit(0).cast("long").alias("line_number"), F.lit("up").alias("state")))
     return _seq(life.unionByName(initial), "ts_ms", "source", "line_number")
-
-
-def _lifecycle(events: DataFrame) -> DataFrame:
-    """(cluster, ts_ms, broker, source, line_number, state) up/down rows: the broker's own "started" and "shut down
-    completed", and the controller's view of it, the only one a crash leaves: ZooKeeper's failure and startup
-    callbacks (KafkaController.onBrokerFailure, onBrokerStartup), KRaft's fencing of a broker whose session timed
-    out and its grant of an unfence request (ReplicationControlManager.maybeFenceOneStaleBroker,
-    BrokerHeartbeatManager). Where both tell of one change, the first line counts: a controller row that repeats
-    the broker's state is dropped, and a broker's own row that repeats the controller's; two "started" of the
-    broker's own are two process lifetimes (a crash between them), as before."""
-    kind, state = F.col("kind"), F.col("state")
-    own = kind.isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull()
-    controller = F.col("target_broker").isNotNull() & (
-        kind.isin(*BROKER_LIST_KINDS) | ((kind == "broker_fenced") & (state == "session timed out"))
-        | ((kind == "broker_unfenced") & (state == "caught up")))
-    up = kind.isin("broker_started", "broker_registered", "broker_unfenced")
-    rows = events.where(own | controller).select(
-        "cluster", "ts_ms", F.when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
-        "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
-        (~own).alias("by_controller"))
-    w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
-    before, by = F.lag("state").over(w), F.col("by_controller")
-    repeated = (before == F.col("state")) & (by | F.lag("by_controller").over(w))
-    return (rows.withColumn("repeated", F.coalesce(repeated, F.lit(False))).where(~F.col("repeated"))
-            .drop("by_controller", "repeated"))
 
 
 def _fetchers(events: DataFrame) -> DataFrame:

@@ -81,6 +81,14 @@ def completion_epoch_bumps(controller: str, removed_in_isr):
     return 1 + removed_in_isr if controller == ZOOKEEPER else np.ones_like(removed_in_isr)
 
 
+def removes_from_isr(isr_left, elr_enabled: bool):
+    """Whether the controller takes a dead or shut-down broker's replica out of an ISR that would keep
+    ``isr_left`` members (a count, NumPy or Spark Column): not the last member, whose partition goes offline
+    with it still in the ISR (ZooKeeper ``ReplicaStateMachine.doRemoveReplicasFromIsr``, KRaft
+    ``PartitionChangeBuilder``), unless eligible leader replicas are on (KIP-966: the ISR may empty)."""
+    return (isr_left > 0) | elr_enabled
+
+
 def elect_leader(live, in_isr, unclean, elr=None):
     """The new leader's slot of each partition row: the first live ISR member in assignment order — or,
     when the ISR is empty, the first live eligible leader replica (KIP-966, a clean election) — else,

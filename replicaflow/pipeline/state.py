@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.model import predicates as P
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
+from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 
 PKEY = ("cluster", "topic", "partition")
 FLAGS = ("urp", "urp_kip352", "urp_legacy", "under_min_isr", "at_min_isr", "offline", "reassigning")
@@ -106,7 +107,10 @@ def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
         F.last("last_known_elr_raw", ignorenulls=True).over(w).alias("last_known_elr"),
         F.last("min_isr_raw", ignorenulls=True).over(w).alias("configured_min_isr"),
         F.last("isr_raw", ignorenulls=True).over(before).alias("prev_isr"),
-        F.last("isr_epoch_raw", ignorenulls=True).over(before).alias("prev_isr_epoch"),
+        # an ISR the controller wrote at a broker failure is skipped: the leader's next change counts against the
+        # epoch before it (KRaft keeps the epoch; ZooKeeper's new one shows on the leader's lines)
+        F.last(F.when(F.col("isr_epoch_raw") != CONTROLLER_ISR_EPOCH, F.col("isr_epoch_raw")), ignorenulls=True)
+        .over(before).alias("prev_isr_epoch"),
     )
 
 

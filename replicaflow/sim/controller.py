@@ -156,7 +156,7 @@ class KafkaController:
         for p in np.nonzero(member.any(axis=1) | led)[0]:
             p = int(p)
             slot = np.nonzero(s.rbi[p] == b)[0][0]
-            if s.in_isr[p].sum() > 1 or self.elr_enabled:
+            if election.removes_from_isr(s.in_isr[p].sum() - 1, self.elr_enabled):
                 old = s.in_isr[p].copy()
                 s.in_isr[p, slot] = False
                 s.isr_changed()

@@ -14,6 +14,10 @@ _I32 = pa.int32()
 _I64 = pa.int64()
 _STR = pa.string()
 _LIST = pa.list_(pa.int32())
+# The leader epoch of an isr row the controller wrote when a broker failed, rebuilt from its logs: under an epoch
+# no line shows (ZooKeeper bumps it, KRaft 3.6+ keeps it). No leader's own change: the ISR meters compare the next
+# row's epoch with the epoch before it (pipeline/state.py, ingest/broker_sessions.py).
+CONTROLLER_ISR_EPOCH = -2
 
 
 def _schema(*fields: tuple[str, pa.DataType]) -> pa.Schema:
@@ -35,7 +39,8 @@ TELEMETRY: dict[str, pa.Schema] = {
                        ("leader", _I32), ("leader_epoch", _I32), ("start_offset", _I64),
                        ("replicas_end_offset", _I64)),
     # leader_epoch: the epoch under which the ISR was committed, so the leader's own shrinks and
-    # expansions (same epoch) can be told from the controller's (new epoch) -- IsrShrinksPerSec.
+    # expansions (same epoch) can be told from the controller's (new epoch) -- IsrShrinksPerSec; from logs,
+    # -1 when no line names it and CONTROLLER_ISR_EPOCH for an ISR the controller wrote at a broker failure.
     # elr / last_known_elr: KIP-966's eligible leader replicas written with the ISR, as KRaft's
     # PartitionChangeRecord carries them ([] when the feature is off; null when unknown, e.g. from logs);
     # a change of the ELR alone is a row too.

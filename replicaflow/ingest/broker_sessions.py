@@ -1,0 +1,92 @@
+"""What the controller's lines about broker sessions say (docs/real-cluster.md, "What comes from where").
+
+A crash leaves no line in the broker's own log: only the active controller tells of it, a session timeout
+later, with ZooKeeper's ``Broker failure callback for N`` (KafkaController.onBrokerFailure) or KRaft's
+``Fencing broker N because its session has timed out.`` (ReplicationControlManager.maybeFenceOneStaleBroker).
+From those lines the rebuild takes the broker's down row (``lifecycle``) and the ISRs the controller then
+wrote without it (``isr_removals``): before 2.6 no broker line shows that ISR until the partition's next
+ISR change, and KRaft (3.6+) writes it under the same leader epoch, with no leader line at all.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from replicaflow.model.election import removes_from_isr
+from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
+
+# numbered before every other ISR row of its instant: the controller decides, then the brokers log
+_FIRST = -(1 << 62)
+
+
+def lifecycle(events: DataFrame) -> DataFrame:
+    """(cluster, ts_ms, broker, source, line_number, state) up/down rows: the broker's own "started" and "shut down
+    completed", and the controller's view of it, the only one a crash leaves: ZooKeeper's failure and startup
+    callbacks (KafkaController.onBrokerFailure, onBrokerStartup), KRaft's fencing of a broker whose session timed
+    out and its grant of an unfence request (ReplicationControlManager.maybeFenceOneStaleBroker,
+    BrokerHeartbeatManager). Where both tell of one change, the first line counts: a controller row that repeats
+    the broker's state is dropped, and a broker's own row that repeats the controller's; two "started" of the
+    broker's own are two process lifetimes (a crash between them), as before. The fence and unfence records a
+    KRaft controller replays are logged by every standby and at every replay of its log: not the broker's state."""
+    kind, state = F.col("kind"), F.col("state")
+    own = kind.isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull()
+    controller = _session_ended() | (F.col("target_broker").isNotNull() & (
+        (kind == "broker_registered") | ((kind == "broker_unfenced") & (state == "caught up"))))
+    up = kind.isin("broker_started", "broker_registered", "broker_unfenced")
+    rows = events.where(own | controller).select(
+        "cluster", "ts_ms", F.when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
+        "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
+        (~own).alias("by_controller"))
+    w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
+    repeated = (F.lag("state").over(w) == F.col("state")) & (F.col("by_controller") | F.lag("by_controller").over(w))
+    return (rows.withColumn("repeated", F.coalesce(repeated, F.lit(False))).where(~F.col("repeated"))
+            .drop("by_controller", "repeated"))
+
+
+def _session_ended() -> Column:
+    """An event row in which the controller drops a broker whose session ended (``target_broker``)."""
+    kind = F.col("kind")
+    return F.col("target_broker").isNotNull() & (
+        (kind == "broker_failed") | ((kind == "broker_fenced") & (F.col("state") == "session timed out")))
+
+
+def failures_before(rows: DataFrame, events: DataFrame) -> DataFrame:
+    """``rows`` (with cluster, ts_ms) and ``failures``: how many of its cluster's broker failures the controller
+    logged at or before the row (a handful per cluster: one broadcast array each)."""
+    per_cluster = (events.where(_session_ended()).groupBy("cluster")
+                   .agg(F.collect_list("ts_ms").alias("failure_ts")))
+    ts = F.col("ts_ms")
+    return (rows.join(F.broadcast(per_cluster), "cluster", "left")
+            .withColumn("failures", F.size(F.filter(F.coalesce("failure_ts", F.array().cast("array<long>")),
+                                                    lambda t: t <= ts)))
+            .drop("failure_ts"))
+
+
+def isr_removals(isr: DataFrame, events: DataFrame) -> DataFrame:
+    """ISR rows (cluster, topic, partition, ts_ms, seq, isr, leader_epoch) the controller wrote at each broker
+    failure: the ISR in force without the brokers failed since it was logged, one at a time, the last member
+    kept (``model.election.removes_from_isr``; eligible leader replicas are not known from logs). A partition's
+    next logged ISR starts over; a failure that changes no ISR gives no row. ``isr`` as ``rebuild`` builds it."""
+    keys = ["cluster", "topic", "partition"]
+    failed = (events.where(_session_ended()).groupBy("cluster", "ts_ms")
+              .agg(F.array_sort(F.collect_set("target_broker")).alias("failed")))
+    markers = (isr.select(*keys).distinct().join(failed, "cluster")
+               .select(*keys, "ts_ms", F.lit(_FIRST).alias("seq"), F.lit(None).cast("array<int>").alias("isr"),
+                       "failed"))
+    rows = isr.select(*keys, "ts_ms", "seq", "isr", F.lit(None).cast("array<int>").alias("failed")) \
+        .unionByName(markers)
+    w = Window.partitionBy(*keys).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    rows = rows.select("*", F.last("isr", ignorenulls=True).over(w).alias("in_force"),
+                       F.count("isr").over(w).alias("logged"))
+    since = Window.partitionBy(*keys, "logged").orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
+    # what the controller left at the earlier failures; none left: it kept a lone member, which nothing removes
+    old = F.array_sort(F.array_except("in_force", F.flatten(F.collect_list("failed").over(since))))
+    rows = rows.select("*", old.alias("old"))
+    left = F.array_except("old", "failed")
+    new = F.array_sort(F.when(removes_from_isr(F.size(left), False), left)
+                       .otherwise(F.array(F.array_max(F.array_intersect("old", "failed")))))
+    return (rows.where(F.col("failed").isNotNull() & F.col("in_force").isNotNull() & (F.size("old") > 0))
+            .select(*keys, "ts_ms", "seq", "old", new.alias("isr"))
+            .where(F.col("isr") != F.col("old"))
+            .select(*keys, "ts_ms", "seq", "isr", F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch")))

@@ -20,7 +20,7 @@ from replicaflow.model.election import session_timeout_ms
 from replicaflow.model.metrics import jmx
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
-from tests.test_logs_only_roundtrip import keyed, metas
+from tests.test_logs_only_roundtrip import keyed, metas, orders_cluster
 
 CLUSTERS = {"v010": ("0.10", "zookeeper"), "v24": ("2.4", "zookeeper"), "v27": ("2.7", "zookeeper"),
             "v37k": ("3.7", "kraft")}
@@ -41,16 +41,7 @@ tick: 1s
 kafka:
   version: "{release}"
   controller: {controller}
-cluster:
-  brokers: 4
-topics:
-  - name: orders
-    partitions: 4
-    replication_factor: 3
-    min_insync_replicas: 2
-    assignment: [[1, 2, 3], [2, 3, 4], [3, 4, 1], [4, 1, 2]]
-    produce_rate: 100KB/s
-events:
+{orders_cluster("100KB/s")}events:
 {events}"""
 
 

@@ -32,6 +32,20 @@ GAUGES = ("UnderReplicatedPartitions", "UnderMinIsrPartitionCount", "AtMinIsrPar
 METERS = ("IsrShrinksPerSec", "IsrExpandsPerSec")
 
 
+def orders_cluster(rate: str) -> str:
+    """The stories' cluster: four brokers, one topic of four partitions, RF 3, min ISR 2, produced at ``rate``."""
+    return f"""cluster:
+  brokers: 4
+topics:
+  - name: orders
+    partitions: 4
+    replication_factor: 3
+    min_insync_replicas: 2
+    assignment: [[1, 2, 3], [2, 3, 4], [3, 4, 1], [4, 1, 2]]
+    produce_rate: {rate}
+"""
+
+
 def story(name: str) -> str:
     release, controller = CLUSTERS[name]
     fail = ("  - {at: 60s, fail_partition: {topic: orders, partition: 2, broker: 4, error: unexpected}}\n"
@@ -43,16 +57,7 @@ duration: 90s
 tick: 1s
 kafka:
   version: "{release}"
-{kraft}cluster:
-  brokers: 4
-topics:
-  - name: orders
-    partitions: 4
-    replication_factor: 3
-    min_insync_replicas: 2
-    assignment: [[1, 2, 3], [2, 3, 4], [3, 4, 1], [4, 1, 2]]
-    produce_rate: 400KB/s
-    message_size: 1KiB
+{kraft}{orders_cluster("400KB/s")}    message_size: 1KiB
     initial_size: 1MB
 events:
   - {{at: 5s, stall_follower: {{broker: 2, for: 45s}}}}

@@ -63,6 +63,11 @@ def failures_before(rows: DataFrame, events: DataFrame) -> DataFrame:
             .drop("failure_ts"))
 
 
+def any_failure(events: DataFrame) -> bool:
+    """Whether the logs hold a broker failure at all (most do not: no ISR of theirs needs the work below)."""
+    return bool(events.where(_session_ended()).limit(1).count())
+
+
 def isr_removals(isr: DataFrame, events: DataFrame) -> DataFrame:
     """ISR rows (cluster, topic, partition, ts_ms, seq, isr, leader_epoch) the controller wrote at each broker
     failure: the ISR in force without the brokers failed since it was logged, one at a time, the last member

@@ -34,7 +34,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import replay
-from replicaflow.ingest.broker_sessions import isr_removals, lifecycle
+from replicaflow.ingest.broker_sessions import any_failure, isr_removals, lifecycle
 from replicaflow.ingest.holders import (
     Seen,
     deleted_at,
@@ -256,7 +256,9 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
                                             F.lit(None).cast("int").alias("leader_epoch"),
                                             *[F.lit(None).cast("long").alias(c)
                                               for c in ("start_offset", "replicas_end_offset")]))
-    isr = isr.unionByName(isr_removals(isr, events))  # a failed broker's ISRs, which no broker logs before 2.6
+    if any_failure(events):  # a failed broker's ISRs, which no broker logs before 2.6
+        isr = isr.localCheckpoint(eager=False)
+        isr = isr.unionByName(isr_removals(isr, events))
     # read three times below, each time with the reader's rows and requests beneath: a checkpoint
     lead = lead.unionByName(inferred_leaders(events, lead)).localCheckpoint(eager=False)
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())

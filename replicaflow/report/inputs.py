@@ -129,13 +129,30 @@ def markers(analysis: Analysis, cluster: str, changes: list[Throttle]) -> list[M
         raw.append(Marker(int(moves["end_ms"].max()), "moves done",
                           f"last of {len(moves)} adding replica(s) joined the ISR (reassignment complete)"))
     ev = analysis.of("log_events", cluster)
-    ev = ev[ev["kind"].isin(list(LOG_MARKERS))]
+    ev = _without_echoes(ev[ev["kind"].isin(list(LOG_MARKERS))], analysis.scrape_interval_ms(cluster))
     for (ts, kind), g in ev.groupby(["ts_ms", "kind"]):
         brokers = sorted({int(b) for b in g["target_broker" if kind in ABOUT_ANOTHER else "broker"].dropna()})
         who = f" b{','.join(map(str, brokers))}" if brokers else ""
         raw.append(Marker(int(ts), LOG_MARKERS[kind] + who, f"log: {kind.replace('_', ' ')}{who.replace('b', 'broker ')}"
                           f" ({g.iloc[0]['source']}:{int(g.iloc[0]['line_number'])})"))
     return _merge(sorted(raw, key=lambda m: m.ts_ms), analysis.scrape_interval_ms(cluster))
+
+
+def _without_echoes(ev: pd.DataFrame, window_ms: int) -> pd.DataFrame:
+    """The controller's lines about a broker that its own ``shut down completed`` line already marks, left out.
+
+    A ZooKeeper controller calls ``onBrokerFailure`` for every registration that goes, so a clean shutdown
+    also writes ``Broker failure callback`` (and a KRaft controller fences a broker that shuts down): beside
+    the shutdown marker, "broker lost" would read as a crash. A crash has no shutdown line, so its marker stays.
+    """
+    about = ev["kind"].isin(list(ABOUT_ANOTHER))
+    shutdowns = ev.loc[ev["kind"] == "broker_shutdown", ["ts_ms", "broker"]]
+    if not about.any() or shutdowns.empty:
+        return ev
+    pairs = ev[about].reset_index().merge(shutdowns, left_on="target_broker", right_on="broker",
+                                          suffixes=("", "_shutdown"))
+    echoes = pairs.loc[(pairs["ts_ms"] - pairs["ts_ms_shutdown"]).abs() <= window_ms, "index"]
+    return ev.drop(index=echoes.unique())
 
 
 def _merge(raw: list[Marker], window_ms: int) -> list[Marker]:

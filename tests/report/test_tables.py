@@ -156,3 +156,24 @@ def test_a_controller_failover_in_the_logs_is_a_marker_on_the_charts():
         (60_000, "shutdown b1", "log: broker shutdown broker 1 (controller.log:3)"),
         (300_000, "controller b2", "log: controller elected broker 2 (controller.log:7)"),
         (600_000, "broker lost b3,4", "log: broker failed broker 3,4 (controller.log:9)")]
+
+
+def test_the_controller_losing_a_broker_that_shut_down_is_not_marked_as_a_loss():
+    """``KafkaController.onBrokerFailure`` runs for every registration that goes, a clean shutdown's too: a
+    ``broker_failed`` row within a scrape interval of that broker's own ``shut down completed`` line is left off
+    the charts, so its marker does not read as a crash; the broker listed with it, which wrote no such line,
+    is still marked lost (inputs._without_echoes)."""
+    def event(ts_ms: int, broker: int, kind: str, line: int, target: int | None = None) -> dict:
+        return dict(cluster="c", ts_ms=ts_ms, broker=broker, kind=kind, topic=None, partition=None, isr=None,
+                    source="server.log", line_number=line, message="…", target_broker=target)
+
+    log = _frame("log_events", [event(T0 + 60_000, 5, "broker_shutdown", 3),
+                                event(T0 + 61_000, 1, "broker_failed", 4, target=5),
+                                event(T0 + 61_000, 1, "broker_failed", 4, target=3),
+                                event(T0 + 400_000, 1, "broker_failed", 9, target=5)])
+    analysis = Analysis(root=None, tables={"log_events": log, "reassignments": _frame("reassignments", [])},
+                        meta={"c": {"scrape_interval_ms": 30_000}})
+    assert [(m.ts_ms - T0, m.label, m.text) for m in markers(analysis, "c", [])] == [
+        (60_000, "shutdown b5 …", "log: broker shutdown broker 5 (server.log:3); "
+                                  "log: broker failed broker 3 (server.log:4)"),
+        (400_000, "broker lost b5", "log: broker failed broker 5 (server.log:9)")]

@@ -138,18 +138,20 @@ def test_the_page_says_which_rows_it_shows(tmp_path, monkeypatch):
     assert len(grid["rows"]) == 2
 
 
+def _event(ts_ms: int, broker: int, kind: str, line: int, target: int | None = None) -> dict:
+    """A ``log_events`` row of a broker-level kind (no partition)."""
+    return dict(cluster="c", ts_ms=ts_ms, broker=broker, kind=kind, topic=None, partition=None, isr=None,
+                source="controller.log", line_number=line, message="…", target_broker=target)
+
+
 def test_a_controller_failover_in_the_logs_is_a_marker_on_the_charts():
     """A new controller (log kind controller_elected, docs/logs.md) is when partitions lose and regain leaders:
     the charts mark it with the broker elected, beside broker restarts, and it names the line it comes from. A
     broker the ZooKeeper controller lost (broker_failed, written by the controller) is marked with the lost ones."""
-    def event(ts_ms: int, broker: int, kind: str, line: int, target: int | None = None) -> dict:
-        return dict(cluster="c", ts_ms=ts_ms, broker=broker, kind=kind, topic=None, partition=None, isr=None,
-                    source="controller.log", line_number=line, message="…", target_broker=target)
-
-    log = _frame("log_events", [event(T0 + 60_000, 1, "broker_shutdown", 3), event(T0 + 300_000, 2,
-                                "controller_elected", 7), event(T0 + 301_000, 2, "isr_shrink", 8),
-                                event(T0 + 600_000, 2, "broker_failed", 9, target=3),
-                                event(T0 + 600_000, 2, "broker_failed", 9, target=4)])
+    log = _frame("log_events", [_event(T0 + 60_000, 1, "broker_shutdown", 3), _event(T0 + 300_000, 2,
+                                "controller_elected", 7), _event(T0 + 301_000, 2, "isr_shrink", 8),
+                                _event(T0 + 600_000, 2, "broker_failed", 9, target=3),
+                                _event(T0 + 600_000, 2, "broker_failed", 9, target=4)])
     analysis = Analysis(root=None, tables={"log_events": log, "reassignments": _frame("reassignments", [])},
                         meta={"c": {"scrape_interval_ms": 30_000}})
     assert [(m.ts_ms - T0, m.label, m.text) for m in markers(analysis, "c", [])] == [
@@ -163,17 +165,13 @@ def test_the_controller_losing_a_broker_that_shut_down_is_not_marked_as_a_loss()
     ``broker_failed`` row within a scrape interval of that broker's own ``shut down completed`` line is left off
     the charts, so its marker does not read as a crash; the broker listed with it, which wrote no such line,
     is still marked lost (inputs._without_echoes)."""
-    def event(ts_ms: int, broker: int, kind: str, line: int, target: int | None = None) -> dict:
-        return dict(cluster="c", ts_ms=ts_ms, broker=broker, kind=kind, topic=None, partition=None, isr=None,
-                    source="server.log", line_number=line, message="…", target_broker=target)
-
-    log = _frame("log_events", [event(T0 + 60_000, 5, "broker_shutdown", 3),
-                                event(T0 + 61_000, 1, "broker_failed", 4, target=5),
-                                event(T0 + 61_000, 1, "broker_failed", 4, target=3),
-                                event(T0 + 400_000, 1, "broker_failed", 9, target=5)])
+    log = _frame("log_events", [_event(T0 + 60_000, 5, "broker_shutdown", 3),
+                                _event(T0 + 61_000, 1, "broker_failed", 4, target=5),
+                                _event(T0 + 61_000, 1, "broker_failed", 4, target=3),
+                                _event(T0 + 400_000, 1, "broker_failed", 9, target=5)])
     analysis = Analysis(root=None, tables={"log_events": log, "reassignments": _frame("reassignments", [])},
                         meta={"c": {"scrape_interval_ms": 30_000}})
     assert [(m.ts_ms - T0, m.label, m.text) for m in markers(analysis, "c", [])] == [
-        (60_000, "shutdown b5 …", "log: broker shutdown broker 5 (server.log:3); "
-                                  "log: broker failed broker 3 (server.log:4)"),
-        (400_000, "broker lost b5", "log: broker failed broker 5 (server.log:9)")]
+        (60_000, "shutdown b5 …", "log: broker shutdown broker 5 (controller.log:3); "
+                                  "log: broker failed broker 3 (controller.log:4)"),
+        (400_000, "broker lost b5", "log: broker failed broker 5 (controller.log:9)")]

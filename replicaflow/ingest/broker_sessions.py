@@ -56,10 +56,11 @@ def failures_before(rows: DataFrame, events: DataFrame) -> DataFrame:
     logged at or before the row (a handful per cluster: one broadcast array each)."""
     per_cluster = (events.where(_session_ended()).groupBy("cluster")
                    .agg(F.collect_list("ts_ms").alias("failure_ts")))
-    ts = F.col("ts_ms")
+    # SQL text, not F.filter: a Python lambda's variable is named from a counter of the JVM, and the name lands in
+    # the generated code, which is then compiled again at every run in one session (pipeline/metrics.py)
     return (rows.join(F.broadcast(per_cluster), "cluster", "left")
-            .withColumn("failures", F.size(F.filter(F.coalesce("failure_ts", F.array().cast("array<long>")),
-                                                    lambda t: t <= ts)))
+            .withColumn("failures", F.expr("size(filter(coalesce(failure_ts, cast(array() AS array<bigint>)), "
+                                           "t -> t <= ts_ms))"))
             .drop("failure_ts"))
 
 

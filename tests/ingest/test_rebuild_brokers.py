@@ -149,3 +149,19 @@ def test_a_simulated_crash_is_down_from_the_controllers_line_a_session_timeout_l
     got = [((r["ts_ms"] - start) // 1000, r["broker"], r["state"]) for r in rows]
     assert sorted(got) == [(0, 1, "up"), (0, 2, "up"), (0, 3, "up"), (5 + session_s, 2, "down"), (30, 2, "up"),
                            (40, 3, "down"), (50, 3, "up")]
+
+
+def test_failures_before_counts_the_clusters_failures_at_or_before_each_row(spark):
+    """``broker_sessions.failures_before``: how many session ends (ZooKeeper's failure callback, KRaft's fencing
+    on a session timeout) the controller logged at or before a row of the same cluster; a replayed fence record
+    and another cluster's failure do not count. ``log_changes`` keeps an ISR equal to the one before it when a
+    failure lies between (the controller wrote another ISR there)."""
+    from replicaflow.ingest.broker_sessions import failures_before
+
+    events = spark.createDataFrame(
+        [("a", 10, "broker_failed", 3, None), ("a", 15, "broker_fenced", 2, "session timed out"),
+         ("a", 12, "broker_fenced", 4, None), ("b", 1, "broker_failed", 1, None)],
+        "cluster string, ts_ms bigint, kind string, target_broker int, state string")
+    rows = spark.createDataFrame([("a", 5), ("a", 10), ("a", 14), ("a", 20), ("c", 30)], "cluster string, ts_ms bigint")
+    got = sorted(tuple(r) for r in failures_before(rows, events).collect())
+    assert got == [("a", 5, 0), ("a", 10, 1), ("a", 14, 1), ("a", 20, 2), ("c", 30, 0)]

@@ -307,6 +307,8 @@ RULES: list[Rule] = [
     Rule("log_dir_offline", r"^Broker \d+ stopped fetcher for partitions (.*) and stopped moving logs for partitions "
          r".* because they are in the failed log directory (\S+?)\.$", {"log_dir": 2}, explode="list"),
     Rule("broker_halted", r"^Halting broker because dir (\S+) is offline$", {"log_dir": 1}),
+    # LogManager.handleLogDirFailure (1.0+): the broker's last live directory failed; log_dir lists them all
+    Rule("broker_halted", r"^Shutdown broker because all log dirs in (.+) have failed$", {"log_dir": 1}),
     # --- deletion: LogManager.asyncDelete (a replica's log), TopicDeletionManager, ReplicationControlManager ---
     Rule("replica_deleted", rf"^Log for partition {_TP} is renamed to \S+ and is scheduled for deletion$",
          {"tp": 1}),
@@ -375,6 +377,10 @@ RULES: list[Rule] = [
          rf"(\d+) is insufficient to satisfy the min\.isr requirement of (\d+) for partition {_TP}, live replica\(s\) "
          rf"broker\.id are : (?:Set\()?{_LS}\)?$", {"error": 1, "isr_size": 2, "min_isr": 3, "tp": 4, "isr": 5},
          parent=r"^Error processing append operation on partition "),
+    # ReplicaManager.appendToLocalLog before 1.0 (KIP-112): an I/O error appending to a log halts the broker; the
+    # exception, Log.append's, names the log ('t-p', its directory's name)
+    Rule("storage_halt", rf"^(?:\S+\.)?KafkaStorageException: I/O exception in append to log '{_TP}'$", {"tp": 1},
+         parent=r"^Halting due to unrecoverable I/O error while handling produce request:\s*$"),
     Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {_TP} offset {_N}$",
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
 ]

@@ -371,6 +371,12 @@ REPLICA_MANAGER_LOGGER = "kafka.server.ReplicaManager"
 LOG_MANAGER_LOGGER = "kafka.log.LogManager"
 
 
+def _fatal(v: KafkaVersion) -> str:
+    """The level of Kafka's ``Logging.fatal``: log4j's FATAL up to 1.0; from 1.1 it logs through SLF4J, which has no
+    fatal level, as ERROR with a FATAL marker that log4j's layout does not print."""
+    return "ERROR" if v.at_least("1.1") else "FATAL"
+
+
 def _replica_manager_prefix(v: KafkaVersion, broker: int) -> str:
     return f"[ReplicaManager broker={broker}] " if v.at_least("1.0") else f"[Replica Manager on Broker {broker}]: "
 
@@ -415,7 +421,7 @@ def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     lines += [(SERVER, format_line(ts, level, pre + m, REPLICA_MANAGER_LOGGER)) for m in msgs]
     if e.get("halt_log_dirs"):
         return lines + [(SERVER, format_line(ts, level, f"Stopping serving logs in dir {d}", LOG_MANAGER_LOGGER)),
-                        (SERVER, format_line(ts, "FATAL", "Shutdown broker because all log dirs in "
+                        (SERVER, format_line(ts, _fatal(v), "Shutdown broker because all log dirs in "
                                              f"{', '.join(e['halt_log_dirs'])} have failed", LOG_MANAGER_LOGGER))]
     return lines + [(SERVER, format_line(ts, level, f"{pre}Stopped serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]
 
@@ -426,7 +432,7 @@ def _storage_halt(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         raise ValueError(f"event 'storage_halt' is Kafka < 1.0 behaviour; {v} logs 'log_dir_failed'")
     pre = _replica_manager_prefix(v, e["broker"])
     msg = "Halting due to unrecoverable I/O error while handling produce request: "
-    return [(SERVER, format_line(e["ts_ms"], "FATAL", pre + msg, REPLICA_MANAGER_LOGGER)),
+    return [(SERVER, format_line(e["ts_ms"], _fatal(v), pre + msg, REPLICA_MANAGER_LOGGER)),
             (SERVER, f"kafka.common.KafkaStorageException: I/O exception in append to log "
                      f"'{e['topic']}-{e['partition']}'")]
 

@@ -155,6 +155,9 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      {"kind": "log_dir_failed", "log_dir": "/data/k1"}),
     (T + "FATAL [ReplicaManager broker=1] Halting broker because dir /data/k1 is offline (kafka.server.ReplicaManager)",
      {"kind": "broker_halted", "log_dir": "/data/k1"}),
+    # LogManager.handleLogDirFailure (1.0+) when the last live directory failed; Logging.fatal is ERROR from 1.1
+    (T + "ERROR Shutdown broker because all log dirs in /data/k1, /data/k2 have failed (kafka.log.LogManager)",
+     {"kind": "broker_halted", "log_dir": "/data/k1, /data/k2"}),
     # fetchers
     (T + "ERROR [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Unexpected error occurred while processing "
      "data for partition t-0 at offset 42 (kafka.server.ReplicaFetcherThread)",

@@ -416,3 +416,36 @@ def test_a_4_x_not_enough_replicas_names_the_isr_after_its_size(spark, tmp_path)
     events = read_logs(spark, str(tmp_path), cluster="c")["log_events"].collect()
     assert [(r["kind"], r["topic"], r["partition"], r["broker"], r["isr"], r["min_isr"]) for r in events] == [
         ("produce_rejected", "orders", 0, 11, [11, 12], 3)]
+
+
+# kinds the simulator writes that the reader names after what the line says
+READ_AS = {"partition_fenced": "fetch_epoch_mismatch", "unclean_leader_election": "unclean_election"}
+
+
+def test_every_kind_the_simulator_writes_has_a_reading_rule():
+    """A simulated run's logs are read back (``analyze --logs``): a kind ``telemetry.logformat`` renders with no
+    rule of ``ingest.log_messages`` gave no event at all (``storage_halt`` was one, real lines of it too)."""
+    from replicaflow.ingest.log_messages import RULES
+    from replicaflow.telemetry.logformat import RENDERERS
+
+    read = {rule.kind for rule in RULES}
+    assert {READ_AS.get(kind, kind) for kind in RENDERERS} <= read
+
+
+@pytest.mark.parametrize("release", ["0.10", "0.11"])
+def test_a_storage_halt_before_1_0_is_read_with_the_partition_its_exception_names(spark, tmp_path, release):
+    """ReplicaManager.appendToLocalLog (0.10.0.0, 0.11.0.0): FATAL `Halting due to unrecoverable I/O error while
+    handling produce request: ` and the broker halts; the exception below it, Log.append's
+    KafkaStorageException, names the log ('t-p'). The FATAL line alone, or another exception under it, gives no
+    event."""
+    halt = {"kind": "storage_halt", "ts_ms": 1_000, "broker": 2, "topic": "pay.ments-v2", "partition": 11,
+            "log_dir": "/data"}
+    write_logs([halt], KafkaVersion.parse(release), tmp_path)
+    with (tmp_path / "logs" / "broker-2" / "server.log").open("a", encoding="utf-8") as f:
+        f.write("[1970-01-01 00:00:02,000] FATAL [Replica Manager on Broker 2]: Halting due to unrecoverable I/O "
+                "error while handling produce request:  (kafka.server.ReplicaManager)\n"
+                "java.lang.IllegalStateException: I/O exception in append to log 'orders-1'\n")
+    out = read_logs(spark, str(tmp_path / "logs"), cluster="c")
+    assert [(r["kind"], r["broker"], r["topic"], r["partition"], r["ts_ms"]) for r in out["log_events"].collect()] \
+        == [("storage_halt", 2, "pay.ments-v2", 11, 1_000)]
+    assert out["rejects"].count() == 0

@@ -131,6 +131,8 @@ def test_a_new_replica_goes_to_the_least_loaded_live_directory():
 
 
 def test_log_lines_per_release():
+    """LogDirFailureChannel, ReplicaManager.handleLogDirFailure and LogManager.handleLogDirFailure (1.0.0, 2.5.0).
+    Logging.fatal is log4j's FATAL up to 1.0.0; from 1.1.0 it is ``logger.error(FatalMarker, ...)``: ERROR."""
     for version, level, lines in [
         ("1.0", "INFO", ["Stopping serving replicas in dir /data/a",
                          "Partitions t-0 are offline due to failure on log directory /data/a",
@@ -149,12 +151,14 @@ def test_log_lines_per_release():
         assert [line.split(" ", 3)[3] for line in got[2:]] == [
             f"[ReplicaManager broker=2] {m} (kafka.server.ReplicaManager)" for m in lines]
         assert all(f"] {level} [ReplicaManager" in line for line in got[2:])
-    logs = []
-    simulate(_failure("2.5"), log_events=logs)  # one directory: LogManager halts before "Stopped serving"
-    got = render_logs([e for e in logs if e["kind"] == "log_dir_failed"], KafkaVersion.parse("2.5"))["broker-2/server.log"]
-    assert [line.split(" ", 2)[2] for line in got[-2:]] == [
-        "WARN Stopping serving logs in dir /tmp/kafka-logs (kafka.log.LogManager)",
-        "FATAL Shutdown broker because all log dirs in /tmp/kafka-logs have failed (kafka.log.LogManager)"]
+    for version, stopping, fatal in [("1.0", "INFO", "FATAL"), ("1.1", "INFO", "ERROR"), ("2.5", "WARN", "ERROR")]:
+        logs = []
+        simulate(_failure(version), log_events=logs)  # one directory: LogManager halts before "Stopped serving"
+        got = render_logs([e for e in logs if e["kind"] == "log_dir_failed"],
+                          KafkaVersion.parse(version))["broker-2/server.log"]
+        assert [line.split(" ", 2)[2] for line in got[-2:]] == [
+            f"{stopping} Stopping serving logs in dir /tmp/kafka-logs (kafka.log.LogManager)",
+            f"{fatal} Shutdown broker because all log dirs in /tmp/kafka-logs have failed (kafka.log.LogManager)"], version
     logs = []
     simulate(_failure("0.11"), log_events=logs)
     halt = render_logs([e for e in logs if e["kind"] == "storage_halt"], KafkaVersion.parse("0.11"))

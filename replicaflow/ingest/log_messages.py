@@ -118,10 +118,14 @@ RULES: list[Rule] = [
     Rule("leader_start", rf"^{_TP} starts at (?:Leader Epoch|leader epoch) {_N} from offset {_N}(?: with high "
          rf"watermark -?\d+)?\. Previous (?:Leader Epoch was: |leader epoch was ){_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3}),
+    # Partition.makeFollower (2.6+). From 3.6 until KAFKA-19776 (fixed October 2025) it sets the new leader and epoch
+    # before it logs them as the "previous" ones: a previous epoch equal to the new one says the previous leader is
+    # not known (logs._previous_leader)
     Rule("follower_start", rf"^Follower {_TP} starts at leader epoch {_N} from offset {_N} with (?:partition epoch "
          rf"{_N} and )?high watermark {_N}\. (?:Current leader is {_N}\. )?Previous (?:leader (?:Some\((-?\d+)\)|None) "
          rf"and previous )?leader epoch was {_N}\.?$",
-         {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "leader": 6, "target_broker": 7}),
+         {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "leader": 6, "target_broker": 7,
+          "prev_leader_epoch": 8}),
     # --- LeaderAndIsr requests: ReplicaManager (state-change.log) ----------------------------------
     Rule("become_leader", rf"^(?:Broker (\d+) h|H)andling LeaderAndIsr request correlationId \d+ from controller "
          rf"(\d+) epoch \d+ starting the become-leader transition for partition {_TP}$",

@@ -262,7 +262,7 @@ def _classify(df: DataFrame) -> DataFrame:
     return df.select(
         "*", _int(f["leader_epoch"]).alias("leader_epoch"), broker.alias("broker"), reason.alias("reason"),
         _int(F.coalesce(f["leader"], f["old_leader"], F.when(k.isin(*FETCHER_KINDS), _x(msg, FETCHER_LEADER, 1))))
-        .alias("leader"), _int(f["target_broker"]).alias("target_broker"),
+        .alias("leader"), _previous_leader(k, f).alias("target_broker"),
         _int(f["partition_epoch"]).alias("partition_epoch"), f["offset"].try_cast("long").alias("offset"),
         _int(F.coalesce(f["min_isr"], f["min_isr2"])).alias("min_isr"),
         F.when(f["state"].startswith("("), F.regexp_replace(f["state"], r"^\((.*)\)$", "$1")).otherwise(f["state"])
@@ -271,6 +271,14 @@ def _classify(df: DataFrame) -> DataFrame:
         F.when(is_parented, F.concat_ws(" ", F.col("parent.msg"), F.trim("inner"))).otherwise(msg).alias("message"),
         F.when(is_parented, F.col("parent.ts_ms")).otherwise(F.col("ts_ms")).alias("event_ts_ms"),
     )
+
+
+def _previous_leader(kind: Column, f: dict[str, Column]) -> Column:
+    """``target_broker``, but not where a follower line's "previous" leader epoch is its new one: Partition.makeFollower
+    3.6 - 4.1 sets the new leader and epoch before it logs them as the previous ones (KAFKA-19776), and a follower
+    line is only written for a new leader epoch, so that leader is the current one, and the previous one unknown."""
+    stale = (kind == "follower_start") & (f["prev_leader_epoch"] == f["leader_epoch"])
+    return F.when(~stale | stale.isNull(), _int(f["target_broker"]))
 
 
 def _category(df: DataFrame) -> DataFrame:

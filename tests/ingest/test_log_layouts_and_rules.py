@@ -78,10 +78,14 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     (T + "INFO [Broker id=3] Leader t-0 starts at leader epoch 0 from offset 0 with high watermark 0 ISR 3,2,1 "
      "addingReplicas  removingReplicas .Previous leader epoch was -1. (state.change.logger)",
      {"kind": "leader_start", "leader_epoch": 0, "isr": [3, 2, 1], "adding": [], "removing": [], "broker": 3}),
-    # Partition.makeFollower 3.x
+    # Partition.makeFollower 3.6+: as KAFKA-19776's fix writes it (the previous leader and epoch), then as 3.6.0 -
+    # 3.8.0 write it, with the new leader and epoch set before they are logged as the previous ones
     (T + "INFO [Broker id=2] Follower t-0 starts at leader epoch 5 from offset 10 with partition epoch 9 and high "
      "watermark 10. Current leader is 1. Previous leader Some(2) and previous leader epoch was 4. (state.change.logger)",
      {"kind": "follower_start", "leader": 1, "leader_epoch": 5, "target_broker": 2}),
+    (T + "INFO [Broker id=2] Follower t-0 starts at leader epoch 5 from offset 10 with partition epoch 9 and high "
+     "watermark 10. Current leader is 1. Previous leader Some(1) and previous leader epoch was 5. (state.change.logger)",
+     {"kind": "follower_start", "leader": 1, "leader_epoch": 5, "target_broker": None}),
     # ReplicaManager.makeFollowers (2.x, TRACE)
     (T + "TRACE [Broker id=2] Handling LeaderAndIsr request correlationId 3 from controller 1 epoch 4 starting the "
      "become-follower transition for partition t-0 with leader 1 (state.change.logger)",

@@ -94,10 +94,16 @@ SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}
 # before the level (`%d [%t] %-5p %c - %m`, logback's habit), when a level word follows it.
 LAYOUT = (rf"^(?:[\[{{]({_TS})({_OFFSET})?[\]}}]|({_TS}|{_TS_SLASH})({_OFFSET})?\]?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
           r"(?= +(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b))? +\[?([A-Za-z]{1,10}) *\]? +(.*)$")
+# The level first: Confluent for Kubernetes' `[%p] %d [%t] %c %M - %m`, in CP 8 with the MDC (`app=kafka,
+# clusterId=…, server=0 - `) before the message. groups as LAYOUT's: timestamp (3), offset (4), level (5), the rest (6)
+LEVEL_FIRST = rf"^\[(TRACE|DEBUG|INFO|WARN|ERROR|FATAL) ?\] ({_TS})({_OFFSET})? +(.*)$"
+LEVEL_FIRST_GROUPS = ["", "", "$2", "$3", "$1", "$4"]
 # Patterns that put the thread and the logger before the message: `[%t] %c{1}:%L - %m` (Strimzi's log4j2
-# layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name). groups: logger (1, 2 or 3), message (4)
+# layout for Kafka 4.x), `[%t] [%c] - %m`, `[%t] %c - %m` (a dotted name; LEVEL_FIRST's `%c %M - ` and MDC too).
+# groups: logger (1, 2 or 3), message (4)
 THREAD_LOGGER = (r"^\[[^\[\]]{0,512}\] (?:\[([A-Za-z_$][\w.$]{0,511})\]|([A-Za-z_$][\w.$]{0,511}):\d{1,9}|"
-                 r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})) - (.*)$")
+                 r"([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})(?: (?:[A-Za-z_$<][\w$<>]{0,255}|\?))?) - "
+                 r"(?:[A-Za-z_][\w.-]{0,63}=[^\[\]]{0,2048}? - )?(.*)$")
 # Patterns that put the logger and a colon before the message: Cloudera Manager's broker layout `%d{ISO8601} %p %c:
 # %m%n` (a dotted name) and Spring Boot's logback default `%d %5p PID --- [%t] %-40.40logger{39} : %m%n` (an embedded
 # broker; 3.4+ adds `[app] ` before the thread). groups: logger (1 or 2), message (3). Not where the line ends in the
@@ -125,13 +131,15 @@ PASTE = (r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(?:\{(?:code|noforma
 PASTED = (r"^(?:(?:[A-Za-z0-9][\w.-]{0,127} *\| ?|\[pod/[^\s\[\]]{1,320}\] |"
           r"[^\s\[|{]{1,4096}?(?::(?:\d{1,10}:)?|-(?:\d{1,10}-)?))?(?:\[\d{4}-|" + _BARE_DATE + r")|"
           r"\s*at [\w$.<>/@-]{1,1024}\(|[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
-# what an envelope must leave: a bracketed, ISO or LinkedIn timestamp, or a JSON record
-RECORD_START = rf"^(?:\[\d{{4}}-|{_BARE_DATE}|\{{)"
+# what an envelope must leave: a bracketed, ISO or LinkedIn timestamp, a JSON record, or a level before a date
+RECORD_START = rf"^(?:\[\d{{4}}-|{_BARE_DATE}|\{{|\[[A-Z]{{4,5}} ?\] \d{{4}}-)"
 # a whole log4j record (`[ts] LEVEL ` or Strimzi's `ts LEVEL `) behind a prefix no envelope rule knows: not a
 # stack-trace line even where it ends in ` (logger)`, so not attached to the record before it
 EMBEDDED_RECORD = (rf"^\S.{{0,255}}?(?:\[\d{{4}}-\d{{2}}-\d{{2}}[ T]\d{{2}}:\d{{2}}:\d{{2}}[,.]\d{{1,9}}\]|(?:{_BARE_DATE})"
                    r"\d{2}:\d{2}:\d{2}[,.]\d{1,9}) +\[?(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b")
 THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the logger
+# Confluent for Kubernetes' MDC after the logger (`(logger:line) - app=connect, clusterId=…, server=0`)
+MDC_SUFFIX = r"\) - [A-Za-z_][\w.-]{0,63}=[^()\[\]]{0,2048}$"
 LOGGER = rf"^[A-Za-z_$][\w.$]{{0,511}}{_CALL_LINE}\)$"
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
 # frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the
@@ -359,7 +367,9 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
     df = method_boundary(_unwrap(df))
     j = F.col("inner")
     is_json = j.startswith("{") & j.rlike(r'^\{\s*["}]')  # not a Jira `{code}` mark or a `{%d}` layout
-    df = _stage(df, _g=F.when(~is_json, groups(j, LAYOUT, 6)))
+    level_first = j.startswith("[") & F.substring(j, 2, 1).between("A", "Z")
+    df = _stage(df, _g=F.when(~is_json, F.coalesce(groups(j, LAYOUT, 6), F.when(level_first, groups(
+        j, LEVEL_FIRST, LEVEL_FIRST_GROUPS)))))
     g = F.col("_g")
     layout = g.isNotNull()
     df = _stage(df, _json=is_json, _layout=layout,
@@ -381,6 +391,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                 _off=F.when(json_layout, F.nullif(F.regexp_extract(jt, rf"^{_TS}({_OFFSET})$", 1), F.lit("")))
                 .when(F.col("_layout"), F.col("_p_off")),
                 _rest=F.when(rest.endswith("]") & rest.rlike(THREAD_SUFFIX), F.regexp_replace(rest, r" \[[^\[\]]*\]$", ""))
+                .when(rest.contains(") - ") & rest.rlike(MDC_SUFFIX), F.regexp_replace(rest, MDC_SUFFIX, ")"))
                 .otherwise(rest),
                 _pre=F.when(F.col("_layout") & rest.startswith("[") & (F.substring(F.col("_p_ts"), 5, 1) == "/"),
                             groups(rest, LINKEDIN, 2))

@@ -271,7 +271,9 @@ RULES: list[Rule] = [
     # a log cut back to an offset (Log.truncateTo): `Truncating log t-p to offset O.` (0.8-1.0), `Truncating to offset
     # O` (1.1+, the partition in the logIdent `[Log partition=t-p, dir=D] `, UnifiedLog's from 3.1); the line that
     # says it had no effect (`Truncating to O has no effect as ...`) is no event
-    Rule("log_truncated", rf"^Truncating log {_TP} to offset {_N}\.$", {"tp": 1, "offset": 2}),
+    # Log.truncateTo up to 0.10 logs this before it checks the offset: a negative one is refused
+    # (IllegalArgumentException) and nothing is cut, so no event; from 0.11 it is logged after the checks
+    Rule("log_truncated", rf"^Truncating log {_TP} to offset (\d+)\.$", {"tp": 1, "offset": 2}),
     Rule("log_truncated", rf"^Truncating to offset {_N}$", {"offset": 1}),
     # the follower removed records its high watermark covered (ReplicaFetcherThread.truncate, WARN, 2.0+)
     Rule("truncated_below_hw", rf"^Truncating {_TP} to offset {_N} below high watermark {_N}$", {"tp": 1, "offset": 2}),

@@ -230,6 +230,8 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     # from 3.1), and the follower's warning that it cut below its high watermark (ReplicaFetcherThread, 2.0+)
     (T + "INFO Truncating log orders-3 to offset 120. (kafka.log.Log)",
      {"kind": "log_truncated", "topic": "orders", "partition": 3, "offset": 120, "broker": 1}),
+    # 0.10's Log.truncateTo logs before it refuses a negative offset (IllegalArgumentException): nothing was cut
+    (T + "INFO Truncating log orders-3 to offset -1. (kafka.log.Log)", None),
     (T + "INFO [Log partition=my-topic-2, dir=/var/lib/kafka] Truncating to offset 77 (kafka.log.Log)",
      {"kind": "log_truncated", "topic": "my-topic", "partition": 2, "offset": 77}),
     (T + "INFO [UnifiedLog partition=t-0, dir=/data/k1] Truncating to offset 5 (kafka.log.UnifiedLog)",
@@ -610,6 +612,40 @@ def test_grep_over_several_brokers_files_names_each_lines_broker(spark, tmp_path
         (4, "unknown broker id (no prefix, path has no broker-N)")]
     got = sorted((r["line_number"], r["kind"], r["broker"]) for r in out["log_events"].collect())
     assert got == [(1, "isr_shrink", 1), (2, "broker_started", 2), (3, "broker_exit", 3)]
+
+
+def test_confluent_for_kubernetes_layout_is_read(spark, tmp_path):
+    """Confluent for Kubernetes writes its brokers' lines level first, `[%p] %d [%t] %c %M - %m`, and CP 8 puts the
+    MDC (`app=kafka, clusterId=…, server=N - `) before the message (a cp-server 8.3 pod's lines,
+    vdesabou/kafka-docker-playground#8514): every line was a `no timestamp` reject, the cluster's events lost. The
+    message's own logIdent names the broker (Partition, AbstractFetcherThread); an exception stays under its
+    record, also through `kubectl logs --prefix`; a line whose level's bracket is not closed is still a reject. Its
+    Connect pods write the MDC after the logger instead (`(logger:line) - app=connect, …`, #8332): the same there."""
+    mdc = "app=kafka, clusterId=confluent, server=0 - "
+    out = read_file(spark, tmp_path, "kafka-0.log",
+        "[INFO] 2026-07-23 19:36:22,834 [group-coordinator-event-processor-1] org.apache.kafka.coordinator.group."
+        "GroupMetadataManager completeClassicGroupJoin - " + mdc + "[GroupCoordinator id=0 topic=__consumer_offsets "
+        "partition=8] Stabilized group confluent.connect generation 5 with 1 members.\n"
+        "[INFO] 2026-07-23 19:36:22,920 [data-plane-kafka-request-handler-3] kafka.cluster.Partition info - " + mdc +
+        "[Partition orders-8 broker=0] ISR updated to 0,1 and version updated to 7\n"
+        "[WARN] 2026-07-23 19:36:23,000 [ReplicaFetcherThread-0-1] kafka.server.ReplicaFetcherThread warn - "
+        "[ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Error for partition orders-1 at offset 5\n"
+        "org.apache.kafka.common.errors.NotLeaderOrFollowerException: not the leader\n"
+        "[pod/kafka-1/kafka] [INFO] 2026-07-23 19:36:24,920 [kafka-scheduler-2] kafka.cluster.Partition info - "
+        "app=kafka, clusterId=confluent, server=1 - [Partition orders-2 broker=1] Shrinking ISR from 1,0 to 1. "
+        "Leader: (highWatermark: 10, endOffset: 12). Out of sync replicas: (brokerId: 0, endOffset: 10).\n"
+        "[2026-07-23 19:36:24,950] INFO [Partition orders-3 broker=0] ISR updated to 0,1 and version updated to 9 "
+        "(kafka.cluster.Partition:1200) - " + mdc.removesuffix(" - ") + "\n"
+        "[INFO 2026-07-23 19:36:25,000 [main] kafka.server.KafkaServer info - started\n")
+    assert [(r["line_number"], r["reason"]) for r in out["rejects"].collect()] == [(7, "no timestamp")]
+    got = sorted((r["line_number"], r["kind"], r["broker"], r["topic"], r["partition"], r["isr"], r["leader"],
+                  r["ts_ms"]) for r in out["log_events"].collect())
+    assert got == [(2, "isr_updated", 0, "orders", 8, [0, 1], None, 1784835382920),
+                   (3, "fetch_error", 2, "orders", 1, None, 1, 1784835383000),
+                   (5, "isr_shrink", 1, "orders", 2, [1], None, 1784835384920),
+                   (6, "isr_updated", 0, "orders", 3, [0, 1], None, 1784835384950)]
+    counts = {r["category"]: r["lines"] for r in out["line_counts"].collect()}
+    assert counts == {"event": 4, "other": 1, "attached": 1, "reject": 1}, counts
 
 
 def test_kubectl_logs_prefix_of_several_pods_keeps_each_pods_lines(spark, tmp_path):

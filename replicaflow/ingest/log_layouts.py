@@ -141,6 +141,9 @@ THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the log
 # Confluent for Kubernetes' MDC after the logger (`(logger:line) - app=connect, clusterId=…, server=0`)
 MDC_SUFFIX = r"\) - [A-Za-z_][\w.-]{0,63}=[^()\[\]]{0,2048}$"
 LOGGER = rf"^[A-Za-z_$][\w.$]{{0,511}}{_CALL_LINE}\)$"
+# a ` (logger)` cut after a dot, where a paste wrapped the line in the logger's name (`(kafka.server.Replic` then
+# `aFetcherThread)` on a line of its own): the message before it is whole
+CUT_LOGGER = r"^[A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}$"
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
 # frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the
 # class overrides toString: ZooKeeper's `EndOfStreamException: Unable to read additional data ...`); a continuation
@@ -412,11 +415,12 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                                                                         r"[,.](\d{3})\d*$", ",$1")))
     norm, tail, off = F.col("_norm"), F.col("_tail"), F.col("_off")
     has_logger = F.col("_pre").isNull() & rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
+    cut_logger = F.col("_pre").isNull() & ~rest.endswith(")") & rest.contains(" (") & tail.rlike(CUT_LOGGER)
     # read as UTC (the session zone), then moved from the line's zone
     local = F.try_to_timestamp(F.when(as_is | norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000"))),
                                F.lit("yyyy-MM-dd HH:mm:ss,SSS"))
-    df = method_boundary(_stage(df, _local=local, _has_logger=has_logger))
-    local, has_logger = F.col("_local"), F.col("_has_logger")
+    df = method_boundary(_stage(df, _local=local, _has_logger=has_logger, _cut_logger=cut_logger))
+    local, has_logger, cut_logger = F.col("_local"), F.col("_has_logger"), F.col("_cut_logger")
     zone = F.when(off == "Z", F.lit("UTC")).otherwise(F.regexp_replace(off, r"^([+-]\d{2}):?(\d{2})$", "$1:$2"))
     in_zone = local if log_timezone == "UTC" else F.to_utc_timestamp(local, F.lit(log_timezone))
     local_ms = F.unix_millis(F.when(off.isNull(), in_zone).otherwise(F.to_utc_timestamp(local, zone)))
@@ -427,11 +431,12 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
         F.when(F.col("json_layout"), F.coalesce(F.col("_epoch_ms"), local_ms)).when(layout, local_ms).alias("ts_ms"),
         F.when(F.col("json_layout"), F.col("_j_level")).when(layout, F.col("_p_level")).alias("level"),
         F.when(F.col("json_layout"), F.substring(F.col("_j_msg"), 1, MAX_LINE_CHARS))
-        .when(layout, F.when(has_logger, head_bytes(rest, F.octet_length(rest) - F.octet_length(tail) - 2))
+        .when(layout, F.when(has_logger | cut_logger, head_bytes(rest, F.octet_length(rest) - F.octet_length(tail) - 2))
               .otherwise(rest))
         .alias("msg"),
         F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.coalesce(F.col("_pre_logger"), F.when(
-            has_logger, F.substring_index(head_bytes(tail, F.octet_length(tail) - 1), ":", 1)))).alias("logger"),
+            has_logger, F.substring_index(head_bytes(tail, F.octet_length(tail) - 1), ":", 1))
+            .when(cut_logger, tail))).alias("logger"),
         (F.col("json_layout") | layout).alias("has_layout"),
     )
     keep = [c for c in out.columns if not c.startswith("_") or c in temp]

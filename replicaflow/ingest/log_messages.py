@@ -260,6 +260,10 @@ RULES: list[Rule] = [
          r"\S.*?(?:\. Possible cause: ([\w.$]+)(?::.*)?)?$", {"leader": 1, "error": 2}, ident=_REPLICA_FETCHER_THREAD),
     Rule("fetch_error", rf"^Error for partition {_TP} (?:at offset {_N}|to broker (\d+):([\w.$]+)(?::.*)?)$",
          {"tp": 1, "offset": 2, "leader": 3, "error": 4}),
+    # AbstractFetcherThread.processFetchRequest from 2.7 (KAFKA-9930): these errors leave "Error for partition" for a WARN
+    # of their own (UNKNOWN_TOPIC_ID and INCONSISTENT_TOPIC_ID from 3.1); the partition is marked with error the same way
+    Rule("fetch_error", rf"^Received (UNKNOWN_TOPIC_OR_PARTITION|UNKNOWN_TOPIC_ID|INCONSISTENT_TOPIC_ID) from the leader "
+         rf"for partition {_TP}\. This error may be returned transiently .*$", {"error": 1, "tp": 2}),
     Rule("fetch_error", rf"^(?:Unexpected error occurred|Error) while processing data for partition {_TP} at offset "
          rf"{_N}$", {"tp": 1, "offset": 2}),
     Rule("fetch_error", rf"^Found invalid messages during fetch for partition {_TP} offset {_N}$",

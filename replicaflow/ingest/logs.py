@@ -60,9 +60,9 @@ from replicaflow.telemetry.spark import conform, spark_path
 # --- message prefixes (logIdent) -----------------------------------------------------------------
 # `[Partition t-p broker=B] ` (1.0+) or `Partition [t,p] on broker B: ` (0.8-0.11)
 PART = r"^(?:\[Partition (\S+)-(\d+) broker=(\d+)\] |Partition \[([^\[\]]+),(\d+)\] on broker (\d+): )"
-# `[Log partition=t-p, dir=D] ` (Log, 1.1-3.0) or `[UnifiedLog partition=t-p, dir=D] ` (3.1+): the partition of a
-# log's own lines (truncation), which name it nowhere else
-LOG_PART = r"^\[(?:Unified)?Log partition=(\S+)-(\d+), dir=[^\[\]]*\] "
+# `[Log partition=t-p, dir=D] ` (Log, 1.1-3.0) or `[UnifiedLog partition=t-p, dir=D] ` (3.1+; Confluent Server's
+# `[MergedLog partition=t-p, dir=D] `): the partition of a log's own lines (truncation), which name it nowhere else
+LOG_PART = r"^\[(?:Unified|Merged)?Log partition=(\S+)-(\d+), dir=[^\[\]]*\] "
 ID_PREFIX = (r"^\[(?:Broker id|ReplicaFetcher replicaId|ReplicaFetcherManager on broker|Controller id|Controller|"
              r"QuorumController id|KafkaServer id|Kafka Server|KafkaRaftServer nodeId|BrokerServer id|"
              r"ControllerServer id|ReplicaManager broker|Replica Manager on Broker|ReplicaAlterLogDirsManager on broker|"
@@ -141,7 +141,8 @@ def _prefixes(df: DataFrame) -> DataFrame:
     # (no logIdent of ID_PREFIX starts like a Partition prefix)
     df = df.select("*", F.when(is_record & (msg.startswith("[Partition ") | msg.startswith("Partition [")),
                                groups(msg, PART, ["$2$5", "$3$6", "$1$4"])).alias("part"),
-                   F.when(is_record & (msg.startswith("[Log partition=") | msg.startswith("[UnifiedLog partition=")),
+                   F.when(is_record & (msg.startswith("[Log partition=") | msg.startswith("[UnifiedLog partition=")
+                                        | msg.startswith("[MergedLog partition=")),
                           groups(msg, LOG_PART, ["$1", "$2"])).alias("log_part"),
                    F.when(is_record & msg.startswith("[") & ~msg.startswith("[Partition "),
                           F.regexp_extract(msg, ID_PREFIX, 1)).alias("_id"),

@@ -230,6 +230,24 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     # from 3.1), and the follower's warning that it cut below its high watermark (ReplicaFetcherThread, 2.0+)
     (T + "INFO Truncating log orders-3 to offset 120. (kafka.log.Log)",
      {"kind": "log_truncated", "topic": "orders", "partition": 3, "offset": 120, "broker": 1}),
+    # AbstractFetcherThread.processFetchRequest 2.7+ (KAFKA-9930; the topic-ID errors from 3.1): a WARN of its own
+    # instead of "Error for partition" (the first as a 2.8 / CP 6.2 fault test's README shows it)
+    (T + "WARN [ReplicaFetcher replicaId=2, leaderId=3, fetcherId=0] Received UNKNOWN_TOPIC_OR_PARTITION from the "
+     "leader for partition test2-56. This error may be returned transiently when the partition is being created or "
+     "deleted, but it is not expected to persist. (kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_error", "topic": "test2", "partition": 56, "broker": 2, "leader": 3,
+      "error": "UNKNOWN_TOPIC_OR_PARTITION"}),
+    (T + "WARN [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Received UNKNOWN_TOPIC_ID from the leader for "
+     "partition _confluent-telemetry-metrics-3. This error may be returned transiently when the partition is being "
+     "created or deleted, but it is not expected to persist. (kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_error", "topic": "_confluent-telemetry-metrics", "partition": 3, "leader": 2,
+      "error": "UNKNOWN_TOPIC_ID"}),
+    # Confluent Server's MergedLog names the partition as Log and UnifiedLog do
+    (T + "INFO [MergedLog partition=orders-4, dir=/var/lib/kafka/data] Truncating to offset 5 (kafka.log.MergedLog)",
+     {"kind": "log_truncated", "topic": "orders", "partition": 4, "offset": 5}),
+    # a paste cut (or wrapped) the line in the logger's name: the message before it is whole
+    (T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Parti",
+     {"kind": "isr_shrink", "isr": [1], "topic": "t", "partition": 0}),
     # 0.10's Log.truncateTo logs before it refuses a negative offset (IllegalArgumentException): nothing was cut
     (T + "INFO Truncating log orders-3 to offset -1. (kafka.log.Log)", None),
     (T + "INFO [Log partition=my-topic-2, dir=/var/lib/kafka] Truncating to offset 77 (kafka.log.Log)",

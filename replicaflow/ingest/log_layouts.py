@@ -141,8 +141,7 @@ THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the log
 # Confluent for Kubernetes' MDC after the logger (`(logger:line) - app=connect, clusterId=…, server=0`)
 MDC_SUFFIX = r"\) - [A-Za-z_][\w.-]{0,63}=[^()\[\]]{0,2048}$"
 LOGGER = rf"^[A-Za-z_$][\w.$]{{0,511}}{_CALL_LINE}\)$"
-# a ` (logger)` cut after a dot, where a paste wrapped the line in the logger's name (`(kafka.server.Replic` then
-# `aFetcherThread)` on a line of its own): the message before it is whole
+# a ` (logger)` cut after a dot (a paste wrapped it: `(kafka.server.Replic`, `aFetcherThread)`): the message is whole
 CUT_LOGGER = r"^[A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}$"
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
 # frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the

@@ -372,8 +372,7 @@ LOG_MANAGER_LOGGER = "kafka.log.LogManager"
 
 
 def _fatal(v: KafkaVersion) -> str:
-    """The level of Kafka's ``Logging.fatal``: log4j's FATAL up to 1.0; from 1.1 it logs through SLF4J, which has no
-    fatal level, as ERROR with a FATAL marker that log4j's layout does not print."""
+    """Kafka's ``Logging.fatal``: log4j's FATAL up to 1.0, then SLF4J's ERROR with a FATAL marker log4j does not print."""
     return "ERROR" if v.at_least("1.1") else "FATAL"
 
 
@@ -430,9 +429,8 @@ def _storage_halt(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """Before 1.0 a KafkaStorageException on the produce path halts the broker (ReplicaManager.appendToLocalLog)."""
     if v.at_least("1.0"):
         raise ValueError(f"event 'storage_halt' is Kafka < 1.0 behaviour; {v} logs 'log_dir_failed'")
-    pre = _replica_manager_prefix(v, e["broker"])
-    msg = "Halting due to unrecoverable I/O error while handling produce request: "
-    return [(SERVER, format_line(e["ts_ms"], _fatal(v), pre + msg, REPLICA_MANAGER_LOGGER)),
+    msg = _replica_manager_prefix(v, e["broker"]) + "Halting due to unrecoverable I/O error while handling produce request: "
+    return [(SERVER, format_line(e["ts_ms"], _fatal(v), msg, REPLICA_MANAGER_LOGGER)),
             (SERVER, f"kafka.common.KafkaStorageException: I/O exception in append to log "
                      f"'{e['topic']}-{e['partition']}'")]
 

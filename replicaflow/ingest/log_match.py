@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from replicaflow.ingest.log_layouts import method_boundary
+from replicaflow.ingest.log_text import method_boundary
 from replicaflow.ingest.log_messages import LIST_FIELDS, RULES
 from replicaflow.ingest.regex_literals import anchored
 

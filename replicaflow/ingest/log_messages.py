@@ -3,7 +3,7 @@
 A rule's pattern is matched on the message body (the logIdent prefix such as ``[Partition t-p
 broker=N]`` removed). Patterns use only character classes and single optional groups, never a
 repeated group, so Java's regex engine neither recurses nor backtracks catastrophically on a long
-ISR list or a long dotted token (log_layouts caps every line first). Which Kafka class writes which
+ISR list or a long dotted token (log_text caps every line first). Which Kafka class writes which
 line at which release is in docs/logs.md.
 """
 

@@ -1,8 +1,8 @@
 """Read Kafka broker logs (0.10 to 4.x, docs/logs.md) into replication events, with Spark.
 
 Each file is read whole (``wholetext``), decoded (UTF-8, BOM, UTF-16) and split into numbered lines
-natively (``log_layouts``); a line is unwrapped from its envelope (CRI, docker, compose, syslog) and
-parsed as a log4j layout, and its message is matched against the rule table of ``log_messages``.
+natively (``log_text``); a line is unwrapped from its envelope (CRI, docker, compose, syslog;
+``log_envelopes``) and parsed as a log4j layout (``log_layouts``), and its message is matched against the rule table of ``log_messages``.
 Every line ends in exactly one category:
 
 - ``event``: a replication message -> ``log_events`` (and ``isr`` / ``leaders`` change rows);
@@ -28,18 +28,9 @@ from pyspark.sql import functions as F
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.log_changes import changes, mark_refused
 from replicaflow.ingest.log_files import resolve_paths
-from replicaflow.ingest.log_layouts import (
-    decode_files,
-    grep_path,
-    groups,
-    line_checks,
-    line_status,
-    method_boundary,
-    parse_layout,
-    shown_raw,
-    split_lines,
-    stream,
-)
+from replicaflow.ingest.log_envelopes import grep_path, stream, unwrap
+from replicaflow.ingest.log_layouts import line_checks, line_status, parse_layout, shown_raw
+from replicaflow.ingest.log_text import decode_files, groups, method_boundary, split_lines
 from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
     BROKER_LIST_KINDS,
@@ -162,14 +153,14 @@ def _context(df: DataFrame) -> DataFrame:
     """What a line takes from the lines before and after it in its file: whether the line before is a CRI 'P'
     line (``after_partial``), the record a continuation line (stack trace) is attached to (``parent``: its time,
     broker, parent tags, and its message where a tag is set) and the broker of a line that names none
-    (``fallback_broker``). The lines before and after are those of the line's stream (``log_layouts.stream``): in
+    (``fallback_broker``). The lines before and after are those of the line's stream (``log_envelopes.stream``): in
     `docker compose logs` of a cluster, a broker's exception follows its record with other brokers' lines between
     them, and a line naming no broker is its own service's broker's; `grep -r` over several brokers' files puts each
     file's name before its lines. A line naming no broker takes that of the file grep names (`broker-2/server.log`),
     else its stream's first, else the path's; a line of no stream takes the path's first. A continuation line
     whose stream has no record before it continues the file's last record where that one has no envelope (a paste
     that cut the first line's compose prefix). No line continues a record across grep's `--` or a paste's code-block
-    mark (``log_layouts.CUT_MARK``): the lines between are not in the file. Two windows, two sorts of each file's
+    mark (``log_envelopes.CUT_MARK``): the lines between are not in the file. Two windows, two sorts of each file's
     lines: the file's and the stream's."""
     tags, is_record, cut = F.col("parent_tags"), F.col("is_record"), F.col("cut_mark")
     base = [F.col("ts_ms").alias("ts_ms"), F.col("prefix_broker").alias("broker"), tags.alias("tags"),
@@ -352,7 +343,7 @@ def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path]
     """Every physical line of the logs with its category, reason and parsed fields (debugging aid)."""
     check_timezone(log_timezone)
     df = _lines(spark, resolve_paths(paths), shown_as)
-    return df.transform(lambda d: parse_layout(d, log_timezone)).transform(line_checks) \
+    return df.transform(unwrap).transform(lambda d: parse_layout(d, log_timezone)).transform(line_checks) \
         .drop(*_CHECKS_ONLY).transform(method_boundary).transform(_prefixes) \
         .transform(_context).transform(line_status).drop(*_CONTEXT_ONLY).transform(_classify).transform(_category)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from replicaflow.ingest.log_layouts import MAX_LINE_CHARS, REJECT_SHOWN_CHARS
+from replicaflow.ingest.log_layouts import REJECT_SHOWN_CHARS
+from replicaflow.ingest.log_text import MAX_LINE_CHARS
 from replicaflow.ingest.logs import read_logs
 
 pytestmark = pytest.mark.spark

@@ -72,6 +72,11 @@ MDC_SUFFIX = r"\) - [A-Za-z_][\w.-]{0,63}=[^()\[\]]{0,2048}$"
 LOGGER = rf"^[A-Za-z_$][\w.$]{{0,511}}{_CALL_LINE}\)$"
 # a ` (logger)` cut after a dot (a paste wrapped it: `(kafka.server.Replic`, `aFetcherThread)`): the message is whole
 CUT_LOGGER = r"^[A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}$"
+# a ` (logger)` with the exception's stack trace joined on after it, no blank or newline between (a paste that lost
+# the line breaks: apache/kafka#11294's `... at offset 31727 (kafka.server.ReplicaFetcherThread)java.lang.Illegal
+# StateException: Offset mismatch ... at kafka.server...`): the message before it is whole, the trace is dropped
+FLAT_TRACE = (rf"^[A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}{_CALL_LINE}\)[A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}"
+              r"(?<=Exception|Error|Throwable)(?::|\s|$)")
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
 # frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the
 # class overrides toString: ZooKeeper's `EndOfStreamException: Unable to read additional data ...`); a continuation
@@ -147,7 +152,9 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                                                                         r"[,.](\d{3})\d*$", ",$1")))
     norm, tail, off = F.col("_norm"), F.col("_tail"), F.col("_off")
     has_logger = F.col("_pre").isNull() & rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
-    cut_logger = F.col("_pre").isNull() & ~rest.endswith(")") & rest.contains(" (") & tail.rlike(CUT_LOGGER)
+    closed = F.locate(")", tail)  # a ` (logger)` ends at the tail's first `)`, the tail's end but for a FLAT_TRACE
+    cut_logger = F.col("_pre").isNull() & rest.contains(" (") & (
+        (~rest.endswith(")") & tail.rlike(CUT_LOGGER)) | closed.between(1, F.length(tail) - 1) & tail.rlike(FLAT_TRACE))
     # read as UTC (the session zone), then moved from the line's zone
     local = F.try_to_timestamp(F.when(as_is | norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000"))),
                                F.lit("yyyy-MM-dd HH:mm:ss,SSS"))
@@ -168,7 +175,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
         .alias("msg"),
         F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.coalesce(F.col("_pre_logger"), F.when(
             has_logger, F.substring_index(head_bytes(tail, F.octet_length(tail) - 1), ":", 1))
-            .when(cut_logger, tail))).alias("logger"),
+            .when(cut_logger, F.substring_index(F.substring_index(tail, ")", 1), ":", 1)))).alias("logger"),
         (F.col("json_layout") | layout).alias("has_layout"),
     )
     keep = [c for c in out.columns if not c.startswith("_") or c in temp]

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from replicaflow.ingest.log_text import method_boundary
 from replicaflow.ingest.log_messages import LIST_FIELDS, RULES
+from replicaflow.ingest.log_text import method_boundary
 from replicaflow.ingest.regex_literals import anchored
 
 SEP = "\x00"  # between slots; NUL is taken out of the text first

@@ -268,10 +268,18 @@ RULES: list[Rule] = [
          rf"{_N}$", {"tp": 1, "offset": 2}),
     Rule("fetch_error", rf"^Found invalid messages during fetch for partition {_TP} offset {_N}$",
          {"tp": 1, "offset": 2}, state="invalid messages"),
+    # the leader answered NOT_LEADER_FOR_PARTITION (NOT_LEADER_OR_FOLLOWER from 2.7): INFO in 1.1-2.0, DEBUG from 2.1
+    # (before 1.1 it was an `Error for partition ... to broker L:...NotLeaderForPartitionException`); and from 2.1
+    # (KIP-320) UNKNOWN_LEADER_EPOCH, the leader behind the follower's epoch (DEBUG). The partition is retried
+    Rule("fetch_error", rf"^Remote broker is not the leader for partition {_TP}, which could indicate that the "
+         r"partition is being moved$", {"tp": 1}, state="not leader"),
+    Rule("fetch_error", rf"^Remote broker has a smaller leader epoch for partition {_TP} than this replica's current "
+         rf"leader epoch of {_N}\.$", {"tp": 1, "leader_epoch": 2}, state="smaller leader epoch"),
     # AbstractFetcherThread.onPartitionFenced (2.1+, KIP-320): `older` takes the partition out of the thread until
-    # a new leader epoch (2.3+ marks it failed next); `newer` (2.8+) only retries it
-    Rule("fetch_epoch_mismatch", rf"^Partition {_TP} has an? (older|newer) epoch \({_N}\) than the current leader\..*$",
-         {"tp": 1, "state": 2, "leader_epoch": 3}),
+    # a new leader epoch (2.3+ marks it failed next); `newer` (2.5+, KAFKA-9654) only retries it, written `has an new
+    # epoch (E) than the current leader. retry the partition later` until 3.3 (read as `newer`: ``logs._classify``)
+    Rule("fetch_epoch_mismatch", rf"^Partition {_TP} has an? (older|newer|new) epoch \({_N}\) than the current "
+         r"leader\..*$", {"tp": 1, "state": 2, "leader_epoch": 3}),
     # a log cut back to an offset (Log.truncateTo): `Truncating log t-p to offset O.` (0.8-1.0), `Truncating to offset
     # O` (1.1+, the partition in the logIdent `[Log partition=t-p, dir=D] `, UnifiedLog's from 3.1); the line that
     # says it had no effect (`Truncating to O has no effect as ...`) is no event

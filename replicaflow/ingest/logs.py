@@ -27,10 +27,9 @@ from pyspark.sql import functions as F
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.log_changes import changes, mark_refused
-from replicaflow.ingest.log_files import resolve_paths
 from replicaflow.ingest.log_envelopes import grep_path, stream, unwrap
+from replicaflow.ingest.log_files import resolve_paths
 from replicaflow.ingest.log_layouts import line_checks, line_status, parse_layout, shown_raw
-from replicaflow.ingest.log_text import decode_files, groups, method_boundary, split_lines
 from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
     BROKER_LIST_KINDS,
@@ -44,6 +43,7 @@ from replicaflow.ingest.log_messages import (
     TRUNCATED_LIST,
     TRUNCATED_STARTS,
 )
+from replicaflow.ingest.log_text import decode_files, groups, method_boundary, split_lines
 from replicaflow.ingest.regex_literals import guard, guarded_rlike
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform, spark_path
@@ -257,7 +257,8 @@ def _classify(df: DataFrame) -> DataFrame:
         .alias("leader"), _previous_leader(k, f).alias("target_broker"),
         _int(f["partition_epoch"]).alias("partition_epoch"), f["offset"].try_cast("long").alias("offset"),
         _int(F.coalesce(f["min_isr"], f["min_isr2"])).alias("min_isr"),
-        F.when(f["state"].startswith("("), F.regexp_replace(f["state"], r"^\((.*)\)$", "$1")).otherwise(f["state"])
+        F.when(f["state"].startswith("("), F.regexp_replace(f["state"], r"^\((.*)\)$", "$1"))
+        .when((k == "fetch_epoch_mismatch") & (f["state"] == "new"), F.lit("newer")).otherwise(f["state"])
         .alias("state"), f["log_dir"].alias("log_dir"),
         f["error"].alias("error"),
         F.when(is_parented, F.concat_ws(" ", F.col("parent.msg"), F.trim("inner"))).otherwise(msg).alias("message"),

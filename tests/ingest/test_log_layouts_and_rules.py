@@ -169,6 +169,23 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     (T + "INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 has an older epoch (4) than the "
      "current leader. Will await the new LeaderAndIsr state before resuming fetching. (kafka.server.ReplicaFetcherThread)",
      {"kind": "fetch_epoch_mismatch", "leader_epoch": 4, "state": "older"}),
+    # AbstractFetcherThread.onPartitionFenced's retry: 2.5-3.3 wrote `an new ... retry`, 3.4+ `a newer ... Retry`
+    (T + "INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 has an new epoch (6) than the "
+     "current leader. retry the partition later (kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_epoch_mismatch", "leader_epoch": 6, "state": "newer", "leader": 1, "broker": 2}),
+    (T + "INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Partition t-0 has a newer epoch (6) than the "
+     "current leader. Retry the partition later. (kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_epoch_mismatch", "leader_epoch": 6, "state": "newer"}),
+    # AbstractFetcherThread.processFetchRequest: NOT_LEADER_FOR_PARTITION / NOT_LEADER_OR_FOLLOWER (INFO 1.1-2.0, DEBUG
+    # 2.1+) and UNKNOWN_LEADER_EPOCH (DEBUG, 2.1+)
+    ("[2019-05-01 10:00:00,000] INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Remote broker is not the "
+     "leader for partition orders-3, which could indicate that the partition is being moved "
+     "(kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_error", "topic": "orders", "partition": 3, "broker": 2, "leader": 1, "state": "not leader"}),
+    (T + "DEBUG [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Remote broker has a smaller leader epoch for "
+     "partition orders-3 than this replica's current leader epoch of 7. (kafka.server.ReplicaFetcherThread)",
+     {"kind": "fetch_error", "topic": "orders", "partition": 3, "leader": 1, "leader_epoch": 7,
+      "state": "smaller leader epoch"}),
     # PartitionRegistration.maybeLogPartitionChange (3.3+): only the changed fields, in diff()'s order
     (T + "INFO [QuorumController id=1] UNCLEAN partition change for t-1 with topic ID AAAAAAAAAAAAAAAAAAAAAA: "
      "replicas: [1, 2] -> [2, 3], isr: [1] -> [2], leader: 1 -> 2, leaderEpoch: 7 -> 8, partitionEpoch: 9 -> 10 "
@@ -245,6 +262,13 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     # Confluent Server's MergedLog names the partition as Log and UnifiedLog do
     (T + "INFO [MergedLog partition=orders-4, dir=/var/lib/kafka/data] Truncating to offset 5 (kafka.log.MergedLog)",
      {"kind": "log_truncated", "topic": "orders", "partition": 4, "offset": 5}),
+    # the stack trace joined on after the logger, no line break (apache/kafka#11294's description): the message is whole
+    ("[2021-08-31 11:31:25,092] ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Unexpected error occurred "
+     "while processing data for partition __consumer_offsets-1 at offset 31727 (kafka.server.ReplicaFetcherThread)"
+     "java.lang.IllegalStateException: Offset mismatch for partition __consumer_offsets-1: fetched offset = 31727, "
+     "log end offset = 31728. at kafka.server.ReplicaFetcherThread.processPartitionData(ReplicaFetcherThread.scala:194)"
+     " at kafka.server.AbstractFetcherThread.$anonfun$processFetchRequest$7(AbstractFetcherThread.scala:351)",
+     {"kind": "fetch_error", "topic": "__consumer_offsets", "partition": 1, "offset": 31727, "leader": 2, "broker": 1}),
     # a paste cut (or wrapped) the line in the logger's name: the message before it is whole
     (T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Parti",
      {"kind": "isr_shrink", "isr": [1], "topic": "t", "partition": 0}),

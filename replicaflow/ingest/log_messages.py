@@ -43,9 +43,13 @@ _SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer no
 # (1.1+) writes the same lines for the fetchers that move replicas between a broker's own log directories.
 _REPLICA_FETCHERS = r"^\[ReplicaFetcherManager on broker \d+\] "
 LOG_DIR_MOVER = "[ReplicaAlterLogDirsManager "
+# ReplicaAlterLogDirsThread (1.1+) is an AbstractFetcherThread too, with ShutdownableThread's logIdent: its lines about a
+# partition (marked as failed, fetch errors, truncation) are about the copy moving between the broker's directories
+LOG_DIR_MOVER_THREAD = "[ReplicaAlterLogDirsThread-"
 # A replication fetcher thread's logIdent: `[ReplicaFetcherThread-I-L], ` (0.8-0.9), `]: ` (0.10-0.11), `[ReplicaFetcher
 # replicaId=F, leaderId=L, fetcherId=I] ` (1.0+); not the ReplicaAlterLogDirsThread's
 _REPLICA_FETCHER_THREAD = r"^\[(?:ReplicaFetcherThread-\d+-\d+\][,:]?|ReplicaFetcher replicaId=\d+, leaderId=\d+, fetcherId=\d+\]) "
+_REPLICA_MANAGER = r"^\[(?:ReplicaManager broker=\d+|Replica Manager on Broker \d+)\]:? "  # 1.0+, before 1.0
 LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
@@ -202,6 +206,11 @@ RULES: list[Rule] = [
          r".*addingReplicas=\[[, ]*\d[\d, ]*\].*|.*removingReplicas=\[[, ]*\d[\d, ]*\].*)\) for topic (\S+)$",
          {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 3,
           **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}),
+    # a record that empties both lists ends the reassignment (PartitionChangeBuilder.completeReassignmentIfNeeded on
+    # any change of the partition, or a cancel: then `replicas` are the origin's)
+    Rule("reassignment_completed", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
+         r".*removingReplicas=\[\], addingReplicas=\[\].*)\) for topic (\S+)$",
+         {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 3, **_kv(1, "leader", "isr", "replicas")}),
     Rule("partition_change", r"^Replayed partition (?:assignment )?change PartitionChangeRecord\((.*)\) for topic "
          r"(\S+)$", {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 2,
                       **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}),
@@ -264,9 +273,11 @@ RULES: list[Rule] = [
     # of their own (UNKNOWN_TOPIC_ID and INCONSISTENT_TOPIC_ID from 3.1); the partition is marked with error the same way
     Rule("fetch_error", rf"^Received (UNKNOWN_TOPIC_OR_PARTITION|UNKNOWN_TOPIC_ID|INCONSISTENT_TOPIC_ID) from the leader "
          rf"for partition {_TP}\. This error may be returned transiently .*$", {"error": 1, "tp": 2}),
-    Rule("fetch_error", rf"^(?:Unexpected error occurred|Error) while processing data for partition {_TP} at offset "
-         rf"{_N}$", {"tp": 1, "offset": 2}),
-    Rule("fetch_error", rf"^Found invalid messages during fetch for partition {_TP} offset {_N}$",
+    # `Error while processing data for partition t-p` (a KafkaStorageException, 1.0+), ` at offset O` from 2.3
+    Rule("fetch_error", rf"^(?:Unexpected error occurred|Error) while processing data for partition {_TP}(?: at offset "
+         rf"{_N})?$", {"tp": 1, "offset": 2}),
+    # (0.10-1.0 append the exception's message, ` error <message>`; 1.1+ log the exception apart)
+    Rule("fetch_error", rf"^Found invalid messages during fetch for partition {_TP} offset {_N}(?: error .*)?$",
          {"tp": 1, "offset": 2}, state="invalid messages"),
     # the leader answered NOT_LEADER_FOR_PARTITION (NOT_LEADER_OR_FOLLOWER from 2.7): INFO in 1.1-2.0, DEBUG from 2.1
     # (before 1.1 it was an `Error for partition ... to broker L:...NotLeaderForPartitionException`); and from 2.1
@@ -313,20 +324,30 @@ RULES: list[Rule] = [
          rf"leader's (start) offset {_N} because .*$", {"tp": 1, "state": 2, "offset": 3}),
     Rule("fetch_offset_reset", rf"^Reset fetch offset for partition {_TP} from -?\d+ to the current local replica's "
          rf"end offset {_N}$", {"tp": 1, "offset": 2}, state="local end"),
-    Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {_TP} at "
-         rf"offset {_N}$", {"tp": 1, "offset": 2}),
+    # `Failed to truncate t-p` (INFO, 1.0-2.2), ERROR with ` at offset O` from 2.3
+    Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {_TP}(?: at "
+         rf"offset {_N})?$", {"tp": 1, "offset": 2}),
     # --- log directories: LogManager, ReplicaManager -------------------------------------------------
     Rule("log_dir_failed", r"^Stopping serving replicas in dir (\S+)(?: with uuid (\S+) because the log directory "
          r"has failed\.)?$", {"log_dir": 1}),
-    Rule("log_dir_offline", r"^Logs for partitions (.*) are offline and logs for future partitions .* are offline "
-         r"due to failure on log directory (\S+)$", {"log_dir": 2}, explode="list"),
+    # ReplicaManager.handleLogDirFailure's list of the partitions it takes offline (1.0 `Partitions ... are offline`,
+    # 1.1+ `Broker N stopped fetcher ...`; a partition whose log was only being moved there stays online). LogManager
+    # then lists them again (1.0 the same text with no logIdent, 1.1+ `Logs for partitions ... are offline and logs for
+    # future partitions ...`): not read, one row per partition
     Rule("log_dir_offline", r"^Partitions (.*) are offline due to failure on log directory (\S+)$", {"log_dir": 2},
-         explode="list"),
+         explode="list", ident=_REPLICA_MANAGER),
     Rule("log_dir_offline", r"^Broker \d+ stopped fetcher for partitions (.*) and stopped moving logs for partitions "
          r".* because they are in the failed log directory (\S+?)\.$", {"log_dir": 2}, explode="list"),
     Rule("broker_halted", r"^Halting broker because dir (\S+) is offline$", {"log_dir": 1}),
     # LogManager.handleLogDirFailure (1.0+): the broker's last live directory failed; log_dir lists them all
     Rule("broker_halted", r"^Shutdown broker because all log dirs in (.+) have failed$", {"log_dir": 1}),
+    # ReplicaManager.handleLogDirFailure 3.7+ (KRaft, JBOD): the metadata log's directory, a directory in ZooKeeper
+    # migration mode, a directory without a UUID; each then Exit.halt
+    Rule("broker_halted", r"^Shutdown broker because the metadata log dir (\S+) has failed$", {"log_dir": 1}),
+    Rule("broker_halted", r"^Shutdown broker because some log directory has failed during migration mode: (\S+)$",
+         {"log_dir": 1}),
+    Rule("broker_halted", r"^Unable to propagate directory failure disabled because directory (\S+) has no UUID$",
+         {"log_dir": 1}),
     # --- deletion: LogManager.asyncDelete (a replica's log), TopicDeletionManager, ReplicationControlManager ---
     Rule("replica_deleted", rf"^Log for partition {_TP} is renamed to \S+ and is scheduled for deletion$",
          {"tp": 1}),
@@ -343,7 +364,9 @@ RULES: list[Rule] = [
     Rule("reassignment_started", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
          rf"replicas={_L}, addingReplicas={_L}, removingReplicas=(,*\d[\d,]*)\)$",
          {"tp": 1, "replicas": 2, "adding": 3, "removing": 4}),
-    Rule("reassignment_caught_up", rf"^Target replicas List\({_LS}\) have all caught up with the leader for "
+    # the target replicas as the request's Scala collection prints: an ArrayBuffer (the Admin API and the znode), a
+    # List (a reassignment the controller read back after a fail-over)
+    Rule("reassignment_caught_up", rf"^Target replicas \w{{1,32}}\({_LS}\) have all caught up with the leader for "
          rf"reassigning partition {_TP}$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_completed", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
          rf"replicas={_L}, addingReplicas=, removingReplicas=\)$", {"tp": 1, "replicas": 2}),
@@ -386,14 +409,14 @@ RULES: list[Rule] = [
     Rule("broker_exit", r"^Exiting Kafka.*$"),
     # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): (?:The size of the current "
-         rf"ISR (?:Set\()?{_LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
+         rf"ISR (?:(?:Hash)?Set\()?{_LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
          rf"{_TP}.*|Number of insync replicas for partition {_TP} is \[(\d+)\], below required minimum \[(\d+)\])$",
          {"error": 1, "isr": 2, "min_isr": 3, "tp": 4, "tp2": 5, "isr_size": 6, "min_isr2": 7},
          parent=r"^Error processing append operation on partition ", sparse=True),  # <= 1.0 gives the ISR's size only
     # 4.x (Partition.appendRecordsToLeader): the ISR's size, then its members
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): The size of the current ISR : "
          rf"(\d+) is insufficient to satisfy the min\.isr requirement of (\d+) for partition {_TP}, live replica\(s\) "
-         rf"broker\.id are : (?:Set\()?{_LS}\)?$", {"error": 1, "isr_size": 2, "min_isr": 3, "tp": 4, "isr": 5},
+         rf"broker\.id are : (?:(?:Hash)?Set\()?{_LS}\)?$", {"error": 1, "isr_size": 2, "min_isr": 3, "tp": 4, "isr": 5},
          parent=r"^Error processing append operation on partition "),
     # ReplicaManager.appendToLocalLog before 1.0 (KIP-112): an I/O error appending to a log halts the broker; the
     # exception, Log.append's, names the log ('t-p', its directory's name)
@@ -418,6 +441,6 @@ TRUNCATED_STARTS = [
     ("fetcher_added", r"^Added fetcher"), ("fetcher_removed", r"^Removed fetcher"),
     ("partition_failed", r"^Partition \S+ marked as failed"),
     ("reassignment", r"^Handling reassignment of partition|^Successfully updated assignment of partition|"
-                     r"^Target replicas List|^Alter(?:Partition|Isr) request from node|^Replayed partition assignment change"),
+                     r"^Target replicas \w+\(|^Alter(?:Partition|Isr) request from node|^Replayed partition assignment change"),
 ]
 TRUNCATED_LIST = r"(?:,|\[|\[[\d,]*|\b(?:from|to|ISR))$"

@@ -37,6 +37,7 @@ from replicaflow.ingest.log_messages import (
     LIST_FIELDS,
     LIST_TOKEN,
     LOG_DIR_MOVER,
+    LOG_DIR_MOVER_THREAD,
     PREFIX_PARTITION_KINDS,
     RULES,
     TOKEN_LEADER,
@@ -209,7 +210,9 @@ def _classify(df: DataFrame) -> DataFrame:
         else:
             tag = 1 << PARENTS.index(rule.parent)
             conds.append(attachable & (F.col("parent.tags").bitwiseAND(F.lit(tag)) != 0) & guard(inner, rule.pattern))
-    df = match_rules(df, conds, body, inner).withColumn("kind", F.col("meta.kind"))
+    # a replica moving between its broker's directories (msg is null on an attached line)
+    moving = F.coalesce(msg.startswith(LOG_DIR_MOVER) | msg.startswith(LOG_DIR_MOVER_THREAD), F.lit(False))
+    df = match_rules(df, conds, body, inner).withColumn("kind", F.when(~moving, F.col("meta.kind")))
     f = {n: F.col(f"f_{n}") for n in FIELDS}
 
     started_like = None
@@ -219,7 +222,7 @@ def _classify(df: DataFrame) -> DataFrame:
     k = F.col("kind")
     df = method_boundary(df.select(
         "*", groups(F.coalesce(f["tp"], f["tp2"]), TP_TEXT, ["$2$4", "$1$3"]).alias("tp_text"),
-        F.when(is_record & k.isNull() & ~msg.startswith(LOG_DIR_MOVER), started_like).alias("started_like"),
+        F.when(is_record & k.isNull() & ~moving, started_like).alias("started_like"),
         F.when(F.col("meta.listing"), F.regexp_extract(body, LISTED, 1))  # rules with `explode`
         .alias("listed")))
     part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
@@ -286,9 +289,10 @@ def _category(df: DataFrame) -> DataFrame:
 
 # The partitions a line lists: after the first "partitions", where 2.1-2.4's fetcher line names its leader as
 # `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id); the
-# brokers a controller's `Broker failure callback for 1,2` lists (a row each, the broker as target_broker).
+# brokers a controller's `Broker failure callback for 1,2` lists (a row each, the broker as target_broker). A log
+# directory's list ends before the directory (`... are offline due to failure on log directory /data-0`).
 LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|(?:Broker failure|"
-          r"New broker startup) callback for) (.*)$")
+          r"New broker startup) callback for) (.*?)(?: (?:are offline|and stopped moving logs|because they are) .*)?$")
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields

@@ -72,9 +72,14 @@ def _before(moves: list[Move], i: int) -> Assignment | None:
     move = moves[i]
     if move.kind == "started":
         return Assignment(move.whole.origin) if move.whole is not None else None
-    if i == 0 or moves[i - 1].kind != "started":
+    if i == 0:
         return None
-    return _after(moves[i - 1], _before(moves, i - 1))
+    prev = moves[i - 1]
+    # a completion right after a start, or the same completion told twice (KRaft: the AlterPartition line, then the
+    # record that empties the adding and removing lists)
+    if prev.kind == "started" or (prev.kind == "completed" and prev.target in (None, move.target)):
+        return _after(prev, _before(moves, i - 1))
+    return None
 
 
 def history(anchor: Assignment | None, anchor_ms: int, moves: Iterable[Move],

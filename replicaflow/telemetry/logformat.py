@@ -284,7 +284,7 @@ def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         msg = f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment."
         return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
     if v.at_least("2.4"):
-        msgs = [f"Target replicas List({', '.join(map(str, replicas))}) have all caught up with the leader for "
+        msgs = [f"Target replicas ArrayBuffer({', '.join(map(str, replicas))}) have all caught up with the leader for "
                 f"reassigning partition {tp}",
                 f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
                 f"{_ids(replicas)}, addingReplicas=, removingReplicas=)"]
@@ -398,9 +398,9 @@ def _produce_rejected(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 
 def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    """LogDirFailureChannel's ERROR, then ReplicaManager.handleLogDirFailure (INFO up to 2.4, WARN from 2.5;
-    the "are offline" line only in 1.0). When it was the broker's last live directory (``halt_log_dirs``: all
-    of them), LogManager.handleLogDirFailure halts the broker before ReplicaManager's last line."""
+    """LogDirFailureChannel's ERROR, then ReplicaManager.handleLogDirFailure (INFO up to 2.4, WARN from 2.5), which
+    calls LogManager.handleLogDirFailure before its last line: LogManager lists the offline partitions again, or,
+    when it was the broker's last live directory (``halt_log_dirs``: all of them), halts the broker."""
     if not v.at_least("1.0"):
         raise ValueError(f"event 'log_dir_failed' needs Kafka 1.0+ (KIP-112); {v} logs 'storage_halt'")
     b, d, ts = e["broker"], e["log_dir"], e["ts_ms"]
@@ -411,18 +411,19 @@ def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
                                   "kafka.server.LogDirFailureChannel")),
              (SERVER, "java.io.IOException: Input/output error"),
              (SERVER, format_line(ts, level, f"{pre}Stopping serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]
-    if v.at_least("1.1"):
-        msgs = [f"Broker {b} stopped fetcher for partitions {','.join(tps)} and stopped moving logs for partitions "
-                f" because they are in the failed log directory {d}."]
-    else:
-        msgs = [f"Partitions {','.join(tps)} are offline due to failure on log directory {d}",
-                f"Broker {b} stopped fetcher for partitions {', '.join(tps)} because they are in the failed log dir {d}"]
+    listed = ",".join(tps)
+    offline = (f"Logs for partitions {listed} are offline and logs for future partitions  are offline" if v.at_least(
+        "1.1") else f"Partitions {listed} are offline") + f" due to failure on log directory {d}"  # LogManager's
+    msgs = ([f"Broker {b} stopped fetcher for partitions {listed} and stopped moving logs for partitions  because they"
+             f" are in the failed log directory {d}."] if v.at_least("1.1") else
+            [offline, f"Broker {b} stopped fetcher for partitions {', '.join(tps)} because they are in the failed log dir {d}"])
     lines += [(SERVER, format_line(ts, level, pre + m, REPLICA_MANAGER_LOGGER)) for m in msgs]
+    lines.append((SERVER, format_line(ts, level, f"Stopping serving logs in dir {d}", LOG_MANAGER_LOGGER)))
     if e.get("halt_log_dirs"):
-        return lines + [(SERVER, format_line(ts, level, f"Stopping serving logs in dir {d}", LOG_MANAGER_LOGGER)),
-                        (SERVER, format_line(ts, _fatal(v), "Shutdown broker because all log dirs in "
+        return lines + [(SERVER, format_line(ts, _fatal(v), "Shutdown broker because all log dirs in "
                                              f"{', '.join(e['halt_log_dirs'])} have failed", LOG_MANAGER_LOGGER))]
-    return lines + [(SERVER, format_line(ts, level, f"{pre}Stopped serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]
+    return lines + [(SERVER, format_line(ts, level, offline, LOG_MANAGER_LOGGER)),
+                    (SERVER, format_line(ts, level, f"{pre}Stopped serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]
 
 
 def _storage_halt(e: dict, v: KafkaVersion, fam: str) -> list[Line]:

@@ -3,6 +3,8 @@ families of log_messages.RULES, each line in the form Kafka's source writes it (
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from replicaflow.errors import ReplicaflowError
@@ -444,8 +446,10 @@ def read(spark, tmp_path_factory):
     (root / "broker-1").mkdir()
     (root / "broker-1" / "server.log").write_text("".join(line + "\n" for line, _ in CASES), encoding="utf-8")
     (root / "broker-1" / "part.log").write_text(
-        T + "INFO Logs for partitions t-0,t-1 are offline and logs for future partitions  are offline due to failure "
-            "on log directory /data/k1 (kafka.log.LogManager)\n", encoding="utf-8")
+        T + "WARN [ReplicaManager broker=1] Broker 1 stopped fetcher for partitions t-0,t-1 and stopped moving logs for "
+            "partitions  because they are in the failed log directory /data/k1. (kafka.server.ReplicaManager)\n"
+        + T + "INFO Logs for partitions t-0,t-1 are offline and logs for future partitions  are offline due to failure "
+              "on log directory /data/k1 (kafka.log.LogManager)\n", encoding="utf-8")
     # no event, no reject: other threads' `shutting down` (only KafkaServer's logIdent is the broker), the tail
     # of a message holding a newline (ZooKeeper's Stat), a stack trace indented with spaces, log-dir fetchers
     (root / "broker-1" / "quiet.log").write_text("".join(line + "\n" for line in QUIET), encoding="utf-8")
@@ -843,3 +847,31 @@ def test_unknown_time_zone_is_one_sentence(spark, tmp_path):
     (tmp_path / "server.log").write_text(T + "INFO x\n")
     with pytest.raises(ReplicaflowError, match="not an IANA time zone"):
         read_logs(spark, str(tmp_path), cluster="r", log_timezone="Mars/Olympus")
+
+
+def test_log_dir_failure_halt_and_fetcher_forms_across_releases(spark, tmp_path):
+    """ReplicaManager.handleLogDirFailure lists the partitions it takes offline (1.0 `Partitions ... are offline`,
+    1.1+ `Broker N stopped fetcher ...`); LogManager.handleLogDirFailure lists them again (no row: one per partition),
+    and a directory path ending in `-digits` is no partition. ReplicaManager 3.7+ halts for the metadata log's
+    directory, in migration mode, and for a directory with no UUID. AbstractFetcherThread's 1.0-2.2 forms have no
+    offset (`Error while processing data`, `Failed to truncate`), 0.10-1.0's invalid messages end in ` error <msg>`;
+    ReplicaAlterLogDirsThread's lines are no replication events. KafkaController 2.4+: the target replicas as the
+    request's ArrayBuffer. ReplicationControlManager.replay: a record that empties both lists ends a reassignment.
+    Partition.appendRecordsToLeader on Scala 2.13: an ISR of five as `HashSet(...)`."""
+    out = read_file(spark, tmp_path, "broker-2/server.log", (Path(__file__).parent / "data" / "releases.log").read_text())
+    assert out["rejects"].count() == 0
+    got = sorted((r["line_number"], r["kind"], r["topic"], r["partition"], r["log_dir"], r["offset"], r["replicas"],
+                  r["isr"]) for r in out["log_events"].collect())
+    d0, d2 = "/var/lib/kafka/data-0/kafka-log2", "/kafka/kafka-logs-2"
+    assert got == [
+        (1, "log_dir_offline", "t", 0, d0, None, None, None), (1, "log_dir_offline", "t", 1, d0, None, None, None),
+        (3, "log_dir_offline", "t", 0, d2, None, None, None), (3, "log_dir_offline", "t", 1, d2, None, None, None),
+        (5, "broker_halted", None, None, "/data/meta", None, None, None),
+        (6, "broker_halted", None, None, "/data/d1", None, None, None),
+        (7, "broker_halted", None, None, "/data/d2", None, None, None),
+        (8, "fetch_error", "t", 3, None, 100, None, None), (9, "fetch_error", "t", 3, None, None, None, None),
+        (10, "truncation_failed", "t", 3, None, None, None, None),
+        (13, "reassignment_caught_up", "t", 0, None, None, [4, 1, 2], [4, 1, 2]),
+        (14, "reassignment_completed", "t", 0, None, None, [1, 2, 4], [1, 2, 4]),
+        (15, "reassignment_started", "t", 0, None, None, [4, 1, 2, 3], [4, 1, 2, 3]),
+        (17, "produce_rejected", "t", 0, None, None, None, [5, 1, 2, 3, 4])]

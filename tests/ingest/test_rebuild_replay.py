@@ -102,3 +102,16 @@ def test_the_release_given_is_kept_without_its_spaces():
     """``--kafka-version ' 3.7'`` (a shell's quoting) is the release 3.7, and _meta.json says ``3.7``."""
     assert options(" 3.7 ", "10s", "end", None, None).kafka_version == "3.7"
     assert options(None, "10s", "end", None, None).kafka_version is None
+
+
+def test_a_kraft_completion_told_twice_keeps_the_move_before_it():
+    """KRaft writes `AlterPartition request ... completed the ongoing partition reassignment` (no replicas), then the
+    PartitionChangeRecord that empties both lists (ReplicationControlManager.replay, with `replicas`): one completion.
+    Read as two, the second must not hide the start before them (ingest/replay.py ``_before``)."""
+    record = Move(200, 2, "completed", target=TARGET)
+    out = history(Assignment(TARGET), 1000, [START_24, DONE_BARE, record], start_ms=0)
+    assert out[:3] == [(0, Assignment(ORIGIN_BACK)), (100, MOVING), (200, Assignment(TARGET))]
+    assert {a for _, a in out[3:]} == {Assignment(TARGET)}
+    # two completions naming different replicas with no start between them: what came before is not known
+    other = Move(300, 3, "completed", target=ORIGIN)
+    assert history(Assignment(ORIGIN), 1000, [DONE, other], start_ms=0) == [(300, Assignment(ORIGIN))]

@@ -130,18 +130,26 @@ def test_a_new_replica_goes_to_the_least_loaded_live_directory():
     assert s.replica_dirs(1)[s.replica_ids(1).index(4)] == "/data/b" and s.logs_per_dir(3).tolist() == [1, 1]
 
 
+LM = "LogManager: "  # a line LogManager writes (no logIdent), not ReplicaManager
+
+
 def test_log_lines_per_release():
-    """LogDirFailureChannel, ReplicaManager.handleLogDirFailure and LogManager.handleLogDirFailure (1.0.0, 2.5.0).
+    """LogDirFailureChannel, ReplicaManager.handleLogDirFailure and LogManager.handleLogDirFailure (1.0.0, 2.5.0):
+    LogManager lists the offline partitions again on every failure that does not halt the broker.
     Logging.fatal is log4j's FATAL up to 1.0.0; from 1.1.0 it is ``logger.error(FatalMarker, ...)``: ERROR."""
     for version, level, lines in [
         ("1.0", "INFO", ["Stopping serving replicas in dir /data/a",
                          "Partitions t-0 are offline due to failure on log directory /data/a",
                          "Broker 2 stopped fetcher for partitions t-0 because they are in the failed log dir "
-                         "/data/a", "Stopped serving replicas in dir /data/a"]),
+                         "/data/a", LM + "Stopping serving logs in dir /data/a",
+                         LM + "Partitions t-0 are offline due to failure on log directory /data/a",
+                         "Stopped serving replicas in dir /data/a"]),
         ("2.5", "WARN", ["Stopping serving replicas in dir /data/a",
                          "Broker 2 stopped fetcher for partitions t-0 and stopped moving logs for partitions  "
                          "because they are in the failed log directory /data/a.",
-                         "Stopped serving replicas in dir /data/a"]),
+                         LM + "Stopping serving logs in dir /data/a",
+                         LM + "Logs for partitions t-0 are offline and logs for future partitions  are offline due to "
+                         "failure on log directory /data/a", "Stopped serving replicas in dir /data/a"]),
     ]:
         logs: list = []
         simulate(_failure(version, DIRS), log_events=logs)
@@ -149,8 +157,9 @@ def test_log_lines_per_release():
         got = server["broker-2/server.log"]
         assert "ERROR Error while appending records to t-0 in dir /data/a (kafka.server.LogDirFailureChannel)" in got[0]
         assert [line.split(" ", 3)[3] for line in got[2:]] == [
+            f"{m[len(LM):]} (kafka.log.LogManager)" if m.startswith(LM) else
             f"[ReplicaManager broker=2] {m} (kafka.server.ReplicaManager)" for m in lines]
-        assert all(f"] {level} [ReplicaManager" in line for line in got[2:])
+        assert all(f"] {level} " in line for line in got[2:])
     for version, stopping, fatal in [("1.0", "INFO", "FATAL"), ("1.1", "INFO", "ERROR"), ("2.5", "WARN", "ERROR")]:
         logs = []
         simulate(_failure(version), log_events=logs)  # one directory: LogManager halts before "Stopped serving"

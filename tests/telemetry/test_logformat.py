@@ -223,7 +223,7 @@ def test_reassignment_zk_and_kraft():
     done = {**REASSIGN, "kind": "reassignment_completed", "leader": 4}
     lines = render_event({"ts_ms": T, **done}, v("3.2"))
     assert [p for p, _ in lines] == ["broker-0/controller.log"] * 2
-    assert lines[0][1] == (f"{TS} INFO [Controller id=0] Target replicas List(1, 2, 4) have all caught up with the "
+    assert lines[0][1] == (f"{TS} INFO [Controller id=0] Target replicas ArrayBuffer(1, 2, 4) have all caught up with the "
                            f"leader for reassigning partition orders-3 ({zk})")
     assert lines[1][1] == (f"{TS} INFO [Controller id=0] Successfully updated assignment of partition orders-3 to "
                            f"ReplicaAssignment(replicas=1,2,4, addingReplicas=, removingReplicas=) ({zk})")

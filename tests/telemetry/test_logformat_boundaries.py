@@ -159,7 +159,7 @@ def test_reassignment_lines_across_2_4():
     started = {**REASSIGNED, "kind": "reassignment_started", "adding": [4], "removing": [3]}
     assert "Handling reassignment of partition orders-3 to new replicas 1,2,4" in _controller_msg(started, "2.3")[0]
     done = _controller_msg(REASSIGNED, "2.4")
-    assert "Target replicas List(1, 2, 4) have all caught up with the leader for reassigning partition orders-3" in \
+    assert "Target replicas ArrayBuffer(1, 2, 4) have all caught up with the leader for reassigning partition orders-3" in \
         done[0]
     assert done[1].endswith("Successfully updated assignment of partition orders-3 to ReplicaAssignment("
                             "replicas=1,2,4, addingReplicas=, removingReplicas=) (kafka.controller.KafkaController)")

@@ -37,7 +37,7 @@ class Rule:
     sparse: bool = False  # unchanged fields are left out of the message: an empty list group is unknown, not []
 
 
-# KafkaServer (0.10-1.x `[Kafka Server N], `, 2.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
+# KafkaServer (0.10-0.11 `[Kafka Server N], `, 1.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
 _SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer nodeId|BrokerServer id)=\d+\]) "
 # AbstractFetcherManager's logIdent: replication fetchers are ReplicaFetcherManager's; ReplicaAlterLogDirsManager
 # (1.1+) writes the same lines for the fetchers that move replicas between a broker's own log directories.
@@ -46,7 +46,7 @@ LOG_DIR_MOVER = "[ReplicaAlterLogDirsManager "
 # ReplicaAlterLogDirsThread (1.1+) is an AbstractFetcherThread too, with ShutdownableThread's logIdent: its lines about a
 # partition (marked as failed, fetch errors, truncation) are about the copy moving between the broker's directories
 LOG_DIR_MOVER_THREAD = "[ReplicaAlterLogDirsThread-"
-# A replication fetcher thread's logIdent: `[ReplicaFetcherThread-I-L], ` (0.8-0.9), `]: ` (0.10-0.11), `[ReplicaFetcher
+# A replication fetcher thread's logIdent: `[ReplicaFetcherThread-I-L], ` (0.8-0.10), `]: ` (0.11), `[ReplicaFetcher
 # replicaId=F, leaderId=L, fetcherId=I] ` (1.0+); not the ReplicaAlterLogDirsThread's
 _REPLICA_FETCHER_THREAD = r"^\[(?:ReplicaFetcherThread-\d+-\d+\][,:]?|ReplicaFetcher replicaId=\d+, leaderId=\d+, fetcherId=\d+\]) "
 _REPLICA_MANAGER = r"^\[(?:ReplicaManager broker=\d+|Replica Manager on Broker \d+)\]:? "  # 1.0+, before 1.0
@@ -118,7 +118,7 @@ RULES: list[Rule] = [
          rf"(?:leader (?:Some\((-?\d+)\)|None) and previous )?leader epoch was {_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "isr": 6, "adding": 7, "removing": 8,
           "state": 9, "target_broker": 10}),
-    # Partition.makeLeader up to 2.5 (server.log): `Leader Epoch ... was: E` up to 2.4; 2.5 lowercases it and adds the HW
+    # Partition.makeLeader up to 2.5 (server.log): `Leader Epoch ... was: E` up to 2.4.0; 2.4.1 lowercases it and adds the HW
     Rule("leader_start", rf"^{_TP} starts at (?:Leader Epoch|leader epoch) {_N} from offset {_N}(?: with high "
          rf"watermark -?\d+)?\. Previous (?:Leader Epoch was: |leader epoch was ){_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3}),
@@ -187,7 +187,7 @@ RULES: list[Rule] = [
          r"There's potential data loss\.$", {"tp": 1, "leader": 2, "replicas": 3}),
     Rule("unclean_election", r"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using an unclean "
          r"election$", {"topic_id": 1, "partition_index": 2, "leader": 3}),
-    # --- KRaft controller: PartitionRegistration.maybeLogPartitionChange (3.3+), the changed fields only ---
+    # --- KRaft controller: PartitionRegistration.maybeLogPartitionChange (3.0+), the changed fields only ---
     Rule("unclean_election", rf"^UNCLEAN {_PARTITION_DIFF}", _PARTITION_DIFF_FIELDS, sparse=True),
     Rule("partition_change", rf"^{_PARTITION_DIFF}", _PARTITION_DIFF_FIELDS, sparse=True),
     Rule("partition_offline", rf"^No (?:broker in ISR for partition {_TP} is alive|replica in ISR for partition "
@@ -222,7 +222,7 @@ RULES: list[Rule] = [
     Rule("partition_change", rf"^Created partition {_TP} with topic ID \S+ and (PartitionRegistration\(.*\))\.$",
          {"tp": 1, **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
          state="new"),
-    # ClusterControlManager.replay 3.0-3.2 logs the record: `Fenced broker: FenceBrokerRecord(id=N, epoch=E)`
+    # ClusterControlManager.replay 2.8-3.2 logs the record (3.3.0-3.3.1 `Fenced broker: N`; none in 3.3.2-3.5): `Fenced broker: FenceBrokerRecord(id=N, epoch=E)`
     Rule("broker_fenced", r"^(?:Fenced broker: (?:FenceBrokerRecord\(id=)?|Added new fenced broker: )(\d+)(?:, epoch=\d+\))?$",
          {"target_broker": 1}),
     # ReplicationControlManager.maybeFenceOneStaleBroker (3.0+), the active controller acting, not a record replayed:
@@ -240,19 +240,19 @@ RULES: list[Rule] = [
          {"target_broker": 1}),
     Rule("broker_unfenced", r"^(?:Unfenced broker: (?:UnfenceBrokerRecord\(id=)?|Added new unfenced broker: )(\d+)"
          r"(?:, epoch=\d+\))?$", {"target_broker": 1}),
-    # BrokerHeartbeatManager: `the last committed metadata offset N` (3.0-3.2), `it's register broker record` (3.3-3.4)
+    # BrokerHeartbeatManager: `the last committed metadata offset N` (2.8-3.2), `it's register broker record` (3.3-3.4)
     Rule("broker_unfenced", r"^The request from broker (\d+) to unfence has been granted because it has caught up "
          r"with the (?:offset of it'?s register broker record|last committed metadata offset) \d+\.?$",
          {"target_broker": 1}, state="caught up"),
     # --- controller elections: the winner's line (controller.log) -----------------------------------
     # ZooKeeper: `N successfully elected as leader` (ZookeeperLeaderElector, 0.8-0.10, no logIdent), `... as the
-    # controller` (KafkaController.elect 0.11-2.1), with `. Epoch incremented to E and epoch zk version is now Z`
-    # (2.2-3.9); the elected id is the writer
+    # controller` (KafkaController.elect 0.11-2.0), with `. Epoch incremented to E and epoch zk version is now Z`
+    # (2.1-3.9); the elected id is the writer
     Rule("controller_elected", r"^(\d+) successfully elected as (?:leader|the controller(?:\. Epoch incremented to "
          r"(\d+) and epoch zk version is now -?\d+)?)$", {"broker": 1, "leader_epoch": 2}),
     # KRaft (QuorumController's leader change): `Becoming active at controller epoch E.` (2.8), `Becoming the active
     # controller at epoch E, committed offset O and committed epoch C.` (3.0-3.2), `..., committed offset O,
-    # committed epoch C` (3.3-3.6), `..., next write offset O.` (3.7+)
+    # committed epoch C` (3.3-3.5), `..., next write offset O.` (3.6+)
     Rule("controller_elected", r"^Becoming active at controller epoch (\d+)\.$", {"leader_epoch": 1}),
     Rule("controller_elected", r"^Becoming the active controller at epoch (\d+), (?:committed offset -?\d+(?: and|,) "
          r"committed epoch -?\d+|next write offset -?\d+)\.?$", {"leader_epoch": 1}),
@@ -379,7 +379,7 @@ RULES: list[Rule] = [
     Rule("reassignment_completed", r"^Removing partitions Set\([^()]*\) from the list of reassigned partitions in "
          r"zookeeper$", {}, explode="list"),
     # ReplicationControlManager: `AlterIsr` up to 3.1; with a new leader `... and triggered a leadership change.
-    # Returning E.` (3.0: `Reutrning FENCED_LEADER_EPOCH.`)
+    # Returning E.` (3.0-3.1: `Reutrning FENCED_LEADER_EPOCH.`)
     Rule("reassignment_completed", r"^Alter(?:Partition|Isr) request from node (\d+) for (\S+-\d+) completed the "
          r"ongoing partition reassignment(?: and triggered a leadership change\. Re(?:tu|ut)rning \w+)?\.?$",
          {"leader": 1, "tp": 2}),

@@ -286,6 +286,15 @@ RULES: list[Rule] = [
          r"partition is being moved$", {"tp": 1}, state="not leader"),
     Rule("fetch_error", rf"^Remote broker has a smaller leader epoch for partition {_TP} than this replica's current "
          rf"leader epoch of {_N}\.$", {"tp": 1, "leader_epoch": 2}, state="smaller leader epoch"),
+    # the partition cannot replicate: its leader answered the offset lookup of an out-of-range fetch with an error
+    # (`[t,p] to broker L` 0.10-0.11, `t-p to broker L` 1.0), or a message is over replica.fetch.max.bytes (fetch
+    # request v2 and below, before KIP-74)
+    Rule("fetch_error", rf"^Error getting offset for partition {_TP}(?: to broker (\d+))?$", {"tp": 1, "leader": 2},
+         state="offset lookup failed"),
+    Rule("fetch_error", rf"^Replication is failing due to a message that is greater than replica\.fetch\.max\.bytes for "
+         rf"partition {_TP}\. .*$", {"tp": 1}, state="message too large"),
+    # ReplicaFetcherThread.processPartitionData 0.10-0.11: a KafkaStorageException appending the fetched data halts
+    Rule("storage_halt", rf"^Disk error while replicating data for {_TP}$", {"tp": 1}),
     # AbstractFetcherThread.onPartitionFenced (2.1+, KIP-320): `older` takes the partition out of the thread until
     # a new leader epoch (2.3+ marks it failed next); `newer` (2.5+, KAFKA-9654) only retries it, written `has an new
     # epoch (E) than the current leader. retry the partition later` until 3.3 (read as `newer`: ``logs._classify``)

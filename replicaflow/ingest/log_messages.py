@@ -414,6 +414,12 @@ RULES: list[Rule] = [
     Rule("broker_shutting_down", r"^(?:shutting down|Starting controlled shutdown)$", ident=_SERVER_IDENT),
     Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
          state="succeeded", ident=_SERVER_IDENT),
+    # an attempt the controller refused (3.1+: its error, or partitions it still had to move; KafkaServer retries),
+    # and the end of every attempt: the broker stops without handing its leaderships over (0.8+)
+    Rule("controlled_shutdown", r"^Controlled shutdown request returned after \d+ms with (?:error (\w+)|\d+ partitions "
+         r"remaining to move)$", {"error": 1}, state="refused", ident=_SERVER_IDENT),
+    Rule("controlled_shutdown", r"^Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed$",
+         state="failed", ident=_SERVER_IDENT),
     Rule("broker_shutdown", r"^shut down completed$", ident=_SERVER_IDENT),
     Rule("broker_exit", r"^Exiting Kafka.*$"),
     # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------

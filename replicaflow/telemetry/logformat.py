@@ -59,12 +59,12 @@ def _partition_prefix(family: str, topic: str, partition: int, broker: int) -> s
 
 
 FETCHER_TP_SINCE = "0.10.1"  # AbstractFetcherManager imports TopicPartition
-BECOME_LEADER_TP_SINCE = "0.10.2"  # ReplicaManager.makeLeaders prints partition.topicPartition
+BECOME_LEADER_TP_SINCE = "0.10.2"  # Partition.topicPartition: makeLeaders' line, appendRecordsToLeader's exception
 
 
 def _topic_partition(v: KafkaVersion, since: str, topic: str, partition: int) -> str:
     """A partition as a class that moved from TopicAndPartition (`[t,p]`) to TopicPartition (`t-p`) at ``since``
-    prints it: AbstractFetcherManager at 0.10.1, ReplicaManager's become-leader line at 0.10.2."""
+    prints it: AbstractFetcherManager at 0.10.1, Partition at 0.10.2."""
     return f"{topic}-{partition}" if v.at_least(since) else f"[{topic},{partition}]"
 
 
@@ -381,12 +381,12 @@ def _replica_manager_prefix(v: KafkaVersion, broker: int) -> str:
 
 
 def not_enough_replicas_message(v: KafkaVersion, topic: str, partition: int, isr: list[int], min_isr: int) -> str:
-    """Partition.appendRecordsToLeader's NotEnoughReplicasException text: counts up to 2.0, the ISR Set from 2.1."""
+    """Partition.appendRecordsToLeader's NotEnoughReplicasException: counts up to 2.0 (`[t,p]` < 0.10.2), the ISR Set."""
     if v.at_least("2.1"):
         return (f"The size of the current ISR Set({', '.join(str(int(b)) for b in isr)}) is insufficient to "
                 f"satisfy the min.isr requirement of {min_isr} for partition {topic}-{partition}")
-    tp = f"{topic}-{partition}" if v.at_least("0.11") else f"[{topic},{partition}]"
-    return f"Number of insync replicas for partition {tp} is [{len(isr)}], below required minimum [{min_isr}]"
+    return (f"Number of insync replicas for partition {_topic_partition(v, BECOME_LEADER_TP_SINCE, topic, partition)} "
+            f"is [{len(isr)}], below required minimum [{min_isr}]")
 
 
 def _produce_rejected(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
@@ -406,8 +406,7 @@ def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     b, d, ts = e["broker"], e["log_dir"], e["ts_ms"]
     tps = [f"{t}-{p}" for t, p in e["partitions"]]
     pre, level = _replica_manager_prefix(v, b), "WARN" if v.at_least("2.5") else "INFO"
-    first = f"{tps[0]} " if tps else ""
-    lines = [(SERVER, format_line(ts, "ERROR", f"Error while appending records to {first}in dir {d}",
+    lines = [(SERVER, format_line(ts, "ERROR", f"Error while appending records to {tps[0] + ' ' if tps else ''}in dir {d}",
                                   "kafka.server.LogDirFailureChannel")),
              (SERVER, "java.io.IOException: Input/output error"),
              (SERVER, format_line(ts, level, f"{pre}Stopping serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]

@@ -77,8 +77,10 @@ def test_0_11_counts_failed_produce_requests_without_errors_per_sec():
 
 
 @pytest.mark.parametrize(("version", "first", "cause"), [
-    ("0.10.2", "[Replica Manager on Broker 1]: Error processing append operation on partition t-0",
+    ("0.10.1", "[Replica Manager on Broker 1]: Error processing append operation on partition t-0",
      "Number of insync replicas for partition [t,0] is [3], below required minimum [4]"),
+    ("0.10.2", "[Replica Manager on Broker 1]: Error processing append operation on partition t-0",
+     "Number of insync replicas for partition t-0 is [3], below required minimum [4]"),
     ("1.0", "[ReplicaManager broker=1] Error processing append operation on partition t-0",
      "Number of insync replicas for partition t-0 is [3], below required minimum [4]"),
     ("2.1", "[ReplicaManager broker=1] Error processing append operation on partition t-0",
@@ -86,7 +88,8 @@ def test_0_11_counts_failed_produce_requests_without_errors_per_sec():
      "for partition t-0"),
 ])
 def test_one_error_line_per_rejection_run_in_the_release_form(version, first, cause):
-    """ReplicaManager.appendToLocalLog logs at ERROR with the exception; replicaflow writes the first of a run."""
+    """ReplicaManager.appendToLocalLog logs at ERROR with the exception; replicaflow writes the first of a run.
+    Partition.appendRecordsToLeader formats ``[topic,partition]`` before 0.10.2, its TopicPartition from 0.10.2."""
     logs: list = []
     run = simulate(_minisr_window(version), log_events=logs)
     rejected = [e for e in logs if e["kind"] == "produce_rejected"]

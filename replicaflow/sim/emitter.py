@@ -220,7 +220,7 @@ class Emitter:
             broker = s.broker_ids[s.rbi[p, slot]]
             if action == FETCH_ADDED:
                 self._log("fetcher_added", now, broker, leader=int(leader), fetcher_id=int(s.fid[p]),
-                          partitions=[[topic, partition, int(s.log_leo[p, slot])]])
+                          leader_epoch=int(s.leader_epoch[p]), partitions=[[topic, partition, int(s.log_leo[p, slot])]])
             elif action == FETCH_REMOVED and logged:
                 self._log("fetcher_removed", now, broker, partitions=[[topic, partition]])
 

@@ -5,95 +5,51 @@ kind-specific keys); this module turns them into the lines Kafka itself writes, 
 ``[yyyy-MM-dd HH:mm:ss,SSS] LEVEL message (logger)`` (UTC), one file per broker and appender:
 ``broker-N/server.log``, ``broker-N/state-change.log``, ``broker-N/controller.log``. The wording of
 each message follows the release family (``KafkaVersion.log_family``); where docs/semantics.md §7 is silent
-the choice is written down in ``docs/logs.md`` (controller lines are KRaft's from 3.3).
+the choice is written down in ``docs/logs.md`` (controller lines are KRaft's from 3.3). The replication fetcher's
+lines are in ``fetcher_lines``; the layout, files and partition forms all of them share in ``log_lines``.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 
 from replicaflow.model.version import KafkaVersion
+from replicaflow.telemetry.fetcher_lines import (
+    fetcher_added,
+    fetcher_removed,
+    partition_failed,
+    partition_fenced,
+    thread_died,
+)
 from replicaflow.telemetry.io import atomic_dir
-
-SERVER, STATE_CHANGE, CONTROLLER = "server.log", "state-change.log", "controller.log"
-
-PARTITION_LOGGER = "kafka.cluster.Partition"
-STATE_CHANGE_LOGGER = "state.change.logger"
-FETCHER_MANAGER_LOGGER = "kafka.server.ReplicaFetcherManager"
-FETCHER_THREAD_LOGGER = "kafka.server.ReplicaFetcherThread"
-ZK_CONTROLLER_LOGGER = "kafka.controller.KafkaController"
-KRAFT_CONTROLLER_LOGGER = "org.apache.kafka.controller.ReplicationControlManager"
-
-_OLD = "0.10"  # 0.8 - 0.11: `Partition [t,p] on broker N: ` and `[t,p]` partition names
-
-Line = tuple[str, str]  # (file name inside broker-N/, full log line)
-
-
-def format_ts(ts_ms: int) -> str:
-    """``yyyy-MM-dd HH:mm:ss,SSS`` in UTC, log4j's default ``%d`` layout."""
-    dt = datetime.fromtimestamp(ts_ms / 1000, tz=UTC)
-    return dt.strftime("%Y-%m-%d %H:%M:%S") + f",{ts_ms % 1000:03d}"
-
-
-def format_line(ts_ms: int, level: str, message: str, logger: str) -> str:
-    return f"[{format_ts(ts_ms)}] {level} {message} ({logger})"
-
-
-def _ids(brokers: Iterable[int]) -> str:
-    return ",".join(str(int(b)) for b in brokers)
-
-
-def _tp(family: str, topic: str, partition: int) -> str:
-    """TopicPartition.toString: ``orders-3``; 0.10/0.11 TopicAndPartition: ``[orders,3]``."""
-    return f"[{topic},{partition}]" if family == _OLD else f"{topic}-{partition}"
-
-
-def _partition_prefix(family: str, topic: str, partition: int, broker: int) -> str:
-    if family == _OLD:
-        return f"Partition [{topic},{partition}] on broker {broker}: "
-    return f"[Partition {topic}-{partition} broker={broker}] "
-
-
-FETCHER_TP_SINCE = "0.10.1"  # AbstractFetcherManager imports TopicPartition
-BECOME_LEADER_TP_SINCE = "0.10.2"  # Partition.topicPartition: makeLeaders' line, appendRecordsToLeader's exception
-
-
-def _topic_partition(v: KafkaVersion, since: str, topic: str, partition: int) -> str:
-    """A partition as a class that moved from TopicAndPartition (`[t,p]`) to TopicPartition (`t-p`) at ``since``
-    prints it: AbstractFetcherManager at 0.10.1, Partition at 0.10.2."""
-    return f"{topic}-{partition}" if v.at_least(since) else f"[{topic},{partition}]"
-
-
-def _fetcher_prefix(family: str, broker: int, leader: int, fetcher_id: int, v: KafkaVersion) -> str:
-    """ShutdownableThread.logIdent: `[name], ` up to 0.10.2, `[name]: ` at 0.11; 1.0 names the replica and leader."""
-    if family == _OLD:
-        return f"[ReplicaFetcherThread-{fetcher_id}-{leader}]" + (": " if v.at_least("0.11") else ", ")
-    return f"[ReplicaFetcher replicaId={broker}, leaderId={leader}, fetcherId={fetcher_id}] "
-
-
-def topic_id(topic: str) -> str:
-    """A stable stand-in for the topic's Uuid (base64url, 22 characters, as Kafka prints it)."""
-    return base64.urlsafe_b64encode(hashlib.md5(topic.encode()).digest()).decode().rstrip("=")
-
-
-def _kraft(version: KafkaVersion, e: dict) -> bool:
-    """Controller and server lifecycle lines are KRaft's when the record says its cluster runs KRaft
-    (``controller``); a record without it reads as KRaft from 3.3 (KRaft production-ready)."""
-    controller = e.get("controller")
-    return controller == "kraft" if controller is not None else version.at_least("3.3")
-
+from replicaflow.telemetry.log_lines import (
+    BECOME_LEADER_TP_SINCE,
+    CONTROLLER,
+    KRAFT_CONTROLLER_LOGGER,
+    OLD_FAMILY,
+    PARTITION_LOGGER,
+    SERVER,
+    STATE_CHANGE,
+    STATE_CHANGE_LOGGER,
+    ZK_CONTROLLER_LOGGER,
+    Line,
+    broker_list,
+    format_line,
+    is_kraft,
+    partition_name,
+    partition_prefix,
+    topic_id,
+    topic_partition_since,
+)
 
 # --- one renderer per event kind -------------------------------------------------------------
 
 def _isr_shrink(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+    pre = partition_prefix(fam, e["topic"], e["partition"], e["broker"])
     # 0.10 names the partition again: `[t,p]` when shrinking, TopicPartition's `t-p` when expanding
     whose = "" if v.at_least("0.11") else f"for partition [{e['topic']},{e['partition']}] "
-    msg = f"Shrinking ISR {whose}from {_ids(e['old_isr'])} to {_ids(e['new_isr'])}"
+    msg = f"Shrinking ISR {whose}from {broker_list(e['old_isr'])} to {broker_list(e['new_isr'])}"
     if v.at_least("2.2"):
         items = []
         for r in e.get("out_of_sync", []):
@@ -112,15 +68,15 @@ def _isr_shrink(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _isr_expand(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if v.at_least("2.8"):  # from 2.8 the expansion is only visible as "ISR updated"
         return []
-    pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+    pre = partition_prefix(fam, e["topic"], e["partition"], e["broker"])
     whose = "" if v.at_least("0.11") else f"for partition {e['topic']}-{e['partition']} "
-    msg = f"Expanding ISR {whose}from {_ids(e['old_isr'])} to {_ids(e['new_isr'])}"
+    msg = f"Expanding ISR {whose}from {broker_list(e['old_isr'])} to {broker_list(e['new_isr'])}"
     return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
 
 
 def _isr_updated(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
-    isr, epoch = _ids(e["isr"]), int(e["partition_epoch"])
+    pre = partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+    isr, epoch = broker_list(e["isr"]), int(e["partition_epoch"])
     if v.at_least("3.5"):
         mark = "(under-min-isr)" if e.get("under_min_isr") else ""
         msg = f"ISR updated to {isr} {mark} and version updated to {epoch}"
@@ -140,26 +96,26 @@ def _isr_updated(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _isr_update_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if v.alter_partition:
         raise ValueError("event 'isr_update_failed' is a ZooKeeper-era line (Kafka < 2.7)")
-    pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+    pre = partition_prefix(fam, e["topic"], e["partition"], e["broker"])
     ver = str(e["partition_epoch"]) if v.at_least("2.4") else f"[{e['partition_epoch']}]"
     msg = f"Cached zkVersion {ver} not equal to that in zookeeper, skip updating ISR"
     return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
 
 
 def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    tp = _tp(fam, e["topic"], e["partition"])
+    tp = partition_name(fam, e["topic"], e["partition"])
     epoch, prev = int(e["leader_epoch"]), int(e["prev_leader_epoch"])
     if not v.at_least("0.11"):
         # No Partition line before KIP-101's leader epoch (0.11): the leader's only record is ReplicaManager's
         # TRACE line in state-change.log (Kafka's log4j.properties keeps state.change.logger at TRACE). The
         # request's correlation id is not modelled: the leader epoch stands in for it.
-        named = _topic_partition(v, BECOME_LEADER_TP_SINCE, e["topic"], e["partition"])
+        named = topic_partition_since(v, BECOME_LEADER_TP_SINCE, e["topic"], e["partition"])
         msg = (f"Broker {e['broker']} completed LeaderAndIsr request correlationId {epoch} from controller "
                f"{e.get('controller', e['broker'])} epoch 1 for the become-leader transition for partition {named}")
         return [(STATE_CHANGE, format_line(e["ts_ms"], "TRACE", msg, STATE_CHANGE_LOGGER))]
     if not v.at_least("2.6"):
         # Before 2.6 the leader logs through its Partition logger (server.log), without the ISR; 2.5 adds the HW.
-        pre = _partition_prefix(fam, e["topic"], e["partition"], e["broker"])
+        pre = partition_prefix(fam, e["topic"], e["partition"], e["broker"])
         if v.at_least("2.5"):
             msg = (f"{e['topic']}-{e['partition']} starts at leader epoch {epoch} from offset {e['leo']} with high "
                    f"watermark {e['hw']}. Previous leader epoch was {prev}.")
@@ -167,7 +123,7 @@ def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
             msg = (f"{e['topic']}-{e['partition']} starts at Leader Epoch {epoch} from offset {e['leo']}. "
                    f"Previous Leader Epoch was: {prev}")
         return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, PARTITION_LOGGER))]
-    isr, adding, removing = _ids(e["isr"]), _ids(e.get("adding", [])), _ids(e.get("removing", []))
+    isr, adding, removing = broker_list(e["isr"]), broker_list(e.get("adding", [])), broker_list(e.get("removing", []))
     if not v.at_least("3.3"):
         msg = (f"Leader {tp} starts at leader epoch {epoch} from offset {e['leo']} with high watermark "
                f"{e['hw']} ISR [{isr}] addingReplicas [{adding}] removingReplicas [{removing}]. "
@@ -191,78 +147,20 @@ def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
                                        STATE_CHANGE_LOGGER))]
 
 
-def _fetcher_added(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    pre = f"[ReplicaFetcherManager on broker {e['broker']}] "
-    leader, parts = int(e["leader"]), [(str(t), int(p), int(o)) for t, p, o in e["partitions"]]
-    if not v.at_least("2.1"):  # AbstractFetcherManager.addFetcherForPartitions: each partition's leader
-        endpoint = f"BrokerEndPoint({leader},broker-{leader},9092)"
-        items = [f"[{_topic_partition(v, FETCHER_TP_SINCE, t, p)}, initOffset {o} to broker {endpoint}] "
-                 for t, p, o in parts]
-        msg = f"Added fetcher for partitions List({', '.join(items)})"
-    else:
-        epoch = f", leaderEpoch={e['leader_epoch']}" if e.get("leader_epoch") is not None else ""
-        items = [f"{t}-{p} -> (offset={o}{epoch})" for t, p, o in parts]
-        # 2.1-2.4 print the leader's BrokerEndPoint (its toString from 2.1), 2.5+ its id
-        to = str(leader) if v.at_least("2.5") else f"BrokerEndPoint(id={leader}, host=broker-{leader}:9092)"
-        msg = f"Added fetcher to broker {to} for partitions Map({', '.join(items)})"
-    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, FETCHER_MANAGER_LOGGER))]
-
-
-def _fetcher_removed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    pre = f"[ReplicaFetcherManager on broker {e['broker']}] "
-    parts = [_topic_partition(v, FETCHER_TP_SINCE, str(t), int(p)) for t, p in e["partitions"]]
-    # `partitions.mkString(",")` up to 2.0; from 2.1 the Scala Set itself
-    listed = f"Set({', '.join(parts)})" if v.at_least("2.1") else ",".join(parts)
-    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + f"Removed fetcher for partitions {listed}",
-                                 FETCHER_MANAGER_LOGGER))]
-
-
-def _partition_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    if not v.fetcher_failure_isolated:
-        raise ValueError(f"event 'partition_failed' needs Kafka 2.3+ (KIP-461); {v} logs 'thread_died'")
-    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"], v)
-    msg = f"Partition {e['topic']}-{e['partition']} marked as failed"
-    return [(SERVER, format_line(e["ts_ms"], "WARN", pre + msg, FETCHER_THREAD_LOGGER))]
-
-
-def _partition_fenced(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    """AbstractFetcherThread.onPartitionFenced (2.1+, KIP-320): the same INFO line before 2.3's "marked as failed"."""
-    if not v.leader_epoch_fencing:
-        raise ValueError(f"event 'partition_fenced' needs Kafka 2.1+ (KIP-320); {v} has no fenced leader epoch")
-    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"], v)
-    msg = (f"Partition {e['topic']}-{e['partition']} has an older epoch ({e['leader_epoch']}) than the current "
-           "leader. Will await the new LeaderAndIsr state before resuming fetching.")
-    return [(SERVER, format_line(e["ts_ms"], "INFO", pre + msg, FETCHER_THREAD_LOGGER))]
-
-
-def _thread_died(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    if v.fetcher_failure_isolated:
-        raise ValueError(f"event 'thread_died' is Kafka <= 2.2 behaviour; {v} logs 'partition_failed'")
-    pre = _fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"], v)
-    word = "error" if fam == _OLD else "Error"
-    return [
-        (SERVER, format_line(e["ts_ms"], "ERROR", pre + "Error due to", FETCHER_THREAD_LOGGER)),
-        (SERVER, f"kafka.common.KafkaException: {word} processing data for partition "
-                 f"{_tp(fam, e['topic'], e['partition'])} offset {e['offset']}"),
-        (SERVER, "\tat kafka.server.AbstractFetcherThread.processFetchRequest(AbstractFetcherThread.scala:210)"),
-        (SERVER, "\tat kafka.server.AbstractFetcherThread.doWork(AbstractFetcherThread.scala:111)"),
-    ]
-
-
 def _controller_prefix(v: KafkaVersion, fam: str, e: dict) -> str:
     broker = e["broker"]
-    if _kraft(v, e):
+    if is_kraft(v, e):
         return f"[QuorumController id={broker}] "
-    return f"[Controller {broker}]: " if fam == _OLD else f"[Controller id={broker}] "
+    return f"[Controller {broker}]: " if fam == OLD_FAMILY else f"[Controller id={broker}] "
 
 
 def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     pre = _controller_prefix(v, fam, e)
-    tp, replicas = _tp(fam, e["topic"], e["partition"]), list(e["replicas"])
+    tp, replicas = partition_name(fam, e["topic"], e["partition"]), list(e["replicas"])
     if v.at_least("2.4"):  # KIP-455 controllers log the full assignment: target, then the removing origin replicas
         adding, removing = list(e["adding"]), list(e["removing"])
         replicas += [r for r in removing if r not in replicas]
-    if _kraft(v, e):
+    if is_kraft(v, e):
         msg = (f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
                f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr=null, leader=-2, "
                f"replicas=[{', '.join(map(str, replicas))}], removingReplicas=[{', '.join(map(str, removing))}], "
@@ -270,16 +168,16 @@ def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
     if v.at_least("2.4"):
         msg = (f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
-               f"{_ids(replicas)}, addingReplicas={_ids(adding)}, removingReplicas={_ids(removing)})")
+               f"{broker_list(replicas)}, addingReplicas={broker_list(adding)}, removingReplicas={broker_list(removing)})")
     else:
-        msg = f"Handling reassignment of partition {tp} to new replicas {_ids(replicas)}"
+        msg = f"Handling reassignment of partition {tp} to new replicas {broker_list(replicas)}"
     return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, ZK_CONTROLLER_LOGGER))]
 
 
 def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     pre = _controller_prefix(v, fam, e)
-    tp, replicas = _tp(fam, e["topic"], e["partition"]), list(e["replicas"])
-    if _kraft(v, e):
+    tp, replicas = partition_name(fam, e["topic"], e["partition"]), list(e["replicas"])
+    if is_kraft(v, e):
         node = int(e.get("leader", replicas[0]))
         msg = f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment."
         return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
@@ -287,7 +185,7 @@ def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         msgs = [f"Target replicas ArrayBuffer({', '.join(map(str, replicas))}) have all caught up with the leader for "
                 f"reassigning partition {tp}",
                 f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
-                f"{_ids(replicas)}, addingReplicas=, removingReplicas=)"]
+                f"{broker_list(replicas)}, addingReplicas=, removingReplicas=)"]
     elif v.at_least("2.0"):  # KafkaController.removePartitionsFromReassignedPartitions: a Set of them
         msgs = [f"Removing partitions Set({tp}) from the list of reassigned partitions in zookeeper"]
     elif v.at_least("1.1"):
@@ -301,7 +199,7 @@ def _unclean_leader_election(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """The controller's unclean election (§6): ZooKeeper ≤ 1.0 warns (``OfflinePartitionLeaderSelector``),
     KRaft from 3.6 logs INFO (``PartitionChangeBuilder``); 1.1 – 3.x ZooKeeper and KRaft 3.3 – 3.5 write
     no line (only the UncleanLeaderElectionsPerSec meter moves)."""
-    if _kraft(v, e):
+    if is_kraft(v, e):
         if not v.at_least("3.6"):
             return []
         msg = (f"Setting new leader for topicId {e.get('topic_id') or topic_id(e['topic'])}, partition "
@@ -310,7 +208,7 @@ def _unclean_leader_election(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if v.at_least("1.1"):
         return []
     msg = (f"[OfflinePartitionLeaderSelector]: No broker in ISR is alive for [{e['topic']},{e['partition']}]. "
-           f"Elect leader {e['leader']} from live brokers {_ids(e['live'])}. There's potential data loss.")
+           f"Elect leader {e['leader']} from live brokers {broker_list(e['live'])}. There's potential data loss.")
     return [(CONTROLLER, format_line(e["ts_ms"], "WARN", msg, "kafka.controller.OfflinePartitionLeaderSelector"))]
 
 
@@ -319,7 +217,7 @@ def _broker_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     registration left ZooKeeper: a crash once the session expired, or a shutdown), KRaft's
     ReplicationControlManager.maybeFenceOneStaleBroker (no heartbeat within the session timeout)."""
     pre, target = _controller_prefix(v, fam, e), e["target_broker"]
-    if _kraft(v, e):
+    if is_kraft(v, e):
         msg = f"Fencing broker {target} because its session has timed out."
         return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
     return [(CONTROLLER, format_line(e["ts_ms"], "INFO", f"{pre}Broker failure callback for {target}",
@@ -332,7 +230,7 @@ def _broker_registered(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     (3.0-3.2: the last committed metadata offset; ``it's`` in 3.3-3.4, ``its`` from 3.5; ``metadata_offset``: that
     offset in the metadata log)."""
     pre, target = _controller_prefix(v, fam, e), e["target_broker"]
-    if _kraft(v, e):
+    if is_kraft(v, e):
         its = "its" if v.at_least("3.5") else "it's"
         caught_up = f"offset of {its} register broker record" if v.at_least("3.3") else "last committed metadata offset"
         msg = (f"The request from broker {target} to unfence has been granted because it has caught up with the "
@@ -346,11 +244,11 @@ def _broker_registered(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _lifecycle(e: dict, v: KafkaVersion, fam: str, kraft: tuple[str, str], message: str) -> list[Line]:
     """A broker lifecycle line: KRaft (3.3+: ``kraft`` = (logIdent name, logger)), 0.8–0.11, or 1.0+ ZooKeeper era."""
     b = e["broker"]
-    if _kraft(v, e):
+    if is_kraft(v, e):
         ident, logger = kraft
         text = f"[{ident}={b}] " + ("Kafka Server started" if message == "started" else message)
         line = format_line(e["ts_ms"], "INFO", text, logger)
-    elif fam == _OLD:
+    elif fam == OLD_FAMILY:
         line = format_line(e["ts_ms"], "INFO", f"[Kafka Server {b}], {message}", "kafka.server.KafkaServer")
     else:
         line = format_line(e["ts_ms"], "INFO", f"[KafkaServer id={b}] {message}", "kafka.server.KafkaServer")
@@ -385,7 +283,7 @@ def not_enough_replicas_message(v: KafkaVersion, topic: str, partition: int, isr
     if v.at_least("2.1"):
         return (f"The size of the current ISR Set({', '.join(str(int(b)) for b in isr)}) is insufficient to "
                 f"satisfy the min.isr requirement of {min_isr} for partition {topic}-{partition}")
-    return (f"Number of insync replicas for partition {_topic_partition(v, BECOME_LEADER_TP_SINCE, topic, partition)} "
+    return (f"Number of insync replicas for partition {topic_partition_since(v, BECOME_LEADER_TP_SINCE, topic, partition)} "
             f"is [{len(isr)}], below required minimum [{min_isr}]")
 
 
@@ -441,11 +339,11 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "isr_updated": _isr_updated,
     "isr_update_failed": _isr_update_failed,
     "leader_start": _leader_start,
-    "fetcher_added": _fetcher_added,
-    "fetcher_removed": _fetcher_removed,
-    "partition_failed": _partition_failed,
-    "partition_fenced": _partition_fenced,
-    "thread_died": _thread_died,
+    "fetcher_added": fetcher_added,
+    "fetcher_removed": fetcher_removed,
+    "partition_failed": partition_failed,
+    "partition_fenced": partition_fenced,
+    "thread_died": thread_died,
     "reassignment_started": _reassignment_started,
     "reassignment_completed": _reassignment_completed,
     "broker_started": _broker_started,

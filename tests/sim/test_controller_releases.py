@@ -20,7 +20,8 @@ from replicaflow.model.configs import (
 )
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario import parse_scenario
-from replicaflow.telemetry.logformat import render_event, topic_id
+from replicaflow.telemetry.log_lines import topic_id
+from replicaflow.telemetry.logformat import render_event
 from tests.sim.conftest import SCENARIOS, rows, small, started
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from replicaflow.model.version import KafkaVersion
-from replicaflow.telemetry.logformat import format_ts, render_event, render_logs, write_logs
+from replicaflow.telemetry.log_lines import format_ts, topic_id
+from replicaflow.telemetry.logformat import render_event, render_logs, write_logs
 
 T = 1698412345678  # 2023-10-27 13:12:25,678 UTC
 TS = "[2023-10-27 13:12:25,678]"
@@ -146,7 +147,8 @@ def test_thread_death_up_to_2_2_with_exception_line():
 def test_fetcher_manager_lines():
     """AbstractFetcherManager.addFetcherForPartitions: up to 2.0 each partition with its leader's
     BrokerEndPoint (the case class's own toString), 2.1-2.4 the leader's BrokerEndPoint (its toString
-    `BrokerEndPoint(id=L, host=h:p)`, new in 2.1) once for the line, 2.5+ the leader's id."""
+    `BrokerEndPoint(id=L, host=h:p)`, new in 2.1) once for the line, 2.5+ the leader's id; each partition's value an
+    OffsetAndEpoch (2.1-2.7), an InitialFetchState (2.8+, the topic id first from 3.1)."""
     added = {"kind": "fetcher_added", "broker": 2, "leader": 1, "fetcher_id": 0,
              "partitions": [["orders", 3, 1200], ["orders", 4, 0]]}
     removed = {"kind": "fetcher_removed", "broker": 2, "partitions": [["orders", 3], ["orders", 4]]}
@@ -160,7 +162,16 @@ def test_fetcher_manager_lines():
             "for partitions ")
     assert message(added, "2.5", logger).startswith(
         "[ReplicaFetcherManager on broker 2] Added fetcher to broker 1 for partitions ")
-    assert message(added, "2.5", logger).endswith("Map(orders-3 -> (offset=1200), orders-4 -> (offset=0))")
+    added["leader_epoch"] = 7
+    assert message(added, "2.5", logger).endswith(
+        "Map(orders-3 -> (offset=1200, leaderEpoch=7), orders-4 -> (offset=0, leaderEpoch=7))")
+    # 2.8+: the map's values are InitialFetchState (leader, epoch, offset), 3.1+ with the topic id first
+    assert message(added, "2.8", logger).endswith(
+        "Map(orders-3 -> InitialFetchState(BrokerEndPoint(id=1, host=broker-1:9092),7,1200), "
+        "orders-4 -> InitialFetchState(BrokerEndPoint(id=1, host=broker-1:9092),7,0))")
+    assert message(added, "3.1", logger).startswith(
+        "[ReplicaFetcherManager on broker 2] Added fetcher to broker 1 for partitions Map(orders-3 -> "
+        f"InitialFetchState(Some({topic_id('orders')}),BrokerEndPoint(id=1, host=broker-1:9092),7,1200), ")
     assert message(removed, "3.6", logger) == \
         "[ReplicaFetcherManager on broker 2] Removed fetcher for partitions Set(orders-3, orders-4)"
     assert message(removed, "0.10", logger) == \

@@ -859,7 +859,8 @@ def test_log_dir_failure_halt_and_fetcher_forms_across_releases(spark, tmp_path)
     request's ArrayBuffer. ReplicationControlManager.replay: a record that empties both lists ends a reassignment.
     Partition.appendRecordsToLeader on Scala 2.13: an ISR of five as `HashSet(...)`. AbstractFetcherThread's failed
     offset lookup and ReplicaFetcherThread's oversized message (all releases), and its 0.10-0.11 halt on a disk error.
-    KafkaServer.controlledShutdown: 3.1+'s refused attempts, and the unclean shutdown after the last one."""
+    KafkaServer.controlledShutdown: 3.1+'s refused attempts, and the unclean shutdown after the last one.
+    PartitionChangeRecord's leaderRecoveryState byte (LeaderRecoveryState: -1 no change, 0, 1) as its name."""
     out = read_file(spark, tmp_path, "broker-2/server.log", (Path(__file__).parent / "data" / "releases.log").read_text())
     assert out["rejects"].count() == 0
     got = sorted((r["line_number"], r["kind"], r["topic"], r["partition"], r["log_dir"], r["offset"], r["replicas"],
@@ -881,8 +882,11 @@ def test_log_dir_failure_halt_and_fetcher_forms_across_releases(spark, tmp_path)
         (20, "fetch_error", "t", 3, None, None, None, None), (21, "storage_halt", "t", 3, None, None, None, None),
         (22, "controlled_shutdown", None, None, None, None, None, None),
         (23, "controlled_shutdown", None, None, None, None, None, None),
-        (24, "controlled_shutdown", None, None, None, None, None, None)]
-    states = {r["line_number"]: (r["state"], r["leader"]) for r in out["log_events"].collect() if r["line_number"] > 17}
+        (24, "controlled_shutdown", None, None, None, None, None, None),
+        (25, "partition_change", "t", 1, None, None, None, [1])]
+    states = {r["line_number"]: (r["state"], r["leader"]) for r in out["log_events"].collect()
+              if r["line_number"] > 17 or r["line_number"] in (14, 15)}
     assert states == {18: ("offset lookup failed", 1), 19: ("offset lookup failed", 1), 20: ("message too large", 1),
-                      21: (None, None), 22: ("refused", None), 23: ("refused", None), 24: ("failed", None)}
+                      21: (None, None), 22: ("refused", None), 23: ("refused", None), 24: ("failed", None),
+                      14: (None, 1), 15: (None, 1), 25: ("RECOVERING", 1)}
     assert [r["error"] for r in out["log_events"].collect() if r["line_number"] == 22] == ["REQUEST_TIMED_OUT"]

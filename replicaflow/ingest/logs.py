@@ -2,7 +2,8 @@
 
 Each file is read whole (``wholetext``), decoded (UTF-8, BOM, UTF-16) and split into numbered lines
 natively (``log_text``); a line is unwrapped from its envelope (CRI, docker, compose, syslog;
-``log_envelopes``) and parsed as a log4j layout (``log_layouts``), and its message is matched against the rule table of ``log_messages``.
+``log_envelopes``) and parsed as a log4j layout (``log_layouts``), and its message is matched against
+the rule table of ``log_messages``.
 Every line ends in exactly one category:
 
 - ``event``: a replication message -> ``log_events`` (and ``isr`` / ``leaders`` change rows);

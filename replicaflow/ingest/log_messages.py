@@ -260,6 +260,13 @@ RULES: list[Rule] = [
     Rule("fetcher_added", r"^Added fetcher (?:to broker (?:BrokerEndPoint\(id=)?(\d+).*? )?for partitions (.+)$",
          {"leader": 1}, explode="fetcher", ident=_REPLICA_FETCHERS),
     Rule("fetcher_removed", r"^Removed fetcher for partitions (.*)$", {}, explode="list", ident=_REPLICA_FETCHERS),
+    # (beside the other rules with a logIdent of their own: one regex call per run of rules without)
+    # ReplicaManager.handleLogDirFailure's list of the partitions it takes offline (1.0 `Partitions ... are offline`,
+    # 1.1+ `Broker N stopped fetcher ...`; a partition whose log was only being moved there stays online). LogManager
+    # then lists them again (1.0 the same text with no logIdent, 1.1+ `Logs for partitions ... are offline and logs for
+    # future partitions ...`): not read, one row per partition
+    Rule("log_dir_offline", r"^Partitions (.*) are offline due to failure on log directory (\S+)$", {"log_dir": 2},
+         explode="list", ident=_REPLICA_MANAGER),
     Rule("partition_failed", rf"^Partition {_TP} marked as failed$", {"tp": 1}),
     # the whole fetch request to the leader failed (it is gone or unreachable; AbstractFetcherThread, WARN, once per
     # try): `Error in fetch <request>` (0.8.0, 0.10), `... <request>. Possible cause: <exception>` (0.8.2-0.9),
@@ -339,12 +346,6 @@ RULES: list[Rule] = [
     # --- log directories: LogManager, ReplicaManager -------------------------------------------------
     Rule("log_dir_failed", r"^Stopping serving replicas in dir (\S+)(?: with uuid (\S+) because the log directory "
          r"has failed\.)?$", {"log_dir": 1}),
-    # ReplicaManager.handleLogDirFailure's list of the partitions it takes offline (1.0 `Partitions ... are offline`,
-    # 1.1+ `Broker N stopped fetcher ...`; a partition whose log was only being moved there stays online). LogManager
-    # then lists them again (1.0 the same text with no logIdent, 1.1+ `Logs for partitions ... are offline and logs for
-    # future partitions ...`): not read, one row per partition
-    Rule("log_dir_offline", r"^Partitions (.*) are offline due to failure on log directory (\S+)$", {"log_dir": 2},
-         explode="list", ident=_REPLICA_MANAGER),
     Rule("log_dir_offline", r"^Broker \d+ stopped fetcher for partitions (.*) and stopped moving logs for partitions "
          r".* because they are in the failed log directory (\S+?)\.$", {"log_dir": 2}, explode="list"),
     Rule("broker_halted", r"^Halting broker because dir (\S+) is offline$", {"log_dir": 1}),

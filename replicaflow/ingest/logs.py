@@ -201,19 +201,19 @@ def _classify(df: DataFrame) -> DataFrame:
     attachable = (F.col("status") == "bad") & (F.col("line_reason") == "continuation line") & \
         F.col("parent").isNotNull()
     inner = F.trim(F.col("inner"))
+    # a record of a replica moving between its broker's own directories is no replication event: no rule is tried
+    replicating = is_record & ~msg.startswith(LOG_DIR_MOVER) & ~msg.startswith(LOG_DIR_MOVER_THREAD)
     conds = []
     for m in MATCHERS:
         rule = RULES[m.single] if m.single is not None else None
         if rule is None or (rule.parent is None and rule.ident is None):
-            conds.append(is_record)
+            conds.append(replicating)
         elif rule.parent is None:
-            conds.append(is_record & guard(body, rule.pattern) & guarded_rlike(msg, rule.ident))
+            conds.append(replicating & guard(body, rule.pattern) & guarded_rlike(msg, rule.ident))
         else:
             tag = 1 << PARENTS.index(rule.parent)
             conds.append(attachable & (F.col("parent.tags").bitwiseAND(F.lit(tag)) != 0) & guard(inner, rule.pattern))
-    # a replica moving between its broker's directories (msg is null on an attached line)
-    moving = F.coalesce(msg.startswith(LOG_DIR_MOVER) | msg.startswith(LOG_DIR_MOVER_THREAD), F.lit(False))
-    df = match_rules(df, conds, body, inner).withColumn("kind", F.when(~moving, F.col("meta.kind")))
+    df = match_rules(df, conds, body, inner).withColumn("kind", F.col("meta.kind"))
     f = {n: F.col(f"f_{n}") for n in FIELDS}
 
     started_like = None
@@ -223,9 +223,12 @@ def _classify(df: DataFrame) -> DataFrame:
     k = F.col("kind")
     df = method_boundary(df.select(
         "*", groups(F.coalesce(f["tp"], f["tp2"]), TP_TEXT, ["$2$4", "$1$3"]).alias("tp_text"),
-        F.when(is_record & k.isNull() & ~moving, started_like).alias("started_like"),
+        F.when(replicating & k.isNull(), started_like).alias("started_like"),
         F.when(F.col("meta.listing"), F.regexp_extract(body, LISTED, 1))  # rules with `explode`
-        .alias("listed")))
+        .alias("_listed")))
+    # a log directory's list ends before the directory (`... are offline due to failure on log directory /data-0`)
+    df = df.withColumn("listed", F.when(k == "log_dir_offline", F.regexp_replace(F.col("_listed"), LISTED_END, ""))
+                       .otherwise(F.col("_listed"))).drop("_listed")
     part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
     log_part = F.col("log_part")  # a log's own line names its partition only in the prefix
     topic = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_topic).otherwise(
@@ -294,10 +297,10 @@ def _category(df: DataFrame) -> DataFrame:
 
 # The partitions a line lists: after the first "partitions", where 2.1-2.4's fetcher line names its leader as
 # `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id); the
-# brokers a controller's `Broker failure callback for 1,2` lists (a row each, the broker as target_broker). A log
-# directory's list ends before the directory (`... are offline due to failure on log directory /data-0`).
+# brokers a controller's `Broker failure callback for 1,2` lists (a row each, the broker as target_broker).
 LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|(?:Broker failure|"
-          r"New broker startup) callback for) (.*?)(?: (?:are offline|and stopped moving logs|because they are) .*)?$")
+          r"New broker startup) callback for) (.*)$")
+LISTED_END = r" (?:are offline|and stopped moving logs|because they are) .*$"
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields

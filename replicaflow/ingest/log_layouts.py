@@ -56,7 +56,8 @@ LINKEDIN = r"^\[([A-Za-z_$][\w.$]{0,511})\] \[[^\[\]]{0,512}\] \[[^\[\]]{0,512}\
 THREAD_FILE = r"^\[[^\[\]]{0,512}\] \([\w$.-]{1,255}:\d{1,9}\) - (.*)$"
 # ` (%c)`, or ` (%c:%L)` with the logging call's line (the layout of Kafka's own tests, and of some deployments)
 _CALL_LINE = r"(?::\d{1,9})?"
-DEFAULT_SUFFIX = rf"\s\([A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}{_CALL_LINE}\)$"
+_DOTTED = r"[A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}"  # a dotted Java name: a logger, an exception's class
+DEFAULT_SUFFIX = rf"\s\({_DOTTED}{_CALL_LINE}\)$"
 # a line that starts with a date (`yyyy-MM-dd`, LinkedIn's `yyyy/MM/dd`, `{%d}`) but is no record is a broken or unknown
 # layout, never a stack-trace line or a message tail, even where it ends in ` (logger)`
 TS_START = r"^[\[{]?\d{4}[-/]\d{2}[-/]\d{2}"
@@ -71,12 +72,11 @@ THREAD_SUFFIX = r"\) \[[^\[\]]{0,512}\]$"  # Strimzi's ` [thread]` after the log
 MDC_SUFFIX = r"\) - [A-Za-z_][\w.-]{0,63}=[^()\[\]]{0,2048}$"
 LOGGER = rf"^[A-Za-z_$][\w.$]{{0,511}}{_CALL_LINE}\)$"
 # a ` (logger)` cut after a dot (a paste wrapped it: `(kafka.server.Replic`, `aFetcherThread)`): the message is whole
-CUT_LOGGER = r"^[A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}$"
+CUT_LOGGER = rf"^{_DOTTED}$"
 # a ` (logger)` with the exception's stack trace joined on after it, no blank or newline between (a paste that lost
 # the line breaks: apache/kafka#11294's `... at offset 31727 (kafka.server.ReplicaFetcherThread)java.lang.Illegal
 # StateException: Offset mismatch ... at kafka.server...`): the message before it is whole, the trace is dropped
-FLAT_TRACE = (rf"^[A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}{_CALL_LINE}\)[A-Za-z_$][\w$]{{0,255}}\.[\w.$]{{0,1024}}"
-              r"(?<=Exception|Error|Throwable)(?::|\s|$)")
+FLAT_TRACE = rf"^{_DOTTED}{_CALL_LINE}\){_DOTTED}(?<=Exception|Error|Throwable)(?::|\s|$)"
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
 # frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the
 # class overrides toString: ZooKeeper's `EndOfStreamException: Unable to read additional data ...`); a continuation

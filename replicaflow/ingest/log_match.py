@@ -139,6 +139,16 @@ def _subs() -> dict[str, tuple[str, int]]:
     return {name: next(iter(s)) for name, s in out.items()}
 
 
+def _renamed(state: Column) -> Column:
+    """A rule's state as its ``states`` keeps it (a text the rule's own release spells another way)."""
+    renames = {f"{i}\x01{text}": kept for i, rule in enumerate(RULES) for text, kept in (rule.states or {}).items()}
+    if not renames:
+        return state
+    table = F.create_map(*[c for key, kept in renames.items() for c in (F.lit(key), F.lit(kept).cast("string"))])
+    key = F.concat(F.col("rule").cast("string"), F.lit("\x01"), F.coalesce(state, F.lit("")))
+    return F.when(F.map_contains_key(table, key), F.element_at(table, key)).otherwise(state)
+
+
 def _clean(text: Column) -> Column:
     return F.when(text.contains(SEP), F.replace(text, F.lit(SEP), F.lit("\ufffd"))).otherwise(text)
 
@@ -181,7 +191,7 @@ def match_rules(df: DataFrame, conds: list[Column], body: Column, inner: Column)
             slot = F.when(_bit("sub", j), F.regexp_extract(slot, sub, sub_group)).otherwise(slot)
         value = F.when(_bit("has", j), F.when(_bit("keep", j), slot).otherwise(F.nullif(slot, F.lit(""))))
         if name == "state":
-            value = F.coalesce(value, F.col("meta.state"))
+            value = _renamed(F.coalesce(value, F.col("meta.state")))
         fields.append(value.alias(f"f_{name}"))
     df = method_boundary(df.select(*[c for c in df.columns if c not in ("_body", "_inner")]))
     for start in range(0, len(fields), _FIELDS_PER_METHOD):

@@ -35,6 +35,7 @@ class Rule:
     parent: str | None = None
     ident: str | None = None
     sparse: bool = False  # unchanged fields are left out of the message: an empty list group is unknown, not []
+    states: dict | None = None  # the state as the rule's text spells it -> the state kept (None: no state)
 
 
 # KafkaServer (0.10-0.11 `[Kafka Server N], `, 1.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
@@ -62,6 +63,8 @@ FETCHER_TOKEN = (r"(?:\[\[[^\[\]]+,\d+\]|\[[^\s\[\],]+-\d+), initOffset(?: -?\d+
 TOKEN_LEADER = r"to broker BrokerEndPoint\((\d+)$"
 LIST_TOKEN = r"\[[^\[\],]+,\d+\]|[^\s,()\[\]]+-\d+"
 
+# PartitionChangeRecord prints LeaderRecoveryState as its byte (-1: no change), PartitionRegistration by its name
+_RECOVERY_BYTE = {"-1": None, "0": "RECOVERED", "1": "RECOVERING"}
 _KV = {  # keys of LeaderAndIsr(...), PartitionState(...), PartitionChangeRecord(...), PartitionRegistration(...)
     "leader": r"\bleader[=:](-?\d+)",
     "leader_epoch": r"\b[lL]eaderEpoch[=:](-?\d+)",  # `LeaderEpoch:E` in LeaderIsrAndControllerEpoch.toString
@@ -205,7 +208,7 @@ RULES: list[Rule] = [
     Rule("reassignment_started", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
          r".*addingReplicas=\[[, ]*\d[\d, ]*\].*|.*removingReplicas=\[[, ]*\d[\d, ]*\].*)\) for topic (\S+)$",
          {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 3,
-          **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}),
+          **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}, states=_RECOVERY_BYTE),
     # a record that empties both lists ends the reassignment (PartitionChangeBuilder.completeReassignmentIfNeeded on
     # any change of the partition, or a cancel: then `replicas` are the origin's)
     Rule("reassignment_completed", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
@@ -213,7 +216,8 @@ RULES: list[Rule] = [
          {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 3, **_kv(1, "leader", "isr", "replicas")}),
     Rule("partition_change", r"^Replayed partition (?:assignment )?change PartitionChangeRecord\((.*)\) for topic "
          r"(\S+)$", {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 2,
-                      **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}),
+                      **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")},
+         states=_RECOVERY_BYTE),
     Rule("partition_change", rf"^Replayed PartitionRecord for (new|existing) partition {_TP} (?:with topic ID \S+ )?and "
          r"(PartitionRegistration\(.*\))\.$",
          {"state": 1, "tp": 2, **_kv(3, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding",
@@ -304,9 +308,9 @@ RULES: list[Rule] = [
     Rule("storage_halt", rf"^Disk error while replicating data for {_TP}$", {"tp": 1}),
     # AbstractFetcherThread.onPartitionFenced (2.1+, KIP-320): `older` takes the partition out of the thread until
     # a new leader epoch (2.3+ marks it failed next); `newer` (2.5+, KAFKA-9654) only retries it, written `has an new
-    # epoch (E) than the current leader. retry the partition later` until 3.3 (read as `newer`: ``logs._classify``)
+    # epoch (E) than the current leader. retry the partition later` until 3.3 (kept as `newer`)
     Rule("fetch_epoch_mismatch", rf"^Partition {_TP} has an? (older|newer|new) epoch \({_N}\) than the current "
-         r"leader\..*$", {"tp": 1, "state": 2, "leader_epoch": 3}),
+         r"leader\..*$", {"tp": 1, "state": 2, "leader_epoch": 3}, states={"new": "newer"}),
     # a log cut back to an offset (Log.truncateTo): `Truncating log t-p to offset O.` (0.8-1.0), `Truncating to offset
     # O` (1.1+, the partition in the logIdent `[Log partition=t-p, dir=D] `, UnifiedLog's from 3.1); the line that
     # says it had no effect (`Truncating to O has no effect as ...`) is no event

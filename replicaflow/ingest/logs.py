@@ -264,12 +264,7 @@ def _classify(df: DataFrame) -> DataFrame:
         .alias("leader"), _previous_leader(k, f).alias("target_broker"),
         _int(f["partition_epoch"]).alias("partition_epoch"), f["offset"].try_cast("long").alias("offset"),
         _int(F.coalesce(f["min_isr"], f["min_isr2"])).alias("min_isr"),
-        F.when(f["state"].startswith("("), F.regexp_replace(f["state"], r"^\((.*)\)$", "$1"))
-        .when((k == "fetch_epoch_mismatch") & (f["state"] == "new"), F.lit("newer"))
-        # a PartitionChangeRecord prints LeaderRecoveryState's byte (-1: no change), PartitionRegistration its name
-        .when(f["state"].isin("-1", "0", "1") & msg.contains("PartitionChangeRecord("),
-              F.when(f["state"] == "0", F.lit("RECOVERED")).when(f["state"] == "1", F.lit("RECOVERING")))
-        .otherwise(f["state"])
+        F.when(f["state"].startswith("("), F.regexp_replace(f["state"], r"^\((.*)\)$", "$1")).otherwise(f["state"])
         .alias("state"), f["log_dir"].alias("log_dir"),
         f["error"].alias("error"),
         F.when(is_parented, F.concat_ws(" ", F.col("parent.msg"), F.trim("inner"))).otherwise(msg).alias("message"),

@@ -50,6 +50,7 @@ LOG_DIR_MOVER_THREAD = "[ReplicaAlterLogDirsThread-"
 # A replication fetcher thread's logIdent: `[ReplicaFetcherThread-I-L], ` (0.8-0.10), `]: ` (0.11), `[ReplicaFetcher
 # replicaId=F, leaderId=L, fetcherId=I] ` (1.0+); not the ReplicaAlterLogDirsThread's
 _REPLICA_FETCHER_THREAD = r"^\[(?:ReplicaFetcherThread-\d+-\d+\][,:]?|ReplicaFetcher replicaId=\d+, leaderId=\d+, fetcherId=\d+\]) "
+_CONTROLLER_IDENT = r"^\[Controller (?:\d+\]:|id=\d+\]) "  # KafkaController's: before 1.0, from 1.0
 _REPLICA_MANAGER = r"^\[(?:ReplicaManager broker=\d+|Replica Manager on Broker \d+)\]:? "  # 1.0+, before 1.0
 LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
 # Kinds whose topic-partition is only in the Partition logger's prefix.
@@ -233,8 +234,15 @@ RULES: list[Rule] = [
     # no heartbeat within broker.session.timeout.ms, the broker is dead or cut off (the rebuild's `brokers`: down)
     Rule("broker_fenced", r"^Fencing broker (\d+) because its session has timed out\.$", {"target_broker": 1},
          state="session timed out"),
-    Rule("broker_fenced", r"^Fenced broker (\d+) has requested and been granted an immediate shutdown\.?$",
+    # BrokerHeartbeatManager.calculateNextBrokerState (2.8+), a broker's heartbeat asking to stop: with no leadership
+    # left (or fenced already) it is fenced at once; with leaderships, the controller first moves them away (a
+    # controlled shutdown under way); an unfenced broker that asks to be fenced alone is fenced
+    Rule("broker_fenced", r"^(?:Unf|F)enced broker (\d+) has requested and been granted an immediate shutdown\.?$",
          {"target_broker": 1}, state="controlled shutdown"),
+    Rule("controlled_shutdown", r"^Unfenced broker (\d+) has requested and been granted a controlled shutdown\.?$",
+         {"target_broker": 1}, state="requested"),
+    Rule("broker_fenced", r"^Unfenced broker (\d+) has requested and been granted fencing\.?$", {"target_broker": 1},
+         state="requested"),
     # ClusterControlManager.replayRegistrationChange (3.6+): `fenced=1` fences, `fenced=-1` unfences, 0 is no change
     Rule("broker_fenced", r"^Replayed (?:FenceBrokerRecord|BrokerRegistrationChangeRecord) modifying the registration "
          r"for broker (\d+): (?:FenceBrokerRecord\(.*|BrokerRegistrationChangeRecord\(.*\bfenced=1\b.*)$",
@@ -302,6 +310,12 @@ RULES: list[Rule] = [
     # request v2 and below, before KIP-74)
     Rule("fetch_error", rf"^Error getting offset for partition {_TP}(?: to broker (\d+))?$", {"tp": 1, "leader": 2},
          state="offset lookup failed"),
+    # the same lookup failing with an error the thread retries (AbstractFetcherThread.handleOutOfRangeError, INFO,
+    # 2.4+), and the tiered-storage lookup of an offset moved to remote storage (handleOffsetsMovedToTieredStorage,
+    # 3.5+: INFO for a retried error, ERROR with its stack trace for the others)
+    Rule("fetch_error", rf"^Could not fetch offset for {_TP} due to error: .*$", {"tp": 1}, state="offset lookup failed"),
+    Rule("fetch_error", rf"^(?:Could not build|Error building) remote log auxiliary state for {_TP}(?: due to error: .*)?$",
+         {"tp": 1}, state="remote log state failed"),
     Rule("fetch_error", rf"^Replication is failing due to a message that is greater than replica\.fetch\.max\.bytes for "
          rf"partition {_TP}\. .*$", {"tp": 1}, state="message too large"),
     # ReplicaFetcherThread.processPartitionData 0.10-0.11: a KafkaStorageException appending the fetched data halts
@@ -426,6 +440,10 @@ RULES: list[Rule] = [
     Rule("controlled_shutdown", r"^Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed$",
          state="failed", ident=_SERVER_IDENT),
     Rule("broker_shutdown", r"^shut down completed$", ident=_SERVER_IDENT),
+    # the ZooKeeper controller takes a broker's controlled shutdown request (KafkaController.doControlledShutdown,
+    # 0.8+; `[Controller N]: ` before 1.0, `[Controller id=N] ` from 1.0): it moves the broker's leaderships away
+    Rule("controlled_shutdown", r"^Shutting down broker (\d+)$", {"target_broker": 1}, state="requested",
+         ident=_CONTROLLER_IDENT),
     Rule("broker_exit", r"^Exiting Kafka.*$"),
     # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): (?:The size of the current "

@@ -91,6 +91,9 @@ class KafkaController:
         """ControlledShutdown: leadership and ISR membership move away at once. A ZooKeeper broker's registration
         goes with its session as it stops, which the controller logs as a broker failure; a KRaft broker's
         controlled shutdown is its own heartbeats' business (no fencing for a timed-out session)."""
+        c = self.controller_id()
+        if c >= 0:
+            self.emit.controlled_shutdown_granted(b, c, bool((self.s.leader_bi() == b).any()), now)
         self.remove_broker_from_isrs(b, now)
         if self.mode == election.ZOOKEEPER:
             self._session_ended(b, now)

@@ -29,7 +29,8 @@ from replicaflow.telemetry.io import TelemetryWriter
 _STATE_LOG = {STATE_UP: "broker_started", STATE_SHUTTING_DOWN: "broker_shutdown"}
 # records whose wording depends on the controller kind (docs/semantics.md §7)
 _CONTROLLER_KINDS = frozenset({"broker_started", "broker_shutdown", "reassignment_started", "reassignment_completed",
-                               "unclean_leader_election", "broker_failed", "broker_registered"})
+                               "unclean_leader_election", "broker_failed", "broker_registered",
+                               "controlled_shutdown"})
 
 
 class Emitter:
@@ -156,6 +157,12 @@ class Emitter:
     def broker_session_ended(self, b: int, controller: int, now: int) -> None:
         """The controller drops broker ``b`` (its session ended: docs/logs.md, ``broker_failed``)."""
         self._log("broker_failed", now, controller, target_broker=int(self.s.broker_ids[b]))
+
+    def controlled_shutdown_granted(self, b: int, controller: int, leaderships: bool, now: int) -> None:
+        """The controller takes broker ``b``'s controlled shutdown request (docs/logs.md, ``controlled_shutdown``);
+        ``leaderships``: the broker still leads partitions, which a KRaft controller moves before it lets it go."""
+        self._log("controlled_shutdown", now, controller, target_broker=int(self.s.broker_ids[b]),
+                  leaderships=leaderships)
 
     def broker_registered(self, b: int, controller: int, now: int) -> None:
         """The controller takes broker ``b`` in again (docs/logs.md, ``broker_registered``): the line's metadata

@@ -18,6 +18,7 @@ FETCHER_MANAGER_LOGGER = "kafka.server.ReplicaFetcherManager"
 FETCHER_THREAD_LOGGER = "kafka.server.ReplicaFetcherThread"
 ZK_CONTROLLER_LOGGER = "kafka.controller.KafkaController"
 KRAFT_CONTROLLER_LOGGER = "org.apache.kafka.controller.ReplicationControlManager"
+HEARTBEAT_MANAGER_LOGGER = "org.apache.kafka.controller.BrokerHeartbeatManager"
 
 OLD_FAMILY = "0.10"  # 0.8 - 0.11: `Partition [t,p] on broker N: ` and `[t,p]` partition names
 

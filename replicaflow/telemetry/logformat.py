@@ -26,6 +26,7 @@ from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.log_lines import (
     BECOME_LEADER_TP_SINCE,
     CONTROLLER,
+    HEARTBEAT_MANAGER_LOGGER,
     KRAFT_CONTROLLER_LOGGER,
     OLD_FAMILY,
     PARTITION_LOGGER,
@@ -224,6 +225,18 @@ def _broker_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
                                      ZK_CONTROLLER_LOGGER))]
 
 
+def _controlled_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """The controller takes a broker's controlled shutdown request: ZooKeeper's KafkaController.doControlledShutdown,
+    KRaft's BrokerHeartbeatManager.calculateNextBrokerState (a broker that leads partitions first hands them over;
+    one that leads none is fenced at once)."""
+    pre, target = _controller_prefix(v, fam, e), e["target_broker"]
+    if is_kraft(v, e):
+        granted = "a controlled shutdown" if e.get("leaderships", True) else "an immediate shutdown"
+        msg = f"Unfenced broker {target} has requested and been granted {granted}."
+        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, HEARTBEAT_MANAGER_LOGGER))]
+    return [(CONTROLLER, format_line(e["ts_ms"], "INFO", f"{pre}Shutting down broker {target}", ZK_CONTROLLER_LOGGER))]
+
+
 def _broker_registered(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """The controller takes a (re)started broker in: ZooKeeper's KafkaController.onBrokerStartup, KRaft's
     BrokerHeartbeatManager granting the unfence request of a broker caught up with its registration record
@@ -235,8 +248,7 @@ def _broker_registered(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         caught_up = f"offset of {its} register broker record" if v.at_least("3.3") else "last committed metadata offset"
         msg = (f"The request from broker {target} to unfence has been granted because it has caught up with the "
                f"{caught_up} {e.get('metadata_offset', 0)}.")
-        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg,
-                                         "org.apache.kafka.controller.BrokerHeartbeatManager"))]
+        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, HEARTBEAT_MANAGER_LOGGER))]
     return [(CONTROLLER, format_line(e["ts_ms"], "INFO", f"{pre}New broker startup callback for {target}",
                                      ZK_CONTROLLER_LOGGER))]
 
@@ -351,6 +363,7 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "broker_shutdown": _broker_shutdown,
     "broker_failed": _broker_failed,
     "broker_registered": _broker_registered,
+    "controlled_shutdown": _controlled_shutdown,
     "produce_rejected": _produce_rejected,
     "log_dir_failed": _log_dir_failed,
     "storage_halt": _storage_halt,

@@ -898,3 +898,46 @@ def test_rules_without_a_logident_of_their_own_stay_two_runs():
     from replicaflow.ingest.log_match import MATCHERS
 
     assert sum(m.single is None for m in MATCHERS) == 2
+
+
+SHUTDOWN_GRANTS_AND_RETRIES = """\
+[2017-06-01 10:00:00,000] INFO [Controller 1]: Shutting down broker 2 (kafka.controller.KafkaController)
+[2020-06-01 10:00:00,000] INFO [Controller id=1] Shutting down broker 3 (kafka.controller.KafkaController)
+[2020-06-01 10:00:00,001] INFO [ExampleThread id=1] Shutting down broker 3 (com.example.Other)
+[2024-06-01 10:00:01,000] INFO [QuorumController id=1] Unfenced broker 2 has requested and been granted a controlled \
+shutdown. (org.apache.kafka.controller.BrokerHeartbeatManager)
+[2024-06-01 10:00:01,001] INFO [QuorumController id=1] Unfenced broker 2 has requested and been granted an immediate \
+shutdown. (org.apache.kafka.controller.BrokerHeartbeatManager)
+[2024-06-01 10:00:01,002] INFO [QuorumController id=1] Unfenced broker 3 has requested and been granted fencing \
+(org.apache.kafka.controller.BrokerHeartbeatManager)
+[2021-06-01 10:00:02,000] INFO [ReplicaFetcher replicaId=1, leaderId=4, fetcherId=0] Could not fetch offset for t-3 due \
+to error: For requests intended only for the leader, this error indicates that the broker is not the current leader. \
+(kafka.server.ReplicaFetcherThread)
+[2024-06-01 10:00:02,001] INFO [ReplicaFetcher replicaId=1, leaderId=4, fetcherId=0] Could not build remote log \
+auxiliary state for t-3 due to error: The leader epoch in the request is newer than the epoch on the broker. \
+(kafka.server.ReplicaFetcherThread)
+[2024-06-01 10:00:02,002] ERROR [ReplicaFetcher replicaId=1, leaderId=4, fetcherId=0] Error building remote log \
+auxiliary state for t-3 (kafka.server.ReplicaFetcherThread)
+org.apache.kafka.common.errors.RemoteStorageException: Couldn't build the state from remote store for partition: t-3
+\tat kafka.server.TierStateMachine.buildRemoteLogAuxState(TierStateMachine.java:250)
+"""
+
+
+def test_controller_shutdown_grants_and_retried_offset_lookups(spark, tmp_path):
+    """KafkaController.doControlledShutdown (ZooKeeper, `[Controller N]: ` before 1.0, `[Controller id=N] ` from 1.0;
+    another class's same text is no event) and BrokerHeartbeatManager.calculateNextBrokerState (KRaft 2.8+): a
+    controlled shutdown under way, an unfenced broker stopping at once or asking to be fenced. AbstractFetcherThread:
+    handleOutOfRangeError's retried offset lookup (2.4+), handleOffsetsMovedToTieredStorage's (3.5+)."""
+    out = read_file(spark, tmp_path, "broker-1/controller.log", SHUTDOWN_GRANTS_AND_RETRIES)
+    assert out["rejects"].count() == 0
+    got = sorted((r["line_number"], r["kind"], r["state"], r["broker"], r["target_broker"], r["topic"], r["partition"],
+                  r["leader"]) for r in out["log_events"].collect())
+    assert got == [
+        (1, "controlled_shutdown", "requested", 1, 2, None, None, None),
+        (2, "controlled_shutdown", "requested", 1, 3, None, None, None),
+        (4, "controlled_shutdown", "requested", 1, 2, None, None, None),
+        (5, "broker_fenced", "controlled shutdown", 1, 2, None, None, None),
+        (6, "broker_fenced", "requested", 1, 3, None, None, None),
+        (7, "fetch_error", "offset lookup failed", 1, None, "t", 3, 4),
+        (8, "fetch_error", "remote log state failed", 1, None, "t", 3, 4),
+        (9, "fetch_error", "remote log state failed", 1, None, "t", 3, 4)]

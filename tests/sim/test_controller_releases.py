@@ -401,3 +401,26 @@ def test_the_controllers_epoch_bump_restarts_the_kept_leaders_caught_up_clocks(v
             left = (now - sc.start_ms) / 1000
     assert left == leaves_at_s
     assert s.leader_id(0) == 1 and int(s.leader_epoch[0]) == (1 if controller is None else 0)
+
+
+@pytest.mark.parametrize(("version", "controller", "texts"), [
+    ("0.11", None, ["[Controller 2]: Shutting down broker 1", "[Controller 2]: Shutting down broker 3"]),
+    ("2.4", None, ["[Controller id=2] Shutting down broker 1", "[Controller id=2] Shutting down broker 3"]),
+    ("3.7", "kraft", ["[QuorumController id=2] Unfenced broker 1 has requested and been granted a controlled shutdown.",
+                      "[QuorumController id=2] Unfenced broker 3 has requested and been granted an immediate "
+                      "shutdown."])])
+def test_the_controller_logs_each_controlled_shutdown_it_takes(version, controller, texts):
+    """KafkaController.doControlledShutdown logs the request before it moves the broker's leaderships
+    (`[Controller N]: ` before 1.0); KRaft's BrokerHeartbeatManager.calculateNextBrokerState grants a broker that
+    still leads partitions a controlled shutdown, and one that leads none an immediate one. Broker 1 leads the
+    partition when it stops; broker 3, stopping later, leads nothing. The lines go to the active controller's log,
+    the simulator's lowest-id broker still up: broker 2 (the reader's side: tests/ingest/test_log_layouts_and_rules.py)."""
+    kafka = {"version": version, **({"controller": controller} if controller else {})}
+    engine, _, logs = started(small(kafka=kafka, events=[
+        {"at": "10s", "broker_down": {"broker": 1, "controlled": True}},
+        {"at": "20s", "broker_down": {"broker": 3, "controlled": True}}]))
+    run_until(engine, 21)
+    records = [r for r in logs if r["kind"] == "controlled_shutdown"]
+    assert [(r["ts_ms"] - engine.scenario.start_ms, r["target_broker"]) for r in records] == [(10_000, 1), (20_000, 3)]
+    lines = [line for r in records for _, line in render_event(r, KafkaVersion.parse(version))]
+    assert [line.split(" ", 3)[3].rsplit(" (", 1)[0] for line in lines] == texts

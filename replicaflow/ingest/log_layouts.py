@@ -183,6 +183,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
 
 
 PARTIAL_REST = "rest of a partial line (CRI 'P' flag before it)"
+CONTINUATION_LINE = "continuation line"  # the reason of a line that continues the record before it
 
 
 def line_checks(df: DataFrame) -> DataFrame:
@@ -209,7 +210,7 @@ def line_checks(df: DataFrame) -> DataFrame:
               F.concat(F.lit("unknown log level '"), F.coalesce(F.col("level"), F.lit("")), F.lit("'")))
         .when(inner.rlike(TS_START), F.lit("truncated or malformed timestamp/layout"))
         .when(inner.rlike(EMBEDDED_RECORD), F.lit("unknown prefix before a log record"))
-        .when(inner.rlike(CONTINUATION) | F.col("config_line"), F.lit("continuation line"))
+        .when(inner.rlike(CONTINUATION) | F.col("config_line"), F.lit(CONTINUATION_LINE))
         .otherwise(F.lit("no timestamp"))
     )
     blank = ~too_long & ((F.trim(inner) == "") | (F.trim(raw) == "") | F.col("cut_mark"))

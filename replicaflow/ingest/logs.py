@@ -30,7 +30,13 @@ from replicaflow.errors import ReplicaflowError
 from replicaflow.ingest.log_changes import changes, mark_refused
 from replicaflow.ingest.log_envelopes import grep_path, stream, unwrap
 from replicaflow.ingest.log_files import resolve_paths
-from replicaflow.ingest.log_layouts import line_checks, line_status, parse_layout, shown_raw
+from replicaflow.ingest.log_layouts import (
+    CONTINUATION_LINE,
+    line_checks,
+    line_status,
+    parse_layout,
+    shown_raw,
+)
 from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
     BROKER_LIST_KINDS,
@@ -154,7 +160,8 @@ def _prefixes(df: DataFrame) -> DataFrame:
 def _context(df: DataFrame) -> DataFrame:
     """What a line takes from the lines before and after it in its file: whether the line before is a CRI 'P'
     line (``after_partial``), the record a continuation line (stack trace) is attached to (``parent``: its time,
-    broker, parent tags, and its message where a tag is set) and the broker of a line that names none
+    broker, parent tags, and its message where a tag is set), the line after a record where it continues it
+    (``follows``: the first line of its stack trace) and the broker of a line that names none
     (``fallback_broker``). The lines before and after are those of the line's stream (``log_envelopes.stream``): in
     `docker compose logs` of a cluster, a broker's exception follows its record with other brokers' lines between
     them, and a line naming no broker is its own service's broker's; `grep -r` over several brokers' files puts each
@@ -182,23 +189,26 @@ def _context(df: DataFrame) -> DataFrame:
     own = F.when(is_record, F.struct(*base, F.col("_segment").alias("segment")))
     named = F.first("prefix_broker", ignorenulls=True).over(
         by_stream.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
+    continues = (F.col("_then") == CONTINUATION_LINE) & ~F.col("after_partial")
     df = df.select("*", F.last(own, ignorenulls=True).over(by_stream.rowsBetween(*before)).alias("_own"),
-                   named.alias("_named"))
+                   named.alias("_named"),
+                   F.lead(F.when(continues, F.struct("inner", "_segment"))).over(by_stream).alias("_next"))
     own, in_file = F.col("_own"), F.col("_in_file")
     parent = F.coalesce(F.when(own.segment == F.col("_segment"), own.dropFields("segment")),
                         F.when(~in_file.enveloped, in_file.dropFields("enveloped")))
     path, named = F.col("path_broker"), F.col("_named")
     fallback = F.coalesce(_int(_x("stream_path", PATH_BROKER, 1)),
                           F.when(F.col("stream").isNull(), F.coalesce(path, named)).otherwise(F.coalesce(named, path)))
-    return df.select(*[c for c in df.columns if c not in ("_own", "_named", "_in_file", "_segment")],
-                     parent.alias("parent"), fallback.alias("fallback_broker"))
+    follows = F.when(is_record & (F.col("_next._segment") == F.col("_segment")), F.col("_next.inner"))
+    return df.select(*[c for c in df.columns if c not in ("_own", "_named", "_in_file", "_segment", "_next")],
+                     parent.alias("parent"), fallback.alias("fallback_broker"), follows.alias("follows"))
 
 
 def _classify(df: DataFrame) -> DataFrame:
     """Match the rule table: kind and fields of every record (and of attached exception lines)."""
     body, msg = F.col("body"), F.col("msg")
     is_record = F.col("status") == "record"
-    attachable = (F.col("status") == "bad") & (F.col("line_reason") == "continuation line") & \
+    attachable = (F.col("status") == "bad") & (F.col("line_reason") == CONTINUATION_LINE) & \
         F.col("parent").isNotNull()
     inner = F.trim(F.col("inner"))
     # a record of a replica moving between its broker's own directories is no replication event: no rule is tried
@@ -266,7 +276,8 @@ def _classify(df: DataFrame) -> DataFrame:
         _int(F.coalesce(f["min_isr"], f["min_isr2"])).alias("min_isr"),
         F.when(f["state"].startswith("("), F.regexp_replace(f["state"], r"^\((.*)\)$", "$1")).otherwise(f["state"])
         .alias("state"), f["log_dir"].alias("log_dir"),
-        f["error"].alias("error"),
+        F.coalesce(f["error"], F.when(k.isNotNull(), F.nullif(
+            F.regexp_extract(F.substring("follows", 1, CAUSE_CHARS), CAUSE, 1), F.lit("")))).alias("error"),
         F.when(is_parented, F.concat_ws(" ", F.col("parent.msg"), F.trim("inner"))).otherwise(msg).alias("message"),
         F.when(is_parented, F.col("parent.ts_ms")).otherwise(F.col("ts_ms")).alias("event_ts_ms"),
     )
@@ -296,6 +307,11 @@ def _category(df: DataFrame) -> DataFrame:
 LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|(?:Broker failure|"
           r"New broker startup) callback for) (.*)$")
 LISTED_END = r" (?:are offline|and stopped moving logs|because they are) .*$"
+# A record logged with an exception (`error(msg, e)`) is followed by its stack trace, whose first line names the
+# exception's class: `org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not ...`.
+# It is the event's error where the line names none (``follows``: the line after a record, where it continues it).
+CAUSE = r"^\s*((?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error))(?::|\s*$)"
+CAUSE_CHARS = 400
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields

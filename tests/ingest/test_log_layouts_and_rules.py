@@ -927,7 +927,8 @@ def test_controller_shutdown_grants_and_retried_offset_lookups(spark, tmp_path):
     """KafkaController.doControlledShutdown (ZooKeeper, `[Controller N]: ` before 1.0, `[Controller id=N] ` from 1.0;
     another class's same text is no event) and BrokerHeartbeatManager.calculateNextBrokerState (KRaft 2.8+): a
     controlled shutdown under way, an unfenced broker stopping at once or asking to be fenced. AbstractFetcherThread:
-    handleOutOfRangeError's retried offset lookup (2.4+), handleOffsetsMovedToTieredStorage's (3.5+)."""
+    handleOutOfRangeError's retried offset lookup (2.4+), handleOffsetsMovedToTieredStorage's (3.5+), whose ERROR
+    line is logged with its exception (`error(msg, e)`): the class that opens the stack trace is the event's error."""
     out = read_file(spark, tmp_path, "broker-1/controller.log", SHUTDOWN_GRANTS_AND_RETRIES)
     assert out["rejects"].count() == 0
     got = sorted((r["line_number"], r["kind"], r["state"], r["broker"], r["target_broker"], r["topic"], r["partition"],
@@ -941,3 +942,29 @@ def test_controller_shutdown_grants_and_retried_offset_lookups(spark, tmp_path):
         (7, "fetch_error", "offset lookup failed", 1, None, "t", 3, 4),
         (8, "fetch_error", "remote log state failed", 1, None, "t", 3, 4),
         (9, "fetch_error", "remote log state failed", 1, None, "t", 3, 4)]
+    # the ERROR line's exception is its stack trace's first line; the lines logged without one have no error
+    assert {r["line_number"]: r["error"] for r in out["log_events"].collect() if r["error"]} == {
+        9: "org.apache.kafka.common.errors.RemoteStorageException"}
+
+
+def test_an_events_error_is_the_exception_its_stack_trace_opens_with(spark, tmp_path):
+    """AbstractFetcherThread 1.1+ logs `Error for partition t-p at offset O` with the exception apart
+    (`error(msg, e)`): its class, the first line of the trace, is the event's error. In `docker compose logs` the
+    trace follows its own service's record, across another broker's line (kafka-1's error is UnknownServerException;
+    kafka-2's shrink, with no trace, has none). After grep's `--` a trace continues no record (the fetch_error before
+    it keeps none), and a continuation line that is no exception (`\\tat ...` alone) names no error."""
+    fetch = ("ERROR [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error for partition t-0 at offset 7 "
+             "(kafka.server.ReplicaFetcherThread)")
+    out = read_file(spark, tmp_path, "compose.log",
+        "kafka-1  | " + T + fetch + "\n"
+        "kafka-2  | " + T + "INFO [Partition t-1 broker=2] Shrinking ISR from 2,1 to 2 (kafka.cluster.Partition)\n"
+        "kafka-1  | org.apache.kafka.common.errors.UnknownServerException: The server experienced an unexpected error\n"
+        "kafka-1  | \tat kafka.server.AbstractFetcherThread.processFetchRequest(AbstractFetcherThread.scala:367)\n"
+        "kafka-1  | " + T + fetch + "\n"
+        "--\n"
+        "kafka-1  | org.apache.kafka.common.errors.NotLeaderOrFollowerException: not the leader\n"
+        "kafka-1  | " + T + fetch + "\n"
+        "kafka-1  | \tat kafka.server.AbstractFetcherThread.processFetchRequest(AbstractFetcherThread.scala:367)\n")
+    got = sorted((r["line_number"], r["kind"], r["broker"], r["error"]) for r in out["log_events"].collect())
+    assert got == [(1, "fetch_error", 1, "org.apache.kafka.common.errors.UnknownServerException"),
+                   (2, "isr_shrink", 2, None), (5, "fetch_error", 1, None), (8, "fetch_error", 1, None)]

@@ -308,7 +308,7 @@ class KafkaController:
         target_out = (s.rbi[rows] >= 0) & ~s.removing[rows] & ~s.in_isr[rows]
         for p in np.sort(rows[~row_any(target_out)]):
             move = s.reassignments.pop(int(p))
-            self._finish(int(p), move.target, now)
+            self._finish(int(p), move.target, now, cancelled=False)
 
     def cancel_reassignment(self, now: int, event, where: str) -> None:
         """Cancel the listed (or every) ongoing reassignment: shrink back to the origin replicas."""
@@ -320,9 +320,9 @@ class KafkaController:
         for p in targets:
             move = s.reassignments.pop(p, None)
             if move is not None:
-                self._finish(p, move.origin, now)
+                self._finish(p, move.origin, now, cancelled=True)
 
-    def _finish(self, p: int, final: list[int], now: int) -> None:
+    def _finish(self, p: int, final: list[int], now: int, cancelled: bool) -> None:
         """Completion (final = target) or cancellation (final = origin): shrink to ``final`` (KIP-455)."""
         s = self.s
         old_leader = int(s.rbi[p, s.lslot[p]]) if s.lslot[p] >= 0 else -1
@@ -337,7 +337,8 @@ class KafkaController:
         else:
             self.elect(p, now, bumps=bumps)
         self.configs.assignment_changed()
-        self.emit.reassignment_completed(p, final, self.controller_id(), now)
+        self.emit.reassignment_completed(p, final, self.controller_id(), now, cancelled,
+                                         int(s.broker_ids[old_leader]) if old_leader >= 0 else -1)
 
     def _relayout(self, p: int, brokers: list[int], now: int) -> None:
         """Re-lay a partition's slots in ``brokers`` order; new brokers get empty replicas, dropped ones StopReplica."""

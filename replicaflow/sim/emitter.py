@@ -171,10 +171,15 @@ class Emitter:
         self._log("broker_registered", now, controller, target_broker=int(self.s.broker_ids[b]),
                   metadata_offset=self.registrations)
 
-    def reassignment_completed(self, p: int, final: list[int], controller: int, now: int) -> None:
-        topic, partition = self.s.tp(p)
+    def reassignment_completed(self, p: int, final: list[int], controller: int, now: int, cancelled: bool,
+                               old_leader: int) -> None:
+        """The controller ends a reassignment (``cancelled``: back to the origin replicas), the partition's ISR and
+        leader as they then stand (``old_leader``: the one that led before)."""
+        s = self.s
+        topic, partition = s.tp(p)
         self._log("reassignment_completed", now, controller, topic=topic, partition=partition,
-                  replicas=self.s.ids(final))
+                  replicas=s.ids(final), cancelled=cancelled, isr=s.replica_ids(p, s.in_isr[p]),
+                  leader=old_leader, new_leader=s.leader_id(p))
 
     # ------------------------------------------------------------------ the leader's ISR changes
     def isr_committed(self, p: int, old: np.ndarray, new: np.ndarray, now: int, under_min_isr: bool,

@@ -176,17 +176,32 @@ def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 
 def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """The end of a reassignment (``cancelled``: KIP-455's cancel, back to the origin replicas, which are in sync
+    already). KRaft: the leader's AlterPartition that brings the last target replica into the ISR (not for a
+    cancel), then the PartitionChangeRecord that empties both lists (ReplicationControlManager.replay, INFO, with
+    the ISR and, where it changed, the leader: -2 is no change). ZooKeeper 2.4+: KafkaController's caught-up line
+    (not for a cancel, which completes inside onPartitionReassignment), then the assignment it writes."""
     pre = _controller_prefix(v, fam, e)
     tp, replicas = partition_name(fam, e["topic"], e["partition"]), list(e["replicas"])
+    cancelled = bool(e.get("cancelled", False))
     if is_kraft(v, e):
-        node = int(e.get("leader", replicas[0]))
-        msg = f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment."
-        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
+        old = int(e.get("leader", replicas[0]))  # the leader before; -1: none (the first replica stands in)
+        node = old if old >= 0 else replicas[0]
+        msgs = [] if cancelled else [
+            f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment."]
+        if "isr" in e:
+            new_leader = int(e.get("new_leader", old))
+            msgs.append(f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
+                        f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr=[{', '.join(map(str, e['isr']))}], "
+                        f"leader={-2 if new_leader == old else new_leader}, replicas=[{', '.join(map(str, replicas))}], "
+                        f"removingReplicas=[], addingReplicas=[], leaderRecoveryState=-1) for topic {e['topic']}")
+        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + m, KRAFT_CONTROLLER_LOGGER)) for m in msgs]
     if v.at_least("2.4"):
-        msgs = [f"Target replicas ArrayBuffer({', '.join(map(str, replicas))}) have all caught up with the leader for "
-                f"reassigning partition {tp}",
-                f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
-                f"{broker_list(replicas)}, addingReplicas=, removingReplicas=)"]
+        caught_up = f"Target replicas ArrayBuffer({', '.join(map(str, replicas))}) have all caught up with the " \
+                    f"leader for reassigning partition {tp}"
+        msgs = ([] if cancelled else [caught_up]) + [
+            f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
+            f"{broker_list(replicas)}, addingReplicas=, removingReplicas=)"]
     elif v.at_least("2.0"):  # KafkaController.removePartitionsFromReassignedPartitions: a Set of them
         msgs = [f"Removing partitions Set({tp}) from the list of reassigned partitions in zookeeper"]
     elif v.at_least("1.1"):

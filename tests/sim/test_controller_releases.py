@@ -424,3 +424,45 @@ def test_the_controller_logs_each_controlled_shutdown_it_takes(version, controll
     assert [(r["ts_ms"] - engine.scenario.start_ms, r["target_broker"]) for r in records] == [(10_000, 1), (20_000, 3)]
     lines = [line for r in records for _, line in render_event(r, KafkaVersion.parse(version))]
     assert [line.split(" ", 3)[3].rsplit(" (", 1)[0] for line in lines] == texts
+
+
+@pytest.mark.parametrize(("version", "controller", "cancelled", "texts"), [
+    ("2.4", None, False, ["[Controller id=1] Target replicas ArrayBuffer(2, 3, 4) have all caught up with the leader "
+                          "for reassigning partition t-0",
+                          "[Controller id=1] Successfully updated assignment of partition t-0 to ReplicaAssignment("
+                          "replicas=2,3,4, addingReplicas=, removingReplicas=)"]),
+    ("2.4", None, True, ["[Controller id=1] Successfully updated assignment of partition t-0 to ReplicaAssignment("
+                         "replicas=2,3,4, addingReplicas=, removingReplicas=)"]),
+    ("3.7", "kraft", False, ["[QuorumController id=1] AlterPartition request from node 2 for t-0 completed the ongoing "
+                             "partition reassignment.",
+                             "[QuorumController id=1] Replayed partition assignment change PartitionChangeRecord("
+                             "partitionId=0, topicId={id}, isr=[2, 3, 4], leader=-2, replicas=[2, 3, 4], "
+                             "removingReplicas=[], addingReplicas=[], leaderRecoveryState=-1) for topic t"]),
+    ("3.7", "kraft", True, ["[QuorumController id=1] Replayed partition assignment change PartitionChangeRecord("
+                            "partitionId=0, topicId={id}, isr=[2, 3, 4], leader=3, replicas=[2, 3, 4], "
+                            "removingReplicas=[], addingReplicas=[], leaderRecoveryState=-1) for topic t"])])
+def test_the_end_of_a_reassignment_per_controller_completed_or_cancelled(version, controller, cancelled, texts):
+    """KafkaController 2.4+: a completion logs `Target replicas ... have all caught up` (onPartitionReassignment from
+    the ISR change handler), a cancel does not (the origin replicas are in sync: it completes at once); both write
+    the assignment. KRaft: the leader's AlterPartition completes it (ReplicationControlManager.alterPartition), a
+    cancel has none; both replay the PartitionChangeRecord that empties the lists, with the ISR and the new leader
+    where it changed (-2: none)."""
+    record = {"ts_ms": 0, "broker": 1, "kind": "reassignment_completed", "topic": "t", "partition": 0,
+              "replicas": [2, 3, 4], "cancelled": cancelled, "isr": [2, 3, 4], "leader": 2,
+              "new_leader": 3 if cancelled else 2, **({"controller": controller} if controller else {})}
+    lines = render_event(record, KafkaVersion.parse(version))
+    assert [line.split(" ", 3)[3].rsplit(" (", 1)[0] for _, line in lines] == [t.format(id=topic_id("t")) for t in texts]
+
+
+def test_a_cancel_and_a_completion_are_told_apart_in_the_simulators_records():
+    """The simulator's end of a move says whether it was cancelled (the controller's lines differ, above), with the
+    ISR and the leaders before and after."""
+    move = {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [2, 3, 4]}]}
+    engine, _, logs = started(small(kafka={"version": "3.7", "controller": "kraft"},
+                                    cluster={"brokers": 4, "network_in": "1GB/s", "network_out": "1GB/s"},
+                                    events=[{"at": "1s", "reassign": move, "throttle": "10KB/s"},
+                                            {"at": "2s", "cancel_reassignment": {}}, {"at": "3s", "reassign": move}]))
+    run_until(engine, 10)
+    ended = [r for r in logs if r["kind"] == "reassignment_completed"]
+    assert [(r["replicas"], r["cancelled"], r["isr"], r["leader"], r["new_leader"]) for r in ended] == [
+        ([1, 2, 3], True, [1, 2, 3], 1, 1), ([2, 3, 4], False, [2, 3, 4], 1, 2)]

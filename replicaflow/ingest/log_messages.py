@@ -369,6 +369,9 @@ RULES: list[Rule] = [
     Rule("broker_halted", r"^Halting broker because dir (\S+) is offline$", {"log_dir": 1}),
     # LogManager.handleLogDirFailure (1.0+): the broker's last live directory failed; log_dir lists them all
     Rule("broker_halted", r"^Shutdown broker because all log dirs in (.+) have failed$", {"log_dir": 1}),
+    # LogManager.createAndValidateLogDirs (1.0+): at start-up, no configured directory could be created or read
+    Rule("broker_halted", r"^Shutdown broker because none of the specified log dirs from (.+) can be created or "
+         r"validated$", {"log_dir": 1}, state="at startup"),
     # ReplicaManager.handleLogDirFailure 3.7+ (KRaft, JBOD): the metadata log's directory, a directory in ZooKeeper
     # migration mode, a directory without a UUID; each then Exit.halt
     Rule("broker_halted", r"^Shutdown broker because the metadata log dir (\S+) has failed$", {"log_dir": 1}),

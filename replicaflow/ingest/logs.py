@@ -270,7 +270,9 @@ def _classify(df: DataFrame) -> DataFrame:
     )
     return df.select(
         "*", _int(f["leader_epoch"]).alias("leader_epoch"), broker.alias("broker"), reason.alias("reason"),
-        _int(F.coalesce(f["leader"], f["old_leader"], F.when(k.isin(*FETCHER_KINDS), _x(msg, FETCHER_LEADER, 1))))
+        # -2 names no broker: a PartitionChangeRecord's "no change", ZooKeeper's LeaderDuringDelete
+        F.nullif(_int(F.coalesce(f["leader"], f["old_leader"], F.when(k.isin(*FETCHER_KINDS),
+                                                                      _x(msg, FETCHER_LEADER, 1)))), F.lit(-2))
         .alias("leader"), _previous_leader(k, f).alias("target_broker"),
         _int(f["partition_epoch"]).alias("partition_epoch"), f["offset"].try_cast("long").alias("offset"),
         _int(F.coalesce(f["min_isr"], f["min_isr2"])).alias("min_isr"),

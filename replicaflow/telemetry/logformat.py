@@ -178,19 +178,21 @@ def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """The end of a reassignment (``cancelled``: KIP-455's cancel, back to the origin replicas, which are in sync
     already). KRaft: the leader's AlterPartition that brings the last target replica into the ISR (not for a
-    cancel), then the PartitionChangeRecord that empties both lists (ReplicationControlManager.replay, INFO, with
-    the ISR and, where it changed, the leader: -2 is no change). ZooKeeper 2.4+: KafkaController's caught-up line
-    (not for a cancel, which completes inside onPartitionReassignment), then the assignment it writes."""
+    cancel; it says so where the completion moves the leadership away from that leader), then the
+    PartitionChangeRecord that empties both lists (ReplicationControlManager.replay, INFO, with the ISR and, where
+    it changed, the leader: -2 is no change). ZooKeeper 2.4+: KafkaController's caught-up line (not for a cancel,
+    which completes inside onPartitionReassignment), then the assignment it writes."""
     pre = _controller_prefix(v, fam, e)
     tp, replicas = partition_name(fam, e["topic"], e["partition"]), list(e["replicas"])
     cancelled = bool(e.get("cancelled", False))
     if is_kraft(v, e):
         old = int(e.get("leader", replicas[0]))  # the leader before; -1: none (the first replica stands in)
-        node = old if old >= 0 else replicas[0]
+        node, new_leader = old if old >= 0 else replicas[0], int(e.get("new_leader", old))
+        # the sender leads no more: AlterPartition v2+ (3.3+) answers NEW_LEADER_ELECTED
+        moved = " and triggered a leadership change. Returning NEW_LEADER_ELECTED" if new_leader != old >= 0 else ""
         msgs = [] if cancelled else [
-            f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment."]
+            f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment{moved}."]
         if "isr" in e:
-            new_leader = int(e.get("new_leader", old))
             msgs.append(f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
                         f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr=[{', '.join(map(str, e['isr']))}], "
                         f"leader={-2 if new_leader == old else new_leader}, replicas=[{', '.join(map(str, replicas))}], "

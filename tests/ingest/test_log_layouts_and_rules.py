@@ -910,6 +910,8 @@ shutdown. (org.apache.kafka.controller.BrokerHeartbeatManager)
 shutdown. (org.apache.kafka.controller.BrokerHeartbeatManager)
 [2024-06-01 10:00:01,002] INFO [QuorumController id=1] Unfenced broker 3 has requested and been granted fencing \
 (org.apache.kafka.controller.BrokerHeartbeatManager)
+[2019-06-01 10:00:01,003] ERROR Shutdown broker because none of the specified log dirs from /data/a, /data/b can be \
+created or validated (kafka.log.LogManager)
 [2021-06-01 10:00:02,000] INFO [ReplicaFetcher replicaId=1, leaderId=4, fetcherId=0] Could not fetch offset for t-3 due \
 to error: For requests intended only for the leader, this error indicates that the broker is not the current leader. \
 (kafka.server.ReplicaFetcherThread)
@@ -926,7 +928,8 @@ org.apache.kafka.common.errors.RemoteStorageException: Couldn't build the state 
 def test_controller_shutdown_grants_and_retried_offset_lookups(spark, tmp_path):
     """KafkaController.doControlledShutdown (ZooKeeper, `[Controller N]: ` before 1.0, `[Controller id=N] ` from 1.0;
     another class's same text is no event) and BrokerHeartbeatManager.calculateNextBrokerState (KRaft 2.8+): a
-    controlled shutdown under way, an unfenced broker stopping at once or asking to be fenced. AbstractFetcherThread:
+    controlled shutdown under way, an unfenced broker stopping at once or asking to be fenced. LogManager 1.0+ halts
+    a broker that can use none of its log directories at start-up. AbstractFetcherThread:
     handleOutOfRangeError's retried offset lookup (2.4+), handleOffsetsMovedToTieredStorage's (3.5+), whose ERROR
     line is logged with its exception (`error(msg, e)`): the class that opens the stack trace is the event's error."""
     out = read_file(spark, tmp_path, "broker-1/controller.log", SHUTDOWN_GRANTS_AND_RETRIES)
@@ -939,12 +942,14 @@ def test_controller_shutdown_grants_and_retried_offset_lookups(spark, tmp_path):
         (4, "controlled_shutdown", "requested", 1, 2, None, None, None),
         (5, "broker_fenced", "controlled shutdown", 1, 2, None, None, None),
         (6, "broker_fenced", "requested", 1, 3, None, None, None),
-        (7, "fetch_error", "offset lookup failed", 1, None, "t", 3, 4),
-        (8, "fetch_error", "remote log state failed", 1, None, "t", 3, 4),
-        (9, "fetch_error", "remote log state failed", 1, None, "t", 3, 4)]
+        (7, "broker_halted", "at startup", 1, None, None, None, None),
+        (8, "fetch_error", "offset lookup failed", 1, None, "t", 3, 4),
+        (9, "fetch_error", "remote log state failed", 1, None, "t", 3, 4),
+        (10, "fetch_error", "remote log state failed", 1, None, "t", 3, 4)]
     # the ERROR line's exception is its stack trace's first line; the lines logged without one have no error
     assert {r["line_number"]: r["error"] for r in out["log_events"].collect() if r["error"]} == {
-        9: "org.apache.kafka.common.errors.RemoteStorageException"}
+        10: "org.apache.kafka.common.errors.RemoteStorageException"}
+    assert [r["log_dir"] for r in out["log_events"].collect() if r["kind"] == "broker_halted"] == ["/data/a, /data/b"]
 
 
 def test_an_events_error_is_the_exception_its_stack_trace_opens_with(spark, tmp_path):
@@ -968,3 +973,20 @@ def test_an_events_error_is_the_exception_its_stack_trace_opens_with(spark, tmp_
     got = sorted((r["line_number"], r["kind"], r["broker"], r["error"]) for r in out["log_events"].collect())
     assert got == [(1, "fetch_error", 1, "org.apache.kafka.common.errors.UnknownServerException"),
                    (2, "isr_shrink", 2, None), (5, "fetch_error", 1, None), (8, "fetch_error", 1, None)]
+
+
+def test_a_records_leader_of_minus_2_names_no_broker(spark, tmp_path):
+    """PartitionChangeRecord's leader -2 is NO_LEADER_CHANGE (PartitionChangeBuilder, KRaft): no leader is named,
+    where -1 is no leader at all (offline). ReplicationControlManager.replay logs the record of a reassignment's start
+    (leader unchanged) and of its completion (here the new leader, 2: the old one left the replicas)."""
+    record = ("INFO [QuorumController id=1] Replayed partition assignment change PartitionChangeRecord(partitionId=0, "
+              "topicId=AAAAAAAAAAAAAAAAAAAAAA, isr={isr}, leader={leader}, replicas=[2, 3, 4{extra}], removingReplicas="
+              "[{removing}], addingReplicas=[{adding}], leaderRecoveryState=-1) for topic t "
+              "(org.apache.kafka.controller.ReplicationControlManager)\n")
+    out = read_file(spark, tmp_path, "broker-1/controller.log",
+        T + record.format(isr="null", leader=-2, extra=", 1", removing="1", adding="4") +
+        T + record.format(isr="[2, 3, 4]", leader=2, extra="", removing="", adding="") +
+        T + record.format(isr="[]", leader=-1, extra="", removing="", adding=""))
+    got = sorted((r["line_number"], r["kind"], r["leader"]) for r in out["log_events"].collect())
+    assert got == [(1, "reassignment_started", None), (2, "reassignment_completed", 2),
+                   (3, "reassignment_completed", -1)]

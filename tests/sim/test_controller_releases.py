@@ -438,6 +438,11 @@ def test_the_controller_logs_each_controlled_shutdown_it_takes(version, controll
                              "[QuorumController id=1] Replayed partition assignment change PartitionChangeRecord("
                              "partitionId=0, topicId={id}, isr=[2, 3, 4], leader=-2, replicas=[2, 3, 4], "
                              "removingReplicas=[], addingReplicas=[], leaderRecoveryState=-1) for topic t"]),
+    ("3.7", "kraft", None, ["[QuorumController id=1] AlterPartition request from node 2 for t-0 completed the ongoing "
+                            "partition reassignment and triggered a leadership change. Returning NEW_LEADER_ELECTED.",
+                            "[QuorumController id=1] Replayed partition assignment change PartitionChangeRecord("
+                            "partitionId=0, topicId={id}, isr=[2, 3, 4], leader=3, replicas=[2, 3, 4], "
+                            "removingReplicas=[], addingReplicas=[], leaderRecoveryState=-1) for topic t"]),
     ("3.7", "kraft", True, ["[QuorumController id=1] Replayed partition assignment change PartitionChangeRecord("
                             "partitionId=0, topicId={id}, isr=[2, 3, 4], leader=3, replicas=[2, 3, 4], "
                             "removingReplicas=[], addingReplicas=[], leaderRecoveryState=-1) for topic t"])])
@@ -445,11 +450,12 @@ def test_the_end_of_a_reassignment_per_controller_completed_or_cancelled(version
     """KafkaController 2.4+: a completion logs `Target replicas ... have all caught up` (onPartitionReassignment from
     the ISR change handler), a cancel does not (the origin replicas are in sync: it completes at once); both write
     the assignment. KRaft: the leader's AlterPartition completes it (ReplicationControlManager.alterPartition), a
-    cancel has none; both replay the PartitionChangeRecord that empties the lists, with the ISR and the new leader
-    where it changed (-2: none)."""
+    cancel has none, and a completion that moves the leadership away from the sender answers it NEW_LEADER_ELECTED
+    (AlterPartition v2+, 3.3+; `cancelled` None: such a completion); both replay the PartitionChangeRecord that
+    empties the lists, with the ISR and the new leader where it changed (-2: none)."""
     record = {"ts_ms": 0, "broker": 1, "kind": "reassignment_completed", "topic": "t", "partition": 0,
-              "replicas": [2, 3, 4], "cancelled": cancelled, "isr": [2, 3, 4], "leader": 2,
-              "new_leader": 3 if cancelled else 2, **({"controller": controller} if controller else {})}
+              "replicas": [2, 3, 4], "cancelled": bool(cancelled), "isr": [2, 3, 4], "leader": 2,
+              "new_leader": 2 if cancelled is False else 3, **({"controller": controller} if controller else {})}
     lines = render_event(record, KafkaVersion.parse(version))
     assert [line.split(" ", 3)[3].rsplit(" (", 1)[0] for _, line in lines] == [t.format(id=topic_id("t")) for t in texts]
 

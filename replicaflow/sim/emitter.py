@@ -84,8 +84,9 @@ class Emitter:
     def broker_state_changed(self, b: int, now: int) -> None:
         state = self.s.state[b]
         self.writer.change("brokers", now, broker=int(self.s.broker_ids[b]), state=state)
-        if state in _STATE_LOG:
-            self._log(_STATE_LOG[state], now, self.s.broker_ids[b])
+        if state in _STATE_LOG:  # (the simulator shuts a broker down only in a controlled way)
+            extra = {"controlled": True} if state == STATE_SHUTTING_DOWN else {}
+            self._log(_STATE_LOG[state], now, self.s.broker_ids[b], **extra)
 
     def config_changed(self, entity_type: str, entity: str, name: str, value: str | None, now: int) -> None:
         self.writer.change("configs", now, entity_type=entity_type, entity=entity, name=name, value=value)

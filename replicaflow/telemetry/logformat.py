@@ -289,7 +289,19 @@ def _broker_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 
 def _broker_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    return _lifecycle(e, v, fam, ("BrokerServer id", "kafka.server.BrokerServer"), "shut down completed")
+    """KafkaServer.shutdown / BrokerServer.shutdown. ``controlled`` (controlled.shutdown.enable, on by default): first
+    `shutting down`, then ZooKeeper's KafkaServer.controlledShutdown, `Starting controlled shutdown` and its success
+    (`Controlled shutdown succeeded` up to 3.0, `Controlled shutdown request returned successfully after Nms` from
+    3.1: the simulator's controller answers at once, 0 ms); last `shut down completed`."""
+    messages = ["shut down completed"]
+    if e.get("controlled"):
+        steps = ["shutting down"]
+        if not is_kraft(v, e):
+            done = "Controlled shutdown request returned successfully after 0ms" if v.at_least("3.1") else \
+                "Controlled shutdown succeeded"
+            steps += ["Starting controlled shutdown", done]
+        messages = steps + messages
+    return [line for m in messages for line in _lifecycle(e, v, fam, ("BrokerServer id", "kafka.server.BrokerServer"), m)]
 
 
 # --- producers and storage (docs/logs.md, "Producers and log directories") ----------------------

@@ -281,3 +281,23 @@ def test_write_logs_is_atomic(tmp_path):
     write_logs([{**updated([1]), "ts_ms": T, "broker": 3}], v("3.6"), tmp_path)
     assert not server.exists() and (tmp_path / "logs" / "broker-3" / "server.log").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["logs"]
+
+
+@pytest.mark.parametrize(("version", "controller", "texts"), [
+    ("0.10.2", None, ["[Kafka Server 2], shutting down", "[Kafka Server 2], Starting controlled shutdown",
+                      "[Kafka Server 2], Controlled shutdown succeeded", "[Kafka Server 2], shut down completed"]),
+    ("3.0", None, ["[KafkaServer id=2] shutting down", "[KafkaServer id=2] Starting controlled shutdown",
+                   "[KafkaServer id=2] Controlled shutdown succeeded", "[KafkaServer id=2] shut down completed"]),
+    ("3.1", None, ["[KafkaServer id=2] shutting down", "[KafkaServer id=2] Starting controlled shutdown",
+                   "[KafkaServer id=2] Controlled shutdown request returned successfully after 0ms",
+                   "[KafkaServer id=2] shut down completed"]),
+    ("3.7", "kraft", ["[BrokerServer id=2] shutting down", "[BrokerServer id=2] shut down completed"])])
+def test_a_controlled_shutdown_logs_its_steps_per_release(version, controller, texts):
+    """KafkaServer.shutdown logs `shutting down`, then controlledShutdown `Starting controlled shutdown` and its
+    success (`Controlled shutdown succeeded` up to 3.0, `... request returned successfully after Nms` from 3.1), then
+    `shut down completed`; KRaft's BrokerServer.shutdown hands the request to its lifecycle manager (no KafkaServer
+    line)."""
+    record = {"ts_ms": 0, "broker": 2, "kind": "broker_shutdown", "controlled": True,
+              **({"controller": controller} if controller else {})}
+    lines = render_event(record, KafkaVersion.parse(version))
+    assert [line.split(" ", 3)[3].rsplit(" (", 1)[0] for _, line in lines] == texts

@@ -76,7 +76,13 @@ CUT_LOGGER = rf"^{_DOTTED}$"
 # a ` (logger)` with the exception's stack trace joined on after it, no blank or newline between (a paste that lost
 # the line breaks: apache/kafka#11294's `... at offset 31727 (kafka.server.ReplicaFetcherThread)java.lang.Illegal
 # StateException: Offset mismatch ... at kafka.server...`): the message before it is whole, the trace is dropped
-FLAT_TRACE = rf"^{_DOTTED}{_CALL_LINE}\){_DOTTED}(?<=Exception|Error|Throwable)(?::|\s|$)"
+_THROWN = r"(?<=Exception|Error|Throwable)(?::|\s|$)"  # after a dotted name: it was an exception's class
+FLAT_TRACE = rf"^{_DOTTED}{_CALL_LINE}\){_DOTTED}{_THROWN}"
+# A record logged with an exception (`error(msg, e)`) is followed by its stack trace, whose first line names the
+# exception's class (`org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not ...`):
+# group 1, read from the line's first CAUSE_CHARS characters
+CAUSE = rf"^\s*({_DOTTED}){_THROWN}"
+CAUSE_CHARS = 400
 # A stack-trace line (an indent of spaces is gone: _unwrap drops it): a frame (log4j2, Kafka 4.x, appends the
 # frame's jar, ` ~[kafka-metadata-4.0.0.jar:?]`, `[?:?]`), or an exception's toString, a class name (bare where the
 # class overrides toString: ZooKeeper's `EndOfStreamException: Unable to read additional data ...`); a continuation

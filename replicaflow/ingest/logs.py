@@ -31,6 +31,8 @@ from replicaflow.ingest.log_changes import changes, mark_refused
 from replicaflow.ingest.log_envelopes import grep_path, stream, unwrap
 from replicaflow.ingest.log_files import resolve_paths
 from replicaflow.ingest.log_layouts import (
+    CAUSE,
+    CAUSE_CHARS,
     CONTINUATION_LINE,
     line_checks,
     line_status,
@@ -309,11 +311,6 @@ def _category(df: DataFrame) -> DataFrame:
 LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|(?:Broker failure|"
           r"New broker startup) callback for) (.*)$")
 LISTED_END = r" (?:are offline|and stopped moving logs|because they are) .*$"
-# A record logged with an exception (`error(msg, e)`) is followed by its stack trace, whose first line names the
-# exception's class: `org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not ...`.
-# It is the event's error where the line names none (``follows``: the line after a record, where it continues it).
-CAUSE = r"^\s*((?:[A-Za-z_$][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error))(?::|\s*$)"
-CAUSE_CHARS = 400
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields

@@ -39,6 +39,11 @@ def broker_list(brokers: Iterable[int]) -> str:
     return ",".join(str(int(b)) for b in brokers)
 
 
+def broker_seq(brokers: Iterable[int]) -> str:
+    """Broker ids as a Scala or Java collection prints them (`Set(1, 2)`, `[1, 2]`), without the brackets."""
+    return ", ".join(str(int(b)) for b in brokers)
+
+
 def partition_name(family: str, topic: str, partition: int) -> str:
     """TopicPartition.toString: ``orders-3``; 0.10/0.11 TopicAndPartition: ``[orders,3]``."""
     return f"[{topic},{partition}]" if family == OLD_FAMILY else f"{topic}-{partition}"

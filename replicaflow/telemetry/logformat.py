@@ -36,6 +36,7 @@ from replicaflow.telemetry.log_lines import (
     ZK_CONTROLLER_LOGGER,
     Line,
     broker_list,
+    broker_seq,
     format_line,
     is_kraft,
     partition_name,
@@ -162,10 +163,7 @@ def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         adding, removing = list(e["adding"]), list(e["removing"])
         replicas += [r for r in removing if r not in replicas]
     if is_kraft(v, e):
-        msg = (f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
-               f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr=null, leader=-2, "
-               f"replicas=[{', '.join(map(str, replicas))}], removingReplicas=[{', '.join(map(str, removing))}], "
-               f"addingReplicas=[{', '.join(map(str, adding))}], leaderRecoveryState=-1) for topic {e['topic']}")
+        msg = _assignment_change_record(e, None, -2, replicas, removing, adding)
         return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, KRAFT_CONTROLLER_LOGGER))]
     if v.at_least("2.4"):
         msg = (f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
@@ -173,6 +171,17 @@ def _reassignment_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     else:
         msg = f"Handling reassignment of partition {tp} to new replicas {broker_list(replicas)}"
     return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + msg, ZK_CONTROLLER_LOGGER))]
+
+
+def _assignment_change_record(e: dict, isr: list[int] | None, leader: int, replicas: list[int], removing: list[int],
+                              adding: list[int]) -> str:
+    """ReplicationControlManager.replay's INFO for a PartitionChangeRecord that sets the reassignment lists (KRaft):
+    ``isr`` None and ``leader`` -2 where the record leaves them unchanged."""
+    listed = "null" if isr is None else f"[{broker_seq(isr)}]"
+    return (f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
+            f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr={listed}, leader={leader}, "
+            f"replicas=[{broker_seq(replicas)}], removingReplicas=[{broker_seq(removing)}], "
+            f"addingReplicas=[{broker_seq(adding)}], leaderRecoveryState=-1) for topic {e['topic']}")
 
 
 def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
@@ -193,14 +202,11 @@ def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         msgs = [] if cancelled else [
             f"AlterPartition request from node {node} for {tp} completed the ongoing partition reassignment{moved}."]
         if "isr" in e:
-            msgs.append(f"Replayed partition assignment change PartitionChangeRecord(partitionId={e['partition']}, "
-                        f"topicId={e.get('topic_id') or topic_id(e['topic'])}, isr=[{', '.join(map(str, e['isr']))}], "
-                        f"leader={-2 if new_leader == old else new_leader}, replicas=[{', '.join(map(str, replicas))}], "
-                        f"removingReplicas=[], addingReplicas=[], leaderRecoveryState=-1) for topic {e['topic']}")
+            msgs.append(_assignment_change_record(e, e["isr"], -2 if new_leader == old else new_leader, replicas, [], []))
         return [(CONTROLLER, format_line(e["ts_ms"], "INFO", pre + m, KRAFT_CONTROLLER_LOGGER)) for m in msgs]
     if v.at_least("2.4"):
-        caught_up = f"Target replicas ArrayBuffer({', '.join(map(str, replicas))}) have all caught up with the " \
-                    f"leader for reassigning partition {tp}"
+        caught_up = f"Target replicas ArrayBuffer({broker_seq(replicas)}) have all caught up with the leader for " \
+                    f"reassigning partition {tp}"
         msgs = ([] if cancelled else [caught_up]) + [
             f"Successfully updated assignment of partition {tp} to ReplicaAssignment(replicas="
             f"{broker_list(replicas)}, addingReplicas=, removingReplicas=)"]
@@ -322,7 +328,7 @@ def _replica_manager_prefix(v: KafkaVersion, broker: int) -> str:
 def not_enough_replicas_message(v: KafkaVersion, topic: str, partition: int, isr: list[int], min_isr: int) -> str:
     """Partition.appendRecordsToLeader's NotEnoughReplicasException: counts up to 2.0 (`[t,p]` < 0.10.2), the ISR Set."""
     if v.at_least("2.1"):
-        return (f"The size of the current ISR Set({', '.join(str(int(b)) for b in isr)}) is insufficient to "
+        return (f"The size of the current ISR Set({broker_seq(isr)}) is insufficient to "
                 f"satisfy the min.isr requirement of {min_isr} for partition {topic}-{partition}")
     return (f"Number of insync replicas for partition {topic_partition_since(v, BECOME_LEADER_TP_SINCE, topic, partition)} "
             f"is [{len(isr)}], below required minimum [{min_isr}]")

@@ -31,6 +31,11 @@ def run_until(engine, seconds: float) -> None:
         engine.step(now)
 
 
+def messages(lines: list[tuple[str, str]]) -> list[str]:
+    """The message of each rendered ``(path, line)``: after time and level, before ` (logger)`."""
+    return [line.split(" ", 3)[3].rsplit(" (", 1)[0] for _, line in lines]
+
+
 def crash(version: str, controller: str | None = None, broker: int = 3, **over):
     kafka = {"version": version, **({"controller": controller} if controller else {})}
     return started(small(kafka=kafka, events=[{"at": "1s", "broker_down": broker}], **over))
@@ -422,8 +427,7 @@ def test_the_controller_logs_each_controlled_shutdown_it_takes(version, controll
     run_until(engine, 21)
     records = [r for r in logs if r["kind"] == "controlled_shutdown"]
     assert [(r["ts_ms"] - engine.scenario.start_ms, r["target_broker"]) for r in records] == [(10_000, 1), (20_000, 3)]
-    lines = [line for r in records for _, line in render_event(r, KafkaVersion.parse(version))]
-    assert [line.split(" ", 3)[3].rsplit(" (", 1)[0] for line in lines] == texts
+    assert messages([pair for r in records for pair in render_event(r, KafkaVersion.parse(version))]) == texts
 
 
 @pytest.mark.parametrize(("version", "controller", "cancelled", "texts"), [
@@ -456,8 +460,7 @@ def test_the_end_of_a_reassignment_per_controller_completed_or_cancelled(version
     record = {"ts_ms": 0, "broker": 1, "kind": "reassignment_completed", "topic": "t", "partition": 0,
               "replicas": [2, 3, 4], "cancelled": bool(cancelled), "isr": [2, 3, 4], "leader": 2,
               "new_leader": 2 if cancelled is False else 3, **({"controller": controller} if controller else {})}
-    lines = render_event(record, KafkaVersion.parse(version))
-    assert [line.split(" ", 3)[3].rsplit(" (", 1)[0] for _, line in lines] == [t.format(id=topic_id("t")) for t in texts]
+    assert messages(render_event(record, KafkaVersion.parse(version))) == [t.format(id=topic_id("t")) for t in texts]
 
 
 def test_a_cancel_and_a_completion_are_told_apart_in_the_simulators_records():

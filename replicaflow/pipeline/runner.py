@@ -165,8 +165,9 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         out = Path(out)
         try:
             tables = {**build(t, shared, prune=t.rows >= PRUNE_MIN_ROWS), **extra}
+            summary_jobs = summary_step.jobs(t.metas)
             with atomic_dir(out / "analysis") as tmp, ThreadPoolExecutor(
-                    max_workers=len(summary_step.JOBS), thread_name_prefix="replicaflow-summary") as pool:
+                    max_workers=len(summary_jobs), thread_name_prefix="replicaflow-summary") as pool:
                 headline_jobs: dict[str, Future] = {}
 
                 def written(name: str) -> None:
@@ -175,7 +176,7 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
                     holds only the lag gauges, which no headline reads (``summary.BROKER_METRICS_READ``), and
                     its files join the folder only after every write."""
                     step(f"analyze: wrote {name}")
-                    for job, (table, collect) in summary_step.JOBS.items():
+                    for job, (table, collect) in summary_jobs.items():
                         if table == name:
                             df = read_contract(session, ANALYSIS[table], [spark_path(tmp / table)])
                             headline_jobs[job] = pool.submit(collect, df)

@@ -21,7 +21,7 @@ from replicaflow.pipeline.events import INCIDENT_KINDS
 from replicaflow.telemetry.spark import run_jobs
 
 STATUSES = P.STATUSES
-# cluster_metrics column → headline key: the peak over the run's scrapes
+# cluster_metrics column → headline key: the peak over the run's scrapes (over every instant for logs, below)
 PEAKS = {"urp": "peak_urp", "urp_legacy": "peak_urp_legacy", "urp_kip352": "peak_urp_kip352",
          "reassignment_induced_urp": "peak_reassignment_induced_urp", "under_min_isr": "peak_under_min_isr",
          "offline": "peak_offline", "reassigning": "peak_reassigning"}
@@ -90,6 +90,28 @@ def _peaks(cluster_metrics: DataFrame) -> dict:
         *[F.max(col).alias(key) for col, key in PEAKS.items()]).collect()}
 
 
+def _instant_peaks(clusters: Sequence[str], partition_state: DataFrame) -> dict:
+    """{cluster: PEAKS over every instant of partition_state}, for the clusters rebuilt from logs.
+
+    A real cluster's scrape grid is ours (``--scrape-interval``), and its state is known between the points:
+    an ISR shrunk and expanded within the grid's 10 s is an incident and a meter count, so it is in the peak
+    too (docs/real-cluster.md, "The scrape grid"). Each interval adds its flags at ``from_ms`` and takes them
+    away at ``to_ms``; the running sum over the instants, each instant's changes netted first, is the count
+    at every instant, and its maximum is at least the count at any grid point.
+    """
+    flags = {col: F.col(col).cast("long") for col in PEAKS if col != "reassignment_induced_urp"}
+    flags["reassignment_induced_urp"] = flags["urp_legacy"] - flags["urp_kip352"]
+    ps = partition_state.filter(F.col("cluster").isin(list(clusters)))
+    starts = ps.select("cluster", F.col("from_ms").alias("ts_ms"), *[v.alias(k) for k, v in flags.items()])
+    ends = ps.filter(F.col("to_ms").isNotNull()).select(
+        "cluster", F.col("to_ms").alias("ts_ms"), *[(-v).alias(k) for k, v in flags.items()])
+    running = Window.partitionBy("cluster").orderBy("ts_ms").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    counts = (starts.unionByName(ends).groupBy("cluster", "ts_ms").agg(*[F.sum(k).alias(k) for k in flags])
+              .select("cluster", *[F.sum(k).over(running).alias(k) for k in flags]))
+    return {r["cluster"]: r for r in counts.groupBy("cluster").agg(
+        *[F.max(col).alias(key) for col, key in PEAKS.items()]).collect()}
+
+
 def _by_kind(incidents: DataFrame) -> dict:
     return {(r["cluster"], r["kind"]): r for r in incidents.groupBy("cluster", "kind").agg(
         F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()}
@@ -115,25 +137,32 @@ JOBS: dict[str, tuple[str, Callable[[DataFrame], dict]]] = {
     "overall": ("reassignments", _overall_progress),
     "lost": ("unclean_elections", _lost),
 }
-TABLES = tuple(dict.fromkeys(table for table, _ in JOBS.values()))
+INSTANT_PEAKS_READ = "partition_state"  # the job of the clusters rebuilt from logs (``jobs``)
+TABLES = tuple(dict.fromkeys([*(table for table, _ in JOBS.values()), INSTANT_PEAKS_READ]))
 # the broker_metrics rows the headlines read (analyze starts those jobs once the table's first part is written)
 BROKER_METRICS_READ = tuple(jmx(short) for short in (*METER_TOTALS, *SUMMED_GAUGE_PEAKS))
+
+
+def jobs(metas: Sequence[Mapping]) -> dict[str, tuple[str, Callable[[DataFrame], dict]]]:
+    """The headline jobs of these clusters: :data:`JOBS`, and the instant peaks of those rebuilt from logs."""
+    logged = [str(m["cluster"]) for m in metas if m.get("source") == "logs"]
+    return {**JOBS, "instants": (INSTANT_PEAKS_READ, partial(_instant_peaks, logged))} if logged else dict(JOBS)
 
 
 def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict:
     """{cluster: headline numbers} of the written analysis ``tables`` (see :data:`TABLES`), one per meta."""
     # a dozen small jobs, run side by side: each is mostly scheduling latency
-    jobs = {name: partial(collect, tables[table]) for name, (table, collect) in JOBS.items()}
-    return headlines(metas, run_jobs(tables[TABLES[0]].sparkSession.sparkContext, jobs))
+    todo = {name: partial(collect, tables[table]) for name, (table, collect) in jobs(metas).items()}
+    return headlines(metas, run_jobs(tables[TABLES[0]].sparkSession.sparkContext, todo))
 
 
 def headlines(metas: Sequence[Mapping], got: Mapping[str, dict]) -> dict:
-    """{cluster: headline numbers} from the results of every job of :data:`JOBS`, one per meta."""
+    """{cluster: headline numbers} from the results of every job of :func:`jobs`, one per meta."""
     peaks, by_kind, by_status, meters, gauges, overall, lost = (got[name] for name in JOBS)
     out: dict = {}
     for meta in metas:
         c = str(meta["cluster"])
-        p = peaks.get(c)
+        p = got["instants"].get(c) if meta.get("source") == "logs" else peaks.get(c)
         kinds = {k: by_kind.get((c, k)) for k in INCIDENT_KINDS}
         out[c] = {
             "kafka_version": meta.get("kafka_version"),

@@ -50,3 +50,35 @@ def test_no_headline_reads_the_lag_gauges_that_broker_metrics_writes_last():
 
     assert BROKER_METRICS_READ and not set(BROKER_METRICS_READ) & set(LAG_GAUGES)
     assert [job for job, (table, _) in JOBS.items() if table == "broker_metrics"] == ["meters", "gauges"]
+
+
+def test_a_cluster_rebuilt_from_logs_peaks_at_any_instant_not_only_at_the_grid(spark):
+    """The gauges of docs/semantics.md §2 (ReplicaManager's UnderReplicatedPartitions, KafkaController's
+    OfflinePartitionsCount, …) are read at scrapes, and a simulated cluster's peak is their maximum there. A
+    cluster rebuilt from logs has no scrapes: the grid is ours, and a shrink expanded within it (Partition.
+    maybeShrinkIsr, then maybeExpandIsr, seconds apart) is an incident, so its peak is over every instant.
+    An interval ending where the partition's next one starts (the same ms) does not dip or double count."""
+    def row(topic, from_ms, to_ms, urp=False, kip352=None, reassigning=False, offline=False):
+        kip352 = urp if kip352 is None else kip352
+        return dict(cluster="c", topic=topic, partition=0, from_ms=from_ms, to_ms=to_ms, leader=-1 if offline else 1,
+                    replicas=[1, 2, 3], isr=[1], urp=urp, urp_kip352=kip352, urp_legacy=urp, under_min_isr=False,
+                    at_min_isr=False, offline=offline, reassigning=reassigning)
+
+    state = [row("a", 0, 1_000), row("a", 1_000, 3_000, urp=True), row("a", 3_000, None),
+             row("b", 0, 2_000), row("b", 2_000, 2_500, urp=True, kip352=False, reassigning=True),
+             row("b", 2_500, 4_000, urp=True, kip352=False, reassigning=True), row("b", 4_000, None),
+             row("c", 0, 3_000), row("c", 3_000, None, urp=True), row("d", 5_000, 5_001, offline=True),
+             row("d", 5_001, None)]
+    tables = {name: _frame(spark, name, []) for name in TABLES}
+    tables["partition_state"] = _frame(spark, "partition_state", state)
+    tables["cluster_metrics"] = _frame(spark, "cluster_metrics", [
+        dict(cluster="c", ts_ms=ts, urp=0, urp_kip352=0, urp_legacy=0, under_min_isr=0, at_min_isr=0, offline=0,
+             reassigning=0, reassignment_induced_urp=0) for ts in (0, 10_000)])
+    meta = {"cluster": "c", "kafka_version": "2.4", "start_ms": 0, "end_ms": 10_000}
+    logged = summarize([{**meta, "source": "logs"}], tables)["c"]
+    # 2,000-3,000: a and b; at 3,000 a ends as c starts; b's two intervals meet at 2,500
+    assert (logged["peak_urp"], logged["peak_urp_legacy"], logged["peak_urp_kip352"]) == (2, 2, 1)
+    assert (logged["peak_reassignment_induced_urp"], logged["peak_reassigning"], logged["peak_offline"]) == (1, 1, 1)
+    assert logged["peak_under_min_isr"] == 0
+    simulated = summarize([{**meta, "source": "simulator"}], tables)["c"]
+    assert (simulated["peak_urp"], simulated["peak_offline"]) == (0, 0)  # the gauges at the scrapes

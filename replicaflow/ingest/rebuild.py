@@ -16,8 +16,8 @@ module adds what the pipeline needs besides them, from the same events and the s
 - ``configs``: the describe's ``Configs:`` (topic overrides: min.insync.replicas, throttled replicas)
   from the start, and ``--min-insync-replicas`` as the broker default;
 - ``log_dirs``: "Stopping serving replicas in dir" → offline, the broker's next start → online;
-- ``replica_offsets``, ``traffic`` and ``produce_errors`` stay empty: no log line carries offsets, lags,
-  bytes or request counts.
+- ``produce_errors``: one rejected request per "Error processing append operation" + NotEnoughReplicas pair;
+- ``replica_offsets`` and ``traffic`` stay empty: no log line carries offsets, lags or bytes.
 
 A partition's state begins at the first instant its assignment, leader and ISR are all known.
 """
@@ -220,7 +220,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         "configs": _configs(spark, clusters, opts),
         "replica_offsets": local_frame(spark, [], from_arrow_schema(TELEMETRY["replica_offsets"])),
         "traffic": local_frame(spark, [], from_arrow_schema(TELEMETRY["traffic"])),
-        "produce_errors": local_frame(spark, [], from_arrow_schema(TELEMETRY["produce_errors"])),
+        "produce_errors": _produce_errors(events, interval),
     }
     tables = {name: conform(df, TELEMETRY[name]) for name, df in tables.items()}
     return Rebuilt(tables, metas, events, parsed["rejects"], parsed["line_counts"])
@@ -419,6 +419,22 @@ def _fetchers(events: DataFrame) -> DataFrame:
     return _seq(rows, "ts_ms", "source", "line_number")
 
 
+def _produce_errors(events: DataFrame, interval_ms: int) -> DataFrame:
+    """Each rejected append the leader logged, counted at the first scrape at or after it (a scrape at T sees
+    (T - interval, T]). ReplicaManager.appendToLocalLog logs every append that fails with NotEnoughReplicas
+    (ERROR "Error processing append operation on partition t-p" and the exception) and marks
+    FailedProduceRequestsPerSec for it, every release: one line, one request. The error code is the exception's
+    name in Kafka's ``Errors`` form (NotEnoughReplicasException → NOT_ENOUGH_REPLICAS); messages and bytes are
+    in no line (null)."""
+    code = F.upper(F.regexp_replace(F.regexp_replace("error", "Exception$", ""), "([a-z])([A-Z])", "$1_$2"))
+    scrape = F.expr(f"(ts_ms + {interval_ms - 1}) div {interval_ms} * {interval_ms}")
+    rejected = events.where((F.col("kind") == "produce_rejected") & F.col("broker").isNotNull()
+                            & F.col("topic").isNotNull() & F.col("partition").isNotNull())
+    return (rejected.groupBy("cluster", scrape.alias("ts_ms"), "topic", "partition", "broker", code.alias("error"))
+            .agg(F.count(F.lit(1)).alias("requests"))
+            .select("*", F.lit(None).alias("messages"), F.lit(None).alias("bytes")))
+
+
 def _log_dirs(events: DataFrame) -> DataFrame:
     """"Stopping serving replicas in dir D" → D offline; each start of the broker → online again for every
     directory that ever failed on it (a directory is back only after a restart, KIP-112)."""
@@ -452,5 +468,5 @@ def provenance(inputs: ClusterInputs) -> dict[str, str]:
     return {
         "assignments": f"{snap}+logs" if inputs.topics is not None else "logs (replicas as far as the lines show)",
         "leaders": "logs", "isr": "logs", "brokers": "logs", "fetchers": "logs", "log_dirs": "logs",
-        "configs": snap, "replica_offsets": "unknown", "traffic": "unknown", "produce_errors": "unknown",
+        "configs": snap, "replica_offsets": "unknown", "traffic": "unknown", "produce_errors": "logs",
     }

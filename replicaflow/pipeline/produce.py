@@ -12,7 +12,6 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from replicaflow.model.metrics import REQ, jmx
-from replicaflow.model.produce import NOT_ENOUGH_REPLICAS
 
 FAILED_PRODUCE = jmx("FailedProduceRequestsPerSec")
 
@@ -34,10 +33,3 @@ def produce_meter_deltas(produce_errors: DataFrame, grid: DataFrame) -> DataFram
     names = F.array(F.lit(FAILED_PRODUCE), errors_per_sec(F.col("error")))
     return per_broker.select("cluster", "broker", F.explode(names).alias("name"), "restart", "ts_ms", "delta")
 
-
-def rejected_by_partition(produce_errors: DataFrame) -> DataFrame:
-    """(cluster, topic, partition, requests, messages, bytes): every NOT_ENOUGH_REPLICAS rejection of the run."""
-    return (produce_errors.filter(F.col("error") == NOT_ENOUGH_REPLICAS)
-            .groupBy("cluster", "topic", "partition")
-            .agg(F.sum("requests").alias("requests"), F.sum("messages").alias("messages"),
-                 F.sum("bytes").alias("bytes")))

@@ -67,12 +67,38 @@ def urp_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Marke
         return None
     version = analysis.meta.get(cluster, {}).get("kafka_version", "")
     grid = [int(t) for t in cm["ts_ms"]]
-    return line_chart(f"{prefix}-urp", "URP: KIP-352 against legacy", "partitions", grid, [
+    chart = line_chart(f"{prefix}-urp", "URP: KIP-352 against legacy", "partitions", grid, [
         Series("KIP-352 (adding replicas excluded)", clean(cm["urp_kip352"]), color="#1f6feb", dash="solid"),
         Series("legacy ≤ 2.4 (|ISR| < |replicas|); shaded: reassignment-induced", clean(cm["urp_legacy"]),
                color="#d1242f", dash="dash", fill_to_previous=True),
         Series(f"reported by Kafka {version}".strip(), clean(cm["urp"]), color="#1a7f37", dash="dot", width=3),
     ], markers, what="Under-replicated partitions, KIP-352 and legacy")
+    return between_points(analysis, cluster, cm, chart, {"urp_kip352": "KIP-352", "urp_legacy": "legacy"})
+
+
+HEALTH = {"urp": "under-replicated", "under_min_isr": "under min ISR", "at_min_isr": "at min ISR",
+          "offline": "offline", "reassigning": "reassigning"}
+
+
+def between_points(analysis: Analysis, cluster: str, cm: pd.DataFrame, chart: Chart, labels: dict[str, str]) -> Chart:
+    """A cluster rebuilt from logs peaks at any instant, not only at the grid's points (docs/real-cluster.md,
+    "The scrape grid"): where a card's peak (``peak_<column>``) is above every point the chart draws, the chart
+    says so, instead of a bare "0 throughout" under a card of 1."""
+    if analysis.meta.get(cluster, {}).get("source") != "logs":
+        return chart
+    summary = analysis.headline(cluster)
+    above = [f"{int(summary[f'peak_{c}']):,} {label}" for c, label in labels.items()
+             if (summary.get(f"peak_{c}") or 0) > (cm[c].max() if len(cm) else 0)]
+    if not above:
+        return chart
+    grid, peaks = format_duration(analysis.scrape_interval_ms(cluster)), ", ".join(above)
+    if chart.drawn:
+        chart.notes.append(f"Between the {grid} grid's points the logs show up to {peaks} (the cards' peaks).")
+    elif chart.sentence and chart.sentence.endswith(": 0 throughout."):
+        what = chart.sentence.rsplit(": ", 1)[0]
+        chart.sentence = f"{what}: 0 at every point of the {grid} grid; between them the logs show up to {peaks} " \
+                         "(the cards' peaks)."
+    return chart
 
 
 def health_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> Chart | None:
@@ -80,11 +106,10 @@ def health_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Ma
     if cm.empty:
         return None
     grid = [int(t) for t in cm["ts_ms"]]
-    return line_chart(f"{prefix}-health", "Partition health (cluster)", "partitions", grid, [
-        Series(label, clean(cm[c])) for c, label in (
-            ("urp", "under-replicated"), ("under_min_isr", "under min ISR"), ("at_min_isr", "at min ISR"),
-            ("offline", "offline"), ("reassigning", "reassigning"))], markers,
-        what="Partition health (URP, under/at min ISR, offline, reassigning)")
+    chart = line_chart(f"{prefix}-health", "Partition health (cluster)", "partitions", grid,
+                       [Series(label, clean(cm[c])) for c, label in HEALTH.items()], markers,
+                       what="Partition health (URP, under/at min ISR, offline, reassigning)")
+    return between_points(analysis, cluster, cm, chart, HEALTH)
 
 
 def churn_heatmap(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> Chart | None:

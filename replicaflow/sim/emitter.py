@@ -269,12 +269,17 @@ class Emitter:
                   **self._fetch_error_fields(p, leader_bi))
 
     # ------------------------------------------------------------------ producers (§1.5)
-    def produce_rejected(self, p: int, min_isr: int, now: int) -> None:
-        """The leader's first NotEnoughReplicas rejection of a run (docs/logs.md: one line per run)."""
+    def produce_rejected(self, rows: np.ndarray, requests: np.ndarray, min_isr: np.ndarray, now: int) -> None:
+        """The leader's NotEnoughReplicas rejections: one logged per request, as ReplicaManager.appendToLocalLog
+        logs every failed append (docs/logs.md)."""
+        if self.logs is None:
+            return
         s = self.s
-        topic, partition = s.tp(p)
-        self._log("produce_rejected", now, s.leader_id(p), topic=topic, partition=partition,
-                  isr=s.replica_ids(p, s.in_isr[p]), min_isr=min_isr)
+        for p, n, m in zip(rows.tolist(), requests.tolist(), min_isr.tolist(), strict=True):
+            topic, partition = s.tp(p)
+            for _ in range(int(n)):
+                self._log("produce_rejected", now, s.leader_id(p), topic=topic, partition=partition,
+                          isr=s.replica_ids(p, s.in_isr[p]), min_isr=int(m))
 
     # ------------------------------------------------------------------ log directories (KIP-112)
     def log_dir_changed(self, b: int, d: int, state: str, now: int) -> None:

@@ -44,7 +44,6 @@ class ReplicaManager:
         self.per_request = per_request[state.topic_idx]
         self.any_acks_all = bool(self.acks_all.any())
         self.sent = np.zeros(state.n_partitions, dtype=np.int64)          # messages the producers sent
-        self.rejecting = np.zeros(state.n_partitions, dtype=bool)         # in a logged rejection run
         self.failed_total = np.zeros(state.n_brokers, dtype=np.int64)     # the meters' Count since start
         self._rejected: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self._reject_version: tuple[int, int] | None = None  # (layout, ISR) versions _reject was derived at
@@ -88,11 +87,9 @@ class ReplicaManager:
         reject, any_reject, n_rep, min_isr = self._reject
         if not any_reject:
             self.sent += produced
-            self.rejecting[:] = False
             return
         requests = rules.requests_sent(self.sent, produced, self.per_request)
         self.sent += produced
-        self.rejecting &= reject
         rows = np.nonzero(reject & ((produced > 0) | (requests > 0)))[0]
         if len(rows) == 0:
             return
@@ -100,12 +97,10 @@ class ReplicaManager:
         produced[rows] = 0
         self.failed_total += np.bincount(brokers, weights=reqs, minlength=s.n_brokers).astype(np.int64)
         self._rejected.append((rows, brokers, reqs, msgs))
-        first = rows[(reqs > 0) & ~self.rejecting[rows]]
-        if len(first):
-            self.rejecting[first] = True
-            effective = predicates.effective_min_isr(min_isr[first], n_rep[first], self.capped)
-            for p, m in zip(first, effective, strict=True):
-                self.emit.produce_rejected(int(p), int(m), now)
+        logged = reqs > 0
+        if logged.any():
+            effective = predicates.effective_min_isr(min_isr[rows[logged]], n_rep[rows[logged]], self.capped)
+            self.emit.produce_rejected(rows[logged], reqs[logged], effective, now)
 
     def drain_rejected(self) -> dict:
         """The ``produce_errors`` columns of the requests rejected since the last scrape (one row per

@@ -282,3 +282,23 @@ def test_the_report_of_a_fleet_shows_each_clusters_inputs_from_its_metas(fleet):
     assert set(analysis.meta) == {"bug", "roleplay", "churn", "excerpt"}
     version = next(r["value"] for r in panel(analysis, "roleplay", [], None) if r["what"] == "Kafka version")
     assert version == "2.4 (inferred from the log lines' forms: 2.4)"
+
+
+def test_the_charts_say_what_the_grid_missed_where_a_cards_peak_is_above_them(fleet):
+    """The summary of a cluster rebuilt from logs peaks at any instant (pipeline/summary.py), its charts are drawn on
+    the 10 s grid: the roleplay move (404 ms) and the excerpt's ISR flap (Partition.maybeShrinkIsr, then
+    maybeExpandIsr 2.25 s later) fall between two points. A chart reading "0 throughout" under a card of 1 says
+    what the logs show between the points; the bug report's drawn charts, whose points reach the peaks, do not."""
+    from replicaflow.report.data import load_analysis
+    from replicaflow.report.sections import health_chart, urp_chart
+
+    analysis = load_analysis(fleet)
+    health = health_chart(analysis, "roleplay", "r", [])  # drawn: at min ISR 2 after the move
+    assert health.drawn and health.notes == [
+        "Between the 10s grid's points the logs show up to 1 under-replicated, 1 reassigning (the cards' peaks)."]
+    assert urp_chart(analysis, "roleplay", "r", []).sentence == (
+        "Under-replicated partitions, KIP-352 and legacy: 0 at every point of the 10s grid; between them the logs "
+        "show up to 1 legacy (the cards' peaks).")
+    assert "up to 1 under-replicated (the cards' peaks)" in health_chart(analysis, "excerpt", "e", []).sentence
+    bug = health_chart(analysis, "bug", "b", [])
+    assert bug.drawn and not bug.notes

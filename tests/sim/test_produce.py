@@ -87,13 +87,16 @@ def test_0_11_counts_failed_produce_requests_without_errors_per_sec():
      "The size of the current ISR Set(1, 2, 3) is insufficient to satisfy the min.isr requirement of 4 "
      "for partition t-0"),
 ])
-def test_one_error_line_per_rejection_run_in_the_release_form(version, first, cause):
-    """ReplicaManager.appendToLocalLog logs at ERROR with the exception; replicaflow writes the first of a run.
-    Partition.appendRecordsToLeader formats ``[topic,partition]`` before 0.10.2, its TopicPartition from 0.10.2."""
+def test_one_error_line_per_rejected_request_in_the_release_form(version, first, cause):
+    """ReplicaManager.appendToLocalLog logs every failed append at ERROR with the exception, and marks
+    FailedProduceRequestsPerSec for it: one line per rejected request, 375 as the meter counts, at the instants
+    the telemetry has them. Partition.appendRecordsToLeader formats ``[topic,partition]`` before 0.10.2, its
+    TopicPartition from 0.10.2."""
     logs: list = []
     run = simulate(_minisr_window(version), log_events=logs)
     rejected = [e for e in logs if e["kind"] == "produce_rejected"]
-    assert len(rejected) == 1 and rejected[0]["ts_ms"] == run.scenario.start_ms + 10_000
+    assert len(rejected) == 375 and rejected[0]["ts_ms"] == run.scenario.start_ms + 10_000
+    assert rejected[-1]["ts_ms"] < run.scenario.start_ms + 70_000
     lines = render_logs(rejected, V(version))["broker-1/server.log"]
     assert lines[0].endswith(f"ERROR {first} (kafka.server.ReplicaManager)")
     assert lines[1] == f"org.apache.kafka.common.errors.NotEnoughReplicasException: {cause}"

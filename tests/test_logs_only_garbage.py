@@ -96,7 +96,7 @@ def test_garbage_beside_real_logs_is_counted_and_the_run_succeeds(logs):
     report = cli("report", str(out), cwd=logs)
     assert report.returncode == 0, report.stderr
     html = (out / "report.html").read_text()
-    assert "inferred from the log lines" in html and "unknown: produce_errors, replica_offsets, traffic" in html
+    assert "inferred from the log lines" in html and "unknown: replica_offsets, traffic" in html
 
 
 def test_nothing_readable_is_one_sentence_and_non_zero(logs):

@@ -1,10 +1,12 @@
-"""Round trip of the rejected produce requests: simulate with --logs, analyze the logs and one describe snapshot
-ONLY, and FailedProduceRequestsPerSec equals truth/broker_metrics at every scrape, on each form of the
-NotEnoughReplicas line (docs/logs.md, `produce_rejected`).
+"""Round trip of the rejected produce requests and the min ISR: simulate with --logs, analyze the logs and one
+describe snapshot ONLY, and FailedProduceRequestsPerSec and UnderMinIsrPartitionCount equal truth/broker_metrics at
+every scrape, on each form of the NotEnoughReplicas line and of the config change line (docs/logs.md).
 
 ReplicaManager.appendToLocalLog logs every append that fails with NotEnoughReplicasException (ERROR "Error
 processing append operation on partition t-p", then the exception) and marks FailedProduceRequestsPerSec for it,
-in every release: the count of the lines is the meter (ingest/rebuild.py, ``_produce_errors``).
+in every release: the count of the lines is the meter (ingest/rebuild.py, ``_produce_errors``). A topic's
+min.insync.replicas raised by `kafka-configs --alter` is logged by every broker with the topic's overrides
+(DynamicConfigManager, ZkConfigManager, KRaft's DynamicConfigPublisher): the rebuilt configs follow it.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ pytestmark = pytest.mark.spark
 
 # one release per form of the exception's text: [t,p] before 0.10.2, t-p to 2.0, the ISR's Set from 2.1, 4.x's
 RELEASES = ("0.10", "1.1", "2.4", "4.0")
-FAILED = jmx("FailedProduceRequestsPerSec")
+FAILED, UNDER_MIN_ISR = jmx("FailedProduceRequestsPerSec"), jmx("UnderMinIsrPartitionCount")
 
 
 def story(release: str) -> str:
-    """Two of a partition's three replicas down: |ISR| 1 < min ISR 2, so acks=all appends fail until one is back."""
+    """Two of a partition's three replicas down: |ISR| 1 < min ISR 2, so acks=all appends fail until one is back;
+    then min ISR 3 while broker 3 is still down: the partitions it holds fail again."""
     return f"""name: produce
 seed: 7
 duration: 60s
@@ -50,6 +53,7 @@ events:
   - {{at: 10s, broker_down: 3}}
   - {{at: 20s, broker_down: 4}}
   - {{at: 40s, broker_up: 4}}
+  - {{at: 50s, config: {{topic: payments, min.insync.replicas: 3}}}}
 """
 
 
@@ -70,21 +74,28 @@ def fleet(tmp_path_factory):
     return root, out
 
 
-def failed(path, cluster: str | None = None) -> dict[tuple, float]:
-    """{(ts_ms, broker): FailedProduceRequestsPerSec} of a broker_metrics table (one cluster's rows)."""
+def metric(path, name: str, cluster: str | None = None) -> dict[tuple, float]:
+    """{(ts_ms, broker): value} of one metric of a broker_metrics table (one cluster's rows)."""
     return {(r["ts_ms"], r["broker"]): r["value"] for r in pq.read_table(path).to_pylist()
-            if r["name"] == FAILED and cluster in (None, r["cluster"])}
+            if r["name"] == name and cluster in (None, r["cluster"])}
 
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_rejected_appends_counted_from_the_leaders_lines_equal_truth(fleet, release):
     root, out = fleet
     name = f"v{release.replace('.', '')}"
-    truth = failed(root / name / "truth" / "broker_metrics")
-    got = failed(out / "analysis" / "broker_metrics", cluster=name)
+    truth, got = (metric(root / name / "truth" / "broker_metrics", FAILED),
+                  metric(out / "analysis" / "broker_metrics", FAILED, cluster=name))
     both = truth.keys() & got.keys()  # the scrapes of the logged period, each broker while up
     assert len(both) >= 15 and [k for k in both if truth[k] != got[k]] == []
-    # partition 1 ([2, 3, 4]) on broker 2 and partition 2 ([3, 4, 1]) on broker 1 rejected from 20 s to 40 s
+    if release != "0.10":  # UnderMinIsrPartitionCount is 1.0+ (KIP-164)
+        under, rebuilt = (metric(root / name / "truth" / "broker_metrics", UNDER_MIN_ISR),
+                          metric(out / "analysis" / "broker_metrics", UNDER_MIN_ISR, cluster=name))
+        assert len(under.keys() & rebuilt.keys()) >= 15
+        assert [k for k in under.keys() & rebuilt.keys() if under[k] != rebuilt[k]] == []
+        assert sum(v for (ts, _), v in under.items() if ts == max(t for t, _ in under)) == 3  # min ISR 3 at the end
+    # partition 1 ([2, 3, 4]) on broker 2 and partition 2 ([3, 4, 1]) on broker 1 rejected from 20 s to 40 s, and
+    # every partition holding broker 3 from 50 s (partition 0 [1, 2, 3] on broker 1 too)
     assert {b for (_, b), v in truth.items() if v > 0} == {1, 2}
     summary = json.loads((out / "analysis" / "_summary.json").read_text())[name]
     total = sum(max(v for (_, b), v in truth.items() if b == broker) for broker in (1, 2))

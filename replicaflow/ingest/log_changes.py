@@ -21,7 +21,8 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     the write (``state`` = ``refused``: the next line of the partition says "Cached zkVersion ... skip
     updating ISR"). A proposal the controller answered with a new leader epoch (KRaft before metadata
     3.6, docs/semantics.md §6) is not logged as "ISR updated" either: the leader's line of the new epoch,
-    in the same millisecond and naming the proposed ISR, carries it instead. Rows are ordered by (ts_ms,
+    in the same millisecond and naming the proposed ISR, carries it instead. A leader's NotEnoughReplicas
+    rejection (2.1+) names the committed ISR it refused with, an ISR row too. Rows are ordered by (ts_ms,
     source, line_number) and numbered ``seq``; an ISR row that repeats the previous ISR and leader epoch of
     its partition is dropped.
     """
@@ -31,6 +32,11 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     # become-leader transition" (state-change.log, TRACE) is its leader line, epoch unknown, where no other is
     became = (k == "become_leader") & (F.col("state") == "completed")
     logged = events
+    # a NotEnoughReplicas rejection (2.1+) names the leader's committed ISR at that instant (Partition.
+    # appendRecordsToLeader: partitionState.isr); before 2.1 only its size
+    rejections = events.where((k == "produce_rejected") & F.col("isr").isNotNull()).select(
+        *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
+        F.lit(False).alias("alter_style"), F.lit(0).alias("with_start"))
     events = events.where(k.isin("isr_updated", "leader_start", "isr_shrink", "isr_expand") | became).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
         ((k == "isr_updated") & ~F.col("message").contains("zkVersion")).alias("alter_style"))
@@ -44,7 +50,7 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
         .withColumn("sorted_isr", F.array_sort("isr")) \
         .join(new_epoch, [*keys, "ts_ms", "sorted_isr"], "left_anti").drop("sorted_isr")
     base = events.where((k == "isr_updated") | ((k == "leader_start") & F.col("isr").isNotNull())) \
-        .unionByName(proposals).select("*", F.lit(True).alias("is_isr"))
+        .unionByName(proposals).unionByName(rejections).select("*", F.lit(True).alias("is_isr"))
     leaders = events.where(k.isin("leader_start", "become_leader")).select("*", F.lit(False).alias("is_isr"))
     changed = base.unionByName(leaders).where(F.col("topic").isNotNull() & F.col("partition").isNotNull())
     order = Window.partitionBy("cluster").orderBy("ts_ms", "source", "line_number", F.col("is_isr").asc())

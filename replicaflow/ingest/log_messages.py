@@ -16,6 +16,7 @@ _L = r"((?:\d[\d,]*)?(?<!,))"  # `1,2,3` (mkString(",")), possibly empty, never 
 _LS = r"([\d, ]*)"    # `1, 2, 3` (List/Set toString, Java lists)
 _N = r"(-?\d+)"
 _PARTITION_KEY = r"\bpartition(?:Index|Id)=(\d+)"
+_MIN_ISR_SET = r"(?:^|[\s(,{])min\.insync\.replicas(?: -> |=)(\d+)"  # in a config listing: `k -> v` or `k=v`
 
 
 @dataclass(frozen=True)
@@ -386,6 +387,22 @@ RULES: list[Rule] = [
     # ReplicationControlManager.replay(RemoveTopicRecord): `Removed topic` up to 3.5, then `Replayed RemoveTopicRecord`
     Rule("topic_deleted", r"^(?:Removed topic|Replayed RemoveTopicRecord for topic) (\S+) with ID \S+\.$",
          {"topic_name": 1}),
+    # --- dynamic configs: every override of a topic (or of the cluster's default) after a change --------
+    # ZooKeeper: every broker, on the change notification (DynamicConfigManager, ZkConfigManager from 3.x): the
+    # overrides as `{k=v, …}` (Properties, up to 0.10.2) or `Map(k -> v, …)`/`HashMap(k -> v, …)`; v1 notifications
+    # name the entity apart
+    Rule("config_changed", r"^Processing override for entityPath: topics/([^\s/]+) with config: (.*)$",
+         {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
+    Rule("config_changed", r"^Processing override for entityType: topics, entity: (\S+) with config: (.*)$",
+         {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
+    Rule("config_changed", r"^Processing override for entityPath: brokers/<default> with config: (.*)$",
+         {"min_isr": (1, _MIN_ISR_SET, 1)}, state="default"),
+    # ZkAdminManager 2.8+ (the broker that took the request; before, it printed its own KafkaConfig object) and
+    # KRaft's DynamicConfigPublisher (every broker): `k -> v,k2 -> v2`, empty when no override is left
+    Rule("config_changed", r"^Updating topic (\S+) with new configuration :(.*)$",
+         {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
+    Rule("config_changed", r"^Updating cluster configuration :(.*)$", {"min_isr": (1, _MIN_ISR_SET, 1)},
+         state="default"),
     # --- reassignment: KafkaController, ReplicationControlManager (controller.log) -------------------
     Rule("reassignment_started", rf"^Handling reassignment of partition {_TP} to new replicas {_L}$",
          {"tp": 1, "replicas": 2}),

@@ -67,7 +67,8 @@ LOG_PART = r"^\[(?:Unified|Merged)?Log partition=(\S+)-(\d+), dir=[^\[\]]*\] "
 ID_PREFIX = (r"^\[(?:Broker id|ReplicaFetcher replicaId|ReplicaFetcherManager on broker|Controller id|Controller|"
              r"QuorumController id|KafkaServer id|Kafka Server|KafkaRaftServer nodeId|BrokerServer id|"
              r"ControllerServer id|ReplicaManager broker|Replica Manager on Broker|ReplicaAlterLogDirsManager on broker|"
-             r"BrokerLifecycleManager id|LogManager broker)[= ](\d+)[\], ]")
+             r"BrokerLifecycleManager id|LogManager broker|Admin Manager on Broker|BrokerMetadataPublisher id|"
+             r"DynamicConfigPublisher (?:nodeType=)?broker id)[= ](\d+)[\], ]")
 STRIP_PREFIX = (r"^(?:\[Partition \S+-\d+ broker=\d+\] |Partition \[[^\[\]]+,\d+\] on broker \d+: |"
                 r"\[[A-Za-z][^\[\]]{0,200}\][,:]? )")
 PATH_BROKER = r"(?i)(?:^|[/_-])(?:broker|kafka)[-_]?(\d+)(?:[/_.]|$)"

@@ -33,7 +33,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError, quote
-from replicaflow.ingest import replay
+from replicaflow.ingest import line_tables, replay
 from replicaflow.ingest.broker_sessions import any_failure, isr_removals, lifecycle
 from replicaflow.ingest.holders import (
     Seen,
@@ -44,6 +44,7 @@ from replicaflow.ingest.holders import (
     seen_replicas,
     topic_deletions,
 )
+from replicaflow.ingest.line_tables import numbered
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
@@ -57,8 +58,6 @@ ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other chang
 BROKER_SEES_LATER = 1 << 40  # a broker's line of one instant replays after the controller's (moves number from 0)
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
-FETCH_LEADER = r"(?:leaderId=|to broker (?:BrokerEndPoint\((?:id=)?)?|ReplicaFetcherThread-\d+-)(\d+)"
-FETCH_ID = r"(?:fetcherId=|ReplicaFetcherThread-)(\d+)"
 
 # Log forms that bound the release (docs/real-cluster.md, "Kafka version"): (pattern, first, last release).
 FORMS: tuple[tuple[str, str | None, str | None], ...] = (
@@ -89,6 +88,12 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"ISR updated to \S+ (?: |\(under-min-isr\) )and version updated to \d", "3.5", None),
     (r"Previous leader (?:Some|None)", "3.5", None),
     (r"lastCaughtUpTimeMs", "3.6", None),
+    # Partition.appendRecordsToLeader's NotEnoughReplicasException: `[t,p]` up to 0.10.1, the TopicPartition from
+    # 0.10.2, the ISR's members from 2.1; the ISR's size and its members apart after 3.8 (not in 3.8.0)
+    (r"Number of insync replicas for partition \[", None, "0.10"),
+    (r"Number of insync replicas for partition [^\[\s]", "0.10", "2.0"),
+    (r"The size of the current ISR (?:Hash)?Set\(", "2.1", None),
+    (r"The size of the current ISR : \d", "3.9", None),
 )
 FALLBACK_VERSION = "0.10"
 
@@ -124,11 +129,6 @@ class Rebuilt:
 def _in_utc(col: Column, tz: str | None) -> Column:
     """Log4j writes the broker's local time: ``--log-timezone`` turns it into UTC epoch ms."""
     return col if tz is None else F.unix_millis(F.to_utc_timestamp(F.timestamp_millis(col), tz))
-
-
-def _seq(df: DataFrame, *order: str) -> DataFrame:
-    w = Window.partitionBy("cluster").orderBy(*order)
-    return df.withColumn("seq", F.row_number().over(w).cast("long"))
 
 
 def _periods(events: DataFrame) -> dict[str, dict]:
@@ -215,12 +215,12 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         "leaders": leaders,
         "isr": isr.select("*", *[F.lit(None).cast("array<int>").alias(c) for c in ("elr", "last_known_elr")]),
         "brokers": _brokers(spark, events, clusters, seen),
-        "fetchers": _fetchers(events),
-        "log_dirs": _log_dirs(events),
-        "configs": _configs(spark, clusters, opts),
+        "fetchers": line_tables.fetchers(events),
+        "log_dirs": line_tables.log_dirs(events),
+        "configs": _configs(spark, clusters, opts).unionByName(line_tables.logged_configs(events, opts)),
         "replica_offsets": local_frame(spark, [], from_arrow_schema(TELEMETRY["replica_offsets"])),
         "traffic": local_frame(spark, [], from_arrow_schema(TELEMETRY["traffic"])),
-        "produce_errors": _produce_errors(events, interval),
+        "produce_errors": line_tables.produce_errors(events, interval),
     }
     tables = {name: conform(df, TELEMETRY[name]) for name, df in tables.items()}
     return Rebuilt(tables, metas, events, parsed["rejects"], parsed["line_counts"])
@@ -288,7 +288,7 @@ def _instant_order(isr: DataFrame, lead: DataFrame, carried: DataFrame) -> tuple
     lead = lead.select("*", F.when(F.col("seq") < 0, -1).otherwise(1).alias("rank"))
     both = (isr.select("*", F.lit(True).alias("is_isr"))
             .unionByName(lead.select("*", F.lit(False).alias("is_isr")), allowMissingColumns=True))
-    both = _seq(both, "ts_ms", "rank", "seq")
+    both = numbered(both, "ts_ms", "rank", "seq")
     # an ISR row's epoch is the last leader line's in this order (the reader's own order may differ)
     upto = Window.partitionBy("cluster", "topic", "partition").orderBy("seq").rowsBetween(Window.unboundedPreceding, 0)
     epoch = F.coalesce(F.last(F.when(~F.col("is_isr"), F.col("leader_epoch")), ignorenulls=True).over(upto),
@@ -401,50 +401,7 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
                .where(F.col("first").isNull() | (F.col("first") != "up"))
                .select("cluster", F.col("start_ms").alias("ts_ms"), "broker", F.lit("").alias("source"),
                        F.lit(0).cast("long").alias("line_number"), F.lit("up").alias("state")))
-    return _seq(life.unionByName(initial), "ts_ms", "source", "line_number")
-
-
-def _fetchers(events: DataFrame) -> DataFrame:
-    action = (F.when(F.col("kind") == "fetcher_added", F.lit("added"))
-              .when((F.col("kind") == "fetcher_removed") | ((F.col("kind") == "fetch_epoch_mismatch")
-                                                            & (F.col("state") == "older")), F.lit("removed"))
-              .when(F.col("kind") == "partition_failed", F.lit("failed")))
-
-    def num(p: str) -> Column:
-        return F.nullif(F.regexp_extract("message", p, 1), F.lit("")).try_cast("int")
-    rows = events.where(action.isNotNull() & F.col("topic").isNotNull()).select(
-        "cluster", "ts_ms", "broker", F.coalesce("leader", num(FETCH_LEADER)).alias("leader"),
-        num(FETCH_ID).alias("fetcher_id"),
-        "topic", "partition", action.alias("action"), "source", "line_number")
-    return _seq(rows, "ts_ms", "source", "line_number")
-
-
-def _produce_errors(events: DataFrame, interval_ms: int) -> DataFrame:
-    """Each rejected append the leader logged, counted at the first scrape at or after it (a scrape at T sees
-    (T - interval, T]). ReplicaManager.appendToLocalLog logs every append that fails with NotEnoughReplicas
-    (ERROR "Error processing append operation on partition t-p" and the exception) and marks
-    FailedProduceRequestsPerSec for it, every release: one line, one request. The error code is the exception's
-    name in Kafka's ``Errors`` form (NotEnoughReplicasException → NOT_ENOUGH_REPLICAS); messages and bytes are
-    in no line (null)."""
-    code = F.upper(F.regexp_replace(F.regexp_replace("error", "Exception$", ""), "([a-z])([A-Z])", "$1_$2"))
-    scrape = F.expr(f"(ts_ms + {interval_ms - 1}) div {interval_ms} * {interval_ms}")
-    rejected = events.where((F.col("kind") == "produce_rejected") & F.col("broker").isNotNull()
-                            & F.col("topic").isNotNull() & F.col("partition").isNotNull())
-    return (rejected.groupBy("cluster", scrape.alias("ts_ms"), "topic", "partition", "broker", code.alias("error"))
-            .agg(F.count(F.lit(1)).alias("requests"))
-            .select("*", F.lit(None).alias("messages"), F.lit(None).alias("bytes")))
-
-
-def _log_dirs(events: DataFrame) -> DataFrame:
-    """"Stopping serving replicas in dir D" → D offline; each start of the broker → online again for every
-    directory that ever failed on it (a directory is back only after a restart, KIP-112)."""
-    keys = ["cluster", "ts_ms", "broker", "source", "line_number"]
-    failed = events.where((F.col("kind") == "log_dir_failed") & F.col("broker").isNotNull())
-    offline = failed.select(*keys, "log_dir", F.lit("offline").alias("state"))
-    online = (events.where((F.col("kind") == "broker_started") & F.col("broker").isNotNull()).select(*keys)
-              .join(failed.select("cluster", "broker", "log_dir").distinct(), ["cluster", "broker"])
-              .select(*keys, "log_dir", F.lit("online").alias("state")))
-    return _seq(offline.unionByName(online), "ts_ms", "source", "line_number", "log_dir")
+    return numbered(life.unionByName(initial), "ts_ms", "source", "line_number")
 
 
 def _configs(spark: SparkSession, clusters: dict[str, _Cluster], opts: RebuildOptions) -> DataFrame:
@@ -468,5 +425,6 @@ def provenance(inputs: ClusterInputs) -> dict[str, str]:
     return {
         "assignments": f"{snap}+logs" if inputs.topics is not None else "logs (replicas as far as the lines show)",
         "leaders": "logs", "isr": "logs", "brokers": "logs", "fetchers": "logs", "log_dirs": "logs",
-        "configs": snap, "replica_offsets": "unknown", "traffic": "unknown", "produce_errors": "logs",
+        "configs": f"{snap}+logs (min.insync.replicas)" if inputs.topics is not None else "logs (min.insync.replicas)",
+        "replica_offsets": "unknown", "traffic": "unknown", "produce_errors": "logs",
     }

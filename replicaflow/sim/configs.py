@@ -46,6 +46,7 @@ class DynamicConfigs:
         self.plan: dict[tuple[str, int], list[int]] = {}  # the last --execute's JSON, what --verify is run with
         self._unclean: np.ndarray | None = None
         self._parsed: dict[tuple[str, str, str], object] = {}
+        self._touched: dict[tuple[str, str], None] = {}  # entities changed since the last announcement, in order
         self._derive()
 
     def load_initial(self, scenario: Scenario, now: int) -> None:
@@ -55,6 +56,7 @@ class DynamicConfigs:
         for t in scenario.topics:
             if t.min_insync_replicas is not None:
                 self.set("topic", t.name, MIN_ISR, str(t.min_insync_replicas), now)
+        self._touched.clear()  # the configs a cluster starts with: stored before any broker runs, logged by none
         self._derive()
 
     # ------------------------------------------------------------------ stored values
@@ -72,6 +74,7 @@ class DynamicConfigs:
             store[(entity, name)] = value
         if name == UNCLEAN_LEADER_ELECTION_ENABLE:
             self._unclean = None
+        self._touched[(entity_type, entity)] = None
         if entity_type == "topic" and name == MIN_ISR and entity in self.s.topic_index:
             rows = self.s.topic_idx == self.s.topic_index[entity]
             self.s.topic_min_isr[rows] = -1 if value is None else int(value)
@@ -81,6 +84,16 @@ class DynamicConfigs:
         """The scenario's ``config`` event: ``kafka-configs --alter`` of one entity."""
         for name, value in event.configs:
             self.set(event.entity_type, event.entity, name, value, now)
+        self._announce(now)
+
+    def _announce(self, now: int) -> None:
+        """Each entity a writer changed is one change notification (ZooKeeper) or metadata delta (KRaft): the brokers
+        log the entity's overrides as they now stand, every one of them (docs/logs.md); then the derived values."""
+        for entity_type, entity in self._touched:
+            store = self.broker if entity_type == "broker" else self.topic
+            self.emit.configs_logged(entity_type, entity, {n: v for (e, n), v in sorted(store.items()) if e == entity},
+                                     now)
+        self._touched.clear()
         self._derive()
 
     # ------------------------------------------------------------------ derived values
@@ -175,7 +188,7 @@ class DynamicConfigs:
                     self.version, current, proposed).items():
                 self.set("topic", topic, LEADER_THROTTLED_REPLICAS, leader_list, now)
                 self.set("topic", topic, FOLLOWER_THROTTLED_REPLICAS, follower_list, now)
-        self._derive()
+        self._announce(now)
 
     def plan_executed(self, proposed: dict[tuple[str, int], list[int]]) -> None:
         """``--execute`` was run with ``proposed``; a later ``--verify`` is run with the same file."""
@@ -216,4 +229,4 @@ class DynamicConfigs:
             for name in THROTTLED_REPLICAS_LISTS:
                 if (topic, name) in self.topic:
                     self.set("topic", topic, name, None, now)
-        self._derive()
+        self._announce(now)

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from replicaflow.model import election
+from replicaflow.model.configs import DEFAULT_BROKER
 from replicaflow.sim.state import (
     FETCH_ACTIONS,
     FETCH_ADDED,
@@ -30,7 +31,7 @@ _STATE_LOG = {STATE_UP: "broker_started", STATE_SHUTTING_DOWN: "broker_shutdown"
 # records whose wording depends on the controller kind (docs/semantics.md §7)
 _CONTROLLER_KINDS = frozenset({"broker_started", "broker_shutdown", "reassignment_started", "reassignment_completed",
                                "unclean_leader_election", "broker_failed", "broker_registered",
-                               "controlled_shutdown"})
+                               "controlled_shutdown", "config_changed"})
 
 
 class Emitter:
@@ -90,6 +91,17 @@ class Emitter:
 
     def config_changed(self, entity_type: str, entity: str, name: str, value: str | None, now: int) -> None:
         self.writer.change("configs", now, entity_type=entity_type, entity=entity, name=name, value=value)
+
+    def configs_logged(self, entity_type: str, entity: str, overrides: dict[str, str], now: int) -> None:
+        """Every live broker logs a topic's or the cluster default's overrides after a change; a broker's own
+        overrides, every broker under ZooKeeper (the notification names the entity), only that broker under KRaft."""
+        s = self.s
+        own = entity_type == "broker" and entity != DEFAULT_BROKER
+        for b in np.nonzero(s.up)[0].tolist():
+            broker = int(s.broker_ids[b])
+            if own and self.controller == "kraft" and str(broker) != entity:
+                continue
+            self._log("config_changed", now, broker, entity_type=entity_type, entity=entity, configs=overrides)
 
     # ------------------------------------------------------------------ controller decisions
     def assignment_changed(self, p: int, now: int) -> None:

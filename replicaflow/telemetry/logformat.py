@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from replicaflow.model.version import KafkaVersion
+from replicaflow.telemetry.config_lines import config_changed
 from replicaflow.telemetry.fetcher_lines import (
     fetcher_added,
     fetcher_removed,
@@ -400,6 +401,7 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "broker_registered": _broker_registered,
     "controlled_shutdown": _controlled_shutdown,
     "produce_rejected": _produce_rejected,
+    "config_changed": config_changed,
     "log_dir_failed": _log_dir_failed,
     "storage_halt": _storage_halt,
 }

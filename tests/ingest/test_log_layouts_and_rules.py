@@ -990,3 +990,42 @@ def test_a_records_leader_of_minus_2_names_no_broker(spark, tmp_path):
     got = sorted((r["line_number"], r["kind"], r["leader"]) for r in out["log_events"].collect())
     assert got == [(1, "reassignment_started", None), (2, "reassignment_completed", 2),
                    (3, "reassignment_completed", -1)]
+
+
+CONFIG_CHANGES = """\
+[2024-01-26 10:07:10,015] INFO [Admin Manager on Broker 1]: Updating topic orders with new configuration : retention.ms -> 60000,min.insync.replicas -> 3 (kafka.server.ZkAdminManager)
+[2024-01-26 10:07:10,097] INFO Processing override for entityPath: topics/orders with config: HashMap(retention.ms -> 60000, min.insync.replicas -> 3) (kafka.server.ZkConfigManager)
+[2024-01-26 10:07:11,097] INFO Processing override for entityPath: topics/orders with config: Map(retention.ms -> 60000) (kafka.server.DynamicConfigManager)
+[2024-01-26 10:07:12,097] INFO Processing override for entityType: topics, entity: payments with config: {min.insync.replicas=2, cleanup.policy=compact} (kafka.server.DynamicConfigManager)
+[2024-01-26 10:07:13,097] INFO Processing override for entityPath: brokers/<default> with config: Map(min.insync.replicas -> 2) (kafka.server.ZkConfigManager)
+[2024-01-26 10:07:14,097] INFO [DynamicConfigPublisher broker id=1] Updating topic orders with new configuration :  (kafka.server.metadata.DynamicConfigPublisher)
+[2024-01-26 10:07:15,097] INFO [DynamicConfigPublisher broker id=1] Updating cluster configuration : min.insync.replicas -> 2,log.retention.ms -> 5 (kafka.server.metadata.DynamicConfigPublisher)
+[2024-01-26 10:07:16,097] INFO [Admin Manager on Broker 1]: Updating topic orders with new configuration kafka.server.KafkaConfig@1a2b3c (kafka.server.AdminManager)
+[2024-01-26 10:07:17,097] INFO Processing override for entityPath: topics/orders with config: Map(foo.min.insync.replicas -> 9) (kafka.server.ZkConfigManager)
+[2024-01-26 10:07:18,097] INFO Processing override for entityPath: brokers/2 with config: Map(min.insync.replicas -> 5) (kafka.server.ZkConfigManager)
+"""
+
+
+def test_a_config_change_line_lists_a_topics_or_the_defaults_overrides(spark, tmp_path):
+    """Every override of the entity after the change, min.insync.replicas among them or not (then removed):
+    ZkConfigManager/DynamicConfigManager's `Processing override for entityPath: topics/T` on every broker
+    (`Map(k -> v)`, `HashMap(k -> v)` on Scala 2.13, `{k=v}` Properties up to 0.10.2, the version-1 notification's
+    `entityType: topics, entity: T`), ZkAdminManager 2.8+ and KRaft's DynamicConfigPublisher (`Updating topic T with
+    new configuration : k -> v,…`, the default `Updating cluster configuration : …`). AdminManager 2.4–2.7 printed
+    its KafkaConfig object instead (no event), a longer name ending in min.insync.replicas is another config, and a
+    broker's own override is not the cluster's default. The node is named by ZkAdminManager's logIdent (`[Admin
+    Manager on Broker N]: `) and the publisher's (`[DynamicConfigPublisher broker id=N] `, 3.4 `nodeType=broker`)."""
+    out = read_file(spark, tmp_path, "broker-9/server.log", CONFIG_CHANGES)
+    assert out["rejects"].count() == 0
+    got = sorted((r["line_number"], r["kind"], r["state"], r["topic"], r["partition"], r["min_isr"])
+                 for r in out["log_events"].collect())
+    # the broker from ZkAdminManager's and DynamicConfigPublisher's logIdents, else from the file's path
+    assert {r["line_number"]: r["broker"] for r in out["log_events"].collect()} == {
+        1: 1, 2: 9, 3: 9, 4: 9, 5: 9, 6: 1, 7: 1, 9: 9}
+    assert got == [(1, "config_changed", "topic", "orders", None, 3), (2, "config_changed", "topic", "orders", None, 3),
+                   (3, "config_changed", "topic", "orders", None, None),
+                   (4, "config_changed", "topic", "payments", None, 2),
+                   (5, "config_changed", "default", None, None, 2),
+                   (6, "config_changed", "topic", "orders", None, None),
+                   (7, "config_changed", "default", None, None, 2),
+                   (9, "config_changed", "topic", "orders", None, None)]

@@ -54,6 +54,21 @@ EXCERPT = """\
 2023/05/23 21:09:38.250 INFO [Partition] [data-plane-kafka-request-handler-3] [kafka-server] [] [Partition payments-2 broker=78001] Expanding ISR from 78001,78003 to 78001,78003,78002
 """
 EXCERPT_MS = 1684876170000  # 2023-05-23 21:09:30 UTC, the grid point before the first line
+RM = "(kafka.server.ReplicaManager)"
+NOT_ENOUGH = ("org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(1, 2) is "
+              "insufficient to satisfy the min.isr requirement of 3 for partition orders-3")
+# A leader refusing acks=all writes with a min ISR of 3 the lines alone tell (no describe, the fleet's default 2),
+# until the topic's override is removed at 08:00:30; the ISR grows back at 08:00:40
+REJECTED = f"""\
+[2022-05-10 08:00:00,100] ERROR [ReplicaManager broker=1] Error processing append operation on partition orders-3 {RM}
+{NOT_ENOUGH}
+[2022-05-10 08:00:05,000] ERROR [ReplicaManager broker=1] Error processing append operation on partition orders-3 {RM}
+{NOT_ENOUGH}
+[2022-05-10 08:00:30,000] INFO Processing override for entityPath: topics/orders with config: Map(retention.ms -> 1000) (kafka.server.DynamicConfigManager)
+[2022-05-10 08:00:40,000] INFO [Partition orders-3 broker=1] Expanding ISR from 1,2 to 1,2,3 {P}
+[2022-05-10 08:00:40,010] INFO [Partition orders-3 broker=1] ISR updated to [1,2,3] and zkVersion updated to [9] {P}
+"""
+REJECTED_MS = 1652169600000  # 2022-05-10 08:00:00 UTC
 
 
 REAL = Path(__file__).resolve().parent / "data" / "real_files"
@@ -73,12 +88,12 @@ def fleet(tmp_path_factory) -> Path:
              "bug/logs/broker-4/server.log": BROKER_4, "bug/logs/broker-4/state-change.log": BROKER_4_STATE,
              "bug/logs/broker-9/state-change.log": CONTROLLER_9,
              "roleplay/logs/broker-1/server.log": (REAL / "roleplay-2.4-broker-1.log").read_text(),
-             "excerpt/logs/broker-78001/server.log": EXCERPT,
+             "excerpt/logs/broker-78001/server.log": EXCERPT, "rejected/logs/broker-1/server.log": REJECTED,
              **{f"churn/logs/{name}": text for name, text in DELETION.items()}}
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    logs = [arg for name in ("bug", "roleplay", "churn", "excerpt") for arg in ("--logs", str(root / name))]
+    logs = [arg for name in ("bug", "roleplay", "churn", "excerpt", "rejected") for arg in ("--logs", str(root / name))]
     run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", *logs, "--cluster-from-path",
                           "--min-insync-replicas", "2", "--out", str(root / "out")],
                          env={**os.environ, "COLUMNS": "100"}, capture_output=True, text=True, timeout=900)
@@ -279,7 +294,7 @@ def test_the_report_of_a_fleet_shows_each_clusters_inputs_from_its_metas(fleet):
     from replicaflow.report.inputs import panel
 
     analysis = load_analysis(fleet)
-    assert set(analysis.meta) == {"bug", "roleplay", "churn", "excerpt"}
+    assert set(analysis.meta) == {"bug", "roleplay", "churn", "excerpt", "rejected"}
     version = next(r["value"] for r in panel(analysis, "roleplay", [], None) if r["what"] == "Kafka version")
     assert version == "2.4 (inferred from the log lines' forms: 2.4)"
 
@@ -302,3 +317,21 @@ def test_the_charts_say_what_the_grid_missed_where_a_cards_peak_is_above_them(fl
     assert "up to 1 under-replicated (the cards' peaks)" in health_chart(analysis, "excerpt", "e", []).sentence
     bug = health_chart(analysis, "bug", "b", [])
     assert bug.drawn and not bug.notes
+
+
+def test_a_leaders_rejections_tell_its_isr_and_min_isr_and_count_the_refused_writes(fleet):
+    """ReplicaManager.appendToLocalLog logs every append Partition.appendRecordsToLeader refuses with
+    NotEnoughReplicasException and marks FailedProduceRequestsPerSec for it: two lines, two refused requests. The
+    exception names the committed ISR (2.1+: `Set(1, 2)`) and the topic's effective min ISR (3, above the fleet's
+    default of 2): the partition is under min ISR from the first refusal until DynamicConfigManager logs the topic's
+    overrides without min.insync.replicas (`Processing override for entityPath: topics/orders`), the default again."""
+    run = Run(fleet, "rejected")
+    got = summary(run)
+    assert (got["produce_requests_rejected"], got["peak_under_min_isr"], got["under_min_isr_minutes"]) == (2, 1, 0.498)
+    incidents = sorted((r["kind"], r["start_ms"] - REJECTED_MS, r["end_ms"] - REJECTED_MS)
+                       for r in table(run, "incidents", "analysis"))
+    assert incidents == [("under_min_isr", 100, 30_000), ("urp", 100, 40_000)]
+    configs = sorted((r["ts_ms"] - REJECTED_MS, r["entity_type"], r["entity"], r["value"]) for r in table(run, "configs"))
+    assert configs == [(0, "broker", "<default>", "2"), (100, "topic", "orders", "3"), (30_000, "topic", "orders", None)]
+    assert [r["isr"] for r in sorted(table(run, "isr"), key=lambda r: r["seq"])] == [[1, 2], [1, 2, 3]]
+    assert meta(run)["provenance"]["produce_errors"] == "logs" and meta(run)["kafka_version"] == "2.1"

@@ -8,6 +8,7 @@ ReassignPartitionsCommand --execute --throttle / --verify (docs/semantics.md §5
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from replicaflow.model import quota
 from replicaflow.model.configs import (
@@ -98,3 +99,27 @@ def test_throttled_lists_name_brokers_whichever_slot_they_move_to():
     assert qm.leader_listed[1].tolist() == [True, False, False]
     assert (qm.leader_listed == expected("0:1,1:3,1:4")).all()
     assert (qm.follower_listed == (s.rbi >= 0)).all()
+
+
+@pytest.mark.parametrize("controller", ["zookeeper", "kraft"])
+def test_every_live_broker_logs_a_changed_entitys_overrides(controller):
+    """One `kafka-configs --alter` is one change notification (ZooKeeper: every broker's DynamicConfigManager logs
+    the entity's overrides) or one metadata delta (KRaft: every broker's DynamicConfigPublisher; a broker's own
+    config only that broker). The listing holds every override after the change, so the removed one is gone; the
+    configs a cluster starts with are logged by none, and a broker that is down logs nothing."""
+    logs: list = []
+    sc = small(kafka={"version": "3.7", "controller": controller}, duration="20s", events=[
+        {"at": "1s", "broker_down": 3},
+        {"at": "2s", "config": {"topic": "t", "min.insync.replicas": 2, "unclean.leader.election.enable": False}},
+        {"at": "3s", "config": {"topic": "t", "min.insync.replicas": None}},
+        {"at": "4s", "config": {"broker": 2, "leader.replication.throttled.rate": 1000}}])
+    sc["topics"][0]["min_insync_replicas"] = 1
+    simulate(sc, log_events=logs)
+    got = [(e["ts_ms"] % 60_000 // 1000, e["broker"], e["entity_type"], e["entity"], e["configs"])
+           for e in logs if e["kind"] == "config_changed"]
+    unclean = "unclean.leader.election.enable"
+    topic = [(2, b, "topic", "t", {"min.insync.replicas": "2", unclean: "false"}) for b in (1, 2)]
+    topic += [(3, b, "topic", "t", {unclean: "false"}) for b in (1, 2)]
+    own = {"leader.replication.throttled.rate": "1000"}
+    brokers = [(4, b, "broker", "2", own) for b in ((1, 2) if controller == "zookeeper" else (2,))]
+    assert got == topic + brokers

@@ -301,3 +301,54 @@ def test_a_controlled_shutdown_logs_its_steps_per_release(version, controller, t
               **({"controller": controller} if controller else {})}
     lines = render_event(record, KafkaVersion.parse(version))
     assert [line.split(" ", 3)[3].rsplit(" (", 1)[0] for _, line in lines] == texts
+
+
+CONFIGS = {"kind": "config_changed", "entity_type": "topic", "entity": "orders",
+           "configs": {"min.insync.replicas": "2", "retention.ms": "1000"}}
+
+
+@pytest.mark.parametrize(("version", "controller", "logger", "text"), [
+    ("0.10.0", "zookeeper", "kafka.server.DynamicConfigManager",
+     "Processing override for entityType: topics, entity: orders with config: {min.insync.replicas=2, retention.ms=1000}"),
+    ("0.10.2", "zookeeper", "kafka.server.DynamicConfigManager",
+     "Processing override for entityPath: topics/orders with config: {min.insync.replicas=2, retention.ms=1000}"),
+    ("2.4", "zookeeper", "kafka.server.DynamicConfigManager",
+     "Processing override for entityPath: topics/orders with config: Map(min.insync.replicas -> 2, retention.ms -> 1000)"),
+    ("3.5", "zookeeper", "kafka.server.ZkConfigManager",
+     "Processing override for entityPath: topics/orders with config: Map(min.insync.replicas -> 2, retention.ms -> 1000)"),
+    ("3.3", "kraft", "kafka.server.metadata.BrokerMetadataPublisher",
+     "[BrokerMetadataPublisher id=1] Updating topic orders with new configuration : min.insync.replicas -> 2,"
+     "retention.ms -> 1000"),
+    ("3.4", "kraft", "kafka.server.metadata.DynamicConfigPublisher",
+     "[DynamicConfigPublisher nodeType=broker id=1] Updating topic orders with new configuration : "
+     "min.insync.replicas -> 2,retention.ms -> 1000"),
+    ("3.7", "kraft", "kafka.server.metadata.DynamicConfigPublisher",
+     "[DynamicConfigPublisher broker id=1] Updating topic orders with new configuration : min.insync.replicas -> 2,"
+     "retention.ms -> 1000"),
+])
+def test_a_config_change_lists_the_topics_overrides(version, controller, logger, text):
+    """DynamicConfigManager (ZkConfigManager from 3.4) logs the entity's overrides on every broker: a version-1
+    notification's `entityType: topics, entity: T` and java.util.Properties up to 0.10.0, the entityPath with
+    Properties to 0.10.2, a Scala Map from 0.11; KRaft's BrokerMetadataPublisher (3.3), then DynamicConfigPublisher,
+    `k -> v` joined by commas."""
+    assert message({**CONFIGS, "controller": controller}, version, logger) == text
+
+
+def test_a_config_change_of_the_default_or_a_broker_and_an_override_removed():
+    """KRaft: the cluster default's `Updating cluster configuration`, a broker's own `Updating node N`, a topic left
+    with no override an empty listing; ZooKeeper: `brokers/<default>`, `brokers/N`, `Map()`."""
+    kraft = {"kind": "config_changed", "controller": "kraft"}
+    assert message({**kraft, "entity_type": "broker", "entity": "<default>", "configs": {"min.insync.replicas": "2"}},
+                   "3.7", "kafka.server.metadata.DynamicConfigPublisher") == (
+        "[DynamicConfigPublisher broker id=1] Updating cluster configuration : min.insync.replicas -> 2")
+    assert message({**kraft, "entity_type": "broker", "entity": "1", "configs": {
+        "leader.replication.throttled.rate": "1000"}}, "3.7", "kafka.server.metadata.DynamicConfigPublisher") == (
+        "[DynamicConfigPublisher broker id=1] Updating node 1 with new configuration : "
+        "leader.replication.throttled.rate -> 1000")
+    assert message({**kraft, "entity_type": "topic", "entity": "t", "configs": {}}, "3.7",
+                   "kafka.server.metadata.DynamicConfigPublisher").endswith("Updating topic t with new configuration : ")
+    zk = {"kind": "config_changed", "controller": "zookeeper", "configs": {}}
+    assert message({**zk, "entity_type": "broker", "entity": "<default>"}, "2.4",
+                   "kafka.server.DynamicConfigManager") == "Processing override for entityPath: brokers/<default> with config: Map()"
+    assert message({**zk, "entity_type": "topic", "entity": "t"}, "2.4", "kafka.server.DynamicConfigManager") == (
+        "Processing override for entityPath: topics/t with config: Map()")

@@ -14,7 +14,8 @@ module adds what the pipeline needs besides them, from the same events and the s
   up from the start of the logs; the ISRs the controller wrote without a failed broker are ``isr`` rows too;
 - ``fetchers``: "Added fetcher" → added, "Removed fetcher" → removed, "marked as failed" → failed;
 - ``configs``: the describe's ``Configs:`` (topic overrides: min.insync.replicas, throttled replicas)
-  from the start, and ``--min-insync-replicas`` as the broker default;
+  from the start, and ``--min-insync-replicas`` as the broker default; then min.insync.replicas as the
+  config change and NotEnoughReplicas lines tell it (``line_tables.logged_configs``);
 - ``log_dirs``: "Stopping serving replicas in dir" → offline, the broker's next start → online;
 - ``produce_errors``: one rejected request per "Error processing append operation" + NotEnoughReplicas pair;
 - ``replica_offsets`` and ``traffic`` stay empty: no log line carries offsets, lags or bytes.

@@ -1,13 +1,22 @@
 """The telemetry tables whose rows are the lines' own events, one function per table (ingest/rebuild.py calls
-them): fetchers, log directories, rejected produce requests and the min ISR configs the lines tell."""
+them): fetchers, log directories, rejected produce requests and the configs the lines tell (min ISR, throttles)."""
 
 from __future__ import annotations
+
+import re
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.ingest.sources import RebuildOptions
-from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
+from replicaflow.model.configs import (
+    DEFAULT_BROKER,
+    FOLLOWER_REPLICATION_RATE,
+    FOLLOWER_THROTTLED_REPLICAS,
+    LEADER_REPLICATION_RATE,
+    LEADER_THROTTLED_REPLICAS,
+    MIN_ISR,
+)
 
 FETCH_LEADER = r"(?:leaderId=|to broker (?:BrokerEndPoint\((?:id=)?)?|ReplicaFetcherThread-\d+-)(\d+)"
 FETCH_ID = r"(?:fetcherId=|ReplicaFetcherThread-)(\d+)"
@@ -65,33 +74,62 @@ def log_dirs(events: DataFrame) -> DataFrame:
     return numbered(offline.unionByName(online), "ts_ms", "source", "line_number", "log_dir")
 
 
-def logged_configs(events: DataFrame, opts: RebuildOptions) -> DataFrame:
-    """min.insync.replicas as the lines tell it, after the start rows of ``_configs`` (docs/real-cluster.md).
+# The configs the rebuilt `configs` follow, per entity a config change line is about, with the form of a value in its
+# listing (docs/real-cluster.md): min ISR, and the KIP-73 throttles (rates on brokers, replica lists on topics)
+_THROTTLED_LIST = r"\*|(?:\d+:\d+(?:,\d+:\d+)*)?"
+LISTED = {
+    "topic": {MIN_ISR: r"\d+", LEADER_THROTTLED_REPLICAS: _THROTTLED_LIST, FOLLOWER_THROTTLED_REPLICAS: _THROTTLED_LIST},
+    "default": {MIN_ISR: r"\d+", LEADER_REPLICATION_RATE: r"\d+", FOLLOWER_REPLICATION_RATE: r"\d+"},
+    "broker": {LEADER_REPLICATION_RATE: r"\d+", FOLLOWER_REPLICATION_RATE: r"\d+"},
+}
 
-    A config change line lists every override of its topic (or of the cluster default) after the change, so a
-    topic line without min.insync.replicas removes the override, and a default line without it restores the
-    static default (``--min-insync-replicas``, else unknown). Before a topic's first line, a NotEnoughReplicas
-    rejection names its effective min ISR (Partition.appendRecordsToLeader): from that instant, the topic's (the
-    topic's line then tells its whole state). A cluster whose lines change the default takes no such inference:
-    a topic value would hide the default's later changes."""
+
+def _listed(name: str, value: str) -> Column:
+    """``name``'s value in a listing (`k -> v`, `k=v`), "" for an empty one; null when the listing lacks it."""
+    pattern = rf"(?:^|[\s(,{{:]){re.escape(name)}(?: -> |=)({value})(?=[,)}}\s]|$)"
+    return F.when(F.col("message").rlike(pattern), F.regexp_extract("message", pattern, 1))
+
+
+def logged_configs(events: DataFrame, opts: RebuildOptions) -> DataFrame:
+    """The configs of :data:`LISTED` as the lines tell them, after the start rows of the describe and options.
+
+    A config change line lists every override of its entity after the change, so a name it lacks has no override:
+    a topic's min ISR or throttled replicas, a broker's rates, are removed (null); the default's min ISR is the static
+    one again (``--min-insync-replicas``, else unknown). Before a topic's first line, a NotEnoughReplicas rejection
+    names its effective min ISR (Partition.appendRecordsToLeader): from that instant, the topic's (the topic's line
+    then tells its whole state). A cluster whose lines change the default takes no such inference: a topic value
+    would hide the default's later changes."""
     k, keys = F.col("kind"), ["cluster", "ts_ms", "source", "line_number"]
     static = F.lit(None if opts.min_insync_replicas is None else str(opts.min_insync_replicas))
     changed = events.where(k == "config_changed")
-    lines = changed.where(F.col("state").isin("topic", "default")).select(
-        *keys, F.when(F.col("state") == "topic", F.lit("topic")).otherwise(F.lit("broker")).alias("entity_type"),
-        F.when(F.col("state") == "topic", F.col("topic")).otherwise(F.lit(DEFAULT_BROKER)).alias("entity"),
-        F.when(F.col("state") == "topic", F.col("min_isr").cast("string"))
-        .otherwise(F.coalesce(F.col("min_isr").cast("string"), static)).alias("value"))
-    told = changed.where(F.col("state") == "topic").groupBy("cluster", "topic").agg(F.min("ts_ms").alias("told_ms"))
-    by_default = changed.where(F.col("state") == "default").select("cluster").distinct()
+
+    def values(state: str) -> Column:
+        return F.array(*[F.struct(F.lit(name).alias("name"), F.coalesce(_listed(name, form), static).alias("value")
+                                  if state == "default" and name == MIN_ISR else _listed(name, form).alias("value"))
+                         for name, form in LISTED[state].items()])
+    state = F.col("state")
+    entity = (F.when(state == "topic", F.col("topic")).when(state == "default", F.lit(DEFAULT_BROKER))
+              .otherwise(F.col("target_broker").cast("string")))
+    each = F.when(state == "topic", values("topic")).when(state == "default", values("default")) \
+        .otherwise(values("broker"))
+    lines = (changed.where(state.isin(*LISTED) & entity.isNotNull())
+             .select(*keys, F.when(state == "topic", F.lit("topic")).otherwise(F.lit("broker")).alias("entity_type"),
+                     entity.alias("entity"), F.explode(each).alias("c"))
+             .select(*keys, "entity_type", "entity", "c.name", "c.value"))
+    told = changed.where(state == "topic").groupBy("cluster", "topic").agg(F.min("ts_ms").alias("told_ms"))
+    by_default = changed.where(state == "default").select("cluster").distinct()
     rejected = (events.where((k == "produce_rejected") & F.col("min_isr").isNotNull() & F.col("topic").isNotNull())
                 .join(by_default, "cluster", "left_anti").join(told, ["cluster", "topic"], "left")
                 .where(F.col("told_ms").isNull() | (F.col("ts_ms") < F.col("told_ms"))))
     prev = F.lag("min_isr").over(Window.partitionBy("cluster", "topic").orderBy("ts_ms", "source", "line_number"))
     first_of_value = rejected.select("*", prev.alias("prev")).where(~F.col("prev").eqNullSafe(F.col("min_isr")))
     inferred = first_of_value.select(*keys, F.lit("topic").alias("entity_type"), F.col("topic").alias("entity"),
-                                     F.col("min_isr").cast("string").alias("value"))
-    rows = lines.unionByName(inferred).select("*", F.lit(MIN_ISR).alias("name"))
-    seq = F.row_number().over(Window.partitionBy("cluster").orderBy("ts_ms", "source", "line_number"))
+                                     F.lit(MIN_ISR).alias("name"), F.col("min_isr").cast("string").alias("value"))
+    order = ("ts_ms", "source", "line_number", "name")
+    # every broker logs the same change: a row that repeats its config's value is dropped
+    before = F.lag(F.struct("value")).over(Window.partitionBy("cluster", "entity_type", "entity", "name").orderBy(*order))
+    rows = (lines.unionByName(inferred).select("*", before.alias("before"))
+            .where(F.col("before").isNull() | ~F.col("before.value").eqNullSafe(F.col("value"))))
+    seq = F.row_number().over(Window.partitionBy("cluster").orderBy(*order))
     return rows.select("cluster", "ts_ms", (F.lit(LOGGED_CONFIG_SEQ) + seq).cast("long").alias("seq"),
                        "entity_type", "entity", "name", "value")

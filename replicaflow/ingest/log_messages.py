@@ -387,22 +387,24 @@ RULES: list[Rule] = [
     # ReplicationControlManager.replay(RemoveTopicRecord): `Removed topic` up to 3.5, then `Replayed RemoveTopicRecord`
     Rule("topic_deleted", r"^(?:Removed topic|Replayed RemoveTopicRecord for topic) (\S+) with ID \S+\.$",
          {"topic_name": 1}),
-    # --- dynamic configs: every override of a topic (or of the cluster's default) after a change --------
-    # ZooKeeper: every broker, on the change notification (DynamicConfigManager, ZkConfigManager from 3.x): the
-    # overrides as `{k=v, …}` (Properties, up to 0.10.2) or `Map(k -> v, …)`/`HashMap(k -> v, …)`; v1 notifications
-    # name the entity apart
+    # --- dynamic configs: every override of a topic, a broker or the cluster default after a change ------------
+    # ZooKeeper, every broker on the notification (DynamicConfigManager; ZkConfigManager 3.4+): `{k=v, …}` up to 0.10.2,
+    # `Map(k -> v, …)` (`HashMap(` on Scala 2.13); 0.10.0's v1 notification names the entity apart. ZkAdminManager 2.8+
+    # (the broker that took the request; 2.4-2.7 printed its KafkaConfig object) and KRaft's publisher (every broker; a
+    # node's own config, that node): `k -> v,k2 -> v2`, empty when no override is left
     Rule("config_changed", r"^Processing override for entityPath: topics/([^\s/]+) with config: (.*)$",
          {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
     Rule("config_changed", r"^Processing override for entityType: topics, entity: (\S+) with config: (.*)$",
          {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
     Rule("config_changed", r"^Processing override for entityPath: brokers/<default> with config: (.*)$",
          {"min_isr": (1, _MIN_ISR_SET, 1)}, state="default"),
-    # ZkAdminManager 2.8+ (the broker that took the request; before, it printed its own KafkaConfig object) and
-    # KRaft's DynamicConfigPublisher (every broker): `k -> v,k2 -> v2`, empty when no override is left
+    Rule("config_changed", r"^Processing override for entityPath: brokers/(\d+) with config: .*$", {"target_broker": 1},
+         state="broker"),
     Rule("config_changed", r"^Updating topic (\S+) with new configuration :(.*)$",
          {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
     Rule("config_changed", r"^Updating cluster configuration :(.*)$", {"min_isr": (1, _MIN_ISR_SET, 1)},
          state="default"),
+    Rule("config_changed", r"^Updating node (\d+) with new configuration :.*$", {"target_broker": 1}, state="broker"),
     # --- reassignment: KafkaController, ReplicationControlManager (controller.log) -------------------
     Rule("reassignment_started", rf"^Handling reassignment of partition {_TP} to new replicas {_L}$",
          {"tp": 1, "replicas": 2}),

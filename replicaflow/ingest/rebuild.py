@@ -14,8 +14,8 @@ module adds what the pipeline needs besides them, from the same events and the s
   up from the start of the logs; the ISRs the controller wrote without a failed broker are ``isr`` rows too;
 - ``fetchers``: "Added fetcher" → added, "Removed fetcher" → removed, "marked as failed" → failed;
 - ``configs``: the describe's ``Configs:`` (topic overrides: min.insync.replicas, throttled replicas)
-  from the start, and ``--min-insync-replicas`` as the broker default; then min.insync.replicas as the
-  config change and NotEnoughReplicas lines tell it (``line_tables.logged_configs``);
+  from the start, and ``--min-insync-replicas`` as the broker default; then min ISR and the KIP-73 throttles
+  as the config change lines tell them, and min ISR as NotEnoughReplicas lines do (``line_tables.logged_configs``);
 - ``log_dirs``: "Stopping serving replicas in dir" → offline, the broker's next start → online;
 - ``produce_errors``: one rejected request per "Error processing append operation" + NotEnoughReplicas pair;
 - ``replica_offsets`` and ``traffic`` stay empty: no log line carries offsets, lags or bytes.
@@ -426,6 +426,6 @@ def provenance(inputs: ClusterInputs) -> dict[str, str]:
     return {
         "assignments": f"{snap}+logs" if inputs.topics is not None else "logs (replicas as far as the lines show)",
         "leaders": "logs", "isr": "logs", "brokers": "logs", "fetchers": "logs", "log_dirs": "logs",
-        "configs": f"{snap}+logs (min.insync.replicas)" if inputs.topics is not None else "logs (min.insync.replicas)",
+        "configs": f"{snap}+logs (min ISR, throttles)" if inputs.topics is not None else "logs (min ISR, throttles)",
         "replica_offsets": "unknown", "traffic": "unknown", "produce_errors": "logs",
     }

@@ -1003,6 +1003,7 @@ CONFIG_CHANGES = """\
 [2024-01-26 10:07:16,097] INFO [Admin Manager on Broker 1]: Updating topic orders with new configuration kafka.server.KafkaConfig@1a2b3c (kafka.server.AdminManager)
 [2024-01-26 10:07:17,097] INFO Processing override for entityPath: topics/orders with config: Map(foo.min.insync.replicas -> 9) (kafka.server.ZkConfigManager)
 [2024-01-26 10:07:18,097] INFO Processing override for entityPath: brokers/2 with config: Map(min.insync.replicas -> 5) (kafka.server.ZkConfigManager)
+[2024-01-26 10:07:19,097] INFO [DynamicConfigPublisher broker id=3] Updating node 3 with new configuration : leader.replication.throttled.rate -> 1000 (kafka.server.metadata.DynamicConfigPublisher)
 """
 
 
@@ -1011,9 +1012,10 @@ def test_a_config_change_line_lists_a_topics_or_the_defaults_overrides(spark, tm
     ZkConfigManager/DynamicConfigManager's `Processing override for entityPath: topics/T` on every broker
     (`Map(k -> v)`, `HashMap(k -> v)` on Scala 2.13, `{k=v}` Properties up to 0.10.2, the version-1 notification's
     `entityType: topics, entity: T`), ZkAdminManager 2.8+ and KRaft's DynamicConfigPublisher (`Updating topic T with
-    new configuration : k -> v,…`, the default `Updating cluster configuration : …`). AdminManager 2.4–2.7 printed
-    its KafkaConfig object instead (no event), a longer name ending in min.insync.replicas is another config, and a
-    broker's own override is not the cluster's default. The node is named by ZkAdminManager's logIdent (`[Admin
+    new configuration : k -> v,…`, the default `Updating cluster configuration : …`), a broker's own (`brokers/N`,
+    KRaft's `Updating node N`: state `broker`, target_broker N; its min ISR is not the cluster's). AdminManager
+    2.4–2.7 printed its KafkaConfig object instead (no event); a longer name ending in min.insync.replicas is another
+    config. The node is named by ZkAdminManager's logIdent (`[Admin
     Manager on Broker N]: `) and the publisher's (`[DynamicConfigPublisher broker id=N] `, 3.4 `nodeType=broker`)."""
     out = read_file(spark, tmp_path, "broker-9/server.log", CONFIG_CHANGES)
     assert out["rejects"].count() == 0
@@ -1021,11 +1023,14 @@ def test_a_config_change_line_lists_a_topics_or_the_defaults_overrides(spark, tm
                  for r in out["log_events"].collect())
     # the broker from ZkAdminManager's and DynamicConfigPublisher's logIdents, else from the file's path
     assert {r["line_number"]: r["broker"] for r in out["log_events"].collect()} == {
-        1: 1, 2: 9, 3: 9, 4: 9, 5: 9, 6: 1, 7: 1, 9: 9}
+        1: 1, 2: 9, 3: 9, 4: 9, 5: 9, 6: 1, 7: 1, 9: 9, 10: 9, 11: 3}
     assert got == [(1, "config_changed", "topic", "orders", None, 3), (2, "config_changed", "topic", "orders", None, 3),
                    (3, "config_changed", "topic", "orders", None, None),
                    (4, "config_changed", "topic", "payments", None, 2),
                    (5, "config_changed", "default", None, None, 2),
                    (6, "config_changed", "topic", "orders", None, None),
                    (7, "config_changed", "default", None, None, 2),
-                   (9, "config_changed", "topic", "orders", None, None)]
+                   (9, "config_changed", "topic", "orders", None, None),
+                   (10, "config_changed", "broker", None, None, None), (11, "config_changed", "broker", None, None, None)]
+    assert {r["line_number"]: r["target_broker"] for r in out["log_events"].collect() if r["state"] == "broker"} == {
+        10: 2, 11: 3}

@@ -155,7 +155,7 @@ def reassignments(episodes: DataFrame, progress: DataFrame, configs: DataFrame,
                     "bytes_moved", "messages_moved", F.col("rate_bps").cast("double"),
                     F.col("leader_growth_bps").cast("double"),
                     F.when(F.col("outcome").isNull(), eta).alias("eta_ms"), status.alias("status"),
-                    F.coalesce(F.col("throttled"), F.lit(False)).alias("throttled")))
+                    "throttled"))  # null: no sample of the move to tell it at (logs alone have none)
 
 
 def progress_table(progress: DataFrame) -> DataFrame:

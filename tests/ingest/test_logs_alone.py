@@ -332,7 +332,13 @@ def test_a_leaders_rejections_tell_its_isr_and_min_isr_and_count_the_refused_wri
     incidents = sorted((r["kind"], r["start_ms"] - REJECTED_MS, r["end_ms"] - REJECTED_MS)
                        for r in table(run, "incidents", "analysis"))
     assert incidents == [("under_min_isr", 100, 30_000), ("urp", 100, 40_000)]
-    configs = sorted((r["ts_ms"] - REJECTED_MS, r["entity_type"], r["entity"], r["value"]) for r in table(run, "configs"))
-    assert configs == [(0, "broker", "<default>", "2"), (100, "topic", "orders", "3"), (30_000, "topic", "orders", None)]
+    configs = sorted((r["ts_ms"] - REJECTED_MS, r["entity_type"], r["entity"], r["name"], r["value"])
+                     for r in table(run, "configs"))
+    # the listing at 30 s has no min ISR nor throttled-replica list: none is in force from then
+    assert configs == [(0, "broker", "<default>", "min.insync.replicas", "2"),
+                       (100, "topic", "orders", "min.insync.replicas", "3"),
+                       (30_000, "topic", "orders", "follower.replication.throttled.replicas", None),
+                       (30_000, "topic", "orders", "leader.replication.throttled.replicas", None),
+                       (30_000, "topic", "orders", "min.insync.replicas", None)]
     assert [r["isr"] for r in sorted(table(run, "isr"), key=lambda r: r["seq"])] == [[1, 2], [1, 2, 3]]
     assert meta(run)["provenance"]["produce_errors"] == "logs" and meta(run)["kafka_version"] == "2.1"

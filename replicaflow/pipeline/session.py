@@ -41,8 +41,9 @@ MASTER_CONNECT_TIMEOUT_S = 3.0
 # what a call to a JVM that died raises: the refused (or reset) socket, or py4j's error on an empty answer
 JVM_GONE = (ConnectionError, Py4JNetworkError)
 # py4j's client turns a socket that broke while it waited for the answer into this bare error, with no
-# Java trace (GatewayClient.send_command retries only a failed send); an error the JVM sent has a trace
-_PY4J_NO_ANSWER = re.compile(r"An error occurred while calling [\w.$]+\Z")
+# Java trace (GatewayClient.send_command retries only a failed send); an error the JVM sent has a trace. The
+# target is an object (`o39.sc`) or, for a static method, `z:` and its class (`z:org.apache.spark.sql.functions.col`)
+_PY4J_NO_ANSWER = re.compile(r"An error occurred while calling (?:z:)?[\w.$]+\Z")
 JVM_STOPPED = "the JVM stopped answering (out of memory?)"
 # replicaflow's log4j2 configuration, and the throughput collector: analyze is a batch job, and G1's
 # concurrent threads took cores from it (demo 28 s against 32 s, 8 h of the benchmark 48 s against

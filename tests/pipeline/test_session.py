@@ -253,9 +253,13 @@ def test_every_error_of_a_call_to_a_dead_jvm_says_the_jvm_stopped_answering():
 
     with pytest.raises(protocol.Py4JError) as bare:
         protocol.get_return_value(protocol.ERROR, None, "o39", "sc")
+    # a static method's call (pyspark.sql.functions.col, kept as a JavaMember by StaticMethodsKept) names `z:` and its
+    # class: CI once printed 'An error occurred while calling z:org.apache.spark.sql.functions.col'
+    with pytest.raises(protocol.Py4JError) as static:
+        protocol.get_return_value(protocol.ERROR, None, "z:org.apache.spark.sql.functions", "col")
     refused, broken = ConnectionRefusedError(111, "Connection refused"), protocol.Py4JNetworkError("Answer from Java side is empty")
-    assert [jvm_gone(e) for e in (bare.value, refused, broken)] == [True, True, True]
-    assert {java_reason(e) for e in (bare.value, refused, broken)} == {JVM_STOPPED}
+    assert [jvm_gone(e) for e in (bare.value, static.value, refused, broken)] == [True, True, True, True]
+    assert {java_reason(e) for e in (bare.value, static.value, refused, broken)} == {JVM_STOPPED}
     with pytest.raises(protocol.Py4JError) as sent:  # an error the JVM sent carries its trace: the JVM is alive
         protocol.get_return_value("xspy4j.Py4JException: Method sc([]) does not exist", None, "o39", "sc")
     assert not jvm_gone(sent.value)

@@ -104,8 +104,10 @@ def logged_configs(events: DataFrame, opts: RebuildOptions) -> DataFrame:
     changed = events.where(k == "config_changed")
 
     def values(state: str) -> Column:
-        return F.array(*[F.struct(F.lit(name).alias("name"), F.coalesce(_listed(name, form), static).alias("value")
-                                  if state == "default" and name == MIN_ISR else _listed(name, form).alias("value"))
+        def value(name: str, form: str) -> Column:
+            listed = _listed(name, form)
+            return F.coalesce(listed, static) if (state, name) == ("default", MIN_ISR) else listed
+        return F.array(*[F.struct(F.lit(name).alias("name"), value(name, form).alias("value"))
                          for name, form in LISTED[state].items()])
     state = F.col("state")
     entity = (F.when(state == "topic", F.col("topic")).when(state == "default", F.lit(DEFAULT_BROKER))

@@ -490,17 +490,3 @@ RULES: list[Rule] = [
 # `[t,p]` when shrinking, `t-p` when expanding. Character classes only (no repeated group): Java's regex
 # recurses per repetition of a group, and a hostile line is 1 MiB long.
 FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition (?:\[[^\[\]]+\]|\S+-\d+) )?from ([\d,]+) to ([\d,]+)"
-
-# A line that begins like a replication message but does not match it in full.
-TRUNCATED_STARTS = [
-    ("isr_shrink", r"^Shrinking ISR"), ("isr_expand", r"^Expanding ISR"), ("isr_updated", r"^ISR updated"),
-    ("isr_update_failed", r"^Cached zkVersion"),
-    ("leader_start", r"^Leader \S+ (?:with topic id \S+ )?starts at leader epoch|^\S+ starts at leader epoch|"
-                     r"starts at Leader Epoch"),
-    ("follower_start", r"^Follower \S+ starts at leader epoch"),
-    ("fetcher_added", r"^Added fetcher"), ("fetcher_removed", r"^Removed fetcher"),
-    ("partition_failed", r"^Partition \S+ marked as failed"),
-    ("reassignment", r"^Handling reassignment of partition|^Successfully updated assignment of partition|"
-                     r"^Target replicas \w+\(|^Alter(?:Partition|Isr) request from node|^Replayed partition assignment change"),
-]
-TRUNCATED_LIST = r"(?:,|\[|\[[\d,]*|\b(?:from|to|ISR))$"

@@ -50,10 +50,9 @@ from replicaflow.ingest.log_messages import (
     PREFIX_PARTITION_KINDS,
     RULES,
     TOKEN_LEADER,
-    TRUNCATED_LIST,
-    TRUNCATED_STARTS,
 )
 from replicaflow.ingest.log_text import decode_files, groups, method_boundary, split_lines
+from replicaflow.ingest.log_truncation import TRUNCATED_LIST, TRUNCATED_STARTS
 from replicaflow.ingest.regex_literals import guard, guarded_rlike
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform, spark_path

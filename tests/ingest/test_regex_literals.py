@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replicaflow.ingest.log_messages import RULES, TRUNCATED_STARTS
+from replicaflow.ingest.log_messages import RULES
+from replicaflow.ingest.log_truncation import TRUNCATED_STARTS
 from replicaflow.ingest.logs import PARENTS
 from replicaflow.ingest.regex_literals import needed
 

@@ -51,6 +51,10 @@ DELETION_KINDS = ("replica_deleted", "fetcher_removed")
 NONEXISTENT = "NonExistentPartition"
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
+# the logIdents of a KRaft controller's own components (3.0+), which no broker process has
+_KRAFT_CONTROLLER = r"^\[(?:QuorumController|ControllerServer) id=(\d+)\] "
+# a KRaft broker process's own: its server and its registration with the controller
+_KRAFT_BROKER = r"^\[(?:BrokerServer|BrokerLifecycleManager) id=(\d+)\] "
 _INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
 _REQUEST_SEQ = 1 << 38  # a request's rows: apart from the reader's (odd, from 1), in line order
 
@@ -188,3 +192,17 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
                              *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
     rows = req.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch")
     return rows, lead, new_leader.select(*KEYS, "ts_ms").distinct()
+
+
+def controllers_alone(events: DataFrame) -> DataFrame:
+    """(cluster, broker): KRaft nodes that are controllers and no broker (``process.roles=controller``). A node is
+    one when a QuorumController or ControllerServer line names it, and it logs no line of a broker's own: none of a
+    replica it holds (``BROKER_HOLDS``), none of a BrokerServer or BrokerLifecycleManager. Its start and stop
+    lines (KafkaRaftServer's, shared by both roles) are then no broker's lifetime. A node running both roles logs
+    its replicas' lines; ``rebuild`` also keeps any node a describe or a line shows holding a replica."""
+    named = F.col("broker").cast("string")
+    controller = F.regexp_extract("message", _KRAFT_CONTROLLER, 1) == named
+    broker = F.col("kind").isin(*BROKER_HOLDS) | (F.regexp_extract("message", _KRAFT_BROKER, 1) == named)
+    return (events.where(F.col("broker").isNotNull()).groupBy("cluster", "broker")
+            .agg(F.bool_or(controller).alias("controller"), F.bool_or(broker).alias("own"))
+            .where(F.col("controller") & ~F.col("own")).select("cluster", "broker"))

@@ -38,6 +38,7 @@ from replicaflow.ingest import line_tables, replay
 from replicaflow.ingest.broker_sessions import any_failure, isr_removals, lifecycle
 from replicaflow.ingest.holders import (
     Seen,
+    controllers_alone,
     deleted_at,
     from_to_isr,
     inferred_leaders,
@@ -382,16 +383,23 @@ def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> li
 def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster],
              shown: dict[tuple[str, str, int], Seen]) -> DataFrame:
     """Lifecycle lines as up/down rows; a broker logging (or listed, or with no describe shown holding a
-    replica) before any lifecycle line is up from the start."""
-    life = lifecycle(events)
-    listed = []
+    replica) before any lifecycle line is up from the start. A KRaft controller that holds no replica anywhere
+    is no broker (``broker_sessions.controllers_alone``)."""
+    listed, holders = [], []
     for name, c in clusters.items():
         ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()
         ids |= {r.broker for r in c.inputs.log_dirs or ()}  # kafka-log-dirs answers from live brokers only
+        lines = {b for k, s in shown.items() if k[0] == name for b in s.holders}
         if c.inputs.topics is None:  # the describe lists every replica's broker
-            ids |= {b for k, s in shown.items() if k[0] == name for b in s.holders}
+            ids |= lines
         listed += [(name, b) for b in sorted(ids)]
+        holders += [(name, b) for b in sorted(ids | lines)]
+    alone = controllers_alone(events)
+    if holders:
+        alone = alone.join(local_frame(spark, holders, "cluster string, broker int"), ["cluster", "broker"], "left_anti")
+    life = lifecycle(events).join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
     seen = (events.where(F.col("broker").isNotNull()).select("cluster", "broker")
+            .join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
             .unionByName(life.select("cluster", "broker")).distinct())
     if listed:
         seen = seen.unionByName(local_frame(spark, listed, "cluster string, broker int")).distinct()

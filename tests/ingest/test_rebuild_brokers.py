@@ -102,8 +102,37 @@ def test_a_kraft_controller_fences_a_broker_whose_session_timed_out(spark, tmp_p
             "[2024-05-01 10:02:10,300] INFO [KafkaRaftServer nodeId=2] Kafka Server started "
             "(kafka.server.KafkaRaftServer)\n",
     })
-    assert got == [("10:00:00.000", 2, "up"), ("10:00:00.000", 9, "up"), ("10:00:40.000", 2, "down"),
-                   ("10:02:10.000", 2, "up")]  # node 9 logs, so it is taken as live (docs/real-cluster.md)
+    # node 9 logs only as a controller (QuorumController) and holds no replica: no broker (test below)
+    assert got == [("10:00:00.000", 2, "up"), ("10:00:40.000", 2, "down"), ("10:02:10.000", 2, "up")]
+
+
+def test_a_kraft_controller_alone_is_no_broker_and_a_combined_node_is_one(spark, tmp_path):
+    """KafkaRaftServer (3.0+) builds a ControllerServer, a BrokerServer or both from ``process.roles``, and logs
+    `Kafka Server started` either way; QuorumController and ControllerServer exist only on a controller. Node 1 is
+    a controller alone: its start, its restart and its active-controller line are events, not a broker's
+    lifetime, and it gets no row (no broker metric, not the lowest live broker that reports the controller's
+    gauges). Node 2 runs both roles: it logs as the quorum's controller and as a partition's leader, and stays a
+    broker. Node 3 is named only by the controller's fencing line: a broker, as before."""
+    got = brokers(spark, tmp_path, {
+        "controller-1/server.log":
+            "[2024-05-01 10:00:00,000] INFO [KafkaRaftServer nodeId=1] Kafka Server started "
+            "(kafka.server.KafkaRaftServer)\n"
+            "[2024-05-01 10:00:01,000] INFO [QuorumController id=1] Becoming the active controller at epoch 7, next "
+            "write offset 120. (org.apache.kafka.controller.QuorumController)\n"
+            "[2024-05-01 10:00:40,000] INFO [QuorumController id=1] Fencing broker 3 because its session has timed "
+            "out. (org.apache.kafka.controller.ReplicationControlManager)\n"
+            "[2024-05-01 10:01:00,000] INFO [KafkaRaftServer nodeId=1] Kafka Server started "
+            "(kafka.server.KafkaRaftServer)\n",
+        "combined-2/server.log":
+            "[2024-05-01 10:00:00,500] INFO [KafkaRaftServer nodeId=2] Kafka Server started "
+            "(kafka.server.KafkaRaftServer)\n"
+            "[2024-05-01 10:00:50,000] INFO [QuorumController id=2] Becoming the active controller at epoch 8, next "
+            "write offset 130. (org.apache.kafka.controller.QuorumController)\n"
+            "[2024-05-01 10:00:55,000] INFO [Partition orders-0 broker=2] ISR updated to 2,4 and version updated "
+            "to 12 (kafka.cluster.Partition)\n",
+    })
+    assert got == [("10:00:00.000", 3, "up"), ("10:00:00.000", 4, "up"), ("10:00:00.500", 2, "up"),
+                   ("10:00:40.000", 3, "down")]
 
 
 def story(release: str, controller: str) -> str:

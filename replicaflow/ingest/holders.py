@@ -51,8 +51,10 @@ DELETION_KINDS = ("replica_deleted", "fetcher_removed")
 NONEXISTENT = "NonExistentPartition"
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
-# the logIdents of a KRaft controller's own components (3.0+), which no broker process has
-_KRAFT_CONTROLLER = r"^\[(?:QuorumController|ControllerServer) id=(\d+)\] "
+# the logIdents of a KRaft controller's own components, which no broker process has: QuorumController's `[Controller N] `
+# (2.8-3.4; ZooKeeper's controller writes `[Controller N]: ` before 1.0, `[Controller id=N] ` from 1.0), then
+# `[QuorumController id=N] ` (3.5+), and ControllerServer's (2.8+)
+_KRAFT_CONTROLLER = r"^\[(?:QuorumController id=|ControllerServer id=|Controller )(\d+)\] "
 # a KRaft broker process's own: its server and its registration with the controller
 _KRAFT_BROKER = r"^\[(?:BrokerServer|BrokerLifecycleManager) id=(\d+)\] "
 _INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
@@ -196,7 +198,7 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
 
 def controllers_alone(events: DataFrame) -> DataFrame:
     """(cluster, broker): KRaft nodes that are controllers and no broker (``process.roles=controller``). A node is
-    one when a QuorumController or ControllerServer line names it, and it logs no line of a broker's own: none of a
+    one when a QuorumController or ControllerServer line names it (``_KRAFT_CONTROLLER``), and it logs no line of a broker's own: none of a
     replica it holds (``BROKER_HOLDS``), none of a BrokerServer or BrokerLifecycleManager. Its start and stop
     lines (KafkaRaftServer's, shared by both roles) are then no broker's lifetime. A node running both roles logs
     its replicas' lines; ``rebuild`` also keeps any node a describe or a line shows holding a replica."""

@@ -152,8 +152,8 @@ def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 def _controller_prefix(v: KafkaVersion, fam: str, e: dict) -> str:
     broker = e["broker"]
-    if is_kraft(v, e):
-        return f"[QuorumController id={broker}] "
+    if is_kraft(v, e):  # QuorumController's logIdent: `[Controller N] ` up to 3.4 (KAFKA #13390 renamed it in 3.5)
+        return f"[QuorumController id={broker}] " if v.at_least("3.5") else f"[Controller {broker}] "
     return f"[Controller {broker}]: " if fam == OLD_FAMILY else f"[Controller id={broker}] "
 
 

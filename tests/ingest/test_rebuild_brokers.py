@@ -112,7 +112,8 @@ def test_a_kraft_controller_alone_is_no_broker_and_a_combined_node_is_one(spark,
     a controller alone: its start, its restart and its active-controller line are events, not a broker's
     lifetime, and it gets no row (no broker metric, not the lowest live broker that reports the controller's
     gauges). Node 2 runs both roles: it logs as the quorum's controller and as a partition's leader, and stays a
-    broker. Node 3 is named only by the controller's fencing line: a broker, as before."""
+    broker. Node 3 is named only by the controller's fencing line: a broker, as before. Node 5 is a controller alone
+    of 3.3, whose QuorumController wrote `[Controller 5] ` (`[QuorumController id=5] ` from 3.5)."""
     got = brokers(spark, tmp_path, {
         "controller-1/server.log":
             "[2024-05-01 10:00:00,000] INFO [KafkaRaftServer nodeId=1] Kafka Server started "
@@ -123,6 +124,11 @@ def test_a_kraft_controller_alone_is_no_broker_and_a_combined_node_is_one(spark,
             "out. (org.apache.kafka.controller.ReplicationControlManager)\n"
             "[2024-05-01 10:01:00,000] INFO [KafkaRaftServer nodeId=1] Kafka Server started "
             "(kafka.server.KafkaRaftServer)\n",
+        "controller-5/server.log":
+            "[2024-05-01 10:00:02,000] INFO [KafkaRaftServer nodeId=5] Kafka Server started "
+            "(kafka.server.KafkaRaftServer)\n"
+            "[2024-05-01 10:00:03,000] INFO [Controller 5] Becoming the active controller at epoch 2, committed offset "
+            "7, committed epoch 1 (org.apache.kafka.controller.QuorumController)\n",
         "combined-2/server.log":
             "[2024-05-01 10:00:00,500] INFO [KafkaRaftServer nodeId=2] Kafka Server started "
             "(kafka.server.KafkaRaftServer)\n"

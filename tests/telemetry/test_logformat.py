@@ -238,7 +238,11 @@ def test_reassignment_zk_and_kraft():
                            f"leader for reassigning partition orders-3 ({zk})")
     assert lines[1][1] == (f"{TS} INFO [Controller id=0] Successfully updated assignment of partition orders-3 to "
                            f"ReplicaAssignment(replicas=1,2,4, addingReplicas=, removingReplicas=) ({zk})")
+    # QuorumController's logIdent is `[Controller N] ` up to 3.4, `[QuorumController id=N] ` from 3.5 (KAFKA #13390)
     assert message(done, "3.3", "org.apache.kafka.controller.ReplicationControlManager") == (
+        "[Controller 0] AlterPartition request from node 4 for orders-3 completed the ongoing "
+        "partition reassignment.")
+    assert message(done, "3.5", "org.apache.kafka.controller.ReplicationControlManager") == (
         "[QuorumController id=0] AlterPartition request from node 4 for orders-3 completed the ongoing "
         "partition reassignment.")
 

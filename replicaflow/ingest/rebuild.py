@@ -60,6 +60,8 @@ ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other chang
 BROKER_SEES_LATER = 1 << 40  # a broker's line of one instant replays after the controller's (moves number from 0)
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
+KRAFT_RECORD = "Replayed partition assignment change "  # a record's text, the same in every controller's log
+STARTUP_REPLAY_MS = 60_000  # how far from a controller's start line its replay of the metadata log may be logged
 
 # Log forms that bound the release (docs/real-cluster.md, "Kafka version"): (pattern, first, last release).
 FORMS: tuple[tuple[str, str | None, str | None], ...] = (
@@ -301,13 +303,20 @@ def _instant_order(isr: DataFrame, lead: DataFrame, carried: DataFrame) -> tuple
 
 
 def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
-    """The controller's reassignment lines per partition (few: collected to the driver)."""
+    """The controller's reassignment lines per partition (few: collected to the driver), but a KRaft controller's
+    replay of records at its start (``_startup_replays``)."""
     rows = (events.where(F.col("kind").isin("reassignment_started", "reassignment_completed")
                          & F.col("topic").isNotNull() & F.col("partition").isNotNull())
-            .select("cluster", "ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message")
+            .select("cluster", "ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message",
+                    "broker")
             .orderBy("cluster", "ts_ms", "source", "line_number").collect())
+    starts = (events.where((F.col("kind") == "broker_started") & F.col("broker").isNotNull())
+              .select("cluster", "broker", "ts_ms").collect())
+    replays = _startup_replays(rows, starts)
     out: dict[tuple[str, str, int], list[replay.Move]] = {}
     for n, r in enumerate(rows):
+        if n in replays:
+            continue
         msg, listed = r["message"], tuple(r["isr"]) if r["isr"] is not None else None
         whole = None
         if r["kind"] == "reassignment_started":
@@ -321,6 +330,31 @@ def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
         else:
             move = replay.Move(r["ts_ms"], n, "completed", target=listed)
         out.setdefault((r["cluster"], r["topic"], r["partition"]), []).append(move)
+    return out
+
+
+def _startup_replays(rows: list, starts: list) -> set[int]:
+    """Indexes of ``rows`` (the reassignment lines, in time order) that a KRaft controller logged again while it
+    replayed its metadata log at start. Every controller logs each record it replays (ReplicationControlManager.replay:
+    `Replayed partition assignment change …`), and a controller that starts replays the records since its last
+    snapshot (up to ``metadata.log.max.snapshot.interval.ms``, an hour by default), so a move that ended before
+    the restart would start and end again at it. A line is such a replay when an earlier line states the same record
+    and its own node logged a start (`Kafka Server started`) within ``STARTUP_REPLAY_MS`` of it; a record restated
+    at any other time (a standby's, at commit) is kept, and the assignment replay drops its repeat."""
+    started: dict[tuple[str, int], list[int]] = {}
+    for s in starts:
+        started.setdefault((s["cluster"], s["broker"]), []).append(s["ts_ms"])
+    seen: set[tuple[str, str]] = set()
+    out = set()
+    for n, r in enumerate(rows):
+        at = r["message"].find(KRAFT_RECORD)
+        if at < 0:
+            continue
+        record = (r["cluster"], r["message"][at:])
+        near = started.get((r["cluster"], r["broker"]), ())
+        if record in seen and any(abs(r["ts_ms"] - t) <= STARTUP_REPLAY_MS for t in near):
+            out.add(n)
+        seen.add(record)
     return out
 
 

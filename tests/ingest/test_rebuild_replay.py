@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import re
 
-from replicaflow.ingest.rebuild import FORMS, WHOLE_24, broker_ids, infer_version
+import pytest
+
+from replicaflow.ingest.rebuild import (
+    FORMS,
+    STARTUP_REPLAY_MS,
+    WHOLE_24,
+    _startup_replays,
+    broker_ids,
+    infer_version,
+    rebuild,
+)
 from replicaflow.ingest.replay import Assignment, Move, history
-from replicaflow.ingest.sources import cluster_of_path, options
+from replicaflow.ingest.sources import ClusterInputs, RebuildOptions, cluster_of_path, options
 
 ORIGIN, TARGET = (1, 2, 3), (4, 2, 3)
 ORIGIN_BACK = (2, 3, 1)  # read back from "replicas=4,2,3,1, addingReplicas=4": the origin's order is not in the line
@@ -115,3 +125,59 @@ def test_a_kraft_completion_told_twice_keeps_the_move_before_it():
     # two completions naming different replicas with no start between them: what came before is not known
     other = Move(300, 3, "completed", target=ORIGIN)
     assert history(Assignment(ORIGIN), 1000, [DONE, other], start_ms=0) == [(300, Assignment(ORIGIN))]
+
+
+def _record(at: str, node: int, adding: str, removing: str, replicas: str, isr: str = "null") -> str:
+    """ReplicationControlManager.replay's INFO for a PartitionChangeRecord with reassignment lists (KRaft 3.5+)."""
+    return (f"[2024-05-01 {at}] INFO [QuorumController id={node}] Replayed partition assignment change "
+            f"PartitionChangeRecord(partitionId=0, topicId=AAAAAAAAAAAAAAAAAAAAAA, isr={isr}, leader=-2, "
+            f"replicas=[{replicas}], removingReplicas=[{removing}], addingReplicas=[{adding}], leaderRecoveryState=-1) "
+            f"for topic orders (org.apache.kafka.controller.ReplicationControlManager)\n")
+
+
+def _start(at: str, node: int) -> str:
+    return _record(at, node, "4", "3", "1, 2, 4, 3")
+
+
+def _done(at: str, node: int) -> str:
+    return _record(at, node, "", "", "1, 2, 4", isr="[1, 2, 4]")
+
+
+def test_a_record_a_controller_replays_at_its_start_is_no_new_line_but_a_repeat_elsewhere_is():
+    """``rebuild._startup_replays``: a line restating an earlier line's record within a minute of its node's start
+    is the replay of the metadata log (QuorumController loads its snapshot and replays the records after it); a
+    restated record far from any start of its node (a standby's at commit, or the same move asked for again) is
+    kept."""
+    record = "Replayed partition assignment change PartitionChangeRecord(partitionId=0, addingReplicas=[4])"
+    rows = [{"cluster": "c", "ts_ms": t, "broker": b, "message": f"[QuorumController id={b}] {record}"}
+            for t, b in [(0, 1), (20, 2), (3_600_000, 2), (3_600_000 + STARTUP_REPLAY_MS + 1, 1)]]
+    starts = [{"cluster": "c", "broker": 2, "ts_ms": 3_600_000 - STARTUP_REPLAY_MS},
+              {"cluster": "c", "broker": 1, "ts_ms": 0}]
+    # row 0 is the first statement (its node's start beside it changes nothing); row 3 is a minute and 1 ms past
+    # node 1's start; row 1 is node 2's at commit
+    assert _startup_replays(rows, starts) == {2}
+    assert _startup_replays(rows, []) == set()
+
+
+@pytest.mark.spark
+def test_a_standby_controller_restarting_after_a_move_does_not_move_it_again(spark, tmp_path):
+    """Controller 2 is a standby: it logs each record the active controller 1 commits, ms later, and at its restart
+    an hour later replays both records of the move, which ended at 10:05. One reassignment, not a second one of a
+    millisecond at 11:00."""
+    (tmp_path / "controller-1.log").write_text(_start("10:00:00,000", 1) + _done("10:05:00,000", 1))
+    (tmp_path / "controller-2.log").write_text(
+        _start("10:00:00,020", 2) + _done("10:05:00,020", 2)
+        + "[2024-05-01 11:00:00,000] INFO [KafkaRaftServer nodeId=2] Kafka Server started "
+          "(kafka.server.KafkaRaftServer)\n" + _start("11:00:00,100", 2) + _done("11:00:00,101", 2))
+    (tmp_path / "broker-1.log").write_text(
+        "[2024-05-01 09:59:00,000] INFO [Partition orders-0 broker=1] ISR updated to 1,2,3 and version updated to 5 "
+        "(kafka.cluster.Partition)\n"
+        "[2024-05-01 11:20:00,000] INFO [Partition orders-0 broker=1] ISR updated to 1,2,4 and version updated to 9 "
+        "(kafka.cluster.Partition)\n")
+    files = tuple(str(tmp_path / f) for f in ("controller-1.log", "controller-2.log", "broker-1.log"))
+    rows = (rebuild(spark, [ClusterInputs("c", files)], RebuildOptions(scrape_interval_ms=1000)).tables["assignments"]
+            .orderBy("seq").collect())
+    changes = [(r["ts_ms"] % 86_400_000, tuple(r["replicas"]), tuple(r["adding"])) for r in rows]
+    # the standby's statements at commit repeat the assignment in force (no change to the pipeline's replay)
+    assert changes == [(36_000_000, (1, 2, 4, 3), (4,)), (36_000_020, (1, 2, 4, 3), (4,)),
+                       (36_300_000, (1, 2, 4), ()), (36_300_020, (1, 2, 4), ())]

@@ -198,10 +198,11 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
 
 def controllers_alone(events: DataFrame) -> DataFrame:
     """(cluster, broker): KRaft nodes that are controllers and no broker (``process.roles=controller``). A node is
-    one when a QuorumController or ControllerServer line names it (``_KRAFT_CONTROLLER``), and it logs no line of a broker's own: none of a
-    replica it holds (``BROKER_HOLDS``), none of a BrokerServer or BrokerLifecycleManager. Its start and stop
-    lines (KafkaRaftServer's, shared by both roles) are then no broker's lifetime. A node running both roles logs
-    its replicas' lines; ``rebuild`` also keeps any node a describe or a line shows holding a replica."""
+    one when a QuorumController or ControllerServer line names it (``_KRAFT_CONTROLLER``), and it logs no line of a
+    broker's own: none of a replica it holds (``BROKER_HOLDS``), none of a BrokerServer or BrokerLifecycleManager.
+    Its start and stop lines (KafkaRaftServer's, shared by both roles) are then no broker's lifetime. A node running
+    both roles logs its replicas' lines; ``rebuild`` also keeps any node a describe or a line shows holding a
+    replica."""
     named = F.col("broker").cast("string")
     controller = F.regexp_extract("message", _KRAFT_CONTROLLER, 1) == named
     broker = F.col("kind").isin(*BROKER_HOLDS) | (F.regexp_extract("message", _KRAFT_BROKER, 1) == named)

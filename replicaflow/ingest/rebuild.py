@@ -418,7 +418,7 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
              shown: dict[tuple[str, str, int], Seen]) -> DataFrame:
     """Lifecycle lines as up/down rows; a broker logging (or listed, or with no describe shown holding a
     replica) before any lifecycle line is up from the start. A KRaft controller that holds no replica anywhere
-    is no broker (``broker_sessions.controllers_alone``)."""
+    is no broker (``holders.controllers_alone``)."""
     listed, holders = [], []
     for name, c in clusters.items():
         ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()

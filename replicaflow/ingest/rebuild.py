@@ -302,9 +302,12 @@ def _instant_order(isr: DataFrame, lead: DataFrame, carried: DataFrame) -> tuple
     return both.where("is_isr"), both.where(~F.col("is_isr"))
 
 
-def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
-    """The controller's reassignment lines per partition (few: collected to the driver), but a KRaft controller's
-    replay of records at its start (``_startup_replays``)."""
+Moves = dict[tuple[str, str, int], list[replay.Move]]
+
+
+def _moves(events: DataFrame) -> tuple[Moves, Moves]:
+    """The controller's reassignment lines per partition (few: collected to the driver): all of them, and all but
+    a KRaft controller's replay of records at its start (``_startup_replays``)."""
     rows = (events.where(F.col("kind").isin("reassignment_started", "reassignment_completed")
                          & F.col("topic").isNotNull() & F.col("partition").isNotNull())
             .select("cluster", "ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message",
@@ -313,10 +316,9 @@ def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
     starts = (events.where((F.col("kind") == "broker_started") & F.col("broker").isNotNull())
               .select("cluster", "broker", "ts_ms").collect())
     replays = _startup_replays(rows, starts)
-    out: dict[tuple[str, str, int], list[replay.Move]] = {}
+    out: Moves = {}
+    kept: Moves = {}
     for n, r in enumerate(rows):
-        if n in replays:
-            continue
         msg, listed = r["message"], tuple(r["isr"]) if r["isr"] is not None else None
         whole = None
         if r["kind"] == "reassignment_started":
@@ -330,7 +332,9 @@ def _moves(events: DataFrame) -> dict[tuple[str, str, int], list[replay.Move]]:
         else:
             move = replay.Move(r["ts_ms"], n, "completed", target=listed)
         out.setdefault((r["cluster"], r["topic"], r["partition"]), []).append(move)
-    return out
+        if n not in replays:
+            kept.setdefault((r["cluster"], r["topic"], r["partition"]), []).append(move)
+    return out, kept
 
 
 def _startup_replays(rows: list, starts: list) -> set[int]:
@@ -373,19 +377,22 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
     give it (the first one's origin before them); without either, a partition no controller line moves has
     the replicas its lines show from the start of the logs (ingest/holders.py). A deleted partition ends
     with a row of no replicas."""
-    moves, deleted = _moves(events), topic_deletions(events)
+    # a partition known from whole lines keeps the startup replays: the controller's start restates the snapshot's
+    # PartitionRecords too (`Replayed PartitionRecord for new partition …`), and the replayed moves after them are what
+    # bring the partition back to the state it had (``_startup_replays``)
+    (every, moves), deleted = _moves(events), topic_deletions(events)
     data = []
     for name, c in clusters.items():
         snap = {(name, *k): v for k, v in c.inputs.topics.partitions.items()} if c.inputs.topics else {}
         rows = []
-        for key in sorted(set(snap) | {k for k in moves if k[0] == name} | {k for k in seen if k[0] == name}):
+        for key in sorted(set(snap) | {k for k in every if k[0] == name} | {k for k in seen if k[0] == name}):
             p, s = snap.get(key), seen.get(key)
             if p is not None:
                 anchor = replay.Assignment(p.replicas, p.adding, p.removing)
                 hist = replay.history(anchor, c.anchor_ms, moves.get(key, []), c.start_ms)
             elif s is not None and s.wholes:
-                hist = _from_whole_lines(s, moves.get(key, []), c.start_ms)
-            elif key not in moves and s is not None and s.holders:
+                hist = _from_whole_lines(s, every.get(key, []), c.start_ms)
+            elif key not in every and s is not None and s.holders:
                 hist = [(c.start_ms, replay.Assignment(s.holders))]
             else:
                 hist = replay.history(None, c.anchor_ms, moves.get(key, []), c.start_ms)

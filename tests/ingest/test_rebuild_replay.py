@@ -181,3 +181,35 @@ def test_a_standby_controller_restarting_after_a_move_does_not_move_it_again(spa
     # the standby's statements at commit repeat the assignment in force (no change to the pipeline's replay)
     assert changes == [(36_000_000, (1, 2, 4, 3), (4,)), (36_000_020, (1, 2, 4, 3), (4,)),
                        (36_300_000, (1, 2, 4), ()), (36_300_020, (1, 2, 4), ())]
+
+
+def _partition_record(at: str, node: int) -> str:
+    """ReplicationControlManager.replay's INFO for a PartitionRecord (3.6+): a partition created, or each partition
+    of the snapshot a controller loads at its start."""
+    return (f"[2024-05-01 {at}] INFO [QuorumController id={node}] Replayed PartitionRecord for new partition orders-0 "
+            "with topic ID AAAAAAAAAAAAAAAAAAAAAA and PartitionRegistration(replicas=[1, 2, 3], directories=[], "
+            "isr=[1, 2, 3], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=1, "
+            "leaderRecoveryState=RECOVERED, leaderEpoch=3, partitionEpoch=5).\n")
+
+
+@pytest.mark.spark
+def test_a_restart_that_restates_the_snapshots_partition_keeps_the_replayed_move_after_it(spark, tmp_path):
+    """Without a describe, the lines naming a partition's whole assignment set it (docs/real-cluster.md, "Logs
+    alone"). A controller that starts loads its snapshot, taken before the move, and logs its PartitionRecord
+    (replicas 1,2,3), then replays the move's records: those replays bring the partition back to 1,2,4, so they are
+    kept here, and the assignment after the restart is the one before it."""
+    (tmp_path / "controller-1.log").write_text(
+        _partition_record("09:00:00,000", 1) + _start("10:00:00,000", 1) + _done("10:05:00,000", 1))
+    (tmp_path / "controller-2.log").write_text(
+        "[2024-05-01 11:00:00,000] INFO [KafkaRaftServer nodeId=2] Kafka Server started "
+        "(kafka.server.KafkaRaftServer)\n" + _partition_record("11:00:00,050", 2) + _start("11:00:00,100", 2)
+        + _done("11:00:00,101", 2))
+    (tmp_path / "broker-1.log").write_text(
+        "[2024-05-01 09:00:01,000] INFO [Partition orders-0 broker=1] ISR updated to 1,2,3 and version updated to 5 "
+        "(kafka.cluster.Partition)\n")
+    files = tuple(str(tmp_path / f) for f in ("controller-1.log", "controller-2.log", "broker-1.log"))
+    rows = (rebuild(spark, [ClusterInputs("c", files)], RebuildOptions(scrape_interval_ms=1000)).tables["assignments"]
+            .orderBy("seq").collect())
+    assert [tuple(r["replicas"]) for r in rows][-1] == (1, 2, 4)
+    assert [(r["ts_ms"] % 86_400_000, tuple(r["replicas"])) for r in rows][:3] == [
+        (32_401_000, (1, 2, 3)), (36_000_000, (1, 2, 4, 3)), (36_300_000, (1, 2, 4))]

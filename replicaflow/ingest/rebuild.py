@@ -308,14 +308,15 @@ Moves = dict[tuple[str, str, int], list[replay.Move]]
 def _moves(events: DataFrame) -> tuple[Moves, Moves]:
     """The controller's reassignment lines per partition (few: collected to the driver): all of them, and all but
     a KRaft controller's replay of records at its start (``_startup_replays``)."""
-    rows = (events.where(F.col("kind").isin("reassignment_started", "reassignment_completed")
-                         & F.col("topic").isNotNull() & F.col("partition").isNotNull())
-            .select("cluster", "ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message",
-                    "broker")
-            .orderBy("cluster", "ts_ms", "source", "line_number").collect())
-    starts = (events.where((F.col("kind") == "broker_started") & F.col("broker").isNotNull())
-              .select("cluster", "broker", "ts_ms").collect())
-    replays = _startup_replays(rows, starts)
+    kind = F.col("kind")
+    moving = kind.isin("reassignment_started", "reassignment_completed") & F.col("topic").isNotNull() \
+        & F.col("partition").isNotNull()
+    lines = (events.where(moving | ((kind == "broker_started") & F.col("broker").isNotNull()))
+             .select("cluster", "ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message",
+                     "broker")
+             .orderBy("cluster", "ts_ms", "source", "line_number").collect())  # one job: the moves and the starts
+    rows = [r for r in lines if r["kind"] != "broker_started"]
+    replays = _startup_replays(rows, [r for r in lines if r["kind"] == "broker_started"])
     out: Moves = {}
     kept: Moves = {}
     for n, r in enumerate(rows):

@@ -30,6 +30,7 @@ tells more than nothing:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -65,6 +66,15 @@ def _none() -> Column:
     return F.array().cast("array<int>")
 
 
+class Whole(NamedTuple):
+    """A line naming a partition's whole assignment; ``node`` is the controller that logged it when it is a
+    PartitionRecord replayed (which a controller restates at its start, ingest/controller_restart.py), else None."""
+
+    ts_ms: int
+    assignment: Assignment
+    node: int | None = None
+
+
 @dataclass(frozen=True)
 class Seen:
     """One partition: every broker its lines show holding a replica, each line naming all of them
@@ -73,7 +83,7 @@ class Seen:
     its log."""
 
     holders: tuple[int, ...] = ()
-    wholes: tuple[tuple[int, Assignment], ...] = ()
+    wholes: tuple[Whole, ...] = ()
     last_ms: int | None = None
     nonexistent_ms: tuple[int, ...] = ()
     deleted_on: tuple[tuple[int, int], ...] = ()
@@ -116,7 +126,8 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
             .groupBy(*KEYS)
             .agg(F.array_sort(F.array_distinct(F.flatten(F.collect_list(holders)))).alias("holders"),
                  F.array_sort(F.collect_list(F.when(_whole(kind), F.struct(
-                     "ts_ms", "source", "line_number", "replicas", "adding", "removing")))).alias("wholes"),
+                     "ts_ms", "source", "line_number", "replicas", "adding", "removing",
+                     F.when(kind == "partition_change", F.col("broker")).alias("node"))))).alias("wholes"),
                  F.max(F.when(~kind.isin(*DELETION_KINDS) & ~nonexistent, F.col("ts_ms"))).alias("last_ms"),
                  F.collect_set(F.when(nonexistent, F.col("ts_ms"))).alias("nonexistent"),
                  F.collect_list(F.when((kind == "replica_deleted") & F.col("broker").isNotNull(),
@@ -129,8 +140,8 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
             deleted[d["broker"]] = max(deleted.get(d["broker"], d["ts_ms"]), d["ts_ms"])
         out[(r["cluster"], r["topic"], r["partition"])] = Seen(
             tuple(r["holders"]),
-            tuple((w["ts_ms"], Assignment(tuple(w["replicas"]), tuple(w["adding"] or ()), tuple(w["removing"] or ())))
-                  for w in r["wholes"]),
+            tuple(Whole(w["ts_ms"], Assignment(tuple(w["replicas"]), tuple(w["adding"] or ()),
+                                               tuple(w["removing"] or ())), w["node"]) for w in r["wholes"]),
             r["last_ms"], tuple(sorted(r["nonexistent"])), tuple(sorted(deleted.items())))
     return out
 

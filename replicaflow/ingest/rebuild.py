@@ -36,6 +36,13 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import line_tables, replay
 from replicaflow.ingest.broker_sessions import any_failure, isr_removals, lifecycle
+from replicaflow.ingest.controller_restart import (
+    START_KINDS,
+    Started,
+    started_at,
+    startup_replays,
+    without_restated_partitions,
+)
 from replicaflow.ingest.holders import (
     Seen,
     controllers_alone,
@@ -60,8 +67,6 @@ ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other chang
 BROKER_SEES_LATER = 1 << 40  # a broker's line of one instant replays after the controller's (moves number from 0)
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
-KRAFT_RECORD = "Replayed partition assignment change "  # a record's text, the same in every controller's log
-STARTUP_REPLAY_MS = 60_000  # how far from a controller's start line its replay of the metadata log may be logged
 
 # Log forms that bound the release (docs/real-cluster.md, "Kafka version"): (pattern, first, last release).
 FORMS: tuple[tuple[str, str | None, str | None], ...] = (
@@ -305,21 +310,23 @@ def _instant_order(isr: DataFrame, lead: DataFrame, carried: DataFrame) -> tuple
 Moves = dict[tuple[str, str, int], list[replay.Move]]
 
 
-def _moves(events: DataFrame) -> tuple[Moves, Moves]:
-    """The controller's reassignment lines per partition (few: collected to the driver): all of them, and all but
-    a KRaft controller's replay of records at its start (``_startup_replays``)."""
+def _moves(events: DataFrame) -> tuple[Moves, Started]:
+    """The controller's reassignment lines per partition (few: collected to the driver) but a KRaft controller's
+    replay of records at its start (ingest/controller_restart.py), and each node's start instants."""
     kind = F.col("kind")
     moving = kind.isin("reassignment_started", "reassignment_completed") & F.col("topic").isNotNull() \
         & F.col("partition").isNotNull()
-    lines = (events.where(moving | ((kind == "broker_started") & F.col("broker").isNotNull()))
+    lines = (events.where(moving | (kind.isin(*START_KINDS) & F.col("broker").isNotNull()))
              .select("cluster", "ts_ms", "source", "line_number", "kind", "topic", "partition", "isr", "message",
                      "broker")
              .orderBy("cluster", "ts_ms", "source", "line_number").collect())  # one job: the moves and the starts
-    rows = [r for r in lines if r["kind"] != "broker_started"]
-    replays = _startup_replays(rows, [r for r in lines if r["kind"] == "broker_started"])
+    rows = [r for r in lines if r["kind"] not in START_KINDS]
+    started = started_at(r for r in lines if r["kind"] in START_KINDS)
+    replays = startup_replays(rows, started)
     out: Moves = {}
-    kept: Moves = {}
     for n, r in enumerate(rows):
+        if n in replays:
+            continue
         msg, listed = r["message"], tuple(r["isr"]) if r["isr"] is not None else None
         whole = None
         if r["kind"] == "reassignment_started":
@@ -333,34 +340,7 @@ def _moves(events: DataFrame) -> tuple[Moves, Moves]:
         else:
             move = replay.Move(r["ts_ms"], n, "completed", target=listed)
         out.setdefault((r["cluster"], r["topic"], r["partition"]), []).append(move)
-        if n not in replays:
-            kept.setdefault((r["cluster"], r["topic"], r["partition"]), []).append(move)
-    return out, kept
-
-
-def _startup_replays(rows: list, starts: list) -> set[int]:
-    """Indexes of ``rows`` (the reassignment lines, in time order) that a KRaft controller logged again while it
-    replayed its metadata log at start. Every controller logs each record it replays (ReplicationControlManager.replay:
-    `Replayed partition assignment change …`), and a controller that starts replays the records since its last
-    snapshot (up to ``metadata.log.max.snapshot.interval.ms``, an hour by default), so a move that ended before
-    the restart would start and end again at it. A line is such a replay when an earlier line states the same record
-    and its own node logged a start (`Kafka Server started`) within ``STARTUP_REPLAY_MS`` of it; a record restated
-    at any other time (a standby's, at commit) is kept, and the assignment replay drops its repeat."""
-    started: dict[tuple[str, int], list[int]] = {}
-    for s in starts:
-        started.setdefault((s["cluster"], s["broker"]), []).append(s["ts_ms"])
-    seen: set[tuple[str, str]] = set()
-    out = set()
-    for n, r in enumerate(rows):
-        at = r["message"].find(KRAFT_RECORD)
-        if at < 0:
-            continue
-        record = (r["cluster"], r["message"][at:])
-        near = started.get((r["cluster"], r["broker"]), ())
-        if record in seen and any(abs(r["ts_ms"] - t) <= STARTUP_REPLAY_MS for t in near):
-            out.add(n)
-        seen.add(record)
-    return out
+    return out, started
 
 
 def broker_ids(text: str) -> tuple[int, ...] | None:
@@ -378,22 +358,21 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
     give it (the first one's origin before them); without either, a partition no controller line moves has
     the replicas its lines show from the start of the logs (ingest/holders.py). A deleted partition ends
     with a row of no replicas."""
-    # a partition known from whole lines keeps the startup replays: the controller's start restates the snapshot's
-    # PartitionRecords too (`Replayed PartitionRecord for new partition …`), and the replayed moves after them are what
-    # bring the partition back to the state it had (``_startup_replays``)
-    (every, moves), deleted = _moves(events), topic_deletions(events)
+    (moves, started), deleted = _moves(events), topic_deletions(events)
     data = []
     for name, c in clusters.items():
         snap = {(name, *k): v for k, v in c.inputs.topics.partitions.items()} if c.inputs.topics else {}
         rows = []
-        for key in sorted(set(snap) | {k for k in every if k[0] == name} | {k for k in seen if k[0] == name}):
+        for key in sorted(set(snap) | {k for k in moves if k[0] == name} | {k for k in seen if k[0] == name}):
             p, s = snap.get(key), seen.get(key)
+            if p is None and s is not None:  # the snapshot's PartitionRecords a controller restates at its start
+                s = without_restated_partitions(s, name, started, moves[key][0].ts_ms if key in moves else None)
             if p is not None:
                 anchor = replay.Assignment(p.replicas, p.adding, p.removing)
                 hist = replay.history(anchor, c.anchor_ms, moves.get(key, []), c.start_ms)
             elif s is not None and s.wholes:
-                hist = _from_whole_lines(s, every.get(key, []), c.start_ms)
-            elif key not in every and s is not None and s.holders:
+                hist = _from_whole_lines(s, moves.get(key, []), c.start_ms)
+            elif key not in moves and s is not None and s.holders:
                 hist = [(c.start_ms, replay.Assignment(s.holders))]
             else:
                 hist = replay.history(None, c.anchor_ms, moves.get(key, []), c.start_ms)
@@ -416,8 +395,9 @@ def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> li
     """A partition no snapshot names, from the lines naming its whole assignment (ingest/holders.py): the first
     one's origin from the start, then each such line and each controller line in time (a broker logs the
     controller's decision after the controller: later at one instant); repeats of one assignment dropped."""
-    first = seen.wholes[0][1]
-    lines = [replay.Move(ts, BROKER_SEES_LATER, "started", target=a.target, whole=a) for ts, a in seen.wholes]
+    first = seen.wholes[0].assignment
+    lines = [replay.Move(w.ts_ms, BROKER_SEES_LATER, "started", target=w.assignment.target, whole=w.assignment)
+             for w in seen.wholes]
     hist = replay.history(replay.Assignment(first.origin), start_ms - 1, [*moves, *lines], start_ms)  # all after it
     return [h for i, h in enumerate(hist) if i == 0 or h[1] != hist[i - 1][1]]
 

@@ -174,7 +174,7 @@ def test_seen_replicas_anchor_on_a_partition_record_and_leave_reassignment_targe
     hosts nothing by logging it); ReplicaFetcherManager.addFetcherForPartitions: the follower and the
     leader it fetches from hold replicas; KafkaController.updateReplicaAssignmentForPartition's target
     list is played in time by ingest/replay.py, not taken as replicas."""
-    from replicaflow.ingest.holders import seen_replicas, topic_deletions
+    from replicaflow.ingest.holders import Whole, seen_replicas, topic_deletions
     from replicaflow.ingest.logs import read_logs
     from replicaflow.ingest.replay import Assignment
 
@@ -183,7 +183,7 @@ def test_seen_replicas_anchor_on_a_partition_record_and_leave_reassignment_targe
     seen = seen_replicas(events)
     assert topic_deletions(events) == {("c", "events"): (1779888768000,)}  # ReplicationControlManager.replay
     assert set(seen) == {("c", "events", 0), ("c", "events", 1)}
-    assert [a for _, a in seen[("c", "events", 0)].wholes] == [Assignment((2, 3))]
+    assert seen[("c", "events", 0)].wholes == (Whole(1779888765000, Assignment((2, 3)), 0),)  # node 0's record
     assert seen[("c", "events", 0)].holders == (2, 3)
     assert seen[("c", "events", 1)].wholes == ()
     assert seen[("c", "events", 1)].holders == (2, 3)

@@ -7,15 +7,8 @@ import re
 
 import pytest
 
-from replicaflow.ingest.rebuild import (
-    FORMS,
-    STARTUP_REPLAY_MS,
-    WHOLE_24,
-    _startup_replays,
-    broker_ids,
-    infer_version,
-    rebuild,
-)
+from replicaflow.ingest.controller_restart import STARTUP_REPLAY_MS, started_at, startup_replays
+from replicaflow.ingest.rebuild import FORMS, WHOLE_24, broker_ids, infer_version, rebuild
 from replicaflow.ingest.replay import Assignment, Move, history
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions, cluster_of_path, options
 
@@ -144,7 +137,7 @@ def _done(at: str, node: int) -> str:
 
 
 def test_a_record_a_controller_replays_at_its_start_is_no_new_line_but_a_repeat_elsewhere_is():
-    """``rebuild._startup_replays``: a line restating an earlier line's record within a minute of its node's start
+    """``controller_restart.startup_replays``: a line restating an earlier line's record within a minute of its node's start
     is the replay of the metadata log (QuorumController loads its snapshot and replays the records after it); a
     restated record far from any start of its node (a standby's at commit, or the same move asked for again) is
     kept."""
@@ -155,8 +148,8 @@ def test_a_record_a_controller_replays_at_its_start_is_no_new_line_but_a_repeat_
               {"cluster": "c", "broker": 1, "ts_ms": 0}]
     # row 0 is the first statement (its node's start beside it changes nothing); row 3 is a minute and 1 ms past
     # node 1's start; row 1 is node 2's at commit
-    assert _startup_replays(rows, starts) == {2}
-    assert _startup_replays(rows, []) == set()
+    assert startup_replays(rows, started_at(starts)) == {2}
+    assert startup_replays(rows, {}) == set()
 
 
 @pytest.mark.spark
@@ -192,24 +185,63 @@ def _partition_record(at: str, node: int) -> str:
             "leaderRecoveryState=RECOVERED, leaderEpoch=3, partitionEpoch=5).\n")
 
 
-@pytest.mark.spark
-def test_a_restart_that_restates_the_snapshots_partition_keeps_the_replayed_move_after_it(spark, tmp_path):
-    """Without a describe, the lines naming a partition's whole assignment set it (docs/real-cluster.md, "Logs
-    alone"). A controller that starts loads its snapshot, taken before the move, and logs its PartitionRecord
-    (replicas 1,2,3), then replays the move's records: those replays bring the partition back to 1,2,4, so they are
-    kept here, and the assignment after the restart is the one before it."""
-    (tmp_path / "controller-1.log").write_text(
-        _partition_record("09:00:00,000", 1) + _start("10:00:00,000", 1) + _done("10:05:00,000", 1))
-    (tmp_path / "controller-2.log").write_text(
-        "[2024-05-01 11:00:00,000] INFO [KafkaRaftServer nodeId=2] Kafka Server started "
-        "(kafka.server.KafkaRaftServer)\n" + _partition_record("11:00:00,050", 2) + _start("11:00:00,100", 2)
-        + _done("11:00:00,101", 2))
-    (tmp_path / "broker-1.log").write_text(
-        "[2024-05-01 09:00:01,000] INFO [Partition orders-0 broker=1] ISR updated to 1,2,3 and version updated to 5 "
-        "(kafka.cluster.Partition)\n")
-    files = tuple(str(tmp_path / f) for f in ("controller-1.log", "controller-2.log", "broker-1.log"))
+def _isr(at: str) -> str:
+    """The leader's line that makes the partition's leader and ISR known (its state begins there)."""
+    return (f"[2024-05-01 {at}] INFO [Partition orders-0 broker=1] ISR updated to 1,2,3 and version updated to 5 "
+            "(kafka.cluster.Partition)\n")
+
+
+_RESTART_2 = "[2024-05-01 11:00:00,000] INFO [KafkaRaftServer nodeId=2] Kafka Server started (kafka.server.KafkaRaftServer)\n"
+# the controller's own start line (controller.log), logged just before it loads its snapshot
+_QUORUM_2 = ("[2024-05-01 11:00:00,040] INFO [QuorumController id=2] Creating new QuorumController with clusterId "
+             "MkU3OEVBNTcwNTJENDM2Qk. (org.apache.kafka.controller.QuorumController)\n")
+
+
+def _assignments(spark, tmp_path, logs: dict[str, str]) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+    for name, text in logs.items():
+        (tmp_path / name).write_text(text)
+    files = tuple(str(tmp_path / f) for f in logs)
     rows = (rebuild(spark, [ClusterInputs("c", files)], RebuildOptions(scrape_interval_ms=1000)).tables["assignments"]
             .orderBy("seq").collect())
-    assert [tuple(r["replicas"]) for r in rows][-1] == (1, 2, 4)
-    assert [(r["ts_ms"] % 86_400_000, tuple(r["replicas"])) for r in rows][:3] == [
-        (32_401_000, (1, 2, 3)), (36_000_000, (1, 2, 4, 3)), (36_300_000, (1, 2, 4))]
+    return [(r["ts_ms"] % 86_400_000, tuple(r["replicas"]), tuple(r["adding"])) for r in rows]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("restart", [_RESTART_2, _QUORUM_2], ids=["server.log", "controller.log"])
+def test_a_restart_that_restates_the_snapshots_partition_moves_nothing(spark, tmp_path, restart):
+    """Without a describe, the lines naming a partition's whole assignment set it (docs/real-cluster.md, "Logs
+    alone"). Controller 2 starts at 11:00, loads its snapshot, taken before the move, and logs its PartitionRecord
+    (replicas 1,2,3; ReplicationControlManager.replay(PartitionRecord)), then replays the move's records. Both are
+    that replay (``controller_restart``): the partition keeps 1,2,4, with no move of a millisecond at 11:00 and no
+    return to the snapshot's replicas. The start is the process's (KafkaRaftServer, server.log) or the
+    controller's own (QuorumController's constructor, controller.log): a bug report often holds one file."""
+    assert _assignments(spark, tmp_path, {
+        "controller-1.log": _partition_record("09:00:00,000", 1) + _start("10:00:00,000", 1) + _done("10:05:00,000", 1),
+        "controller-2.log": restart + _partition_record("11:00:00,050", 2) + _start("11:00:00,100", 2)
+        + _done("11:00:00,101", 2),
+        "broker-1.log": _isr("09:00:01,000")}) == [
+        (32_401_000, (1, 2, 3), ()), (36_000_000, (1, 2, 4, 3), (4,)), (36_300_000, (1, 2, 4), ())]
+
+
+@pytest.mark.spark
+def test_a_restart_restating_a_partition_the_logs_knew_only_from_its_move_does_not_undo_the_move(spark, tmp_path):
+    """The partition was created before the logs begin: controller 1's log holds its move only. Controller 2's
+    restart restates the snapshot's PartitionRecord (1,2,3), which is older than the move, so the partition stays at
+    1,2,4; it is known from the move's whole assignment on."""
+    assert _assignments(spark, tmp_path, {
+        "controller-1.log": _start("10:00:00,000", 1) + _done("10:05:00,000", 1),
+        "controller-2.log": _RESTART_2 + _partition_record("11:00:00,050", 2) + _start("11:00:00,100", 2)
+        + _done("11:00:00,101", 2),
+        "broker-1.log": _isr("09:00:01,000")}) == [(36_000_000, (1, 2, 4, 3), (4,)), (36_300_000, (1, 2, 4), ())]
+
+
+@pytest.mark.spark
+def test_a_restart_that_is_the_first_the_logs_tell_of_a_partition_is_taken(spark, tmp_path):
+    """Only controller 2's log, from its restart: the snapshot's PartitionRecord is the first the logs say of the
+    partition, so it is its assignment from the start of the logs; the records replayed after it restate nothing
+    earlier and are the move (this log's only account of it, at the instants of the replay)."""
+    assert _assignments(spark, tmp_path, {
+        "controller-2.log": _RESTART_2 + _partition_record("11:00:00,050", 2) + _start("11:00:00,100", 2)
+        + _done("11:00:00,101", 2),
+        "broker-1.log": _isr("11:00:00,000")}) == [
+        (39_600_000, (1, 2, 3), ()), (39_600_100, (1, 2, 4, 3), (4,)), (39_600_101, (1, 2, 4), ())]

@@ -419,7 +419,7 @@ def test_the_controller_logs_each_controlled_shutdown_it_takes(version, controll
     (`[Controller N]: ` before 1.0); KRaft's BrokerHeartbeatManager.calculateNextBrokerState grants a broker that
     still leads partitions a controlled shutdown, and one that leads none an immediate one. Broker 1 leads the
     partition when it stops; broker 3, stopping later, leads nothing. The lines go to the active controller's log,
-    the simulator's lowest-id broker still up: broker 2 (the reader's side: tests/ingest/test_log_layouts_and_rules.py)."""
+    the simulator's lowest-id broker still up: broker 2 (the reader's side: tests/ingest/test_log_rules.py)."""
     kafka = {"version": version, **({"controller": controller} if controller else {})}
     engine, _, logs = started(small(kafka=kafka, events=[
         {"at": "10s", "broker_down": {"broker": 1, "controlled": True}},

@@ -23,6 +23,9 @@ tells more than nothing:
   run on the leader only). Before a partition's first leader line this is its leader, with an unknown
   epoch. A change ZooKeeper refused ("Cached zkVersion … skip updating ISR" next) is not used: a broker
   that lost leadership without knowing it writes it (KAFKA-2729);
+- a leader line that names its ISR after changes no line shows the ISR of (a gap in the leader epochs, or in the
+  partition epochs since the last line naming the ISR) names the ISR the controller elected it from: that ISR was in
+  force just before it (``isr_before_unseen_changes``), not the stale one the logs last told;
 - a partition whose topic was deleted stops existing (``deleted_at``), whether or not a describe names it:
   Kafka counts no partition of a topic being deleted as offline.
 """
@@ -38,6 +41,7 @@ from pyspark.sql import functions as F
 from replicaflow.ingest.log_messages import FROM_TO
 from replicaflow.ingest.logs import id_list
 from replicaflow.ingest.replay import Assignment
+from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 
 KEYS = ["cluster", "topic", "partition"]
 # kinds whose logging broker holds a replica of the line's partition
@@ -205,6 +209,39 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
                              *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
     rows = req.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch")
     return rows, lead, new_leader.select(*KEYS, "ts_ms").distinct()
+
+
+def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFrame) -> DataFrame:
+    """An ISR row just before each leader line that names its ISR after changes no line shows the ISR of: the ISR
+    that line names, as the controller wrote it (``CONTROLLER_ISR_EPOCH``).
+
+    Unseen changes: the line's leader epoch is more than one past the partition's last epoch the lines named, or its
+    partition epoch more than one past that of the last line naming the ISR (`ISR updated … version updated to N`,
+    a leader's line). They are decisions of the controller (fenced or shut-down brokers removed from the ISR) or lines
+    of brokers whose logs are missing, so the ISR the logs last told is stale, and a new leader outside it would read
+    as an unclean election (docs/semantics.md §6). The ISR the leader's line names is the one the controller elected
+    it from, less the members it dropped: a clean election picks a member; an unclean one leaves the leader alone in
+    the ISR and logs its own line (`UNCLEAN partition change …`, `No broker in ISR is alive …`). ``read``: the
+    reader's rows, where a leader line's own ISR row is numbered right after it.
+    """
+    keys = ["cluster", "topic", "partition"]
+    before = Window.unboundedPreceding, -1
+    last_epoch = F.last("leader_epoch", ignorenulls=True).over(
+        Window.partitionBy(*keys).orderBy("ts_ms", "seq").rowsBetween(*before))
+    kind = F.col("kind")
+    names_isr = (kind == "isr_updated") | ((kind == "leader_start") & F.col("isr").isNotNull())
+    last_known = F.last("partition_epoch", ignorenulls=True).over(
+        Window.partitionBy(*keys).orderBy("ts_ms", "source", "line_number").rowsBetween(*before))
+    unseen = (events.where(names_isr & F.col("topic").isNotNull() & F.col("partition").isNotNull())
+              .select(*keys, "ts_ms", "kind", "leader_epoch", "partition_epoch", last_known.alias("last_known"))
+              .where((kind == "leader_start") & (F.col("partition_epoch") > F.col("last_known") + 1))
+              .select(*keys, "ts_ms", "leader_epoch", F.lit(True).alias("unseen")).distinct())
+    gaps = (lead.select(*keys, "ts_ms", "seq", "leader_epoch", last_epoch.alias("last_epoch"))
+            .join(unseen, [*keys, "ts_ms", "leader_epoch"], "left")
+            .where((F.col("leader_epoch") > F.col("last_epoch") + 1) | F.col("unseen")))
+    own = read.select(*keys, "ts_ms", (F.col("seq") - 2).alias("seq"), "isr")
+    return gaps.join(own, [*keys, "ts_ms", "seq"]).select(
+        *keys, "ts_ms", (F.col("seq") - 1).alias("seq"), "isr", F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch"))
 
 
 def controllers_alone(events: DataFrame) -> DataFrame:

@@ -49,6 +49,7 @@ from replicaflow.ingest.holders import (
     deleted_at,
     from_to_isr,
     inferred_leaders,
+    isr_before_unseen_changes,
     requested_state,
     seen_replicas,
     topic_deletions,
@@ -251,7 +252,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
                .where(F.size("a") > 0).dropDuplicates([*keys, "ts_ms", "b"]))
     before = (isr.join(changes, [*keys, "ts_ms"]).where(F.array_sort("isr") == F.col("b"))
               .select(*keys, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("a").alias("isr"), "leader_epoch"))
-    isr = isr.unionByName(before)
+    read, isr = isr, isr.unionByName(before)
     requested_isr, requested_lead, requested = requested_state(events, parsed["isr"], parsed["leaders"])
     isr, lead = isr.unionByName(requested_isr), lead.unionByName(requested_lead)
     rows = [(name, c.start_ms, -1 - n, p.topic, p.partition, list(p.isr), -1 if p.leader is None else p.leader)
@@ -270,6 +271,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
         isr = isr.unionByName(isr_removals(isr, events))
     # read three times below, each time with the reader's rows and requests beneath: a checkpoint
     lead = lead.unionByName(inferred_leaders(events, lead)).localCheckpoint(eager=False)
+    isr = isr.unionByName(isr_before_unseen_changes(events, read, lead))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
                .select(*keys, "ts_ms").unionByName(requested).distinct())
     isr, lead = _instant_order(isr, lead, carried)
@@ -286,12 +288,14 @@ def _instant_order(isr: DataFrame, lead: DataFrame, carried: DataFrame) -> tuple
     a leader's ISR change is taken before a new leader's line of the same instant (the controller moves
     leadership after the ISR it saw: a reassignment completes once the target joined the ISR), so the
     change counts on the leader that made it (IsrExpandsPerSec). A leader line's own ISR row (the reader
-    numbers it right after the line) stays with it; ``carried`` holds the instants whose leader line
-    names an ISR at all: before 2.6 none does, and the row numbered after such a line is another broker's
-    change of that instant (the old leader's expansion that let a reassignment complete)."""
+    numbers it right after the line) stays with it, and so does the ISR the line names as in force before it
+    (``isr_before_unseen_changes``, numbered right before it): after the other changes of the instant.
+    ``carried`` holds the instants whose leader line names an ISR at all: before 2.6 none does, and the row
+    numbered after such a line is another broker's change of that instant (the old leader's expansion that let
+    a reassignment complete)."""
     keys = ["cluster", "topic", "partition", "ts_ms"]
-    from_line = lead.join(carried, keys, "left_semi").select(*keys, (F.col("seq") + 2).alias("seq"),
-                                                             F.lit(True).alias("with_leader"))
+    from_line = lead.join(carried, keys, "left_semi").select(
+        *keys, F.explode(F.array(F.col("seq") + 2, F.col("seq") - 1)).alias("seq"), F.lit(True).alias("with_leader"))
     isr = isr.join(from_line, [*keys, "seq"], "left").select(
         "*", F.when(F.col("seq") < 0, -1).when(F.col("with_leader"), 1).otherwise(0).alias("rank")).drop("with_leader")
     lead = lead.select("*", F.when(F.col("seq") < 0, -1).otherwise(1).alias("rank"))

@@ -15,8 +15,9 @@ _I64 = pa.int64()
 _STR = pa.string()
 _LIST = pa.list_(pa.int32())
 # The leader epoch of an isr row the controller wrote when a broker failed, rebuilt from its logs: under an epoch
-# no line shows (ZooKeeper bumps it, KRaft 3.6+ keeps it). No leader's own change: the ISR meters compare the next
-# row's epoch with the epoch before it (pipeline/state.py, ingest/broker_sessions.py).
+# no line shows (ZooKeeper bumps it, KRaft 3.6+ keeps it); also of the ISR a leader line names as in force before it
+# after changes no line shows (ingest/holders.py). No leader's own change: the ISR meters compare the next row's
+# epoch with the epoch before it (pipeline/state.py, ingest/broker_sessions.py).
 CONTROLLER_ISR_EPOCH = -2
 
 
@@ -40,7 +41,7 @@ TELEMETRY: dict[str, pa.Schema] = {
                        ("replicas_end_offset", _I64)),
     # leader_epoch: the epoch under which the ISR was committed, so the leader's own shrinks and
     # expansions (same epoch) can be told from the controller's (new epoch) -- IsrShrinksPerSec; from logs,
-    # -1 when no line names it and CONTROLLER_ISR_EPOCH for an ISR the controller wrote at a broker failure.
+    # -1 when no line names it and CONTROLLER_ISR_EPOCH for an ISR the controller wrote that no line shows.
     # elr / last_known_elr: KIP-966's eligible leader replicas written with the ISR, as KRaft's
     # PartitionChangeRecord carries them ([] when the feature is off; null when unknown, e.g. from logs);
     # a change of the ELR alone is a row too.

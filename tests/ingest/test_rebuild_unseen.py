@@ -1,0 +1,82 @@
+"""An election after changes no line shows (ingest/holders.isr_before_unseen_changes): the new leader's line names
+the ISR it was elected from, so a leader outside the stale ISR the logs last told is no unclean election, through
+`replicaflow analyze --logs` (docs/real-cluster.md, ``isr``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+pytestmark = pytest.mark.spark
+
+SC = "(state.change.logger)"
+# Kafka 3.9 in KRaft, verbatim (BetrajJ/kafka-kraft@8496c2c, kafka/logs/state-change.log.2025-02-27-15 and
+# .2025-02-28-10): broker 3 leads kafka-topic-1 alone at partition epoch 217; broker 3's expansions (218, 219) and
+# the controller's removal of broker 2 (220) are in no leader's line here, only in the followers' "Skipped" lines;
+# then broker 3 shuts down and the controller elects broker 1, in the ISR [3, 1] of epoch 220 (unclean leader
+# election is off on that cluster, and no controller line says UNCLEAN).
+ALONE_AT_217 = (
+    "[2025-02-27 18:35:30,777] INFO [Broker id=3] Leader kafka-topic-1 with topic id Some(DUc4knVDQMGKcHKxYw3MQQ) "
+    "starts at leader epoch 112 from offset 0 with partition epoch 217, high watermark 0, ISR [3], adding replicas [] "
+    f"and removing replicas [] . Previous leader Some(-1) and previous leader epoch was 111. {SC}\n")
+SKIPPED_AT_220 = (
+    "[2025-02-28 12:00:25,258] INFO [Broker id=1] Skipped the become-follower state change for kafka-topic-1 with "
+    "topic id Some(DUc4knVDQMGKcHKxYw3MQQ) and partition state LeaderAndIsrPartitionState(topicName='kafka-topic', "
+    "partitionIndex=1, controllerEpoch=-1, leader=3, leaderEpoch=112, isr=[3, 1], partitionEpoch=220, replicas=[3, "
+    "1, 2], addingReplicas=[], removingReplicas=[], isNew=false, leaderRecoveryState=0) since it is already a "
+    f"follower with leader epoch 112. {SC}\n")
+ELECTED_AT_221 = (
+    "[2025-02-28 12:00:25,499] INFO [Broker id=1] Leader kafka-topic-1 with topic id Some(DUc4knVDQMGKcHKxYw3MQQ) "
+    "starts at leader epoch 113 from offset 0 with partition epoch 221, high watermark 0, ISR [1], adding replicas [] "
+    f"and removing replicas [] . Previous leader Some(3) and previous leader epoch was 112. {SC}\n")
+# the same election with nothing unseen: the ISR of epoch 220, as leader 3 logged it, holds broker 3 alone
+ALONE_AT_220 = ("[2025-02-28 12:00:20,000] INFO [Partition kafka-topic-1 broker=3] ISR updated to 3  and version "
+                "updated to 220 (kafka.cluster.Partition)\n")
+# ZooKeeper 2.8, whose leader lines name no partition epoch: leader epochs 5 to 8, the three between unseen
+ZK_ALONE = ("[2021-06-01 10:00:00,000] INFO [Broker id=3] Leader orders-0 starts at leader epoch 5 from offset 40 with "
+            f"high watermark 40 ISR [3] addingReplicas [] removingReplicas []. Previous leader epoch was 4. {SC}\n")
+ZK_ELECTED = ("[2021-06-01 11:00:00,000] INFO [Broker id=1] Leader orders-0 starts at leader epoch {e} from offset 40 "
+              f"with high watermark 40 ISR [1] addingReplicas [] removingReplicas []. Previous leader epoch was 4. {SC}\n")
+CLUSTERS = {
+    "unseen": {"broker-3": ALONE_AT_217, "broker-1": SKIPPED_AT_220 + ELECTED_AT_221},
+    "seen": {"broker-3": ALONE_AT_217 + ALONE_AT_220, "broker-1": SKIPPED_AT_220 + ELECTED_AT_221},
+    "zk-unseen": {"broker-3": ZK_ALONE, "broker-1": ZK_ELECTED.format(e=8)},
+    "zk-seen": {"broker-3": ZK_ALONE, "broker-1": ZK_ELECTED.format(e=6)},
+}
+
+
+@pytest.fixture(scope="module")
+def elections(tmp_path_factory) -> dict[str, list[tuple[int, int]]]:
+    root = tmp_path_factory.mktemp("unseen")
+    for cluster, brokers in CLUSTERS.items():
+        for broker, text in brokers.items():
+            path = root / "logs" / cluster / broker / "state-change.log"
+            path.parent.mkdir(parents=True)
+            path.write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "logs"),
+                          "--cluster-from-path", "--out", str(root / "out")],
+                         capture_output=True, text=True, timeout=600, cwd=Path(__file__).parents[2])
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = pq.read_table(root / "out" / "analysis" / "unclean_elections").to_pylist()
+    return {c: sorted((r["leader"], r["leader_epoch"]) for r in rows if r["cluster"] == c) for c in CLUSTERS}
+
+
+def test_a_leader_elected_after_unseen_partition_epochs_is_no_unclean_election(elections):
+    """KRaft: partition epoch 221 comes four after 217, the last epoch whose ISR a line names (Partition.makeLeader's
+    `Leader … starts at leader epoch E … with partition epoch P, … ISR [..]`, `ISR updated to … version updated to
+    P`): the ISR [3] is stale, and broker 1 was elected from the ISR its line names. With epoch 220's ISR [3] logged,
+    the same line is an election outside the ISR (PartitionChangeBuilder's unclean election leaves the leader alone
+    in the ISR)."""
+    assert elections["unseen"] == []
+    assert elections["seen"] == [(1, 113)]
+
+
+def test_a_leader_elected_after_unseen_leader_epochs_is_no_unclean_election(elections):
+    """ZooKeeper 2.8: leader epoch 8 after 5 (KafkaController bumps it at every election and ISR removal it
+    writes): three decisions unseen. Epoch 6 right after 5 with the leader outside [3] is an unclean election."""
+    assert elections["zk-unseen"] == []
+    assert elections["zk-seen"] == [(1, 6)]

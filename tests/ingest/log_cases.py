@@ -375,6 +375,12 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      "(org.apache.kafka.controller.QuorumController)", {"kind": "controller_elected", "broker": 9, "leader_epoch": 2}),
     (T + "INFO [Controller 8] Becoming the active controller at epoch 7, committed offset -1, committed epoch -1 "
      "(org.apache.kafka.controller.QuorumController)", {"kind": "controller_elected", "broker": 8, "leader_epoch": 7}),
+    # Partition.makeFollower 3.3+: a state change skipped as older than the broker's own partition epoch is stale
+    (T + "INFO [Broker id=1] Skipped the become-follower state change for t-0 with topic id Some(AAAAAAAAAAAAAAAAAAAAAA) "
+     "and partition state LeaderAndIsrPartitionState(topicName='t', partitionIndex=0, controllerEpoch=-1, leader=2, "
+     "leaderEpoch=5, isr=[2, 1], partitionEpoch=9, replicas=[1, 2], addingReplicas=[], removingReplicas=[], "
+     "isNew=false, leaderRecoveryState=0) since the follower is already at a newer partition epoch 11. "
+     "(state.change.logger)", None),
     (T + "INFO [QuorumController id=7] Becoming the active controller at epoch 5, next write offset 1234. "
      "(org.apache.kafka.controller.QuorumController)", {"kind": "controller_elected", "broker": 7, "leader_epoch": 5}),
     # QuorumController's constructor: 3.3-3.4 (`[Controller N] `, the authorizer named), 3.7+ (the ELR switch after it)

@@ -80,3 +80,21 @@ def test_a_leader_elected_after_unseen_leader_epochs_is_no_unclean_election(elec
     writes): three decisions unseen. Epoch 6 right after 5 with the leader outside [3] is an unclean election."""
     assert elections["zk-unseen"] == []
     assert elections["zk-seen"] == [(1, 6)]
+
+
+@pytest.mark.spark
+def test_a_kraft_followers_own_log_gives_the_leader_isr_and_replicas_of_its_skipped_state_changes(spark, tmp_path):
+    """Broker 1's state-change.log alone (KRaft 3.9, verbatim): Partition.makeFollower logs the state it skips as
+    already applied, LeaderAndIsrPartitionState(leader=3, leaderEpoch=112, isr=[3, 1], …, replicas=[3, 1, 2]) — the
+    leader, ISR and whole assignment of a partition its own lines name no leader or ISR change of
+    (holders.requested_state; docs/real-cluster.md, "Logs alone")."""
+    from replicaflow.ingest.rebuild import rebuild
+    from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
+
+    path = tmp_path / "broker-1" / "state-change.log"
+    path.parent.mkdir()
+    path.write_text(SKIPPED_AT_220, encoding="utf-8")
+    tables = rebuild(spark, [ClusterInputs("c", (str(path),))], RebuildOptions(scrape_interval_ms=1000)).tables
+    assert [(r["leader"], r["leader_epoch"]) for r in tables["leaders"].collect()] == [(3, 112)]
+    assert [r["isr"] for r in tables["isr"].collect()] == [[3, 1]]
+    assert [r["replicas"] for r in tables["assignments"].collect()] == [[3, 1, 2]]

@@ -98,6 +98,8 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"ISR updated to \S+ (?: |\(under-min-isr\) )and version updated to \d", "3.5", None),
     (r"Previous leader (?:Some|None)", "3.5", None),
     (r"lastCaughtUpTimeMs", "3.6", None),
+    # a KRaft controller's PartitionRecord (PartitionRegistration.toString): directories (KIP-858) and the ELR from 3.7
+    (r"PartitionRegistration\(replicas=\[[\d, ]*\], directories=", "3.7", None),
     # Partition.appendRecordsToLeader's NotEnoughReplicasException: `[t,p]` up to 0.10.1, the TopicPartition from
     # 0.10.2, the ISR's members from 2.1; the ISR's size and its members apart after 3.8 (not in 3.8.0)
     (r"Number of insync replicas for partition \[", None, "0.10"),

@@ -15,6 +15,7 @@ QuorumController with clusterId …` (3.3+, controller.log: logged just before t
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from replicaflow.ingest.holders import Seen
 
@@ -59,9 +60,8 @@ def without_restated_partitions(seen: Seen, cluster: str, started: Started, firs
     (``Seen.wholes``' node) within ``STARTUP_REPLAY_MS`` of its node's start, after an earlier line naming the
     partition's whole assignment or a reassignment line of it (``first_move_ms``). The snapshot is older than
     what those lines told; the record of a partition first known at the restart is kept."""
-    known = min([w.ts_ms for w in seen.wholes[:1]] + ([first_move_ms] if first_move_ms is not None else []),
-                default=None)
-    kept = tuple(w for w in seen.wholes if w.node is None or known is None or w.ts_ms <= known
-                 or not _near_start(started, cluster, w.node, w.ts_ms))
-    return seen if len(kept) == len(seen.wholes) else Seen(seen.holders, kept, seen.last_ms, seen.nonexistent_ms,
-                                                           seen.deleted_on)
+    if not seen.wholes:
+        return seen
+    known = seen.wholes[0].ts_ms if first_move_ms is None else min(seen.wholes[0].ts_ms, first_move_ms)
+    return replace(seen, wholes=tuple(w for w in seen.wholes if w.node is None or w.ts_ms <= known
+                                      or not _near_start(started, cluster, w.node, w.ts_ms)))

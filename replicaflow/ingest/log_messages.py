@@ -275,8 +275,7 @@ RULES: list[Rule] = [
     Rule("controller_elected", r"^Becoming active at controller epoch (\d+)\.$", {"leader_epoch": 1}),
     Rule("controller_elected", r"^Becoming the active controller at epoch (\d+), (?:committed offset -?\d+(?: and|,) "
          r"committed epoch -?\d+|next write offset -?\d+)\.?$", {"leader_epoch": 1}),
-    # QuorumController's constructor (3.3+; `, authorizer A.` after the id up to 3.5), the instant a KRaft controller
-    # starts: it then loads its snapshot and replays the metadata log, logging old records again (controller_restart.py)
+    # QuorumController's constructor (3.3+), logged as a controller starts, before it replays (controller_restart.py)
     Rule("controller_started", r"^Creating new QuorumController with clusterId \S+"),
     # --- fetchers: ReplicaFetcherManager, AbstractFetcherThread (server.log) ------------------------
     Rule("fetcher_added", r"^Added fetcher (?:to broker (?:BrokerEndPoint\(id=)?(\d+).*? )?for partitions (.+)$",

@@ -1,15 +1,15 @@
 """An election after changes no line shows (ingest/holders.isr_before_unseen_changes): the new leader's line names
 the ISR it was elected from, so a leader outside the stale ISR the logs last told is no unclean election, through
-`replicaflow analyze --logs` (docs/real-cluster.md, ``isr``)."""
+`replicaflow analyze --logs`'s function (docs/real-cluster.md, ``isr``)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pyarrow.parquet as pq
 import pytest
+
+from replicaflow.ingest.rebuild import rebuild
+from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
+from replicaflow.jobs.analyze import analyze_logs
 
 pytestmark = pytest.mark.spark
 
@@ -50,17 +50,16 @@ CLUSTERS = {
 
 
 @pytest.fixture(scope="module")
-def elections(tmp_path_factory) -> dict[str, list[tuple[int, int]]]:
+def elections(spark, tmp_path_factory) -> dict[str, list[tuple[int, int]]]:
+    """The four clusters as one fleet (a folder each), analyzed by ``analyze --logs``'s own function in the tests'
+    Spark session."""
     root = tmp_path_factory.mktemp("unseen")
     for cluster, brokers in CLUSTERS.items():
         for broker, text in brokers.items():
             path = root / "logs" / cluster / broker / "state-change.log"
             path.parent.mkdir(parents=True)
             path.write_text(text, encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "analyze", "--logs", str(root / "logs"),
-                          "--cluster-from-path", "--out", str(root / "out")],
-                         capture_output=True, text=True, timeout=600, cwd=Path(__file__).parents[2])
-    assert run.returncode == 0, run.stderr[-3000:]
+    analyze_logs([str(root / "logs")], root / "out", cluster_from_path=True, spark=spark)
     rows = pq.read_table(root / "out" / "analysis" / "unclean_elections").to_pylist()
     return {c: sorted((r["leader"], r["leader_epoch"]) for r in rows if r["cluster"] == c) for c in CLUSTERS}
 
@@ -88,9 +87,6 @@ def test_a_kraft_followers_own_log_gives_the_leader_isr_and_replicas_of_its_skip
     already applied, LeaderAndIsrPartitionState(leader=3, leaderEpoch=112, isr=[3, 1], …, replicas=[3, 1, 2]) — the
     leader, ISR and whole assignment of a partition its own lines name no leader or ISR change of
     (holders.requested_state; docs/real-cluster.md, "Logs alone")."""
-    from replicaflow.ingest.rebuild import rebuild
-    from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
-
     path = tmp_path / "broker-1" / "state-change.log"
     path.parent.mkdir()
     path.write_text(SKIPPED_AT_220, encoding="utf-8")

@@ -18,6 +18,10 @@ from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 
 # numbered before every other ISR row of its instant: the controller decides, then the brokers log
 _FIRST = -(1 << 62)
+# the kinds a broker logs only as a replica the controller has registered: it leads or follows a partition, or
+# changes an ISR as its leader
+SERVING = ("leader_start", "follower_start", "become_leader", "become_follower", "leader_and_isr", "isr_shrink",
+           "isr_expand", "isr_updated", "fetcher_added", "produce_rejected")
 
 
 def lifecycle(events: DataFrame) -> DataFrame:
@@ -28,20 +32,54 @@ def lifecycle(events: DataFrame) -> DataFrame:
     BrokerHeartbeatManager). Where both tell of one change, the first line counts: a controller row that repeats
     the broker's state is dropped, and a broker's own row that repeats the controller's; two "started" of the
     broker's own are two process lifetimes (a crash between them), as before. The fence and unfence records a
-    KRaft controller replays are logged by every standby and at every replay of its log: not the broker's state."""
+    KRaft controller replays are logged by every standby and at every replay of its log: not the broker's state.
+    A broker that serves as a replica while no line has it up is up from just before (``serving_while_down``)."""
     kind, state = F.col("kind"), F.col("state")
     own = kind.isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull()
     controller = _session_ended() | (F.col("target_broker").isNotNull() & (
         (kind == "broker_registered") | ((kind == "broker_unfenced") & (state == "caught up"))))
     up = kind.isin("broker_started", "broker_registered", "broker_unfenced")
-    rows = events.where(own | controller).select(
+    rows = _without_repeats(events.where(own | controller).select(
         "cluster", "ts_ms", F.when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
-        (~own).alias("by_controller"))
+        (~own).alias("by_controller")), "by_controller")
+    inferred = serving_while_down(events, rows).withColumn("inferred", F.lit(True))
+    return _without_repeats(rows.withColumn("inferred", F.lit(False)).unionByName(inferred), "inferred")
+
+
+def _without_repeats(rows: DataFrame, flag: str) -> DataFrame:
+    """``rows`` less a row that repeats the state before it where either of the two is ``flag``ged."""
     w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
-    repeated = (F.lag("state").over(w) == F.col("state")) & (F.col("by_controller") | F.lag("by_controller").over(w))
+    repeated = (F.lag("state").over(w) == F.col("state")) & (F.col(flag) | F.lag(flag).over(w))
     return (rows.withColumn("repeated", F.coalesce(repeated, F.lit(False))).where(~F.col("repeated"))
-            .drop("by_controller", "repeated"))
+            .drop(flag, "repeated"))
+
+
+def serving_while_down(events: DataFrame, life: DataFrame) -> DataFrame:
+    """Up rows (``lifecycle``'s columns) of brokers that act as replicas while ``life`` has them not up.
+
+    A broker leads or follows a partition, and changes an ISR as its leader (``SERVING``), only once the
+    controller has registered it: a KafkaServer logs that between its start and its "started" line (and the
+    controller that elects at a whole cluster's restart is such a broker), a BrokerServer before its controller
+    unfences it. So where a broker's lifecycle lines have it down (after a down row), or not yet up (before its
+    first row, when that row is up), its first such line makes it up 1 ms before that line, and the up row that
+    follows is a repeat. Without it, the ISR changes and the elections of a restart, up to the "started" line,
+    fell outside every broker lifetime, and the meters never counted them (docs/real-cluster.md, ``brokers``).
+    A line in the millisecond after a down row, or in that of the next row, is left to the lifecycle lines."""
+    w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
+    spans = life.select("cluster", "broker", "state", F.col("ts_ms").alias("from_ms"),
+                        F.lead("ts_ms").over(w).alias("to_ms"), F.lag("state").over(w).alias("before"))
+    not_up = (spans.where(F.col("state") == "down").select("cluster", "broker", "from_ms", "to_ms")
+              .unionByName(spans.where(F.col("before").isNull() & (F.col("state") == "up")).select(
+                  "cluster", "broker", F.lit(None).cast("long").alias("from_ms"), F.col("from_ms").alias("to_ms"))))
+    lines = (events.where(F.col("kind").isin(*SERVING) & F.col("broker").isNotNull())
+             .select("cluster", "broker", "ts_ms", "source", "line_number"))
+    inside = ((F.col("from_ms").isNull() | (F.col("ts_ms") - 1 > F.col("from_ms")))
+              & (F.col("to_ms").isNull() | (F.col("ts_ms") < F.col("to_ms"))))
+    first = (lines.join(F.broadcast(not_up), ["cluster", "broker"]).where(inside)
+             .groupBy("cluster", "broker", "from_ms").agg(F.min(F.struct("ts_ms", "source", "line_number")).alias("l")))
+    return first.select("cluster", (F.col("l.ts_ms") - 1).alias("ts_ms"), "broker", "l.source", "l.line_number",
+                        F.lit("up").alias("state"))
 
 
 def _session_ended() -> Column:

@@ -425,13 +425,15 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
     alone = controllers_alone(events)
     if holders:
         alone = alone.join(local_frame(spark, holders, "cluster string, broker int"), ["cluster", "broker"], "left_anti")
-    life = lifecycle(events).join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
+    starts = local_frame(spark, [(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
+    life = (lifecycle(events).join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
+            .join(F.broadcast(starts), "cluster")  # an up row 1 ms before the logs' first line is at their start
+            .withColumn("ts_ms", F.greatest("ts_ms", "start_ms")).drop("start_ms"))
     seen = (events.where(F.col("broker").isNotNull()).select("cluster", "broker")
             .join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
             .unionByName(life.select("cluster", "broker")).distinct())
     if listed:
         seen = seen.unionByName(local_frame(spark, listed, "cluster string, broker int")).distinct()
-    starts = local_frame(spark, [(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
     first = life.groupBy("cluster", "broker").agg(
         F.min_by("state", F.struct("ts_ms", "source", "line_number")).alias("first"))
     initial = (seen.join(F.broadcast(starts), "cluster").join(first, ["cluster", "broker"], "left")

@@ -122,9 +122,10 @@ def _by_status(reassignments: DataFrame) -> dict:
         F.count(F.lit(1)).alias("n")).collect()}
 
 
-def _lost(unclean_elections: DataFrame) -> dict:
-    return {r["cluster"]: int(r["lost"] or 0) for r in unclean_elections.groupBy("cluster").agg(
-        F.sum("messages_lost").alias("lost")).collect()}
+def _elections(unclean_elections: DataFrame) -> dict[str, tuple[int, int]]:
+    """{cluster: (unclean elections, messages they lost)} of analysis/unclean_elections."""
+    return {r["cluster"]: (int(r["n"]), int(r["lost"] or 0)) for r in unclean_elections.groupBy("cluster").agg(
+        F.count(F.lit(1)).alias("n"), F.sum("messages_lost").alias("lost")).collect()}
 
 
 # each headline job: the analysis table it reads, and the aggregate it collects from it
@@ -135,7 +136,7 @@ JOBS: dict[str, tuple[str, Callable[[DataFrame], dict]]] = {
     "meters": ("broker_metrics", _meter_totals),
     "gauges": ("broker_metrics", _summed_gauge_peaks),
     "overall": ("reassignments", _overall_progress),
-    "lost": ("unclean_elections", _lost),
+    "elections": ("unclean_elections", _elections),
 }
 INSTANT_PEAKS_READ = "partition_state"  # the job of the clusters rebuilt from logs (``jobs``)
 TABLES = tuple(dict.fromkeys([*(table for table, _ in JOBS.values()), INSTANT_PEAKS_READ]))
@@ -158,11 +159,13 @@ def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict
 
 def headlines(metas: Sequence[Mapping], got: Mapping[str, dict]) -> dict:
     """{cluster: headline numbers} from the results of every job of :func:`jobs`, one per meta."""
-    peaks, by_kind, by_status, meters, gauges, overall, lost = (got[name] for name in JOBS)
+    peaks, by_kind, by_status, meters, gauges, overall, elections = (got[name] for name in JOBS)
     out: dict = {}
     for meta in metas:
         c = str(meta["cluster"])
-        p = got["instants"].get(c) if meta.get("source") == "logs" else peaks.get(c)
+        logs = meta.get("source") == "logs"
+        p = got["instants"].get(c) if logs else peaks.get(c)
+        unclean, lost = elections.get(c, (0, 0))
         kinds = {k: by_kind.get((c, k)) for k in INCIDENT_KINDS}
         out[c] = {
             "kafka_version": meta.get("kafka_version"),
@@ -177,8 +180,11 @@ def headlines(metas: Sequence[Mapping], got: Mapping[str, dict]) -> dict:
             "incidents": {k: int(kinds[k]["n"]) if kinds[k] else 0 for k in INCIDENT_KINDS},
             "reassignments": {s: by_status.get((c, s), 0) for s in STATUSES},
             **{key: int(meters.get((c, short), 0.0)) for short, key in METER_TOTALS.items()},
+            # rebuilt from logs, the elections the lines show (the meter is a rebuild of them, and KRaft has it
+            # only from 3.9): the headline is the count of the table the report lists
+            **({"unclean_elections": unclean} if logs else {}),
             **{key: int(gauges.get((c, short), 0.0)) for short, key in SUMMED_GAUGE_PEAKS.items()},
-            "messages_lost": lost.get(c, 0),  # by unclean leader elections (analysis/unclean_elections)
+            "messages_lost": lost,  # by unclean leader elections (analysis/unclean_elections)
             "reassignment_progress": overall.get(c),
         }
     return out

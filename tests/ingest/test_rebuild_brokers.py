@@ -77,6 +77,45 @@ def test_a_broker_only_the_controller_names_is_up_until_it_fails(spark, tmp_path
                    ("05:00:30.000", 5, "down"), ("05:00:30.000", 6, "down")]
 
 
+def test_a_broker_serving_as_a_replica_before_its_started_line_is_up_from_just_before(spark, tmp_path):
+    """KafkaServer.startup registers the broker in ZooKeeper, and the controller sends it LeaderAndIsr, before it logs
+    "started"; a broker leads, follows and changes ISRs only once registered (ingest/broker_sessions.SERVING). Broker 1
+    shut down and logs a leader line (state-change.log) 3 s before "started": up 1 ms before that line, one lifetime.
+    Broker 2's first lifecycle line is "started", after a shrink it logged as leader: up before the shrink. Broker 3
+    logs an ISR change in the millisecond after "shut down completed" (its last lines, not a new start), broker 4 its
+    leader line in the millisecond of "started": both left to the lifecycle lines. Broker 5 (the real 3.9 cluster of
+    docs/real-cluster.md: a start that failed) is down from the controller's line, and its own two "shut down
+    completed" stay as before: the first repeats the controller, the second ends another process."""
+    leader = ("[2021-03-04 05:{t}] TRACE [Broker id={b}] Leader orders-0 starts at leader epoch 6 from offset 40 with "
+              "high watermark 40 ISR [{b}] addingReplicas [] removingReplicas []. Previous leader epoch was 5. "
+              "(state.change.logger)\n")
+    shrink3 = SHRINK.replace("05:00:05,000", "05:10:00,001").replace("broker=2", "broker=3").replace("from 2,3,1 to 2,1",
+                                                                                                      "from 3,2 to 3")
+
+    def server(b: int, *lines: tuple[str, str]) -> str:
+        return "".join(f"[2021-03-04 05:{t}] INFO [KafkaServer id={b}] {m} (kafka.server.KafkaServer)\n" for t, m in lines)
+
+    got = brokers(spark, tmp_path, {
+        "broker-1/server.log": server(1, ("00:00,000", "started"), ("10:00,000", "shut down completed"),
+                                      ("20:03,000", "started")),
+        "broker-1/state-change.log": leader.format(t="20:00,000", b=1),
+        "broker-2/server.log": SHRINK + server(2, ("00:30,000", "started")),
+        "broker-3/server.log": server(3, ("00:00,000", "started"), ("10:00,000", "shut down completed")) + shrink3,
+        "broker-4/server.log": server(4, ("00:00,000", "started"), ("10:00,000", "shut down completed"),
+                                      ("20:00,000", "started")),
+        "broker-4/state-change.log": leader.format(t="20:00,000", b=4),
+        "broker-1/controller.log": "[2021-03-04 05:05:00,000] INFO [Controller id=1] Broker failure callback for 5 "
+                                   "(kafka.controller.KafkaController)\n",
+        "broker-5/server.log": server(5, ("05:00,100", "shut down completed"), ("12:00,000", "shut down completed")),
+        "broker-5/state-change.log": leader.format(t="15:00,000", b=5),
+    })
+    assert got == [
+        ("05:00:00.000", 1, "up"), ("05:00:00.000", 3, "up"), ("05:00:00.000", 4, "up"), ("05:00:00.000", 5, "up"),
+        ("05:00:04.999", 2, "up"), ("05:05:00.000", 5, "down"), ("05:10:00.000", 1, "down"),
+        ("05:10:00.000", 3, "down"), ("05:10:00.000", 4, "down"), ("05:12:00.000", 5, "down"),
+        ("05:14:59.999", 5, "up"), ("05:19:59.999", 1, "up"), ("05:20:00.000", 4, "up")]
+
+
 def test_a_kraft_controller_fences_a_broker_whose_session_timed_out(spark, tmp_path):
     """ReplicationControlManager.maybeFenceOneStaleBroker (3.0+): the active controller fences a broker that sent no
     heartbeat within broker.session.timeout.ms (a crash, or a broker cut off); BrokerHeartbeatManager grants its

@@ -1,8 +1,11 @@
 """An election after changes no line shows (ingest/holders.isr_before_unseen_changes): the new leader's line names
 the ISR it was elected from, so a leader outside the stale ISR the logs last told is no unclean election, through
-`replicaflow analyze --logs`'s function (docs/real-cluster.md, ``isr``)."""
+`replicaflow analyze --logs`'s function (docs/real-cluster.md, ``isr``); and an election at a whole cluster's
+restart, in the summary as in the table (``brokers``)."""
 
 from __future__ import annotations
+
+import json
 
 import pyarrow.parquet as pq
 import pytest
@@ -41,27 +44,47 @@ ZK_ALONE = ("[2021-06-01 10:00:00,000] INFO [Broker id=3] Leader orders-0 starts
             f"high watermark 40 ISR [3] addingReplicas [] removingReplicas []. Previous leader epoch was 4. {SC}\n")
 ZK_ELECTED = ("[2021-06-01 11:00:00,000] INFO [Broker id=1] Leader orders-0 starts at leader epoch {e} from offset 40 "
               f"with high watermark 40 ISR [1] addingReplicas [] removingReplicas []. Previous leader epoch was 4. {SC}\n")
+# zk-seen's election at a whole cluster's restart: both brokers shut down at 10:30 and log "started" after it (a
+# KafkaServer registers, and the controller among them elects, before that line); broker 1 expands the ISR at 11:00:02
+ZK_ISR_BACK = ("[2021-06-01 11:00:02,000] INFO [Partition orders-0 broker=1] ISR updated to [1,3] and zkVersion "
+               "updated to [9] (kafka.cluster.Partition)\n")
+
+
+def _restarted(broker: int) -> str:
+    return (f"[2021-06-01 10:30:00,000] INFO [KafkaServer id={broker}] shut down completed (kafka.server.KafkaServer)\n"
+            f"[2021-06-01 11:00:05,000] INFO [KafkaServer id={broker}] started (kafka.server.KafkaServer)\n")
+
+
 CLUSTERS = {
     "unseen": {"broker-3": ALONE_AT_217, "broker-1": SKIPPED_AT_220 + ELECTED_AT_221},
     "seen": {"broker-3": ALONE_AT_217 + ALONE_AT_220, "broker-1": SKIPPED_AT_220 + ELECTED_AT_221},
     "zk-unseen": {"broker-3": ZK_ALONE, "broker-1": ZK_ELECTED.format(e=8)},
     "zk-seen": {"broker-3": ZK_ALONE, "broker-1": ZK_ELECTED.format(e=6)},
+    "zk-restart": {"broker-3": ZK_ALONE, "broker-1": ZK_ELECTED.format(e=6) + ZK_ISR_BACK},
 }
+SERVER_LOGS = {"zk-restart": {"broker-3": _restarted(3), "broker-1": _restarted(1)}}
 
 
 @pytest.fixture(scope="module")
-def elections(spark, tmp_path_factory) -> dict[str, list[tuple[int, int]]]:
-    """The four clusters as one fleet (a folder each), analyzed by ``analyze --logs``'s own function in the tests'
-    Spark session."""
+def analyzed(spark, tmp_path_factory) -> tuple[dict[str, list[tuple[int, int]]], dict]:
+    """The clusters as one fleet (a folder each), analyzed by ``analyze --logs``'s own function in the tests' Spark
+    session: each one's unclean elections (leader, leader epoch), and the summary."""
     root = tmp_path_factory.mktemp("unseen")
-    for cluster, brokers in CLUSTERS.items():
-        for broker, text in brokers.items():
-            path = root / "logs" / cluster / broker / "state-change.log"
-            path.parent.mkdir(parents=True)
-            path.write_text(text, encoding="utf-8")
+    for name, files in (("state-change.log", CLUSTERS), ("server.log", SERVER_LOGS)):
+        for cluster, brokers in files.items():
+            for broker, text in brokers.items():
+                path = root / "logs" / cluster / broker / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
     analyze_logs([str(root / "logs")], root / "out", cluster_from_path=True, spark=spark)
     rows = pq.read_table(root / "out" / "analysis" / "unclean_elections").to_pylist()
-    return {c: sorted((r["leader"], r["leader_epoch"]) for r in rows if r["cluster"] == c) for c in CLUSTERS}
+    summary = json.loads((root / "out" / "analysis" / "_summary.json").read_text(encoding="utf-8"))
+    return {c: sorted((r["leader"], r["leader_epoch"]) for r in rows if r["cluster"] == c) for c in CLUSTERS}, summary
+
+
+@pytest.fixture(scope="module")
+def elections(analyzed) -> dict[str, list[tuple[int, int]]]:
+    return analyzed[0]
 
 
 def test_a_leader_elected_after_unseen_partition_epochs_is_no_unclean_election(elections):
@@ -79,6 +102,19 @@ def test_a_leader_elected_after_unseen_leader_epochs_is_no_unclean_election(elec
     writes): three decisions unseen. Epoch 6 right after 5 with the leader outside [3] is an unclean election."""
     assert elections["zk-unseen"] == []
     assert elections["zk-seen"] == [(1, 6)]
+
+
+def test_an_election_at_a_whole_clusters_restart_is_in_the_headline_and_its_isr_change_in_the_meter(analyzed):
+    """Both brokers shut down ("shut down completed", KafkaServer.shutdown); broker 1 is elected outside the ISR [3]
+    at 11:00:00 and expands the ISR at 11:00:02, before its "started" line at 11:00:05: KafkaServer.startup
+    registers the broker, and the controller among the brokers elects, before that line. No lifecycle line had a
+    broker up then, so the meters missed both and the summary said no unclean election while the table listed one
+    (ingest/broker_sessions.serving_while_down; pipeline/summary.py: from logs, the headline is the table's count)."""
+    elections, summary = analyzed
+    assert elections["zk-restart"] == elections["zk-seen"] == [(1, 6)]
+    restart = summary["zk-restart"]
+    assert (restart["unclean_elections"], restart["isr_expands"], restart["isr_shrinks"]) == (1, 1, 0)
+    assert [summary[c]["unclean_elections"] for c in CLUSTERS] == [len(elections[c]) for c in CLUSTERS]
 
 
 @pytest.mark.spark

@@ -171,18 +171,23 @@ def deleted_at(seen: Seen, topic_deleted: tuple[int, ...], replicas: tuple[int, 
 
 
 def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
-    """Leader rows from the lines only a leader writes, before the partition's first leader row and only
-    where the leader changes (the ``leaders`` columns; epoch and offsets unknown)."""
-    first = leaders.groupBy(*KEYS).agg(F.min("ts_ms").alias("first_ms"))
+    """Leader rows from the lines only a leader writes, before the partition's first leader line and only
+    where the leader changes (the ``leaders`` columns; epoch and offsets unknown). A row without a leader
+    (``log_changes.told_leaders``) is no leader line: the leader's next such line after it is a change."""
+    lines = leaders.where(F.col("leader") != -1)
+    first = lines.groupBy(*KEYS).agg(F.min("ts_ms").alias("first_ms"))
     refused = F.coalesce(F.col("state") == "refused", F.lit(False))  # a stale leader's change ZooKeeper refused
+    none = leaders.where(F.col("leader") == -1).select(*KEYS, "ts_ms", F.lit("").alias("source"),
+                                                        F.lit(-1).cast("long").alias("line_number"), "leader")
     logged = (events.where(F.col("kind").isin(*LEADER_LOGS) & F.col("broker").isNotNull() & ~refused
                            & F.col("topic").isNotNull() & F.col("partition").isNotNull())
               .select(*KEYS, "ts_ms", "source", "line_number", F.col("broker").alias("leader"))
+              .unionByName(none)
               .join(first, KEYS, "left")
               .where(F.col("first_ms").isNull() | (F.col("ts_ms") < F.col("first_ms"))))
     w = Window.partitionBy(*KEYS).orderBy("ts_ms", "source", "line_number")
     return (logged.select("*", F.lag("leader").over(w).alias("before"))
-            .where(~F.col("before").eqNullSafe(F.col("leader")))
+            .where(~F.col("before").eqNullSafe(F.col("leader")) & (F.col("leader") != -1))
             .select(*KEYS, "ts_ms", (F.col("line_number") + _INFERRED_SEQ).alias("seq"), "leader",
                     F.lit(None).cast("int").alias("leader_epoch"),
                     *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")]))
@@ -194,7 +199,7 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
     follower's own log. Returns ``isr`` rows, ``leaders`` rows (the reader's numbering: a request's leader
     row, then its ISR row two after) and the instants whose leader row names the ISR (``carried``);
     a request repeating the partition's last leader and epoch adds no leader row."""
-    logged = isr.select(*KEYS).unionByName(leaders.select(*KEYS)).distinct()
+    logged = isr.select(*KEYS).unionByName(leaders.where(F.col("leader") != -1).select(*KEYS)).distinct()
     req = (events.where((F.col("kind") == "leader_and_isr") & F.col("topic").isNotNull()
                         & F.col("partition").isNotNull() & F.col("leader").isNotNull() & F.col("isr").isNotNull()
                         & F.col("leader_epoch").isNotNull())

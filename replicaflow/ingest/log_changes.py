@@ -51,8 +51,11 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
         .join(new_epoch, [*keys, "ts_ms", "sorted_isr"], "left_anti").drop("sorted_isr")
     base = events.where((k == "isr_updated") | ((k == "leader_start") & F.col("isr").isNotNull())) \
         .unionByName(proposals).unionByName(rejections).select("*", F.lit(True).alias("is_isr"))
-    leaders = events.where(k.isin("leader_start", "become_leader")).select("*", F.lit(False).alias("is_isr"))
-    changed = base.unionByName(leaders).where(F.col("topic").isNotNull() & F.col("partition").isNotNull())
+    leaders = events.where(k.isin("leader_start", "become_leader")).select(
+        "*", F.lit(False).alias("is_isr"), F.col("broker").alias("told_leader"))
+    base = base.select("*", F.lit(None).cast("int").alias("told_leader"))
+    changed = (base.unionByName(leaders).unionByName(told_leaders(logged, leaders))
+               .where(F.col("topic").isNotNull() & F.col("partition").isNotNull()))
     order = Window.partitionBy("cluster").orderBy("ts_ms", "source", "line_number", F.col("is_isr").asc())
     changed = changed.select("*", F.row_number().over(order).cast("long").alias("seq"))
     by_part = Window.partitionBy("cluster", "topic", "partition").orderBy("seq")
@@ -72,10 +75,30 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
                                  F.col("epoch_now").alias("leader_epoch"), unknown.alias("elr"),
                                  unknown.alias("last_known_elr"))
     lead = changed.where(~F.col("is_isr")).select("cluster", "ts_ms", "seq", "topic", "partition",
-                                                   F.col("broker").alias("leader"), "leader_epoch",
+                                                   F.col("told_leader").alias("leader"), "leader_epoch",
                                                    F.col("offset").alias("start_offset"),  # "from offset O"
                                                    F.lit(None).cast("long").alias("replicas_end_offset"))
     return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
+
+
+def told_leaders(events: DataFrame, own: DataFrame) -> DataFrame:
+    """Leader rows (``changes``' columns, ``told_leader``) that the controller's lines tell: no leader (-1) where the
+    ZooKeeper controller failed to elect one for an offline or new partition (PartitionStateMachine: `… failed to
+    change state for partition t-p from OfflinePartition to OnlinePartition`, ``partition_offline``), until a leader's
+    line (KafkaController's OfflinePartitionsCount counts it meanwhile). A repeat of it (the controller tries again at each broker change) is the same state and no row. ``own``:
+    the leader rows of the leaders' own lines."""
+    k, keys = F.col("kind"), ["cluster", "topic", "partition"]
+    cols = ["cluster", "broker", "topic", "partition", "kind", "ts_ms", "source", "line_number", "leader_epoch"]
+    # a new partition that no live replica can lead stays NewPartition, which OfflinePartitionsCount does not count
+    offline = events.where((k == "partition_offline") & F.col("topic").isNotNull() & F.col("partition").isNotNull()
+                           & ~F.col("message").contains("from NewPartition"))
+    rows = (own.select(*cols, F.col("broker").alias("told"), F.lit(False).alias("new"))
+            .unionByName(offline.select(*cols, F.lit(-1).alias("told"), F.lit(True).alias("new"))))
+    before = F.lag("told").over(Window.partitionBy(*keys).orderBy("ts_ms", "source", "line_number"))
+    kept = rows.select("*", before.alias("before")).where(F.col("new") & ~F.col("before").eqNullSafe(F.lit(-1)))
+    return kept.select(*cols, F.lit(None).cast("array<int>").alias("isr"), F.lit(None).cast("string").alias("state"),
+                       F.lit(None).cast("long").alias("offset"), F.lit(False).alias("alter_style"),
+                       F.lit(0).alias("with_start"), F.lit(False).alias("is_isr"), F.col("told").alias("told_leader"))
 
 
 def mark_refused(rows: DataFrame) -> DataFrame:

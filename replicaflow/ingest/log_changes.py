@@ -83,10 +83,10 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
 
 def told_leaders(events: DataFrame, own: DataFrame) -> DataFrame:
     """Leader rows (``changes``' columns, ``told_leader``) that the controller's lines tell: no leader (-1) where the
-    ZooKeeper controller failed to elect one for an offline or new partition (PartitionStateMachine: `… failed to
-    change state for partition t-p from OfflinePartition to OnlinePartition`, ``partition_offline``), until a leader's
-    line (KafkaController's OfflinePartitionsCount counts it meanwhile). A repeat of it (the controller tries again at each broker change) is the same state and no row. ``own``:
-    the leader rows of the leaders' own lines."""
+    ZooKeeper controller failed to elect one for an offline partition (PartitionStateMachine: `… failed to change
+    state for partition t-p from OfflinePartition to OnlinePartition`, ``partition_offline``), until a leader's line
+    (KafkaController's OfflinePartitionsCount counts it meanwhile). Its repeat (the controller tries again at each
+    broker change) is the same state and no row. ``own``: the leader rows of the leaders' own lines."""
     k, keys = F.col("kind"), ["cluster", "topic", "partition"]
     cols = ["cluster", "broker", "topic", "partition", "kind", "ts_ms", "source", "line_number", "leader_epoch"]
     # a new partition that no live replica can lead stays NewPartition, which OfflinePartitionsCount does not count

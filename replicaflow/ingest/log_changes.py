@@ -54,7 +54,7 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     leaders = events.where(k.isin("leader_start", "become_leader")).select(
         "*", F.lit(False).alias("is_isr"), F.col("broker").alias("told_leader"))
     base = base.select("*", F.lit(None).cast("int").alias("told_leader"))
-    changed = (base.unionByName(leaders).unionByName(told_leaders(logged, leaders))
+    changed = (base.unionByName(leaders).unionByName(told_leaders(logged, leaders), allowMissingColumns=True)
                .where(F.col("topic").isNotNull() & F.col("partition").isNotNull()))
     order = Window.partitionBy("cluster").orderBy("ts_ms", "source", "line_number", F.col("is_isr").asc())
     changed = changed.select("*", F.row_number().over(order).cast("long").alias("seq"))
@@ -82,7 +82,7 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
 
 
 def told_leaders(events: DataFrame, own: DataFrame) -> DataFrame:
-    """Leader rows (``changes``' columns, ``told_leader``) that the controller's lines tell: no leader (-1) where the
+    """Leader rows (``changes``' key, order and leader columns) that the controller's lines tell: no leader (-1) where the
     ZooKeeper controller failed to elect one for an offline partition (PartitionStateMachine: `… failed to change
     state for partition t-p from OfflinePartition to OnlinePartition`, ``partition_offline``), until a leader's line
     (KafkaController's OfflinePartitionsCount counts it meanwhile). Its repeat (the controller tries again at each
@@ -96,9 +96,7 @@ def told_leaders(events: DataFrame, own: DataFrame) -> DataFrame:
             .unionByName(offline.select(*cols, F.lit(-1).alias("told"), F.lit(True).alias("new"))))
     before = F.lag("told").over(Window.partitionBy(*keys).orderBy("ts_ms", "source", "line_number"))
     kept = rows.select("*", before.alias("before")).where(F.col("new") & ~F.col("before").eqNullSafe(F.lit(-1)))
-    return kept.select(*cols, F.lit(None).cast("array<int>").alias("isr"), F.lit(None).cast("string").alias("state"),
-                       F.lit(None).cast("long").alias("offset"), F.lit(False).alias("alter_style"),
-                       F.lit(0).alias("with_start"), F.lit(False).alias("is_isr"), F.col("told").alias("told_leader"))
+    return kept.select(*cols, F.lit(False).alias("is_isr"), F.col("told").alias("told_leader"))
 
 
 def mark_refused(rows: DataFrame) -> DataFrame:

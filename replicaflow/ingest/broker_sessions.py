@@ -4,8 +4,10 @@ A crash leaves no line in the broker's own log: only the active controller tells
 later, with ZooKeeper's ``Broker failure callback for N`` (KafkaController.onBrokerFailure) or KRaft's
 ``Fencing broker N because its session has timed out.`` (ReplicationControlManager.maybeFenceOneStaleBroker).
 From those lines the rebuild takes the broker's down row (``lifecycle``) and the ISRs the controller then
-wrote without it (``isr_removals``): before 2.6 no broker line shows that ISR until the partition's next
-ISR change, and KRaft (3.6+) writes it under the same leader epoch, with no leader line at all.
+wrote without it (``isr_removals``, also at the controller's grant of a controlled shutdown): before 2.6 no broker
+line shows that ISR until the partition's next ISR change, and KRaft (3.6+) writes it under the same leader epoch,
+with no leader line at all. From the rows of every broker, a whole cluster's outage (``leaderless_while_cluster_down``)
+and the return of a partition's ISR member (``first_isr_member_back``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 
 # numbered before every other ISR row of its instant: the controller decides, then the brokers log
 _FIRST = -(1 << 62)
+# numbered after every other leader row of its instant: the cluster's last broker goes down after its lines
+_LAST = 1 << 50
 # the kinds a broker logs only as a replica the controller has registered: it leads or follows a partition, or
 # changes an ISR as its leader
 SERVING = ("leader_start", "follower_start", "become_leader", "become_follower", "leader_and_isr", "isr_shrink",
@@ -89,10 +93,22 @@ def _session_ended() -> Column:
         (kind == "broker_failed") | ((kind == "broker_fenced") & (F.col("state") == "session timed out")))
 
 
+def _isr_removal() -> Column:
+    """An event row in which the controller takes a broker (``target_broker``) out of every ISR: its session ended,
+    or it takes the broker's controlled shutdown (ZooKeeper ``KafkaController.doControlledShutdown``: `Shutting down
+    broker N`, the partitions it follows; KRaft ``ReplicationControlManager.handleBrokerInControlledShutdown`` and,
+    for an immediate shutdown, ``handleBrokerFenced``: every partition), the broker still running."""
+    kind, state = F.col("kind"), F.col("state")
+    granted = ((kind == "controlled_shutdown") & (state == "requested")) | \
+        ((kind == "broker_fenced") & (state == "controlled shutdown"))
+    return _session_ended() | (F.col("target_broker").isNotNull() & granted)
+
+
 def failures_before(rows: DataFrame, events: DataFrame) -> DataFrame:
-    """``rows`` (with cluster, ts_ms) and ``failures``: how many of its cluster's broker failures the controller
-    logged at or before the row (a handful per cluster: one broadcast array each)."""
-    per_cluster = (events.where(_session_ended()).groupBy("cluster")
+    """``rows`` (with cluster, ts_ms) and ``failures``: how many of its cluster's ISR removals (``_isr_removal``: broker
+    failures, controlled shutdowns) the controller logged at or before the row (a handful per cluster: one broadcast
+    array each)."""
+    per_cluster = (events.where(_isr_removal()).groupBy("cluster")
                    .agg(F.collect_list("ts_ms").alias("failure_ts")))
     # SQL text, not F.filter: a Python lambda's variable is named from a counter of the JVM, and the name lands in
     # the generated code, which is then compiled again at every run in one session (pipeline/metrics.py)
@@ -103,17 +119,17 @@ def failures_before(rows: DataFrame, events: DataFrame) -> DataFrame:
 
 
 def any_failure(events: DataFrame) -> bool:
-    """Whether the logs hold a broker failure at all (most do not: no ISR of theirs needs the work below)."""
-    return bool(events.where(_session_ended()).limit(1).count())
+    """Whether the logs hold a controller's ISR removal at all (most do not: no ISR of theirs needs the work below)."""
+    return bool(events.where(_isr_removal()).limit(1).count())
 
 
 def isr_removals(isr: DataFrame, events: DataFrame) -> DataFrame:
     """ISR rows (cluster, topic, partition, ts_ms, seq, isr, leader_epoch) the controller wrote at each broker
-    failure: the ISR in force without the brokers failed since it was logged, one at a time, the last member
+    failure or controlled shutdown (``_isr_removal``): the ISR in force without the brokers removed since it was logged, one at a time, the last member
     kept (``model.election.removes_from_isr``; eligible leader replicas are not known from logs). A partition's
     next logged ISR starts over; a failure that changes no ISR gives no row. ``isr`` as ``rebuild`` builds it."""
     keys = ["cluster", "topic", "partition"]
-    failed = (events.where(_session_ended()).groupBy("cluster", "ts_ms")
+    failed = (events.where(_isr_removal()).groupBy("cluster", "ts_ms")
               .agg(F.array_sort(F.collect_set("target_broker")).alias("failed")))
     markers = (isr.select(*keys).distinct().join(failed, "cluster")
                .select(*keys, "ts_ms", F.lit(_FIRST).alias("seq"), F.lit(None).cast("array<int>").alias("isr"),
@@ -134,3 +150,62 @@ def isr_removals(isr: DataFrame, events: DataFrame) -> DataFrame:
             .select(*keys, "ts_ms", "seq", "old", new.alias("isr"))
             .where(F.col("isr") != F.col("old"))
             .select(*keys, "ts_ms", "seq", "isr", F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch")))
+
+
+def leaderless_while_cluster_down(brokers: DataFrame, lead: DataFrame) -> DataFrame:
+    """Leader rows (``lead``'s columns) of no leader (-1) where a cluster's last live broker goes down (``brokers`` as
+    ``rebuild`` numbers them), for every partition whose rows before name a leader.
+
+    The partition's leader is then down and no controller is left to say so: ZooKeeper's writes no leader (-1) as it
+    takes the last ISR member offline (``ReplicaStateMachine``'s OfflineReplica, ``removeReplicasFromIsr``), KRaft's
+    elects none when the last one shuts down (``PartitionChangeBuilder``; its brokers log "Previous leader Some(-1)"
+    on their return), both keeping that member in the ISR. Without it a whole cluster's outage counted as the ISR the
+    lines last named, under-replicated or healthy for as long as it lasted."""
+    keys = ["cluster", "topic", "partition"]
+    prev = F.lag("state").over(Window.partitionBy("cluster", "broker").orderBy("seq"))
+    was_up = F.coalesce(prev == "up", F.lit(False))
+    change = F.when((F.col("state") == "up") & ~was_up, 1).when((F.col("state") != "up") & was_up, -1).otherwise(0)
+    live = Window.partitionBy("cluster").orderBy("seq").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    down = (brokers.select("cluster", "ts_ms", "seq", change.alias("change"))
+            .select("*", F.sum("change").over(live).alias("live"))
+            .where((F.col("change") == -1) & (F.col("live") == 0)).select("cluster", "ts_ms").distinct())
+    marks = (lead.select(*keys).distinct().join(F.broadcast(down), "cluster")
+             .select(*keys, "ts_ms", F.lit(_LAST).alias("seq"), F.lit(-1).alias("leader"), F.lit(True).alias("mark")))
+    rows = lead.select(*keys, "ts_ms", "seq", "leader", F.lit(False).alias("mark")).unionByName(marks)
+    before = F.last(F.when(~F.col("mark"), F.col("leader")), ignorenulls=True).over(
+        Window.partitionBy(*keys).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1))
+    return _lead_rows(rows.select("*", before.alias("before")).where(F.col("mark") & (F.col("before") != -1)))
+
+
+def first_isr_member_back(brokers: DataFrame, lead: DataFrame, isr: DataFrame) -> DataFrame:
+    """Leader rows (``lead``'s columns): a partition without a leader (a -1 row of ``lead``) elects the first broker
+    of the ISR then in force to come up again (its up row in ``brokers``), unless a leader row comes first.
+
+    The controller elects the returning ISR member (ZooKeeper ``KafkaController.onBrokerStartup``, KRaft
+    ``ReplicationControlManager.handleBrokerUnfenced``); that leader's line is in state-change.log from 2.6, a file
+    bug reports often leave out, and without this the partition stayed offline to the end of the logs."""
+    keys = ["cluster", "topic", "partition"]
+    order = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
+    none = lead.where(F.col("leader") == -1).select(*keys, "ts_ms", "seq", F.lit(True).alias("none"))
+    then = (isr.select(*keys, "ts_ms", "seq", "isr", F.lit(False).alias("none"))
+            .unionByName(none.select("*", F.lit(None).cast("array<int>").alias("isr")))
+            .select(*keys, "ts_ms", "none", F.last("isr", ignorenulls=True).over(
+                order.rowsBetween(Window.unboundedPreceding, Window.currentRow)).alias("isr_then"))
+            .where("none"))
+    ups = brokers.where(F.col("state") == "up").select("cluster", "broker", F.col("ts_ms").alias("up_ms"), "seq")
+    back = (then.join(F.broadcast(ups), "cluster")
+            .where((F.col("up_ms") > F.col("ts_ms")) & F.array_contains("isr_then", F.col("broker")))
+            .groupBy(*keys, "ts_ms").agg(F.min(F.struct("up_ms", "seq", "broker")).alias("first"))
+            .select(*keys, F.col("first.up_ms").alias("ts_ms"), F.lit(-_LAST).alias("seq"),
+                    F.col("first.broker").alias("leader"), F.lit(True).alias("back")).distinct())
+    rows = lead.select(*keys, "ts_ms", "seq", "leader", F.lit(False).alias("back")).unionByName(back)
+    before = F.last(F.when(~F.col("back"), F.col("leader")), ignorenulls=True).over(
+        order.rowsBetween(Window.unboundedPreceding, -1))
+    return _lead_rows(rows.select("*", before.alias("before")).where(F.col("back") & (F.col("before") == -1)))
+
+
+def _lead_rows(rows: DataFrame) -> DataFrame:
+    """``rows`` as leader rows whose epoch and offsets no line tells."""
+    return rows.select("cluster", "topic", "partition", "ts_ms", "seq", "leader",
+                       F.lit(None).cast("int").alias("leader_epoch"),
+                       *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])

@@ -171,23 +171,23 @@ def deleted_at(seen: Seen, topic_deleted: tuple[int, ...], replicas: tuple[int, 
 
 
 def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
-    """Leader rows from the lines only a leader writes, before the partition's first leader line and only
-    where the leader changes (the ``leaders`` columns; epoch and offsets unknown). A row without a leader
-    (``log_changes.told_leaders``) is no leader line: the leader's next such line after it is a change."""
-    lines = leaders.where(F.col("leader") != -1)
-    first = lines.groupBy(*KEYS).agg(F.min("ts_ms").alias("first_ms"))
+    """Leader rows from the lines only a leader writes, where no leader row tells the leader (before the partition's
+    first one, and after a row of no leader, -1: ``log_changes.told_leaders``, a whole cluster down) and only where
+    the leader changes (the ``leaders`` columns; epoch and offsets unknown)."""
     refused = F.coalesce(F.col("state") == "refused", F.lit(False))  # a stale leader's change ZooKeeper refused
-    none = leaders.where(F.col("leader") == -1).select(*KEYS, "ts_ms", F.lit("").alias("source"),
-                                                        F.lit(-1).cast("long").alias("line_number"), "leader")
+    told = leaders.select(*KEYS, "ts_ms", F.lit("").alias("source"), F.lit(-1).cast("long").alias("line_number"),
+                          "seq", "leader", F.lit(True).alias("told"))
     logged = (events.where(F.col("kind").isin(*LEADER_LOGS) & F.col("broker").isNotNull() & ~refused
                            & F.col("topic").isNotNull() & F.col("partition").isNotNull())
-              .select(*KEYS, "ts_ms", "source", "line_number", F.col("broker").alias("leader"))
-              .unionByName(none)
-              .join(first, KEYS, "left")
-              .where(F.col("first_ms").isNull() | (F.col("ts_ms") < F.col("first_ms"))))
-    w = Window.partitionBy(*KEYS).orderBy("ts_ms", "source", "line_number")
-    return (logged.select("*", F.lag("leader").over(w).alias("before"))
-            .where(~F.col("before").eqNullSafe(F.col("leader")) & (F.col("leader") != -1))
+              .select(*KEYS, "ts_ms", "source", "line_number", F.lit(0).cast("long").alias("seq"),
+                      F.col("broker").alias("leader"), F.lit(False).alias("told"))
+              .unionByName(told))
+    w = Window.partitionBy(*KEYS).orderBy("ts_ms", "source", "line_number", "seq")
+    in_force = F.last(F.when(F.col("told"), F.col("leader")), ignorenulls=True).over(
+        w.rowsBetween(Window.unboundedPreceding, Window.currentRow))
+    return (logged.select("*", F.lag("leader").over(w).alias("before"), in_force.alias("in_force"))
+            .where(~F.col("told") & F.coalesce(F.col("in_force") == -1, F.lit(True))
+                   & ~F.col("before").eqNullSafe(F.col("leader")))
             .select(*KEYS, "ts_ms", (F.col("line_number") + _INFERRED_SEQ).alias("seq"), "leader",
                     F.lit(None).cast("int").alias("leader_epoch"),
                     *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")]))

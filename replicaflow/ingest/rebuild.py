@@ -35,7 +35,13 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import line_tables, replay
-from replicaflow.ingest.broker_sessions import any_failure, isr_removals, lifecycle
+from replicaflow.ingest.broker_sessions import (
+    any_failure,
+    first_isr_member_back,
+    isr_removals,
+    leaderless_while_cluster_down,
+    lifecycle,
+)
 from replicaflow.ingest.controller_restart import (
     START_KINDS,
     Started,
@@ -213,8 +219,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
             "topics_at_ms": c.anchor_ms if i.topics is not None else None, "log_timezone": tz or "UTC",
             "provenance": provenance(i),
         })
-    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz)
     seen = seen_replicas(events)
+    brokers = _brokers(spark, events, clusters, seen).localCheckpoint(eager=False)
+    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz, brokers)
     first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
              .join(leaders.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("l")),
                    ["cluster", "topic", "partition"], "full").collect())
@@ -226,7 +233,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
             "*", F.lit(None).cast("array<string>").alias("log_dirs")),  # a replica's directory is in no line
         "leaders": leaders,
         "isr": isr.select("*", *[F.lit(None).cast("array<int>").alias(c) for c in ("elr", "last_known_elr")]),
-        "brokers": _brokers(spark, events, clusters, seen),
+        "brokers": brokers,
         "fetchers": line_tables.fetchers(events),
         "log_dirs": line_tables.log_dirs(events),
         "configs": _configs(spark, clusters, opts).unionByName(line_tables.logged_configs(events, opts)),
@@ -239,9 +246,10 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
 
 
 def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: DataFrame, clusters: dict[str, _Cluster],
-                     tz: str | None) -> tuple[DataFrame, DataFrame]:
+                     tz: str | None, brokers: DataFrame) -> tuple[DataFrame, DataFrame]:
     """The reader's rows (seq doubled), the A-side of each ISR change line just before it, the snapshot's
-    rows first when it precedes the logs; repeats of a partition's previous ISR and epoch dropped."""
+    rows first when it precedes the logs, no leader while the whole cluster is down (``brokers``); repeats of a
+    partition's previous ISR and epoch dropped."""
     keys = ["cluster", "topic", "partition"]
     isr = parsed["isr"].select(
         *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "isr",
@@ -272,7 +280,9 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
         isr = isr.localCheckpoint(eager=False)
         isr = isr.unionByName(isr_removals(isr, events))
     # read three times below, each time with the reader's rows and requests beneath: a checkpoint
-    lead = lead.unionByName(inferred_leaders(events, lead)).localCheckpoint(eager=False)
+    lead = lead.unionByName(leaderless_while_cluster_down(brokers, lead))
+    lead = lead.unionByName(inferred_leaders(events, lead))
+    lead = lead.unionByName(first_isr_member_back(brokers, lead, isr)).localCheckpoint(eager=False)
     isr = isr.unionByName(isr_before_unseen_changes(events, read, lead))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
                .select(*keys, "ts_ms").unionByName(requested).distinct())

@@ -20,10 +20,12 @@ from replicaflow.pipeline.state import PKEY
 
 def elected_outside_isr() -> Column:
     """On the replay stream (``state.partition_events``): true on a leaders row whose leader is not in the ISR
-    in force before it, the ISR being known (a partition's first leader is elected clean); null otherwise."""
+    in force before it, the ISR being known (a partition's first leader is elected clean); null otherwise. A row
+    without a leader epoch is no election anyone saw: a leader that a cluster rebuilt from logs knows only from the
+    lines a leader writes (docs/real-cluster.md), whose election and the ISR it came from no line shows."""
     leader = F.col("leader")
-    return F.when((F.col("src") == "l") & (leader != -1) & ~F.coalesce(F.array_contains("isr", leader), F.lit(True)),
-                  F.lit(True))
+    return F.when((F.col("src") == "l") & F.col("epoch_known") & (leader != -1)
+                  & ~F.coalesce(F.array_contains("isr", leader), F.lit(True)), F.lit(True))
 
 
 def unclean_elections(replay: DataFrame, leaders: DataFrame) -> DataFrame:

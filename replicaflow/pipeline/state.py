@@ -77,13 +77,14 @@ def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
     KIP-966, null when the telemetry does not know them). Besides them it keeps, on isr rows, the previous
     isr row's members and epoch (``prev_isr``, ``prev_isr_epoch``) for the IsrShrinks/Expands meters, and
     whether the controller wrote it with a leaders row (``controller_write``: a KRaft ISR removal keeps the
-    leader epoch, docs/semantics.md §6).
+    leader epoch, docs/semantics.md §6), and on leaders rows whether the row knows its leader epoch (``epoch_known``).
     """
     assignments, leaders, isr = tables["assignments"], tables["leaders"], tables["isr"]
     topics = assignments.select("cluster", "topic").distinct()
     partitions = assignments.select(*PKEY).distinct()
     a = assignments.select(*PKEY, "ts_ms", "seq", "replicas", "adding", "removing", F.lit("a").alias("src"))
-    ld = leaders.select(*PKEY, "ts_ms", "seq", "leader", "leader_epoch", F.lit("l").alias("src"))
+    ld = leaders.select(*PKEY, "ts_ms", "seq", "leader", "leader_epoch", F.lit("l").alias("src"),
+                        F.col("leader_epoch").isNotNull().alias("epoch_known"))
     i = isr.select(*PKEY, "ts_ms", "seq", F.col("isr").alias("isr_raw"),
                    F.col("leader_epoch").alias("isr_epoch_raw"), F.col("elr").alias("elr_raw"),
                    F.col("last_known_elr").alias("last_known_elr_raw"), F.lit("i").alias("src"))
@@ -95,7 +96,7 @@ def partition_events(tables: dict[str, DataFrame]) -> DataFrame:
     before = Window.partitionBy(*PKEY).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     ordered = Window.partitionBy(*PKEY).orderBy("ts_ms", "seq")
     return ev.select(
-        *PKEY, "ts_ms", "seq", "src",
+        *PKEY, "ts_ms", "seq", "src", "epoch_known",
         # a leaders row right before an isr row at the same instant: the controller wrote both (§6)
         ((F.lag("src").over(ordered) == "l") & (F.lag("ts_ms").over(ordered) == F.col("ts_ms")))
         .alias("controller_write"),

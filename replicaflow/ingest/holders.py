@@ -64,6 +64,7 @@ _KRAFT_CONTROLLER = r"^\[(?:QuorumController id=|ControllerServer id=|Controller
 _KRAFT_BROKER = r"^\[(?:BrokerServer|BrokerLifecycleManager) id=(\d+)\] "
 _INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
 _REQUEST_SEQ = 1 << 38  # a request's rows: apart from the reader's (odd, from 1), in line order
+_FOLLOWED_SEQ = -(1 << 41)  # a follower's row comes first at its instant, before the leader's own line
 
 
 def _none() -> Column:
@@ -190,6 +191,26 @@ def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
                    & ~F.col("before").eqNullSafe(F.col("leader")))
             .select(*KEYS, "ts_ms", (F.col("line_number") + _INFERRED_SEQ).alias("seq"), "leader",
                     F.lit(None).cast("int").alias("leader_epoch"),
+                    *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")]))
+
+
+def followed_leaders(events: DataFrame, lead: DataFrame) -> DataFrame:
+    """Leader rows (``lead``'s columns) from the followers' lines: a KRaft follower logs the partition's current leader
+    at each new leader epoch it applies (Partition.makeFollower 3.3+: `Follower t-p starts at leader epoch E … Current
+    leader is L.`), -1 where the controller elected none. The first follower's line of an epoch counts, unless a leader
+    row of that epoch or a later one came first. The epoch stays unknown: an election that no leader line shows is
+    not checked against an ISR the lines may have missed the changes of (``isr_before_unseen_changes``)."""
+    epoch = F.col("leader_epoch")
+    told = (events.where((F.col("kind") == "follower_start") & F.col("leader").isNotNull() & epoch.isNotNull()
+                         & F.col("topic").isNotNull() & F.col("partition").isNotNull())
+            .groupBy(*KEYS, "leader_epoch").agg(F.min(F.struct("ts_ms", "source", "line_number", "leader")).alias("l"))
+            .select(*KEYS, "l.ts_ms", (F.col("l.line_number") + _FOLLOWED_SEQ).alias("seq"), "l.leader", "leader_epoch",
+                    F.lit(True).alias("followed")))
+    rows = lead.select(*KEYS, "ts_ms", "seq", "leader", "leader_epoch", F.lit(False).alias("followed")).unionByName(told)
+    known = F.max(F.when(~F.col("followed"), epoch)).over(
+        Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1))
+    return (rows.select("*", known.alias("known")).where(F.col("followed") & ~F.coalesce(F.col("known") >= epoch, F.lit(False)))
+            .select(*KEYS, "ts_ms", "seq", "leader", F.lit(None).cast("int").alias("leader_epoch"),
                     *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")]))
 
 

@@ -53,6 +53,7 @@ from replicaflow.ingest.holders import (
     Seen,
     controllers_alone,
     deleted_at,
+    followed_leaders,
     from_to_isr,
     inferred_leaders,
     isr_before_unseen_changes,
@@ -280,6 +281,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
         isr = isr.localCheckpoint(eager=False)
         isr = isr.unionByName(isr_removals(isr, events))
     # read three times below, each time with the reader's rows and requests beneath: a checkpoint
+    lead = lead.unionByName(followed_leaders(events, lead))
     lead = lead.unionByName(leaderless_while_cluster_down(brokers, lead))
     lead = lead.unionByName(inferred_leaders(events, lead))
     lead = lead.unionByName(first_isr_member_back(brokers, lead, isr)).localCheckpoint(eager=False)

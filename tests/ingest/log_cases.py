@@ -445,9 +445,18 @@ QUIET = [
 ]
 
 
+def write_files(root, files: dict[str, str]) -> list[str]:
+    """Each ``{relative path: text}`` written under ``root`` (UTF-8); their paths."""
+    paths = []
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
 def read_file(spark, tmp_path, name: str, text: str) -> dict:
     """``text`` written to ``tmp_path/name`` and read alone (cluster ``r``)."""
-    path = tmp_path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_files(tmp_path, {name: text})
     return read_logs(spark, str(tmp_path), cluster="r")

@@ -7,6 +7,7 @@ import pytest
 
 from replicaflow.ingest.rebuild import rebuild
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
+from tests.ingest.log_cases import write_files
 
 pytestmark = pytest.mark.spark
 
@@ -18,12 +19,7 @@ SHRINK = ("[2021-03-04 05:00:05,000] INFO [Partition orders-0 broker=2] Shrinkin
 def brokers(spark, tmp_path, files: dict[str, str]) -> list[tuple[str, int, str]]:
     """(HH:MM:SS.mmm, broker, state) of the rebuilt brokers table, in time (seq) order; the rows of one instant by
     broker (the start's rows have no order of their own)."""
-    paths = []
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        paths.append(str(path))
+    paths = write_files(tmp_path, files)
     tables = rebuild(spark, [ClusterInputs("c", tuple(paths))], RebuildOptions(scrape_interval_ms=1000)).tables
     rows = tables["brokers"].orderBy("ts_ms", "broker", "seq").collect()
     clock = {r["ts_ms"]: f"{r['ts_ms'] // 3_600_000 % 24:02d}:{r['ts_ms'] // 60_000 % 60:02d}:"

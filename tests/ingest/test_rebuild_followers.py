@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from replicaflow.jobs.analyze import analyze_logs
+from tests.ingest.log_cases import write_files
 
 pytestmark = pytest.mark.spark
 
@@ -44,10 +45,7 @@ FILES = {
 @pytest.fixture(scope="module")
 def analyzed(spark, tmp_path_factory) -> tuple[list, dict]:
     root = tmp_path_factory.mktemp("followers")
-    for name, text in FILES.items():
-        path = root / "logs" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(root / "logs", FILES)
     analyze_logs([str(root / "logs")], root / "out", spark=spark)
     rows = sorted(pq.read_table(root / "out" / "analysis" / "partition_state").to_pylist(), key=lambda r: r["from_ms"])
     states = [(r["from_ms"] // 1000 % 86400, r["leader"], sorted(r["isr"]), r["offline"]) for r in rows]

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from replicaflow.jobs.analyze import analyze_logs
+from tests.ingest.log_cases import write_files
 
 pytestmark = pytest.mark.spark
 
@@ -40,10 +41,7 @@ def _clock(ms: int) -> str:
 def analyzed(spark, tmp_path_factory) -> tuple[dict, dict]:
     """{cluster: [(from HH:MM:SS.mmm, leader, offline, urp)]} of analysis/partition_state, and the summary."""
     root = tmp_path_factory.mktemp("offline")
-    for name, text in FILES.items():
-        path = root / "logs" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(root / "logs", FILES)
     analyze_logs([str(root / "logs")], root / "out", cluster_from_path=True, spark=spark)
     rows = sorted(pq.read_table(root / "out" / "analysis" / "partition_state").to_pylist(),
                   key=lambda r: (r["cluster"], r["from_ms"]))

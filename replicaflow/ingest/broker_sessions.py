@@ -6,8 +6,9 @@ later, with ZooKeeper's ``Broker failure callback for N`` (KafkaController.onBro
 From those lines the rebuild takes the broker's down row (``lifecycle``) and the ISRs the controller then
 wrote without it (``isr_removals``, also at the controller's grant of a controlled shutdown): before 2.6 no broker
 line shows that ISR until the partition's next ISR change, and KRaft (3.6+) writes it under the same leader epoch,
-with no leader line at all. From the rows of every broker, a whole cluster's outage (``leaderless_while_cluster_down``)
-and the return of a partition's ISR member (``first_isr_member_back``).
+with no leader line at all; and no leader where the leader removed was the ISR's last member (``leaderless_at_removals``).
+From the rows of every broker, a whole cluster's outage (``leaderless_while_cluster_down``) and the return of a
+partition's ISR member (``first_isr_member_back``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 _FIRST = -(1 << 62)
 # numbered after every other leader row of its instant: the cluster's last broker goes down after its lines
 _LAST = 1 << 50
+# numbered before the leader rows of its instant: the controller removes the leader, then elects (or not)
+_REMOVED = -(1 << 49)
 # the kinds a broker logs only as a replica the controller has registered: it leads or follows a partition, or
 # changes an ISR as its leader
 SERVING = ("leader_start", "follower_start", "become_leader", "become_follower", "leader_and_isr", "isr_shrink",
@@ -93,15 +96,24 @@ def _session_ended() -> Column:
         (kind == "broker_failed") | ((kind == "broker_fenced") & (F.col("state") == "session timed out")))
 
 
-def _isr_removal() -> Column:
-    """An event row in which the controller takes a broker (``target_broker``) out of every ISR: its session ended,
-    or it takes the broker's controlled shutdown (ZooKeeper ``KafkaController.doControlledShutdown``: `Shutting down
-    broker N`, the partitions it follows; KRaft ``ReplicationControlManager.handleBrokerInControlledShutdown`` and,
-    for an immediate shutdown, ``handleBrokerFenced``: every partition), the broker still running."""
+def _leader_removal() -> Column:
+    """An event row in which the controller takes a broker (``target_broker``) off the partitions it leads, electing
+    another ISR member or none: its session ended (ZooKeeper ``onBrokerFailure``, KRaft's fencing) or, on KRaft, it
+    grants the broker's controlled or immediate shutdown or fencing (``handleBrokerInControlledShutdown``,
+    ``handleBrokerFenced``). ZooKeeper's controlled shutdown leaves a leader without another live ISR member in place
+    until its session ends (``ControlledShutdownLeaderElectionStrategy`` fails)."""
     kind, state = F.col("kind"), F.col("state")
-    granted = ((kind == "controlled_shutdown") & (state == "requested")) | \
-        ((kind == "broker_fenced") & (state == "controlled shutdown"))
+    granted = ((kind == "controlled_shutdown") & (state == "requested") & F.col("message").contains("been granted")) | \
+        ((kind == "broker_fenced") & state.isin("controlled shutdown", "requested"))
     return _session_ended() | (F.col("target_broker").isNotNull() & granted)
+
+
+def _isr_removal() -> Column:
+    """An event row in which the controller takes a broker (``target_broker``) out of every ISR: ``_leader_removal``,
+    and ZooKeeper's controlled shutdown (``KafkaController.doControlledShutdown``, `Shutting down broker N`: the
+    partitions it follows), the broker still running."""
+    zk_shutdown = (F.col("kind") == "controlled_shutdown") & (F.col("state") == "requested")
+    return _leader_removal() | (F.col("target_broker").isNotNull() & zk_shutdown)
 
 
 def failures_before(rows: DataFrame, events: DataFrame) -> DataFrame:
@@ -175,6 +187,30 @@ def leaderless_while_cluster_down(brokers: DataFrame, lead: DataFrame) -> DataFr
     before = F.last(F.when(~F.col("mark"), F.col("leader")), ignorenulls=True).over(
         Window.partitionBy(*keys).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1))
     return _lead_rows(rows.select("*", before.alias("before")).where(F.col("mark") & (F.col("before") != -1)))
+
+
+def leaderless_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame) -> DataFrame:
+    """Leader rows (``lead``'s columns) of no leader (-1) where the controller takes a partition's leader off
+    (``_leader_removal``) and the ISR in force has no other member: no clean election is possible, and the controller
+    writes no leader (ZooKeeper ``removeReplicasFromIsr``: NoLeader, the ISR kept; KRaft ``PartitionChangeBuilder``).
+    The next leader row, or the first ISR member back (``first_isr_member_back``), ends it."""
+    keys = ["cluster", "topic", "partition"]
+    removed = (events.where(_leader_removal()).select("cluster", "ts_ms", F.col("target_broker").alias("removed"))
+               .distinct())
+    marks = (lead.select(*keys).distinct().join(F.broadcast(removed), "cluster")
+             .select(*keys, "ts_ms", "removed", F.lit(None).cast("int").alias("leader"),
+                     F.lit(None).cast("array<int>").alias("isr"), F.lit(0).alias("first")))
+    rows = (lead.select(*keys, "ts_ms", "leader", F.lit(None).cast("array<int>").alias("isr"))
+            .unionByName(isr.select(*keys, "ts_ms", F.lit(None).cast("int").alias("leader"), "isr"))
+            .select("*", F.lit(None).cast("int").alias("removed"), F.lit(1).alias("first"))
+            .unionByName(marks))
+    # a mark sees the rows of earlier instants only: those of its own are the controller's decision, or after it
+    earlier = Window.partitionBy(*keys).orderBy("ts_ms", "first").rowsBetween(Window.unboundedPreceding, -1)
+    led = F.last("leader", ignorenulls=True).over(earlier)
+    members = F.last("isr", ignorenulls=True).over(earlier)
+    alone = (led == F.col("removed")) & (F.size(F.array_remove(members, F.col("removed"))) == 0)
+    return _lead_rows(rows.select("*", alone.alias("alone")).where(F.col("removed").isNotNull() & F.col("alone"))
+                      .select(*keys, "ts_ms", F.lit(_REMOVED).alias("seq"), F.lit(-1).alias("leader")))
 
 
 def first_isr_member_back(brokers: DataFrame, lead: DataFrame, isr: DataFrame) -> DataFrame:

@@ -39,6 +39,7 @@ from replicaflow.ingest.broker_sessions import (
     any_failure,
     first_isr_member_back,
     isr_removals,
+    leaderless_at_removals,
     leaderless_while_cluster_down,
     lifecycle,
 )
@@ -277,11 +278,14 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
                                             F.lit(None).cast("int").alias("leader_epoch"),
                                             *[F.lit(None).cast("long").alias(c)
                                               for c in ("start_offset", "replicas_end_offset")]))
-    if any_failure(events):  # a failed broker's ISRs, which no broker logs before 2.6
+    removals = any_failure(events)
+    if removals:  # a failed broker's ISRs, which no broker logs before 2.6
         isr = isr.localCheckpoint(eager=False)
         isr = isr.unionByName(isr_removals(isr, events))
     # read three times below, each time with the reader's rows and requests beneath: a checkpoint
     lead = lead.unionByName(followed_leaders(events, lead))
+    if removals:
+        lead = lead.unionByName(leaderless_at_removals(events, lead, isr))
     lead = lead.unionByName(leaderless_while_cluster_down(brokers, lead))
     lead = lead.unionByName(inferred_leaders(events, lead))
     lead = lead.unionByName(first_isr_member_back(brokers, lead, isr)).localCheckpoint(eager=False)

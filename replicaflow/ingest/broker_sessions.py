@@ -99,11 +99,11 @@ def _session_ended() -> Column:
 def _leader_removal() -> Column:
     """An event row in which the controller takes a broker (``target_broker``) off the partitions it leads, electing
     another ISR member or none: its session ended (ZooKeeper ``onBrokerFailure``, KRaft's fencing) or, on KRaft, it
-    grants the broker's controlled or immediate shutdown or fencing (``handleBrokerInControlledShutdown``,
-    ``handleBrokerFenced``). ZooKeeper's controlled shutdown leaves a leader without another live ISR member in place
+    grants the broker's controlled shutdown (state ``granted``), immediate shutdown or fencing
+    (``handleBrokerInControlledShutdown``, ``handleBrokerFenced``). ZooKeeper's controlled shutdown leaves a leader without another live ISR member in place
     until its session ends (``ControlledShutdownLeaderElectionStrategy`` fails)."""
     kind, state = F.col("kind"), F.col("state")
-    granted = ((kind == "controlled_shutdown") & (state == "requested") & F.col("message").contains("been granted")) | \
+    granted = ((kind == "controlled_shutdown") & (state == "granted")) | \
         ((kind == "broker_fenced") & state.isin("controlled shutdown", "requested"))
     return _session_ended() | (F.col("target_broker").isNotNull() & granted)
 

@@ -247,7 +247,7 @@ RULES: list[Rule] = [
     Rule("broker_fenced", r"^(?:Unf|F)enced broker (\d+) has requested and been granted an immediate shutdown\.?$",
          {"target_broker": 1}, state="controlled shutdown"),
     Rule("controlled_shutdown", r"^Unfenced broker (\d+) has requested and been granted a controlled shutdown\.?$",
-         {"target_broker": 1}, state="requested"),
+         {"target_broker": 1}, state="granted"),
     Rule("broker_fenced", r"^Unfenced broker (\d+) has requested and been granted fencing\.?$", {"target_broker": 1},
          state="requested"),
     # ClusterControlManager.replayRegistrationChange (3.6+): `fenced=1` fences, `fenced=-1` unfences, 0 is no change

@@ -179,7 +179,7 @@ def test_controller_shutdown_grants_and_retried_offset_lookups(spark, tmp_path):
     assert got == [
         (1, "controlled_shutdown", "requested", 1, 2, None, None, None),
         (2, "controlled_shutdown", "requested", 1, 3, None, None, None),
-        (4, "controlled_shutdown", "requested", 1, 2, None, None, None),
+        (4, "controlled_shutdown", "granted", 1, 2, None, None, None),
         (5, "broker_fenced", "controlled shutdown", 1, 2, None, None, None),
         (6, "broker_fenced", "requested", 1, 3, None, None, None),
         (7, "broker_halted", "at startup", 1, None, None, None, None),

@@ -100,8 +100,9 @@ def _leader_removal() -> Column:
     """An event row in which the controller takes a broker (``target_broker``) off the partitions it leads, electing
     another ISR member or none: its session ended (ZooKeeper ``onBrokerFailure``, KRaft's fencing) or, on KRaft, it
     grants the broker's controlled shutdown (state ``granted``), immediate shutdown or fencing
-    (``handleBrokerInControlledShutdown``, ``handleBrokerFenced``). ZooKeeper's controlled shutdown leaves a leader without another live ISR member in place
-    until its session ends (``ControlledShutdownLeaderElectionStrategy`` fails)."""
+    (``handleBrokerInControlledShutdown``, ``handleBrokerFenced``). ZooKeeper's controlled shutdown leaves a leader
+    without another live ISR member in place until its session ends (``ControlledShutdownLeaderElectionStrategy``
+    fails)."""
     kind, state = F.col("kind"), F.col("state")
     granted = ((kind == "controlled_shutdown") & (state == "granted")) | \
         ((kind == "broker_fenced") & state.isin("controlled shutdown", "requested"))
@@ -130,15 +131,15 @@ def failures_before(rows: DataFrame, events: DataFrame) -> DataFrame:
             .drop("failure_ts"))
 
 
-def any_failure(events: DataFrame) -> bool:
+def any_isr_removal(events: DataFrame) -> bool:
     """Whether the logs hold a controller's ISR removal at all (most do not: no ISR of theirs needs the work below)."""
     return bool(events.where(_isr_removal()).limit(1).count())
 
 
 def isr_removals(isr: DataFrame, events: DataFrame) -> DataFrame:
     """ISR rows (cluster, topic, partition, ts_ms, seq, isr, leader_epoch) the controller wrote at each broker
-    failure or controlled shutdown (``_isr_removal``): the ISR in force without the brokers removed since it was logged, one at a time, the last member
-    kept (``model.election.removes_from_isr``; eligible leader replicas are not known from logs). A partition's
+    failure or controlled shutdown (``_isr_removal``): the ISR in force without the brokers removed since it was
+    logged, one at a time, the last member kept (``model.election.removes_from_isr``; eligible leader replicas are not known from logs). A partition's
     next logged ISR starts over; a failure that changes no ISR gives no row. ``isr`` as ``rebuild`` builds it."""
     keys = ["cluster", "topic", "partition"]
     failed = (events.where(_isr_removal()).groupBy("cluster", "ts_ms")
@@ -184,9 +185,8 @@ def leaderless_while_cluster_down(brokers: DataFrame, lead: DataFrame) -> DataFr
     marks = (lead.select(*keys).distinct().join(F.broadcast(down), "cluster")
              .select(*keys, "ts_ms", F.lit(_LAST).alias("seq"), F.lit(-1).alias("leader"), F.lit(True).alias("mark")))
     rows = lead.select(*keys, "ts_ms", "seq", "leader", F.lit(False).alias("mark")).unionByName(marks)
-    before = F.last(F.when(~F.col("mark"), F.col("leader")), ignorenulls=True).over(
-        Window.partitionBy(*keys).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1))
-    return _lead_rows(rows.select("*", before.alias("before")).where(F.col("mark") & (F.col("before") != -1)))
+    return lead_rows(rows.select("*", _told_before("mark").alias("before"))
+                     .where(F.col("mark") & (F.col("before") != -1)))
 
 
 def leaderless_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame) -> DataFrame:
@@ -209,7 +209,7 @@ def leaderless_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame) -
     led = F.last("leader", ignorenulls=True).over(earlier)
     members = F.last("isr", ignorenulls=True).over(earlier)
     alone = (led == F.col("removed")) & (F.size(F.array_remove(members, F.col("removed"))) == 0)
-    return _lead_rows(rows.select("*", alone.alias("alone")).where(F.col("removed").isNotNull() & F.col("alone"))
+    return lead_rows(rows.select("*", alone.alias("alone")).where(F.col("removed").isNotNull() & F.col("alone"))
                       .select(*keys, "ts_ms", F.lit(_REMOVED).alias("seq"), F.lit(-1).alias("leader")))
 
 
@@ -235,13 +235,20 @@ def first_isr_member_back(brokers: DataFrame, lead: DataFrame, isr: DataFrame) -
             .select(*keys, F.col("first.up_ms").alias("ts_ms"), F.lit(-_LAST).alias("seq"),
                     F.col("first.broker").alias("leader"), F.lit(True).alias("back")).distinct())
     rows = lead.select(*keys, "ts_ms", "seq", "leader", F.lit(False).alias("back")).unionByName(back)
-    before = F.last(F.when(~F.col("back"), F.col("leader")), ignorenulls=True).over(
-        order.rowsBetween(Window.unboundedPreceding, -1))
-    return _lead_rows(rows.select("*", before.alias("before")).where(F.col("back") & (F.col("before") == -1)))
+    return lead_rows(rows.select("*", _told_before("back").alias("before"))
+                     .where(F.col("back") & (F.col("before") == -1)))
 
 
-def _lead_rows(rows: DataFrame) -> DataFrame:
-    """``rows`` as leader rows whose epoch and offsets no line tells."""
+def _told_before(added: str) -> Column:
+    """On ``lead``'s rows with rows of its own (``added`` true): the leader the rows of ``lead`` told last before the
+    row, in replay order."""
+    return F.last(F.when(~F.col(added), F.col("leader")), ignorenulls=True).over(
+        Window.partitionBy("cluster", "topic", "partition").orderBy("ts_ms", "seq")
+        .rowsBetween(Window.unboundedPreceding, -1))
+
+
+def lead_rows(rows: DataFrame) -> DataFrame:
+    """``rows`` (key, ts_ms, seq, leader) as ``leaders`` rows whose epoch and offsets no line tells."""
     return rows.select("cluster", "topic", "partition", "ts_ms", "seq", "leader",
                        F.lit(None).cast("int").alias("leader_epoch"),
                        *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])

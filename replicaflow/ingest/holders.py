@@ -38,6 +38,7 @@ from typing import NamedTuple
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from replicaflow.ingest.broker_sessions import lead_rows
 from replicaflow.ingest.log_messages import FROM_TO
 from replicaflow.ingest.logs import id_list
 from replicaflow.ingest.replay import Assignment
@@ -189,9 +190,8 @@ def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
     return (logged.select("*", F.lag("leader").over(w).alias("before"), in_force.alias("in_force"))
             .where(~F.col("told") & F.coalesce(F.col("in_force") == -1, F.lit(True))
                    & ~F.col("before").eqNullSafe(F.col("leader")))
-            .select(*KEYS, "ts_ms", (F.col("line_number") + _INFERRED_SEQ).alias("seq"), "leader",
-                    F.lit(None).cast("int").alias("leader_epoch"),
-                    *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")]))
+            .select(*KEYS, "ts_ms", (F.col("line_number") + _INFERRED_SEQ).alias("seq"), "leader")
+            .transform(lead_rows))
 
 
 def followed_leaders(events: DataFrame, lead: DataFrame) -> DataFrame:
@@ -210,8 +210,7 @@ def followed_leaders(events: DataFrame, lead: DataFrame) -> DataFrame:
     known = F.max(F.when(~F.col("followed"), epoch)).over(
         Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1))
     return (rows.select("*", known.alias("known")).where(F.col("followed") & ~F.coalesce(F.col("known") >= epoch, F.lit(False)))
-            .select(*KEYS, "ts_ms", "seq", "leader", F.lit(None).cast("int").alias("leader_epoch"),
-                    *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")]))
+            .transform(lead_rows))
 
 
 def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:

@@ -36,7 +36,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import line_tables, replay
 from replicaflow.ingest.broker_sessions import (
-    any_failure,
+    any_isr_removal,
     first_isr_member_back,
     isr_removals,
     leaderless_at_removals,
@@ -278,7 +278,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
                                             F.lit(None).cast("int").alias("leader_epoch"),
                                             *[F.lit(None).cast("long").alias(c)
                                               for c in ("start_offset", "replicas_end_offset")]))
-    removals = any_failure(events)
+    removals = any_isr_removal(events)
     if removals:  # a failed broker's ISRs, which no broker logs before 2.6
         isr = isr.localCheckpoint(eager=False)
         isr = isr.unionByName(isr_removals(isr, events))

@@ -153,7 +153,10 @@ def prepare(a: PlanArgs) -> Prepared:
                         flag="--brokers" if a.brokers else "--remove-brokers")
         plan_path = str(a.out / PLAN_DIR / "reassignment.json") if a.out is not None else "reassignment.json"
     else:
-        plan = read_reassignment(a.reassignment, cluster, log_dirs)
+        # The usual move onto a new broker: it holds no replica yet, so the describe output does not name it
+        hint = ("; a broker that holds no replica yet is not in the describe output: list the cluster's brokers "
+                "with --brokers" if a.topics is not None and not a.brokers else "")
+        plan = read_reassignment(a.reassignment, cluster, log_dirs, hint)
         plan_path = str(a.reassignment)
     moves = moves_of(cluster, plan)
     if not moves:

@@ -241,10 +241,11 @@ def _metric_samples(path: Path, text: str) -> list:
     return samples
 
 
-def read_reassignment(path: Path, cluster: ClusterModel,
-                      log_dirs: dict[tuple[str, int], list[str]] | None = None) -> dict[tuple[str, int], tuple[int, ...]]:
+def read_reassignment(path: Path, cluster: ClusterModel, log_dirs: dict[tuple[str, int], list[str]] | None = None,
+                      unknown_hint: str = "") -> dict[tuple[str, int], tuple[int, ...]]:
     """``kafka-reassign-partitions`` JSON: every partition once, known topics, partitions and brokers.
-    ``log_dirs`` receives each partition's ``log_dirs`` where the file gives them (a batch's file keeps them)."""
+    ``log_dirs`` receives each partition's ``log_dirs`` where the file gives them (a batch's file keeps them);
+    ``unknown_hint`` ends the sentence of a broker the cluster does not list (how to name one)."""
     text = read_text(path, "reassignment file")
     try:
         doc = loads_json(text)
@@ -283,7 +284,7 @@ def read_reassignment(path: Path, cluster: ClusterModel,
         unknown = [r for r in replicas if r not in known]
         if unknown:
             raise ReplicaflowError(f"{at}.replicas: unknown broker {unknown[0]} (brokers: "
-                                   f"{brokers_text(cluster.brokers)})")
+                                   f"{brokers_text(cluster.brokers)}){unknown_hint}")
         moves[(topic, part)] = tuple(replicas)
         if log_dirs is not None and "log_dirs" in m:
             log_dirs[(topic, part)] = list(m["log_dirs"])

@@ -31,7 +31,8 @@ def _moves(*moves) -> str:
 
 
 @pytest.mark.parametrize(("plan_text", "sentence"), [
-    (_moves(("orders", 0, [1, 2, 9])), "partitions[0].replicas: unknown broker 9 (brokers: 1,2,3,4)"),
+    (_moves(("orders", 0, [1, 2, 9])), "partitions[0].replicas: unknown broker 9 (brokers: 1,2,3,4); a broker that "
+     "holds no replica yet is not in the describe output: list the cluster's brokers with --brokers"),
     (_moves(("orders", 8, [1, 2, 3])), "partitions[0]: partition orders-8 is not in the cluster's describe output"),
     (_moves(("payments", 0, [1, 2, 3])), "partition payments-0 is not in the cluster's describe output"),
     ('{"version": 1, "partitions": [', "plan.json:1: invalid JSON (Expecting value)"),

@@ -65,7 +65,9 @@ _KRAFT_CONTROLLER = r"^\[(?:QuorumController id=|ControllerServer id=|Controller
 _KRAFT_BROKER = r"^\[(?:BrokerServer|BrokerLifecycleManager) id=(\d+)\] "
 _INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
 _REQUEST_SEQ = 1 << 38  # a request's rows: apart from the reader's (odd, from 1), in line order
-_FOLLOWED_SEQ = -(1 << 41)  # a follower's row comes first at its instant, before the leader's own line
+# a follower's row comes after the leader rows and ISR changes of its instant: the old leader's change of that
+# millisecond is its own (rebuild._instant_order), and the new leader's line of it tells the epoch first
+_FOLLOWED_SEQ = 1 << 41
 
 
 def _none() -> Column:
@@ -195,14 +197,17 @@ def inferred_leaders(events: DataFrame, leaders: DataFrame) -> DataFrame:
 
 
 def followed_leaders(events: DataFrame, lead: DataFrame) -> DataFrame:
-    """Leader rows (``lead``'s columns) from the followers' lines: a KRaft follower logs the partition's current leader
-    at each new leader epoch it applies (Partition.makeFollower 3.3+: `Follower t-p starts at leader epoch E … Current
-    leader is L.`), -1 where the controller elected none. The first follower's line of an epoch counts, unless a leader
-    row of that epoch or a later one came first. The epoch stays unknown: an election that no leader line shows is
-    not checked against an ISR the lines may have missed the changes of (``isr_before_unseen_changes``)."""
+    """Leader rows (``lead``'s columns) from the followers' lines, which name the leader at each new leader epoch a
+    follower applies: a follower's fetcher (ReplicaFetcherManager `Added fetcher to broker L for partitions …`, with the
+    epoch from 2.1, in server.log), and a KRaft follower's own line (Partition.makeFollower 3.3+: `Follower t-p starts
+    at leader epoch E … Current leader is L.`, -1 where the controller elected none). From 2.6 a leader's own line is
+    in state-change.log, which bug reports often leave out: the fetchers then tell who leads after a failure. The first
+    follower's line of an epoch counts, unless a leader row of that epoch or a later one came first. The epoch stays
+    unknown: an election that no leader line shows is not checked against an ISR the lines may have missed the
+    changes of (``isr_before_unseen_changes``)."""
     epoch = F.col("leader_epoch")
-    told = (events.where((F.col("kind") == "follower_start") & F.col("leader").isNotNull() & epoch.isNotNull()
-                         & F.col("topic").isNotNull() & F.col("partition").isNotNull())
+    told = (events.where(F.col("kind").isin("follower_start", "fetcher_added") & F.col("leader").isNotNull()
+                         & epoch.isNotNull() & F.col("topic").isNotNull() & F.col("partition").isNotNull())
             .groupBy(*KEYS, "leader_epoch").agg(F.min(F.struct("ts_ms", "source", "line_number", "leader")).alias("l"))
             .select(*KEYS, "l.ts_ms", (F.col("l.line_number") + _FOLLOWED_SEQ).alias("seq"), "l.leader", "leader_epoch",
                     F.lit(True).alias("followed")))

@@ -59,10 +59,13 @@ PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update
 # Kinds whose listed field names brokers, not partitions (the ZooKeeper controller's callbacks): a row per broker.
 BROKER_LIST_KINDS = ("broker_failed", "broker_registered")
 # Kinds that touch partitions listed in one field: (kind, pattern of one partition token).
-# Up to 2.0 each partition names its own leader: `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `.
+# Up to 2.0 each partition names its own leader: `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `; from 2.1
+# its leader's epoch: `t-p -> (offset=O, leaderEpoch=E)` (OffsetAndEpoch, to 2.7), then `t-p -> InitialFetchState(
+# BrokerEndPoint(id=L, host=h:p),E,O)`, the topic id first from 3.1 (`Some(id),`) (AbstractFetcherManager).
 FETCHER_TOKEN = (r"(?:\[\[[^\[\]]+,\d+\]|\[[^\s\[\],]+-\d+), initOffset(?: -?\d+ to broker BrokerEndPoint\(\d+)?"
-                 r"|[^\s,()\[\]]+-\d+ -> ")
-TOKEN_LEADER = r"to broker BrokerEndPoint\((\d+)$"
+                 r"|[^\s,()\[\]]+-\d+ -> (?:\(offset=-?\d+, leaderEpoch=-?\d+|InitialFetchState\((?:Some\([^()]*\),|None,)?"
+                 r"BrokerEndPoint\([^()]*\),-?\d+)?")
+TOKEN_LEADER, TOKEN_EPOCH = r"to broker BrokerEndPoint\((\d+)$", r"(?:leaderEpoch=|\),)(-?\d+)$"
 LIST_TOKEN = r"\[[^\[\],]+,\d+\]|[^\s,()\[\]]+-\d+"
 
 # PartitionChangeRecord prints LeaderRecoveryState as its byte (-1: no change), PartitionRegistration by its name

@@ -49,6 +49,7 @@ from replicaflow.ingest.log_messages import (
     LOG_DIR_MOVER_THREAD,
     PREFIX_PARTITION_KINDS,
     RULES,
+    TOKEN_EPOCH,
     TOKEN_LEADER,
 )
 from replicaflow.ingest.log_text import decode_files, groups, method_boundary, split_lines
@@ -343,7 +344,9 @@ def _rows(lines: DataFrame) -> DataFrame:
     event_row = event_row & (~is_list | t.isNotNull())
     return df.select(
         "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms",
-        *[c for c in EVENT_COLUMNS if c not in ("topic", "partition", "leader", "target_broker")],
+        *[c for c in EVENT_COLUMNS if c not in ("topic", "partition", "leader", "leader_epoch", "target_broker")],
+        F.coalesce(F.col("leader_epoch"), F.when(F.col("kind") == "fetcher_added", _int(F.nullif(
+            F.regexp_extract(t, TOKEN_EPOCH, 1), F.lit(""))))).alias("leader_epoch"),
         F.when(brokers, _int(t)).otherwise(F.col("target_broker")).alias("target_broker"),
         F.coalesce(F.col("leader"), _int(F.nullif(F.regexp_extract(t, TOKEN_LEADER, 1), F.lit("")))).alias("leader"),
         F.when(is_list, tp_token[0]).otherwise(F.col("topic")).alias("topic"),

@@ -387,7 +387,9 @@ def test_a_fetcher_line_up_to_2_0_gives_each_partition_its_own_leader(spark, tmp
     """AbstractFetcherManager.addFetcherForPartitions up to 2.0 lists `[t-p, initOffset O to broker
     BrokerEndPoint(L,host,port)] ` per partition (0.10: `[[t,p], …]`): one line can name several leaders, one
     fetcher thread each. From 2.1 the line names one broker for all its partitions: its BrokerEndPoint
-    (`BrokerEndPoint(id=L, host=h:p)`, 2.1-2.4), then its id (2.5+)."""
+    (`BrokerEndPoint(id=L, host=h:p)`, 2.1-2.4), then its id (2.5+), and each partition's leader epoch: the map's
+    values are OffsetAndEpoch (2.1-2.7), then InitialFetchState (2.8+, the topic id first from 3.1; a topic id may
+    hold `-`). A line cut short keeps the partitions it names in full."""
     (tmp_path / "server.log").write_text(
         "[2018-06-01 08:01:05,000] INFO [ReplicaFetcherManager on broker 2] Added fetcher for partitions "
         "List([orders-4, initOffset 77 to broker BrokerEndPoint(1,kafka-1,9092)] , [orders-7, initOffset 0 to "
@@ -397,11 +399,19 @@ def test_a_fetcher_line_up_to_2_0_gives_each_partition_its_own_leader(spark, tmp
         "120 to broker BrokerEndPoint(5,kafka-5,9092)] ) (kafka.server.ReplicaFetcherManager)\n"
         "[2020-06-01 08:01:05,000] INFO [ReplicaFetcherManager on broker 2] Added fetcher to broker "
         "BrokerEndPoint(id=6, host=kafka-6:9092) for partitions Map(clicks-0 -> (offset=0, leaderEpoch=3), "
-        "clicks-1 -> (offset=5, leaderEpoch=3)) (kafka.server.ReplicaFetcherManager)\n")
+        "clicks-1 -> (offset=5, leaderEpoch=3)) (kafka.server.ReplicaFetcherManager)\n"
+        "[2021-06-01 08:01:05,000] INFO [ReplicaFetcherManager on broker 2] Added fetcher to broker 7 for partitions "
+        "Map(views-0 -> InitialFetchState(BrokerEndPoint(id=7, host=kafka-7:9092),12,1200)) "
+        "(kafka.server.ReplicaFetcherManager)\n"
+        "[2024-06-01 08:01:05,000] INFO [ReplicaFetcherManager on broker 2] Added fetcher to broker 8 for partitions "
+        "HashMap(my-topic-10 -> InitialFetchState(Some(r0xE-fIE_SWSIcVEMDvZ-Q),BrokerEndPoint(id=8, host=k8:9092),0,5), "
+        "my-topic-3 -> InitialFetchState(Some(r0xE-fIE_SWSIcVEMDvZ-Q),BrokerEndPoint(id=8, host=k8:9092),21,0), "
+        "my-topic-4 -> InitialFetchState(Some(r0xE-fIE_SWSIcVEMDvZ-Q),Brok (kafka.server.ReplicaFetcherManager)\n")
     events = read_logs(spark, str(tmp_path), cluster="c")["log_events"].collect()
-    assert sorted((r["topic"], r["partition"], r["broker"], r["leader"]) for r in events) == [
-        ("clicks", 0, 2, 6), ("clicks", 1, 2, 6), ("orders", 4, 2, 1), ("orders", 7, 2, 3),
-        ("payments", 0, 2, 4), ("payments", 1, 2, 5)]
+    assert sorted((r["topic"], r["partition"], r["broker"], r["leader"], r["leader_epoch"]) for r in events) == [
+        ("clicks", 0, 2, 6, 3), ("clicks", 1, 2, 6, 3), ("my-topic", 3, 2, 8, 21), ("my-topic", 4, 2, 8, None),
+        ("my-topic", 10, 2, 8, 0), ("orders", 4, 2, 1, None), ("orders", 7, 2, 3, None), ("payments", 0, 2, 4, None),
+        ("payments", 1, 2, 5, None), ("views", 0, 2, 7, 12)]
 
 
 def test_a_4_x_not_enough_replicas_names_the_isr_after_its_size(spark, tmp_path):

@@ -130,8 +130,9 @@ def test_without_state_change_log_the_first_isr_member_back_leads_again(fleet):
     offline through the outage elect the first broker back that is in the ISR kept at the outage (ZooKeeper
     KafkaController.onBrokerStartup, KRaft ReplicationControlManager.handleBrokerUnfenced), broker 1 at 100 s and, for
     partition 1, broker 4 at 105 s, as with the full logs. Before, they stayed under the leader that stopped last.
-    When partition 1 went offline is another matter: the moves of its leadership before are in state-change.log only,
-    so without it the rebuild does not know that broker 4 led it when it stopped (it is offline from broker 1's stop)."""
+    When partition 1 went offline is another matter: its leadership's last move, to broker 4 at broker 3's shutdown, is
+    in state-change.log only (no follower of it is left to add a fetcher to broker 4, holders.followed_leaders), so
+    without it the rebuild does not know that broker 4 led it when it stopped (it is offline from broker 1's stop)."""
     _, out = fleet
     ends: dict = {}
     for r in pq.read_table(out / "analysis" / "incidents").to_pylist():

@@ -1,0 +1,106 @@
+"""A leader's failure and a controlled shutdown, from server.log alone (holders.followed_leaders): the followers'
+fetchers name the new leader and its epoch (ReplicaFetcherManager `Added fetcher to broker L for partitions …`,
+AbstractFetcherManager.addFetcherForPartitions), where the leader's own line is in state-change.log (2.6+), which a
+bug report often leaves out.
+
+Broker 1 crashes at 40 s and starts again at 80 s; broker 2 stops with a controlled shutdown at 90 s and starts at
+120 s. Three releases, one per form of the fetcher's line: 2.7 ZooKeeper (`(offset=O, leaderEpoch=E)`), 3.0
+ZooKeeper (`InitialFetchState(BrokerEndPoint(…),E,O)`) and 3.7 KRaft (the topic id first). Before the fetchers were
+read, partition 0 stayed under broker 1 while it was down and under broker 2 through its shutdown, and partition 1
+under broker 2: the broker metrics counted their leadership on a stopped broker.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+
+from replicaflow.jobs.analyze import analyze_logs
+from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
+from tests.ingest.test_rebuild_outage import _at, _changes
+from tests.test_logs_only_roundtrip import orders_cluster
+
+pytestmark = pytest.mark.spark
+
+CLUSTERS = {"v27": ("2.7", "zookeeper"), "v30": ("3.0", "zookeeper"), "v37k": ("3.7", "kraft")}
+EVENTS = """  - {at: 40s, broker_down: {broker: 1}}
+  - {at: 80s, broker_up: 1}
+  - {at: 90s, broker_down: {broker: 2, controlled: true}}
+  - {at: 120s, broker_up: 2}
+"""
+
+
+def story(name: str) -> str:
+    release, controller = CLUSTERS[name]
+    return f"""name: {name}
+seed: 5
+duration: 150s
+tick: 1s
+kafka:
+  version: "{release}"
+  controller: {controller}
+{orders_cluster("100KB/s")}events:
+{EVENTS}"""
+
+
+@pytest.fixture(scope="module")
+def analyzed(spark, tmp_path_factory):
+    root = tmp_path_factory.mktemp("fetchers")
+    for name in CLUSTERS:
+        (root / f"{name}.yaml").write_text(story(name))
+        simulate(root / f"{name}.yaml", root / name, logs=True)
+        shutil.copytree(root / name / "logs", root / f"{name}-server" / "logs",
+                        ignore=shutil.ignore_patterns("state-change.log"))
+        shutil.copytree(root / name / SNAPSHOTS, root / f"{name}-server" / SNAPSHOTS)
+    out = root / "analyzed"
+    servers = [f"{name}-server" for name in CLUSTERS]
+    analyze_logs([str(root / s / "logs") for s in servers], out,
+                 topics=[str(root / s / SNAPSHOTS / DESCRIBE_START) for s in servers],
+                 cluster_from_path=True, topics_at="start", spark=spark)
+    return root, out
+
+
+def test_every_partition_has_the_simulators_leader_and_isr_at_every_second(analyzed):
+    """The ZooKeeper controller elects the first live ISR member in assignment order at a broker's failure
+    (OfflinePartitionLeaderElectionStrategy) and at its controlled shutdown (ControlledShutdownPartitionLeaderElection-
+    Strategy), KRaft's at its fencing and its shutdown grant (PartitionChangeBuilder); each follower of the partition
+    then adds a fetcher to that leader at the new leader epoch (ReplicaManager.makeFollowers). The rebuilt leaders
+    and ISRs equal the simulator's at every second of the logged period, with no leader line in the logs."""
+    root, out = analyzed
+    metas = {m["cluster"]: m for m in json.loads((out / "telemetry" / "_metas.json").read_text())}
+    state = pq.read_table(out / "analysis" / "partition_state").to_pylist()
+    for name in CLUSTERS:
+        server = f"{name}-server"
+        assert not list((root / server / "logs").rglob("state-change.log"))
+        leaders = _changes(root / name / "telemetry" / "leaders", "leader")
+        isrs = _changes(root / name / "telemetry" / "isr", "isr")
+        rows = sorted((r for r in state if r["cluster"] == server), key=lambda r: r["from_ms"])
+        start, end = metas[server]["start_ms"], metas[server]["end_ms"]
+        assert end - start >= 120_000, name  # the logged period holds both returns
+        moved = set()
+        for p in range(4):
+            mine = [r for r in rows if r["partition"] == p]
+            for ts in range(start + 1_000, end, 1_000):
+                got = next(r for r in mine if r["from_ms"] <= ts and (r["to_ms"] is None or ts < r["to_ms"]))
+                want = (_at(leaders[p], ts), sorted(_at(isrs[p], ts)))
+                assert (got["leader"], sorted(got["isr"])) == want, (name, p, ts - start)
+                if want[0] != _at(leaders[p], start):
+                    moved.add(p)
+        assert moved == {0, 1}, name  # led by broker 1 (partition 0, then broker 2) or broker 2 (1) when it stopped
+
+
+def test_a_stopped_broker_leads_nothing(analyzed):
+    """ReplicaManager's LeaderCount: broker 2 leads partitions 0 and 1 before its controlled shutdown, and reports
+    nothing while stopped (before, the rebuild kept both partitions' leadership on it)."""
+    root, out = analyzed
+    metas = {m["cluster"]: m for m in json.loads((out / "telemetry" / "_metas.json").read_text())}
+    metrics = pq.read_table(out / "analysis" / "broker_metrics").to_pylist()
+    for name in CLUSTERS:
+        server = f"{name}-server"
+        start = metas[server]["start_ms"]
+        counts = {(r["ts_ms"] - start) // 1_000: r["value"] for r in metrics
+                  if r["cluster"] == server and r["broker"] == 2 and r["name"].endswith("name=LeaderCount")}
+        assert [counts.get(s) for s in (80, 100, 110)] == [2.0, None, None], (name, counts)

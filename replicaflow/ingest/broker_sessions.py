@@ -6,7 +6,7 @@ later, with ZooKeeper's ``Broker failure callback for N`` (KafkaController.onBro
 From those lines the rebuild takes the broker's down row (``lifecycle``) and the ISRs the controller then
 wrote without it (``isr_removals``, also at the controller's grant of a controlled shutdown): before 2.6 no broker
 line shows that ISR until the partition's next ISR change, and KRaft (3.6+) writes it under the same leader epoch,
-with no leader line at all; and no leader where the leader removed was the ISR's last member (``leaderless_at_removals``).
+with no leader line at all; and the leader it elects in place of a leader removed, or none (``elected_at_removals``).
 From the rows of every broker, a whole cluster's outage (``leaderless_while_cluster_down``) and the return of a
 partition's ISR member (``first_isr_member_back``).
 """
@@ -189,28 +189,55 @@ def leaderless_while_cluster_down(brokers: DataFrame, lead: DataFrame) -> DataFr
                      .where(F.col("mark") & (F.col("before") != -1)))
 
 
-def leaderless_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame) -> DataFrame:
-    """Leader rows (``lead``'s columns) of no leader (-1) where the controller takes a partition's leader off
-    (``_leader_removal``) and the ISR in force has no other member: no clean election is possible, and the controller
-    writes no leader (ZooKeeper ``removeReplicasFromIsr``: NoLeader, the ISR kept; KRaft ``PartitionChangeBuilder``).
-    The next leader row, or the first ISR member back (``first_isr_member_back``), ends it."""
+def elected_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame, assigned: DataFrame,
+                        brokers: DataFrame) -> DataFrame:
+    """Leader rows (``lead``'s columns) where the controller takes a partition's leader off (``_isr_removal``): the
+    first replica in assignment order that is in the ISR in force, not removed and not down (ZooKeeper
+    ``OfflinePartitionLeaderElectionStrategy`` at a failure, ``ControlledShutdownPartitionLeaderElectionStrategy`` at a
+    controlled shutdown; KRaft ``PartitionChangeBuilder.electLeader`` at fencing or a shutdown's grant, which skips
+    brokers in controlled shutdown). None left: no leader (-1), the ISR kept (ZooKeeper ``removeReplicasFromIsr``:
+    NoLeader), but at ZooKeeper's controlled shutdown, which leaves the leader in place until its session ends. The
+    next leader row, or the first ISR member back (``first_isr_member_back``), ends a -1. From 2.6 the new leader's
+    line is in state-change.log, and a follower's fetcher (``holders.followed_leaders``) needs a follower left.
+    ``assigned``: (cluster, topic, partition, ts_ms, replicas) rows of each partition's assignment."""
     keys = ["cluster", "topic", "partition"]
-    removed = (events.where(_leader_removal()).select("cluster", "ts_ms", F.col("target_broker").alias("removed"))
-               .distinct())
-    marks = (lead.select(*keys).distinct().join(F.broadcast(removed), "cluster")
-             .select(*keys, "ts_ms", "removed", F.lit(None).cast("int").alias("leader"),
-                     F.lit(None).cast("array<int>").alias("isr"), F.lit(0).alias("first")))
-    rows = (lead.select(*keys, "ts_ms", "leader", F.lit(None).cast("array<int>").alias("isr"))
-            .unionByName(isr.select(*keys, "ts_ms", F.lit(None).cast("int").alias("leader"), "isr"))
-            .select("*", F.lit(None).cast("int").alias("removed"), F.lit(1).alias("first"))
-            .unionByName(marks))
+    removal = events.where(_isr_removal()).select("cluster", "ts_ms", F.col("target_broker").alias("broker"),
+                                                  _leader_removal().alias("ends"))
+    instants = removal.groupBy("cluster", "ts_ms").agg(
+        F.collect_set("broker").alias("removed"), F.collect_set(F.when(F.col("ends"), F.col("broker"))).alias("ending"))
+    # each broker's last word at or before the instant: its up/down rows, and any removal (after its rows of that
+    # millisecond), so that a broker in controlled shutdown is no candidate until it is up again
+    words = (brokers.select("cluster", "broker", F.col("ts_ms").alias("at"), "seq", "state")
+             .unionByName(removal.select("cluster", "broker", F.col("ts_ms").alias("at"),
+                                         F.lit(_LAST).cast("long").alias("seq"), F.lit("removed").alias("state"))))
+    out = (instants.select("cluster", "ts_ms").join(F.broadcast(words), "cluster").where(F.col("at") <= F.col("ts_ms"))
+           .groupBy("cluster", "ts_ms", "broker").agg(F.max_by("state", F.struct("at", "seq")).alias("state"))
+           .where(F.col("state") != "up").groupBy("cluster", "ts_ms").agg(F.collect_set("broker").alias("out")))
+    instants = instants.join(out, ["cluster", "ts_ms"], "left")
+    marks = (lead.select(*keys).distinct().join(F.broadcast(instants), "cluster")
+             .select(*keys, "ts_ms", "removed", "ending", "out", *[F.lit(None).cast(t).alias(c) for c, t in (
+                 ("leader", "int"), ("isr", "array<int>"), ("replicas", "array<int>"))], F.lit(0).alias("first")))
+    none = [F.lit(None).cast(t).alias(c) for c, t in (("removed", "array<int>"), ("ending", "array<int>"),
+                                                       ("out", "array<int>"), ("first", "int"))]
+    blank = {c: F.lit(None).cast(t).alias(c) for c, t in (("leader", "int"), ("isr", "array<int>"),
+                                                           ("replicas", "array<int>"))}
+    rows = (lead.select(*keys, "ts_ms", "seq", "leader").select("*", blank["isr"], blank["replicas"])
+            .unionByName(isr.select(*keys, "ts_ms", "seq", "isr").select("*", blank["leader"], blank["replicas"]))
+            .unionByName(assigned.select(*keys, "ts_ms", F.lit(_FIRST).alias("seq"), "replicas")
+                         .select("*", blank["leader"], blank["isr"]))
+            .select("*", *none).withColumn("first", F.lit(1)).unionByName(marks.withColumn("seq", F.lit(0).cast("long"))))
     # a mark sees the rows of earlier instants only: those of its own are the controller's decision, or after it
-    earlier = Window.partitionBy(*keys).orderBy("ts_ms", "first").rowsBetween(Window.unboundedPreceding, -1)
-    led = F.last("leader", ignorenulls=True).over(earlier)
-    members = F.last("isr", ignorenulls=True).over(earlier)
-    alone = (led == F.col("removed")) & (F.size(F.array_remove(members, F.col("removed"))) == 0)
-    return lead_rows(rows.select("*", alone.alias("alone")).where(F.col("removed").isNotNull() & F.col("alone"))
-                      .select(*keys, "ts_ms", F.lit(_REMOVED).alias("seq"), F.lit(-1).alias("leader")))
+    earlier = Window.partitionBy(*keys).orderBy("ts_ms", "first", "seq").rowsBetween(Window.unboundedPreceding, -1)
+    rows = rows.select("*", *[F.last(c, ignorenulls=True).over(earlier).alias(f"{c}_then")
+                              for c in ("leader", "isr", "replicas")]).where(F.col("first") == 0)
+    # SQL text, not F.filter's Python lambda (``failures_before``); no assignment known: the ISR's own order
+    candidates = F.expr("filter(coalesce(replicas_then, isr_then), "
+                        "r -> array_contains(array_except(isr_then, coalesce(out, removed)), r))")
+    elected = (F.when(F.size(candidates) > 0, candidates[0])
+               .when(F.array_contains("ending", F.col("leader_then")), F.lit(-1)))
+    return lead_rows(rows.where(F.array_contains("removed", F.col("leader_then")) & F.col("isr_then").isNotNull())
+                     .select(*keys, "ts_ms", F.lit(_REMOVED).alias("seq"), elected.alias("leader"))
+                     .where(F.col("leader").isNotNull()))
 
 
 def first_isr_member_back(brokers: DataFrame, lead: DataFrame, isr: DataFrame) -> DataFrame:

@@ -37,9 +37,9 @@ from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import line_tables, replay
 from replicaflow.ingest.broker_sessions import (
     any_isr_removal,
+    elected_at_removals,
     first_isr_member_back,
     isr_removals,
-    leaderless_at_removals,
     leaderless_while_cluster_down,
     lifecycle,
 )
@@ -223,7 +223,8 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         })
     seen = seen_replicas(events)
     brokers = _brokers(spark, events, clusters, seen).localCheckpoint(eager=False)
-    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz, brokers)
+    histories = _histories(events, clusters, seen)
+    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz, brokers, _assigned(spark, histories))
     first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
              .join(leaders.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("l")),
                    ["cluster", "topic", "partition"], "full").collect())
@@ -231,7 +232,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     known = {(r["cluster"], r["topic"], r["partition"]): max(never if r["i"] is None else r["i"],
                                                             never if r["l"] is None else r["l"]) for r in first}
     tables = {
-        "assignments": _assignments(spark, events, clusters, known, seen).select(
+        "assignments": _assignments(spark, histories, known).select(
             "*", F.lit(None).cast("array<string>").alias("log_dirs")),  # a replica's directory is in no line
         "leaders": leaders,
         "isr": isr.select("*", *[F.lit(None).cast("array<int>").alias(c) for c in ("elr", "last_known_elr")]),
@@ -248,7 +249,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
 
 
 def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: DataFrame, clusters: dict[str, _Cluster],
-                     tz: str | None, brokers: DataFrame) -> tuple[DataFrame, DataFrame]:
+                     tz: str | None, brokers: DataFrame, assigned: DataFrame) -> tuple[DataFrame, DataFrame]:
     """The reader's rows (seq doubled), the A-side of each ISR change line just before it, the snapshot's
     rows first when it precedes the logs, no leader while the whole cluster is down (``brokers``); repeats of a
     partition's previous ISR and epoch dropped."""
@@ -285,7 +286,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     # read three times below, each time with the reader's rows and requests beneath: a checkpoint
     lead = lead.unionByName(followed_leaders(events, lead))
     if removals:
-        lead = lead.unionByName(leaderless_at_removals(events, lead, isr))
+        lead = lead.unionByName(elected_at_removals(events, lead, isr, assigned, brokers))
     lead = lead.unionByName(leaderless_while_cluster_down(brokers, lead))
     lead = lead.unionByName(inferred_leaders(events, lead))
     lead = lead.unionByName(first_isr_member_back(brokers, lead, isr)).localCheckpoint(eager=False)
@@ -372,19 +373,20 @@ def broker_ids(text: str) -> tuple[int, ...] | None:
     return None if None in ids else ids  # type: ignore[return-value]
 
 
-def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], known: dict,
-                 seen: dict[tuple[str, str, int], Seen]) -> DataFrame:
-    """One row where each partition's state begins (assignment, leader and ISR all known), then its changes.
+History = dict[tuple[str, str, int], list[tuple[int, replay.Assignment]]]
+
+
+def _histories(events: DataFrame, clusters: dict[str, _Cluster], seen: dict[tuple[str, str, int], Seen]) -> History:
+    """Each partition's assignments in time.
 
     The describe snapshot anchors a partition's history; without it, the lines naming its whole assignment
     give it (the first one's origin before them); without either, a partition no controller line moves has
     the replicas its lines show from the start of the logs (ingest/holders.py). A deleted partition ends
     with a row of no replicas."""
     (moves, started), deleted = _moves(events), topic_deletions(events)
-    data = []
+    out: History = {}
     for name, c in clusters.items():
         snap = {(name, *k): v for k, v in c.inputs.topics.partitions.items()} if c.inputs.topics else {}
-        rows = []
         for key in sorted(set(snap) | {k for k in moves if k[0] == name} | {k for k in seen if k[0] == name}):
             p, s = snap.get(key), seen.get(key)
             if p is None and s is not None:  # the snapshot's PartitionRecords a controller restates at its start
@@ -401,14 +403,32 @@ def _assignments(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cl
             end = deleted_at(s or Seen(), deleted.get(key[:2], ()), hist[-1][1].replicas) if hist else None
             if end is not None and end >= hist[-1][0]:
                 hist = [*hist, (end, replay.Assignment(()))]  # no replica: the partition no longer exists
-            begin = max(hist[0][0], known.get(key, 1 << 62)) if hist else 1 << 62
-            if begin >= 1 << 62:
-                continue
-            rows.append((key, begin, [a for ts, a in hist if ts <= begin][-1]))
-            rows += [(key, ts, a) for ts, a in hist if ts > begin]
+            if hist:
+                out[key] = hist
+    return out
+
+
+def _assigned(spark: SparkSession, histories: History) -> DataFrame:
+    """Every assignment of ``histories`` at its instant (the elections' replica order)."""
+    return local_frame(spark, [(k[0], ts, k[1], k[2], list(a.replicas)) for k, hist in histories.items()
+                               for ts, a in hist],
+                       "cluster string, ts_ms long, topic string, partition int, replicas array<int>")
+
+
+def _assignments(spark: SparkSession, histories: History, known: dict) -> DataFrame:
+    """One row where each partition's state begins (assignment, leader and ISR all known), then its changes."""
+    data, rows = [], {}
+    for key, hist in histories.items():
+        begin = max(hist[0][0], known.get(key, 1 << 62))
+        if begin >= 1 << 62:
+            continue
+        mine = rows.setdefault(key[0], [])
+        mine.append((key, begin, [a for ts, a in hist if ts <= begin][-1]))
+        mine += [(key, ts, a) for ts, a in hist if ts > begin]
+    for name, mine in rows.items():
         # numbered below any leader or ISR row of the same instant (the controller decides, then brokers log)
         data += [(name, ts, n - ASSIGNMENT_SEQ, key[1], key[2], list(a.replicas), list(a.adding), list(a.removing))
-                 for n, (key, ts, a) in enumerate(sorted(rows, key=lambda r: (r[1], r[0])))]
+                 for n, (key, ts, a) in enumerate(sorted(mine, key=lambda r: (r[1], r[0])))]
     return local_frame(spark, data, "cluster string, ts_ms long, seq long, topic string, partition int, "
                                     "replicas array<int>, adding array<int>, removing array<int>")
 

@@ -1,7 +1,9 @@
-"""A leader's failure and a controlled shutdown, from server.log alone (holders.followed_leaders): the followers'
-fetchers name the new leader and its epoch (ReplicaFetcherManager `Added fetcher to broker L for partitions …`,
+"""A leader's failure and a controlled shutdown, from server.log alone: the controller's election in place of the
+leader it removed (broker_sessions.elected_at_removals), and the followers' fetchers, which name the new leader and
+its epoch (holders.followed_leaders: ReplicaFetcherManager `Added fetcher to broker L for partitions …`,
 AbstractFetcherManager.addFetcherForPartitions), where the leader's own line is in state-change.log (2.6+), which a
-bug report often leaves out.
+bug report often leaves out. Topic `pairs` has two replicas per partition: no follower is left to add a fetcher
+to the new leader, only the election tells it.
 
 Broker 1 crashes at 40 s and starts again at 80 s; broker 2 stops with a controlled shutdown at 90 s and starts at
 120 s. Three releases, one per form of the fetcher's line: 2.7 ZooKeeper (`(offset=O, leaderEpoch=E)`), 3.0
@@ -20,8 +22,16 @@ import pytest
 
 from replicaflow.jobs.analyze import analyze_logs
 from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
-from tests.ingest.test_rebuild_outage import _at, _changes
+from tests.ingest.test_rebuild_outage import _at
 from tests.test_logs_only_roundtrip import orders_cluster
+
+PAIRS = """  - name: pairs
+    partitions: 3
+    replication_factor: 2
+    min_insync_replicas: 1
+    assignment: [[1, 2], [2, 3], [3, 4]]
+    produce_rate: 50KB/s
+"""
 
 pytestmark = pytest.mark.spark
 
@@ -42,7 +52,7 @@ tick: 1s
 kafka:
   version: "{release}"
   controller: {controller}
-{orders_cluster("100KB/s")}events:
+{orders_cluster("100KB/s")}{PAIRS}events:
 {EVENTS}"""
 
 
@@ -75,26 +85,38 @@ def test_every_partition_has_the_simulators_leader_and_isr_at_every_second(analy
     for name in CLUSTERS:
         server = f"{name}-server"
         assert not list((root / server / "logs").rglob("state-change.log"))
-        leaders = _changes(root / name / "telemetry" / "leaders", "leader")
-        isrs = _changes(root / name / "telemetry" / "isr", "isr")
+        leaders = _by_topic(root / name / "telemetry" / "leaders", "leader")
+        isrs = _by_topic(root / name / "telemetry" / "isr", "isr")
         rows = sorted((r for r in state if r["cluster"] == server), key=lambda r: r["from_ms"])
         start, end = metas[server]["start_ms"], metas[server]["end_ms"]
         assert end - start >= 120_000, name  # the logged period holds both returns
         moved = set()
-        for p in range(4):
-            mine = [r for r in rows if r["partition"] == p]
+        for tp in leaders:
+            mine = [r for r in rows if (r["topic"], r["partition"]) == tp]
             for ts in range(start + 1_000, end, 1_000):
                 got = next(r for r in mine if r["from_ms"] <= ts and (r["to_ms"] is None or ts < r["to_ms"]))
-                want = (_at(leaders[p], ts), sorted(_at(isrs[p], ts)))
-                assert (got["leader"], sorted(got["isr"])) == want, (name, p, ts - start)
-                if want[0] != _at(leaders[p], start):
-                    moved.add(p)
-        assert moved == {0, 1}, name  # led by broker 1 (partition 0, then broker 2) or broker 2 (1) when it stopped
+                want = (_at(leaders[tp], ts), sorted(_at(isrs[tp], ts)))
+                assert (got["leader"], sorted(got["isr"])) == want, (name, tp, ts - start)
+                if want[0] != _at(leaders[tp], start):
+                    moved.add(tp)
+        # led by broker 1 (orders-0, then broker 2; pairs-0) or broker 2 (orders-1, pairs-1) when it stopped
+        assert moved == {("orders", 0), ("orders", 1), ("pairs", 0), ("pairs", 1)}, name
+
+
+def _by_topic(path, column: str) -> dict[tuple[str, int], tuple[list[int], list]]:
+    """{(topic, partition): (ts_ms in replay order, the column's values)} of one telemetry change log."""
+    out: dict = {}
+    for r in sorted(pq.read_table(path).to_pylist(), key=lambda r: (r["ts_ms"], r["seq"])):
+        ts, values = out.setdefault((r["topic"], r["partition"]), ([], []))
+        ts.append(r["ts_ms"])
+        values.append(r[column])
+    return out
 
 
 def test_a_stopped_broker_leads_nothing(analyzed):
-    """ReplicaManager's LeaderCount: broker 2 leads partitions 0 and 1 before its controlled shutdown, and reports
-    nothing while stopped (before, the rebuild kept both partitions' leadership on it)."""
+    """ReplicaManager's LeaderCount: broker 2 leads orders-0 and -1 and pairs-0 and -1 before its controlled shutdown,
+    and reports nothing while stopped (before, the rebuild kept orders-1 and pairs-1 on it, orders-0 and pairs-0 on
+    broker 1)."""
     root, out = analyzed
     metas = {m["cluster"]: m for m in json.loads((out / "telemetry" / "_metas.json").read_text())}
     metrics = pq.read_table(out / "analysis" / "broker_metrics").to_pylist()
@@ -103,4 +125,4 @@ def test_a_stopped_broker_leads_nothing(analyzed):
         start = metas[server]["start_ms"]
         counts = {(r["ts_ms"] - start) // 1_000: r["value"] for r in metrics
                   if r["cluster"] == server and r["broker"] == 2 and r["name"].endswith("name=LeaderCount")}
-        assert [counts.get(s) for s in (80, 100, 110)] == [2.0, None, None], (name, counts)
+        assert [counts.get(s) for s in (80, 100, 110)] == [4.0, None, None], (name, counts)

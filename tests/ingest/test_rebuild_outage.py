@@ -1,4 +1,4 @@
-"""A whole cluster stopped and started again, from its logs alone (broker_sessions.leaderless_at_removals,
+"""A whole cluster stopped and started again, from its logs alone (broker_sessions.elected_at_removals,
 leaderless_while_cluster_down, first_isr_member_back): a partition is offline from its last ISR member's stop to that
 member's return, as the simulator's controller records it, not under-replicated under the leader that stopped last
 (docs/real-cluster.md, ``leaders``).
@@ -130,9 +130,10 @@ def test_without_state_change_log_the_first_isr_member_back_leads_again(fleet):
     offline through the outage elect the first broker back that is in the ISR kept at the outage (ZooKeeper
     KafkaController.onBrokerStartup, KRaft ReplicationControlManager.handleBrokerUnfenced), broker 1 at 100 s and, for
     partition 1, broker 4 at 105 s, as with the full logs. Before, they stayed under the leader that stopped last.
-    When partition 1 went offline is another matter: its leadership's last move, to broker 4 at broker 3's shutdown, is
-    in state-change.log only (no follower of it is left to add a fetcher to broker 4, holders.followed_leaders), so
-    without it the rebuild does not know that broker 4 led it when it stopped (it is offline from broker 1's stop)."""
+    When partition 1 went offline is another matter: the rebuild elects broker 3 at broker 2's shutdown
+    (elected_at_removals), but one election does not see the one before it with no leader row between: at broker 3's
+    shutdown it still reads broker 2 as the leader, so it does not know that broker 4 led the partition when it
+    stopped (offline from broker 1's stop; no follower is left to add a fetcher to broker 4)."""
     _, out = fleet
     ends: dict = {}
     for r in pq.read_table(out / "analysis" / "incidents").to_pylist():

@@ -15,14 +15,11 @@ under broker 2: the broker metrics counted their leadership on a stopped broker.
 from __future__ import annotations
 
 import json
-import shutil
 
 import pyarrow.parquet as pq
 import pytest
 
-from replicaflow.jobs.analyze import analyze_logs
-from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
-from tests.ingest.test_rebuild_outage import _at
+from tests.ingest.test_rebuild_outage import _at, analyzed_fleet
 from tests.test_logs_only_roundtrip import orders_cluster
 
 PAIRS = """  - name: pairs
@@ -59,18 +56,7 @@ kafka:
 @pytest.fixture(scope="module")
 def analyzed(spark, tmp_path_factory):
     root = tmp_path_factory.mktemp("fetchers")
-    for name in CLUSTERS:
-        (root / f"{name}.yaml").write_text(story(name))
-        simulate(root / f"{name}.yaml", root / name, logs=True)
-        shutil.copytree(root / name / "logs", root / f"{name}-server" / "logs",
-                        ignore=shutil.ignore_patterns("state-change.log"))
-        shutil.copytree(root / name / SNAPSHOTS, root / f"{name}-server" / SNAPSHOTS)
-    out = root / "analyzed"
-    servers = [f"{name}-server" for name in CLUSTERS]
-    analyze_logs([str(root / s / "logs") for s in servers], out,
-                 topics=[str(root / s / SNAPSHOTS / DESCRIBE_START) for s in servers],
-                 cluster_from_path=True, topics_at="start", spark=spark)
-    return root, out
+    return root, analyzed_fleet(spark, root, {name: story(name) for name in CLUSTERS}, full=False)
 
 
 def test_every_partition_has_the_simulators_leader_and_isr_at_every_second(analyzed):

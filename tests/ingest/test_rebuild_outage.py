@@ -69,21 +69,28 @@ def _at(changes: tuple[list[int], list], ts_ms: int):
     return values[i - 1] if i else None
 
 
-@pytest.fixture(scope="module")
-def fleet(spark, tmp_path_factory):
-    root = tmp_path_factory.mktemp("outage")
-    for name in CLUSTERS:
-        (root / f"{name}.yaml").write_text(story(name))
+def analyzed_fleet(spark, root, stories: dict[str, str], full: bool):
+    """Simulates each story with its logs, copies them without state-change.log (NAME-server, where the leader lines
+    are from 2.6), and analyzes those, with the full logs too if ``full``, as one fleet with the describe taken at
+    the start; returns the output folder."""
+    for name, text in stories.items():
+        (root / f"{name}.yaml").write_text(text)
         simulate(root / f"{name}.yaml", root / name, logs=True)
         shutil.copytree(root / name / "logs", root / f"{name}-server" / "logs",
                         ignore=shutil.ignore_patterns("state-change.log"))
         shutil.copytree(root / name / SNAPSHOTS, root / f"{name}-server" / SNAPSHOTS)
     out = root / "analyzed"
-    names = [*CLUSTERS, *[f"{name}-server" for name in CLUSTERS]]
+    names = [*(stories if full else ()), *[f"{name}-server" for name in stories]]
     analyze_logs([str(root / name / "logs") for name in names], out,
                  topics=[str(root / name / SNAPSHOTS / DESCRIBE_START) for name in names],
                  cluster_from_path=True, topics_at="start", spark=spark)
-    return root, out
+    return out
+
+
+@pytest.fixture(scope="module")
+def fleet(spark, tmp_path_factory):
+    root = tmp_path_factory.mktemp("outage")
+    return root, analyzed_fleet(spark, root, {name: story(name) for name in CLUSTERS}, full=True)
 
 
 def test_every_partition_has_the_simulators_leader_and_isr_at_every_second(fleet):

@@ -56,12 +56,9 @@ _REPLICA_MANAGER = r"^\[(?:ReplicaManager broker=\d+|Replica Manager on Broker \
 LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
-# Kinds whose listed field names brokers, not partitions (the ZooKeeper controller's callbacks): a row per broker.
-BROKER_LIST_KINDS = ("broker_failed", "broker_registered")
-# Kinds that touch partitions listed in one field: (kind, pattern of one partition token).
-# Up to 2.0 each partition names its own leader: `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `; from 2.1
-# its leader's epoch: `t-p -> (offset=O, leaderEpoch=E)` (OffsetAndEpoch, to 2.7), then `t-p -> InitialFetchState(
-# BrokerEndPoint(id=L, host=h:p),E,O)`, the topic id first from 3.1 (`Some(id),`) (AbstractFetcherManager).
+BROKER_LIST_KINDS = ("broker_failed", "broker_registered")  # lists name brokers (ZooKeeper controller callbacks)
+# A fetcher line's partition token: to 2.0 `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `; 2.1+ adds the
+# leader's epoch: `t-p -> (offset=O, leaderEpoch=E)` to 2.7, then `t-p -> InitialFetchState([Some(id),]…,E,O)`.
 FETCHER_TOKEN = (r"(?:\[\[[^\[\]]+,\d+\]|\[[^\s\[\],]+-\d+), initOffset(?: -?\d+ to broker BrokerEndPoint\(\d+)?"
                  r"|[^\s,()\[\]]+-\d+ -> (?:\(offset=-?\d+, leaderEpoch=-?\d+|InitialFetchState\((?:Some\([^()]*\),|None,)?"
                  r"BrokerEndPoint\([^()]*\),-?\d+)?")

@@ -35,6 +35,7 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import line_tables, replay
+from replicaflow.ingest.assignment_rows import History, assigned_rows, assignment_rows
 from replicaflow.ingest.broker_sessions import (
     any_isr_removal,
     elected_at_removals,
@@ -72,7 +73,6 @@ from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
 from replicaflow.telemetry.spark import conform, local_frame
 
 UNKNOWN_EPOCH = -1
-ASSIGNMENT_SEQ = 1 << 40  # assignment rows are numbered below every other change row
 BROKER_SEES_LATER = 1 << 40  # a broker's line of one instant replays after the controller's (moves number from 0)
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
@@ -224,7 +224,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     seen = seen_replicas(events)
     brokers = _brokers(spark, events, clusters, seen).localCheckpoint(eager=False)
     histories = _histories(events, clusters, seen)
-    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz, brokers, _assigned(spark, histories))
+    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz, brokers, assigned_rows(spark, histories))
     first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
              .join(leaders.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("l")),
                    ["cluster", "topic", "partition"], "full").collect())
@@ -232,7 +232,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     known = {(r["cluster"], r["topic"], r["partition"]): max(never if r["i"] is None else r["i"],
                                                             never if r["l"] is None else r["l"]) for r in first}
     tables = {
-        "assignments": _assignments(spark, histories, known).select(
+        "assignments": assignment_rows(spark, histories, known).select(
             "*", F.lit(None).cast("array<string>").alias("log_dirs")),  # a replica's directory is in no line
         "leaders": leaders,
         "isr": isr.select("*", *[F.lit(None).cast("array<int>").alias(c) for c in ("elr", "last_known_elr")]),
@@ -373,9 +373,6 @@ def broker_ids(text: str) -> tuple[int, ...] | None:
     return None if None in ids else ids  # type: ignore[return-value]
 
 
-History = dict[tuple[str, str, int], list[tuple[int, replay.Assignment]]]
-
-
 def _histories(events: DataFrame, clusters: dict[str, _Cluster], seen: dict[tuple[str, str, int], Seen]) -> History:
     """Each partition's assignments in time.
 
@@ -406,31 +403,6 @@ def _histories(events: DataFrame, clusters: dict[str, _Cluster], seen: dict[tupl
             if hist:
                 out[key] = hist
     return out
-
-
-def _assigned(spark: SparkSession, histories: History) -> DataFrame:
-    """Every assignment of ``histories`` at its instant (the elections' replica order)."""
-    return local_frame(spark, [(k[0], ts, k[1], k[2], list(a.replicas)) for k, hist in histories.items()
-                               for ts, a in hist],
-                       "cluster string, ts_ms long, topic string, partition int, replicas array<int>")
-
-
-def _assignments(spark: SparkSession, histories: History, known: dict) -> DataFrame:
-    """One row where each partition's state begins (assignment, leader and ISR all known), then its changes."""
-    data, rows = [], {}
-    for key, hist in histories.items():
-        begin = max(hist[0][0], known.get(key, 1 << 62))
-        if begin >= 1 << 62:
-            continue
-        mine = rows.setdefault(key[0], [])
-        mine.append((key, begin, [a for ts, a in hist if ts <= begin][-1]))
-        mine += [(key, ts, a) for ts, a in hist if ts > begin]
-    for name, mine in rows.items():
-        # numbered below any leader or ISR row of the same instant (the controller decides, then brokers log)
-        data += [(name, ts, n - ASSIGNMENT_SEQ, key[1], key[2], list(a.replicas), list(a.adding), list(a.removing))
-                 for n, (key, ts, a) in enumerate(sorted(mine, key=lambda r: (r[1], r[0])))]
-    return local_frame(spark, data, "cluster string, ts_ms long, seq long, topic string, partition int, "
-                                    "replicas array<int>, adding array<int>, removing array<int>")
 
 
 def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> list[tuple[int, replay.Assignment]]:

@@ -228,42 +228,70 @@ def elected_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame, assi
             .select("*", *none).withColumn("first", F.lit(1)).unionByName(marks.withColumn("seq", F.lit(0).cast("long"))))
     # a mark sees the rows of earlier instants only: those of its own are the controller's decision, or after it
     earlier = Window.partitionBy(*keys).orderBy("ts_ms", "first", "seq").rowsBetween(Window.unboundedPreceding, -1)
-    rows = rows.select("*", *[F.last(c, ignorenulls=True).over(earlier).alias(f"{c}_then")
-                              for c in ("leader", "isr", "replicas")]).where(F.col("first") == 0)
-    # SQL text, not F.filter's Python lambda (``failures_before``); no assignment known: the ISR's own order
-    candidates = F.expr("filter(coalesce(replicas_then, isr_then), "
-                        "r -> array_contains(array_except(isr_then, coalesce(out, removed)), r))")
-    elected = (F.when(F.size(candidates) > 0, candidates[0])
-               .when(F.array_contains("ending", F.col("leader_then")), F.lit(-1)))
-    return lead_rows(rows.where(F.array_contains("removed", F.col("leader_then")) & F.col("isr_then").isNotNull())
-                     .select(*keys, "ts_ms", F.lit(_REMOVED).alias("seq"), elected.alias("leader"))
-                     .where(F.col("leader").isNotNull()))
+    told_at = F.when((F.col("first") == 1) & F.col("leader").isNotNull(), F.col("ts_ms"))
+    marks = (rows.select("*", F.last(told_at, ignorenulls=True).over(earlier).alias("told_at"),
+                         *[F.last(c, ignorenulls=True).over(earlier).alias(f"{c}_then")
+                           for c in ("leader", "isr", "replicas")])
+             .where((F.col("first") == 0) & F.col("isr_then").isNotNull())
+             .groupBy(*keys).agg(F.array_sort(F.collect_list(F.struct(
+                 "ts_ms", "told_at", "leader_then", "isr_then", "replicas_then", "removed", "ending", "out")))
+                 .alias("marks")))
+    return lead_rows(marks.select(*keys, F.inline(F.expr(_ELECTIONS)))
+                     .select(*keys, "ts_ms", F.lit(_REMOVED).alias("seq"), "leader"))
+
+
+# The elections of one partition's marks in time order, each from the leader in force: the leader its rows told
+# last, unless the election of an earlier mark came after that row (a row of the mark's own instant comes after its
+# election, and wins) and elected a leader (after none, the first ISR member back leads, ``first_isr_member_back``,
+# which comes later: the rows' leader stands for it, as it does for a partition with one replica). SQL text, not F.filter's Python lambda (``failures_before``); no assignment known: the ISR's
+# own order. A leader removed with no candidate left: -1 if its session ends, else (ZooKeeper's controlled
+# shutdown) no row, the leader kept.
+_IN_FORCE = "IF(acc.at IS NULL OR m.told_at >= acc.at OR acc.leader = -1, m.leader_then, acc.leader)"
+_CANDIDATES = ("filter(coalesce(m.replicas_then, m.isr_then), "
+               "r -> array_contains(array_except(m.isr_then, coalesce(m.out, m.removed)), r))")
+_ELECTED = (f"CASE WHEN NOT coalesce(array_contains(m.removed, {_IN_FORCE}), false) THEN NULL "
+            f"WHEN size({_CANDIDATES}) > 0 THEN {_CANDIDATES}[0] "
+            f"WHEN array_contains(m.ending, {_IN_FORCE}) THEN -1 END")
+_ELECTIONS = f"""aggregate(marks,
+    named_struct('leader', CAST(NULL AS INT), 'at', CAST(NULL AS BIGINT),
+                 'rows', CAST(array() AS array<struct<ts_ms: bigint, leader: int>>)),
+    (acc, m) -> named_struct(
+        'leader', coalesce({_ELECTED}, {_IN_FORCE}),
+        'at', IF({_ELECTED} IS NULL, acc.at, m.ts_ms),
+        'rows', IF({_ELECTED} IS NULL, acc.rows, array_append(acc.rows, named_struct('ts_ms', m.ts_ms, 'leader',
+                                                                                     {_ELECTED})))),
+    acc -> acc.rows)"""
 
 
 def first_isr_member_back(brokers: DataFrame, lead: DataFrame, isr: DataFrame) -> DataFrame:
     """Leader rows (``lead``'s columns): a partition without a leader (a -1 row of ``lead``) elects the first broker
-    of the ISR then in force to come up again (its up row in ``brokers``), unless a leader row comes first.
+    to come up again (its up row in ``brokers``) that is in the ISR in force then, unless a leader row comes first.
 
     The controller elects the returning ISR member (ZooKeeper ``KafkaController.onBrokerStartup``, KRaft
     ``ReplicationControlManager.handleBrokerUnfenced``); that leader's line is in state-change.log from 2.6, a file
-    bug reports often leave out, and without this the partition stayed offline to the end of the logs."""
+    bug reports often leave out, and without this the partition stayed offline to the end of the logs. A broker's
+    return counts only while the partition has no leader, and against the ISR of its instant: before 2026-12-05 a
+    return was matched to every earlier -1 row, with that row's ISR, and a broker the controller had since taken out
+    of the ISR led a partition that its own line, a millisecond later, showed without a leader."""
     keys = ["cluster", "topic", "partition"]
-    order = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
-    none = lead.where(F.col("leader") == -1).select(*keys, "ts_ms", "seq", F.lit(True).alias("none"))
-    then = (isr.select(*keys, "ts_ms", "seq", "isr", F.lit(False).alias("none"))
-            .unionByName(none.select("*", F.lit(None).cast("array<int>").alias("isr")))
-            .select(*keys, "ts_ms", "none", F.last("isr", ignorenulls=True).over(
-                order.rowsBetween(Window.unboundedPreceding, Window.currentRow)).alias("isr_then"))
-            .where("none"))
-    ups = brokers.where(F.col("state") == "up").select("cluster", "broker", F.col("ts_ms").alias("up_ms"), "seq")
-    back = (then.join(F.broadcast(ups), "cluster")
-            .where((F.col("up_ms") > F.col("ts_ms")) & F.array_contains("isr_then", F.col("broker")))
-            .groupBy(*keys, "ts_ms").agg(F.min(F.struct("up_ms", "seq", "broker")).alias("first"))
-            .select(*keys, F.col("first.up_ms").alias("ts_ms"), F.lit(-_LAST).alias("seq"),
-                    F.col("first.broker").alias("leader"), F.lit(True).alias("back")).distinct())
-    rows = lead.select(*keys, "ts_ms", "seq", "leader", F.lit(False).alias("back")).unionByName(back)
-    return lead_rows(rows.select("*", _told_before("back").alias("before"))
-                     .where(F.col("back") & (F.col("before") == -1)))
+    ups = brokers.where(F.col("state") == "up").select("cluster", "broker", "ts_ms", F.col("seq").alias("up_seq"))
+    marks = (lead.where(F.col("leader") == -1).select(*keys).distinct().join(F.broadcast(ups), "cluster")
+             .select(*keys, "ts_ms", F.lit(-_LAST).alias("seq"), "broker", "up_seq",
+                     F.lit(None).cast("int").alias("leader"), F.lit(None).cast("array<int>").alias("isr")))
+    rows = (lead.select(*keys, "ts_ms", "seq", "leader", F.lit(None).cast("array<int>").alias("isr"))
+            .unionByName(isr.select(*keys, "ts_ms", "seq", F.lit(None).cast("int").alias("leader"), "isr"))
+            .select("*", F.lit(None).cast("int").alias("broker"), F.lit(None).cast("long").alias("up_seq"))
+            .unionByName(marks))
+    before = Window.partitionBy(*keys).orderBy("ts_ms", "seq", "up_seq").rowsBetween(Window.unboundedPreceding, -1)
+    told = F.col("leader").isNotNull()
+    back = (rows.select("*", F.last("leader", ignorenulls=True).over(before).alias("leader_then"),
+                        F.last("isr", ignorenulls=True).over(before).alias("isr_then"),
+                        F.count(F.when(told, 1)).over(before).alias("told"))
+            .where(F.col("broker").isNotNull() & (F.col("leader_then") == -1)
+                   & F.array_contains("isr_then", F.col("broker")))
+            .groupBy(*keys, "told").agg(F.min(F.struct("ts_ms", "up_seq", "broker")).alias("first")))
+    return lead_rows(back.select(*keys, F.col("first.ts_ms").alias("ts_ms"), F.lit(-_LAST).alias("seq"),
+                                 F.col("first.broker").alias("leader")))
 
 
 def _told_before(added: str) -> Column:

@@ -63,6 +63,8 @@ LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 _KRAFT_CONTROLLER = r"^\[(?:QuorumController id=|ControllerServer id=|Controller )(\d+)\] "
 # a KRaft broker process's own: its server and its registration with the controller
 _KRAFT_BROKER = r"^\[(?:BrokerServer|BrokerLifecycleManager) id=(\d+)\] "
+# the controller's lines of a broker's session: the node they name is a broker
+_SESSION_KINDS = ("broker_registered", "broker_unfenced", "broker_fenced", "broker_failed", "controlled_shutdown")
 _INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
 _REQUEST_SEQ = 1 << 38  # a request's rows: apart from the reader's (odd, from 1), in line order
 # a follower's row comes after the leader rows and ISR changes of its instant: the old leader's change of that
@@ -280,10 +282,15 @@ def controllers_alone(events: DataFrame) -> DataFrame:
     broker's own: none of a replica it holds (``BROKER_HOLDS``), none of a BrokerServer or BrokerLifecycleManager.
     Its start and stop lines (KafkaRaftServer's, shared by both roles) are then no broker's lifetime. A node running
     both roles logs its replicas' lines; ``rebuild`` also keeps any node a describe or a line shows holding a
-    replica."""
+    replica, and any node the controller's lines of a broker's session name (4.1's BrokerServer lines are no events:
+    without them the nodes of a combined cluster were controllers alone, and the rebuilt cluster had no broker)."""
     named = F.col("broker").cast("string")
     controller = F.regexp_extract("message", _KRAFT_CONTROLLER, 1) == named
     broker = F.col("kind").isin(*BROKER_HOLDS) | (F.regexp_extract("message", _KRAFT_BROKER, 1) == named)
+    # a broker's session as the controller tells it (registered, unfenced, fenced, shut down): a broker's
+    sessions = (events.where(F.col("kind").isin(*_SESSION_KINDS) & F.col("target_broker").isNotNull())
+                .select("cluster", F.col("target_broker").alias("broker")).distinct())
     return (events.where(F.col("broker").isNotNull()).groupBy("cluster", "broker")
             .agg(F.bool_or(controller).alias("controller"), F.bool_or(broker).alias("own"))
-            .where(F.col("controller") & ~F.col("own")).select("cluster", "broker"))
+            .where(F.col("controller") & ~F.col("own")).select("cluster", "broker")
+            .join(F.broadcast(sessions), ["cluster", "broker"], "left_anti"))

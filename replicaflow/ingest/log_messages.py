@@ -239,8 +239,8 @@ RULES: list[Rule] = [
          {"target_broker": 1}),
     # ReplicationControlManager.maybeFenceOneStaleBroker (3.0+), the active controller acting, not a record replayed:
     # no heartbeat within broker.session.timeout.ms, the broker is dead or cut off (the rebuild's `brokers`: down)
-    Rule("broker_fenced", r"^Fencing broker (\d+) because its session has timed out\.$", {"target_broker": 1},
-         state="session timed out"),
+    Rule("broker_fenced", r"^Fencing broker (\d+)(?: at epoch \d+)? because its session has timed out\.$",
+         {"target_broker": 1}, state="session timed out"),
     # BrokerHeartbeatManager.calculateNextBrokerState (2.8+), a broker's heartbeat asking to stop: with no leadership
     # left (or fenced already) it is fenced at once; with leaderships, the controller first moves them away (a
     # controlled shutdown under way); an unfenced broker that asks to be fenced alone is fenced

@@ -318,6 +318,10 @@ EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", 
 _TOKEN = r"^(?:\[\[?([^\[\]]+),(\d+)\]|\[?(\S+)-(\d+)(?:, initOffset| -> |$))"
 
 
+# AppInfoParser's line at every start of a broker (`Kafka version : X` up to 0.10, `Kafka version: X` after)
+PRINTED_VERSION = r"^Kafka version ?: *(\S+)\s*$"
+
+
 def _rows(lines: DataFrame) -> DataFrame:
     """The one frame every output is read from: a row per line, and for an event line listing partitions
     (fetchers, log directories) a row per partition it lists; ``first`` marks each line's first row,
@@ -333,7 +337,8 @@ def _rows(lines: DataFrame) -> DataFrame:
     df = lines.select(
         "source", "line_number", "category", "reason", "event_ts_ms", *EVENT_COLUMNS, is_list.alias("is_list"),
         F.when(is_reject, shown_raw(F.col("raw"), F.col("raw_length"))).alias("raw_line"),
-        F.when(is_event, F.col("message")).alias("message"),
+        F.when(is_event | (F.col("category") == "other") & F.col("message").startswith("Kafka version"),
+               F.col("message")).alias("message"),
         F.posexplode_outer(tokens).alias("token_pos", "token"))
     t, is_list = F.col("token"), F.col("is_list")
     # (a method of its own: with the explode's code and the sort's, one generated method outgrew what
@@ -342,8 +347,9 @@ def _rows(lines: DataFrame) -> DataFrame:
     tp_token = F.col("tp_token")
     event_row = F.col("category") == "event"
     event_row = event_row & (~is_list | t.isNotNull())
+    printed = F.when(F.col("category") == "other", F.nullif(F.regexp_extract("message", PRINTED_VERSION, 1), F.lit("")))
     return df.select(
-        "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms",
+        "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms", printed.alias("printed"),
         *[c for c in EVENT_COLUMNS if c not in ("topic", "partition", "leader", "leader_epoch", "target_broker")],
         F.coalesce(F.col("leader_epoch"), F.when(F.col("kind") == "fetcher_added", _int(F.nullif(
             F.regexp_extract(t, TOKEN_EPOCH, 1), F.lit(""))))).alias("leader_epoch"),
@@ -391,7 +397,8 @@ def _cluster_column(cluster: str | Mapping[str, str], shown_as: tuple[str, str] 
 def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str | Mapping[str, str],
               shown_as: tuple[str, str] | None = None, log_timezone: str = "UTC") -> dict[str, DataFrame]:
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
-    schemas) and ``line_counts`` (source, category, lines: how every line was accounted for).
+    schemas), ``line_counts`` (source, category, lines: how every line was accounted for) and
+    ``printed_versions`` (cluster, kafka_version: what each `Kafka version: X` line says, AppInfoParser at a start).
 
     ``cluster``: the cluster's name, or for a fleet each file's cluster (``{file: cluster}``, every file of
     ``paths``). A fleet is read as one query: the reader's plan is large (a rule table of expressions),
@@ -413,5 +420,8 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     rejects = conform(rows.where(F.col("category") == "reject").select("source", "line_number", "raw_line", "reason"),
                       ANALYSIS["rejects"])
     counts = rows.where("first").groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
+    printed = rows.where(F.col("printed").isNotNull()).select(
+        _cluster_column(cluster, shown_as).alias("cluster"), F.col("printed").alias("kafka_version")).distinct()
     isr, leaders = changes(events)
-    return {"log_events": events, "rejects": rejects, "isr": isr, "leaders": leaders, "line_counts": counts}
+    return {"log_events": events, "rejects": rejects, "isr": isr, "leaders": leaders, "line_counts": counts,
+            "printed_versions": printed}

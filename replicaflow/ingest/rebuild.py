@@ -26,7 +26,7 @@ A partition's state begins at the first instant its assignment, leader and ISR a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
@@ -68,6 +68,7 @@ from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
 from replicaflow.model.units import format_duration, parse_id
+from replicaflow.model.version import KafkaVersion, printed_release
 from replicaflow.telemetry.checks import MAX_SCRAPES
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
 from replicaflow.telemetry.spark import conform, local_frame
@@ -92,13 +93,15 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"addingReplicas=\[", "2.4", None),  # LeaderAndIsrPartitionState (KIP-455), KRaft's records
     (r"starts at Leader Epoch", "0.11", "2.4"),
     # Partition.makeLeader 2.5 (server.log); 2.6+ writes `Leader t-p ...` and `Follower t-p ...` in state-change.log
-    (r"(?<!Leader )(?<!Follower )\S+-\d+ starts at leader epoch \d+ from offset \d+ with high watermark \d+\. Prev",
-     "2.5", "2.5"),
+    # (the topic a whole word: `Follower test2-2 starts ...` of 2.6-3.2 is no match at `est2-2`)
+    (r"(?<![^\s\]])(?<!Leader )(?<!Follower )\S+-\d+ starts at leader epoch \d+ from offset \d+ with high watermark "
+     r"\d+\. Prev", "2.5", "2.5"),
     (r"has an older epoch \(-?\d+\) than the current leader", "2.1", None),
     (r"Removing partition \S+ from the list of reassigned", "1.1", "1.1"),
     (r"Removing partitions Set\(", "2.0", "2.3"),
     (r"addingReplicas \[", "2.6", "3.2"),
-    (r"zkVersion updated to", None, "2.6"),
+    # Partition.updateIsr's ZooKeeper write: 2.7 too, under an inter.broker.protocol.version below 2.7 (no AlterIsr)
+    (r"zkVersion updated to", None, "2.7"),
     (r"ISR updated from AlterIsr to", "2.7", "2.7"),
     (r"ISR updated to \S+ and version updated to \[", "2.8", "3.0"),
     (r"ISR updated to \S+ +(?:\(under-min-isr\) +)?and version updated to \d", "3.1", None),
@@ -132,6 +135,20 @@ def infer_version(seen: list[bool]) -> tuple[str, str | None]:
         if hit and last and (hi is None or _release(last) < _release(hi)):
             hi = last
     return lo, hi
+
+
+def release_of(forms: list[bool], printed: Iterable[str]) -> tuple[str, str, str | None]:
+    """(release, source, last release): the releases the brokers' `Kafka version` lines name that the forms allow,
+    the earliest of them (a rolling upgrade's lines name two; ``last`` the latest), else the forms' inference. A
+    line naming a release the forms rule out (a client of another release logging in the same folder) is not
+    taken."""
+    lo, hi = infer_version(forms)
+    named = {v for v in (printed_release(t) for t in printed) if v is not None}
+    allowed = sorted((v for v in named if _release(v) >= _release(lo) and (hi is None or _release(v) <= _release(hi))),
+                     key=lambda v: KafkaVersion.parse(v).release)
+    if allowed:
+        return allowed[0], "version line", allowed[-1]
+    return lo, "logs", hi
 
 
 @dataclass(frozen=True)
@@ -184,6 +201,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     # checkpoints, not caches: every query below would analyze the reader's plan again (docs/real-cluster.md)
     events = parsed["log_events"].withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).localCheckpoint(eager=False)
     periods = _periods(events)
+    printed: dict[str, list[str]] = {}
+    for r in parsed["printed_versions"].collect():
+        printed.setdefault(r["cluster"], []).append(r["kafka_version"])
     if None in periods:  # a file named other than resolve_paths named it: never silently clusterless
         raise ReplicaflowError("--logs: Spark named a log file differently from the path given; its cluster is "
                                "unknown (report this with the paths used)")
@@ -213,7 +233,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         if opts.kafka_version is not None:
             version, source, last = opts.kafka_version, "option", None
         else:
-            (version, last), source = infer_version(period["forms"]), "logs"
+            version, source, last = release_of(period["forms"], printed.get(i.cluster, ()))
         metas.append({
             "cluster": i.cluster, "kafka_version": version, "kafka_version_source": source,
             "kafka_version_last": last, "start_ms": int(start_ms), "end_ms": int(end_ms),

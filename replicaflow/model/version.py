@@ -20,6 +20,32 @@ _LAST_MINOR = {(0,): 11, (1,): 1, (2,): 8, (3,): 9}
 _LAST_PRE_1_0 = {8: 2, 9: 0, 10: 2, 11: 0}
 
 
+# Confluent Platform's builds print their own number with `-ccs` or `-ce` (7.3.5-ccs is Apache Kafka 3.3): the Kafka
+# release of each CP major's first minor, the minors counting on from it (CP 5.0-5.5: 2.0-2.5, 6.0-6.2: 2.6-2.8,
+# 7.0-7.9: 3.0-3.9, 8.x: 4.x; Confluent's interoperability table)
+_CONFLUENT_FIRST = {5: (2, 0), 6: (2, 6), 7: (3, 0), 8: (4, 0)}
+_PRINTED_RE = re.compile(r"^([0-9][0-9.]*?)(?:-(ccs|ce)\b.*|-\S*)?$")
+
+
+def printed_release(text: str) -> str | None:
+    """The release a broker's `Kafka version: X` line names (AppInfoParser, at every start), as ``KafkaVersion``
+    spells it, or None: no release of 0.8 to 4.x (a client of another product logging in the same folder)."""
+    m = _PRINTED_RE.match(text.strip())
+    if not m:
+        return None
+    number = m.group(1)
+    if m.group(2):
+        parts = number.split(".")
+        first = _CONFLUENT_FIRST.get(int(parts[0])) if parts[0].isdigit() else None
+        if first is None or len(parts) < 2 or not parts[1].isdigit():
+            return None
+        number = f"{first[0]}.{first[1] + int(parts[1])}"
+    try:
+        return str(KafkaVersion.parse(number))
+    except ReplicaflowError:
+        return None
+
+
 @dataclass(frozen=True, order=True)
 class KafkaVersion:
     """A Kafka release ("0.8.2" … "4.1") plus the ``kip542`` switch of a hypothetical broker.

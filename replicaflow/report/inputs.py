@@ -178,6 +178,9 @@ def kafka_version_said(version: str | None, source: str | None, last: str | None
         return "not recorded"
     if source == "option":
         return f"{version} (--kafka-version)"
+    if source == "version line":  # the brokers' AppInfoParser line at their start
+        named = version if last in (None, version) else f"{version} to {last}"
+        return f"{version} (the logs' `Kafka version` lines: {named})"
     if source != "logs":
         return version
     allowed = f"{version} or later" if last is None else version if last == version else f"{version} to {last}"

@@ -176,6 +176,30 @@ def test_a_kraft_controller_alone_is_no_broker_and_a_combined_node_is_one(spark,
                    ("10:00:40.000", 3, "down")]
 
 
+def test_the_nodes_of_a_combined_4_1_cluster_are_brokers_the_controller_fences(spark, tmp_path):
+    """Three 4.1.1 nodes with both roles (lines verbatim from a public cluster, github.com/Loi-ND/kafka-cluster-setup):
+    4.1's BrokerServer lines are no events, so no line of a broker's own names them; the active controller grants
+    their unfence requests (BrokerHeartbeatManager) and fences one whose session timed out, a line that from 4.1 names
+    the broker's epoch (ReplicationControlManager.maybeFenceOneStaleBroker: `Fencing broker 2 at epoch 10 because
+    ...`). Before, the three were controllers alone and the fencing no event: the rebuilt cluster had no broker."""
+    ctl = "(org.apache.kafka.controller.BrokerHeartbeatManager)"
+    got = brokers(spark, tmp_path, {
+        "server-3/controller.log":
+            "[2025-11-27 07:30:31,724] INFO [QuorumController id=3] Becoming the active controller at epoch 1, next "
+            "write offset 3. (org.apache.kafka.controller.QuorumController)\n"
+            + "".join(f"[2025-11-27 07:30:32,{ms}] INFO [QuorumController id=3] The request from broker {b} to unfence "
+                      f"has been granted because it has caught up with the offset of its register broker record "
+                      f"{r}. {ctl}\n" for b, ms, r in ((3, 534, 12), (1, 623, 11), (2, 677, 10)))
+            + "[2025-11-27 07:40:07,302] INFO [QuorumController id=3] Fencing broker 2 at epoch 10 because its session "
+            "has timed out. (org.apache.kafka.controller.ReplicationControlManager)\n",
+        **{f"server-{n}/server.log": f"[2025-11-27 07:30:32,{ms}] INFO [KafkaRaftServer nodeId={n}] Kafka Server "
+                                     f"started (kafka.server.KafkaRaftServer)\n"
+           for n, ms in ((3, 619), (1, 692), (2, 738))},
+    })
+    assert got == [("07:30:32.534", 3, "up"), ("07:30:32.623", 1, "up"), ("07:30:32.677", 2, "up"),
+                   ("07:40:07.302", 2, "down")]
+
+
 def story(release: str, controller: str) -> str:
     return f"""name: crash-{controller}
 seed: 3

@@ -8,9 +8,11 @@ import re
 import pytest
 
 from replicaflow.ingest.controller_restart import STARTUP_REPLAY_MS, started_at, startup_replays
-from replicaflow.ingest.rebuild import FORMS, WHOLE_24, broker_ids, infer_version, rebuild
+from replicaflow.ingest.logs import PRINTED_VERSION
+from replicaflow.ingest.rebuild import FORMS, WHOLE_24, broker_ids, infer_version, rebuild, release_of
 from replicaflow.ingest.replay import Assignment, Move, history
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions, cluster_of_path, options
+from replicaflow.model.version import printed_release
 
 ORIGIN, TARGET = (1, 2, 3), (4, 2, 3)
 ORIGIN_BACK = (2, 3, 1)  # read back from "replicas=4,2,3,1, addingReplicas=4": the origin's order is not in the line
@@ -60,7 +62,9 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     def seen(*patterns: str) -> list[bool]:
         return [p in patterns for p, _, _ in FORMS]
     assert infer_version(seen()) == ("0.10", None)
-    assert infer_version(seen(r"ISR updated from AlterIsr to", r"zkVersion updated to")) == ("2.7", "2.6")
+    assert infer_version(seen(r"ISR updated from AlterIsr to", r"zkVersion updated to")) == ("2.7", "2.7")
+    # 2.7.0 Partition.updateIsr still writes ZooKeeper (`... and zkVersion updated to [..]`) under an older IBP
+    assert infer_version(seen(r"Added fetcher to broker ", r"zkVersion updated to")) == ("2.1", "2.7")
     assert infer_version(seen(r"with topic id ", r"Previous leader (?:Some|None)")) == ("3.5", None)
     # Partition.makeLeader: `starts at Leader Epoch` 0.11.0.0 - 2.4.0, 2.5.0 `... with high watermark H. Previous`
     assert infer_version(seen(r"Successfully updated assignment of partition", r"starts at Leader Epoch")) == \
@@ -69,8 +73,9 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     assert infer_version(seen(r"Successfully updated assignment of partition", two_five)) == ("2.5", "2.5")
     assert re.search(two_five, "[Partition t-0 broker=1] t-0 starts at leader epoch 5 from offset 12 with high "
                                "watermark 10. Previous leader epoch was 4.")
-    assert not re.search(two_five, "[Broker id=1] Follower t-0 starts at leader epoch 5 from offset 12 with high "
-                                   "watermark 10. Previous leader epoch was 4.")
+    for topic in ("t-0", "test2-2"):  # a real 2.7 follower line: the topic is a whole word, not its tail `est2-2`
+        assert not re.search(two_five, f"[Broker id=1] Follower {topic} starts at leader epoch 0 from offset 0 with "
+                                       "high watermark 0. Previous leader epoch was -1.")
     # 3.1 - 3.4 drop the brackets of 2.8 - 3.0; 3.5 adds a space or the under-min-isr mark before "and"
     one, five = (next(p for p, first, _ in FORMS if first == f and "ISR updated to" in p) for f in ("3.1", "3.5"))
     assert re.search(one, "ISR updated to 1,2 and version updated to 7") and \
@@ -81,6 +86,25 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     assert infer_version(seen(r"with topic id ", r"lastCaughtUpTimeMs", seven)) == ("3.7", None)
     assert re.search(seven, "PartitionRegistration(replicas=[3, 1, 2], directories=[B_s3M5qvrILHbTrqu_tnLg], isr=[2]")
     assert not re.search(seven, "PartitionRegistration(replicas=[1, 2], isr=[1], removingReplicas=[], addingReplicas=[]")
+
+
+def test_the_brokers_kafka_version_line_names_the_release_within_the_forms():
+    """AppInfoParser logs `Kafka version: X` at every start (`Kafka version : X` up to 0.10); Confluent's builds print
+    their own number (7.3.5-ccs is Kafka 3.3). The earliest release named that the forms allow is taken, a rolling
+    upgrade's latest as the last; a release the forms rule out (another product's client) is not."""
+    assert [printed_release(t) for t in ("3.6.1", "2.7.0", "0.10.2.1", "7.3.5-ccs", "6.2.1-ce", "8.1.0-ccs",
+                                         "3.7.0-SNAPSHOT", "9.9.9", "3.10.0", "2.4.1.37", "abc")] == \
+        ["3.6.1", "2.7", "0.10.2", "3.3", "2.8", "4.1", "3.7", None, None, None, None]
+    assert re.search(PRINTED_VERSION, "Kafka version : 0.10.0.1").group(1) == "0.10.0.1"
+
+    def seen(*patterns: str) -> list[bool]:
+        return [p in patterns for p, _, _ in FORMS]
+    kraft = seen(r"with topic id ", r"Previous leader (?:Some|None)")  # 3.5 or later
+    assert release_of(kraft, ["3.6.1"]) == ("3.6.1", "version line", "3.6.1")
+    assert release_of(kraft, ["3.9.0", "3.6.1", "2.8.2"]) == ("3.6.1", "version line", "3.9")
+    assert release_of(kraft, ["2.8.2"]) == ("3.5", "logs", None)
+    assert release_of(seen(r"zkVersion updated to"), ["3.6.1"]) == ("0.10", "logs", "2.7")
+    assert release_of(seen(), ["4.1.1"]) == ("4.1.1", "version line", "4.1.1")
 
 
 def test_snapshot_cluster_is_its_folder_as_given_not_the_link_target(tmp_path):

@@ -290,6 +290,9 @@ def test_a_release_inferred_from_log_lines_is_said_with_the_releases_they_allow(
     assert kafka(source="logs", kafka_version_source="logs") == "3.6 (inferred from the log lines' forms: 3.6 or later)"
     assert kafka(kafka_version_source="logs", kafka_version_last="3.6") == "3.6 (inferred from the log lines' forms: 3.6)"
     assert kafka(kafka_version_source="option") == "3.6 (--kafka-version)"
+    assert kafka_version_said("3.6.1", "version line", "3.6.1") == "3.6.1 (the logs' `Kafka version` lines: 3.6.1)"
+    assert kafka_version_said("2.8.2", "version line", "3.6.1") == \
+        "2.8.2 (the logs' `Kafka version` lines: 2.8.2 to 3.6.1)"
     assert kafka(source="simulator") == "3.6"
     assert kafka_version_said("2.4", "logs", "2.5") == "2.4 (inferred from the log lines' forms: 2.4 to 2.5)"
     assert kafka_version_said(None, "logs", None) == "not recorded"

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from replicaflow import __version__
-from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.errors import ReplicaflowError, quote, utf8_path
 from replicaflow.model.units import INT32_MAX, parse_id
 
 app = typer.Typer(
@@ -71,6 +71,7 @@ def _out(value: str) -> Path:
     """``--out`` as given: an empty one would silently mean the current folder."""
     if not value.strip():
         raise ReplicaflowError("--out: expected a folder path, found an empty one")
+    utf8_path("--out", value)
     return Path(value)
 
 

@@ -33,3 +33,14 @@ def _bounded(text: str, limit: int) -> tuple[str, str]:
     shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
     more = f"… ({len(text) - limit} more characters)" if len(text) > limit else ""
     return shown, more
+
+
+def utf8_path(what: str, path: object) -> None:
+    """Refuses a path whose name is not UTF-8: Python keeps its bytes as surrogates, which neither Arrow nor the
+    JVM's bridge can encode (a traceback, or a run that stopped as if out of memory)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(path).encode("utf-8", "replace").decode()
+        raise ReplicaflowError(f"{what}: the path {quote(shown)} is not valid UTF-8; rename it, or give another path") \
+            from None

@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from replicaflow.errors import ReplicaflowError
+from replicaflow.errors import ReplicaflowError, utf8_path
 from replicaflow.model.units import INT32_MAX
 
 MAX_LOG_FILE_BYTES = INT32_MAX  # Java's largest array: one file's bytes in Spark's wholetext
@@ -52,9 +52,20 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
         if not found:
             raise ReplicaflowError(f"--logs: '{text}' matches no file")
         for f in found:
+            _check_name(f)
             _check_file(f)
         out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
     return list(dict.fromkeys(out))
+
+
+def _check_name(path: Path) -> None:
+    """A name Spark cannot hand to Hadoop: not UTF-8 (``utf8_path``), or with a ':' (a Hadoop path reads it as a URI
+    scheme, and the read failed with a cut-off Java message)."""
+    text = os.path.abspath(path)
+    utf8_path("--logs", text)
+    if ":" in text:
+        raise ReplicaflowError(f"--logs: {text} has a ':' in its path, which Spark (Hadoop) cannot read by name; "
+                               "rename or copy the file")
 
 
 def _check_file(path: Path) -> None:
@@ -150,7 +161,7 @@ def _format_problem(path: str, size: int, mtime_ns: int) -> str | None:  # noqa:
     another's record), a compression Hadoop has no codec for, or a gzip or bzip2 file not named so (Spark picks
     the codec by the name). Its first bytes tell, and for gzip and bzip2 the first bytes it expands to."""
     with open(path, "rb") as f:
-        head = f.read(_TAR_BLOCK)
+        head = raw = f.read(_TAR_BLOCK)
     for magic, what, how in _NOT_TEXT:
         if head.startswith(magic):
             return f"is {what}, which Spark cannot read as a log: {how.format(f=path)}"
@@ -168,4 +179,21 @@ def _format_problem(path: str, size: int, mtime_ns: int) -> str | None:  # noqa:
     if codec and not path.endswith(codec[1]):
         return (f"is {codec[0]}-compressed but its name does not end in {codec[1]}: Spark picks the codec by the "
                 f"name and would read the compressed bytes as text; give it a name ending in {codec[1]}")
+    named = next((c for c in _NAMED_CODECS if path.lower().endswith(c[0])), None)
+    if named and size and not named[2](raw):
+        return (f"is named like a {named[1]} file but its bytes are not {named[1]}-compressed: Spark picks the codec "
+                f"by the name and would drop or fail on its lines; give it a name without {named[0]}")
     return None
+
+
+def _zlib_header(head: bytes) -> bool:
+    """RFC 1950's two header bytes (deflate, a 32 KiB window at most, the check bits)."""
+    return len(head) >= 2 and head[0] & 0x0F == 8 and head[0] >> 4 <= 7 and (head[0] << 8 | head[1]) % 31 == 0
+
+
+# the codecs Hadoop picks by a file's name that a file's first bytes can confirm: (suffix, codec, check)
+_NAMED_CODECS = (
+    (".bz2", "bzip2", lambda head: re.match(rb"BZh[1-9]", head) is not None),
+    (".deflate", "deflate", _zlib_header),
+    (".zst", "zstd", lambda head: head.startswith(b"\x28\xb5\x2f\xfd")),
+)

@@ -135,6 +135,8 @@ def prepare(a: PlanArgs) -> Prepared:
             raise ReplicaflowError(f"--deadline: {exc}") from None
         if deadline_ms <= 0:
             raise ReplicaflowError(f"--deadline: expected a positive duration like '2h', found {quote(a.deadline)}")
+    if a.seed < 0:  # random.Random takes |seed|: -5 drew the plan of 5
+        raise ReplicaflowError(f"--seed: expected 0 or more, found {a.seed}")
     if not a.generate and (a.seed or a.disable_rack_aware):
         raise ReplicaflowError("--seed and --disable-rack-aware only apply with --generate")
     if not a.generate and a.racks is not None:  # racks place --generate's replicas; a simulation does not read them

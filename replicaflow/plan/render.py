@@ -23,6 +23,17 @@ BOOTSTRAP, ZOOKEEPER = "--bootstrap-server localhost:9092", "--zookeeper localho
 GANTT_TOP = 40  # partitions drawn one bar each; the rest fold into one "others" bar
 NO_SIZES = ("every moved partition is empty: the times below copy nothing (give --log-dirs with "
             "kafka-log-dirs --describe output for the partitions' sizes)")
+NO_NEW_REPLICA = "no new replica: nothing to copy (the moves only reorder or drop replicas)"
+EMPTY_MOVES = "every moved partition is empty in the --log-dirs output: the times below copy nothing"
+
+
+def _nothing_to_copy(cluster: ClusterModel, moves: list[Move], data: int) -> list[str]:
+    """Why a plan copies nothing, when it does: no replica added, no sizes given, or empty partitions."""
+    if not moves or data:
+        return []
+    if not any(m.adding for m in moves):
+        return [NO_NEW_REPLICA]
+    return [EMPTY_MOVES if cluster.size_bytes else NO_SIZES]
 
 
 @dataclass(frozen=True)
@@ -153,7 +164,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     new = sum(len(m.adding) for m in moves)
     out = [f"moves: {_count(len(moves), 'partition')}, {_count(new, 'new replica')}, "
            f"{format_bytes(data)} to copy",
-           *([NO_SIZES] if moves and not data else []),
+           *_nothing_to_copy(cluster, moves, data),
            produce_line(cluster),
            f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
            "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]

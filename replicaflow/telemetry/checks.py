@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from replicaflow.errors import ReplicaflowError, quote, show
+from replicaflow.errors import ReplicaflowError, quote, show, utf8_path
 from replicaflow.model import election
 from replicaflow.model.units import INT32_MAX, format_ts_ms
 from replicaflow.model.version import KafkaVersion
@@ -214,6 +214,13 @@ def check_table(root: Path, name: str) -> tuple[Path, list[Path]]:
     """The Parquet directory of one table and its files, columns compared with :data:`TELEMETRY`."""
     path = root / "telemetry" / name
     files = sorted(path.glob("*.parquet")) if path.is_dir() else []
+    # Spark reads every entry of the folder but those named `_…` or `.…` (Hadoop's hidden files): a file of other
+    # rows under another name was analyzed with exit 0, unchecked
+    stray = sorted(e for e in path.iterdir() if not e.name.startswith(("_", ".")) and e not in files) \
+        if path.is_dir() else []
+    if stray:
+        raise ReplicaflowError(f"{stray[0]}: not a .parquet file of table '{name}', and Spark would read it with the "
+                               "table; move it out of the folder (or start its name with '_' or '.')")
     if not files:
         raise ReplicaflowError(f"{path}: table '{name}' is missing (no Parquet files)")
     for file in files:
@@ -359,6 +366,7 @@ def check_telemetry(dirs: Sequence[Path], allow_empty: bool = False) -> list[Che
     seen: dict[str, Path] = {}
     for root in dirs:
         root = Path(root)
+        utf8_path("telemetry", root)
         meta = check_meta(root)
         same = next((p for p in seen.values() if p.resolve() == root.resolve()), None)
         if same is not None:

@@ -6,6 +6,7 @@ The fixture logs are read once per module and collected; the tests assert on pla
 from __future__ import annotations
 
 import gzip
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -279,6 +280,7 @@ def test_an_archive_or_a_compression_spark_reads_as_text_is_one_sentence(tmp_pat
     import lzma
     import tarfile
     import zipfile
+    import zlib
 
     log = b"[2026-01-01 00:00:00,000] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n"
     tar = io.BytesIO()
@@ -289,10 +291,11 @@ def test_an_archive_or_a_compression_spark_reads_as_text_is_one_sentence(tmp_pat
     zipped = io.BytesIO()
     with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("broker-1/server.log", log)
-    ok = {"server.log": log, "server.log.1.gz": gzip.compress(log), "server.log.2.bz2": bz2.compress(log)}
+    ok = {"server.log": log, "server.log.1.gz": gzip.compress(log), "server.log.2.bz2": bz2.compress(log),
+          "server.log.3.deflate": zlib.compress(log)}
     for name, data in ok.items():
         (tmp_path / name).write_bytes(data)
-    assert len(resolve_paths(tmp_path)) == 3
+    assert len(resolve_paths(tmp_path)) == 4
     cases = {
         "bundle.tar": (tar.getvalue(), "is a tar archive: read as one file, its members' lines would run together; "
                        "extract it (`mkdir DIR && tar xf {f} -C DIR`) and give DIR"),
@@ -307,6 +310,11 @@ def test_an_archive_or_a_compression_spark_reads_as_text_is_one_sentence(tmp_pat
         "server.log.3": (gzip.compress(log), "is gzip-compressed but its name does not end in .gz: Spark picks the "
                          "codec by the name and would read the compressed bytes as text; give it a name ending in .gz"),
         "server.log.4": (bz2.compress(log), "is bzip2-compressed but its name does not end in .bz2"),
+        # plain text under a codec's name: Hadoop decompressed it by the name (a .bz2's lines vanished, exit 0)
+        "server.log.5.bz2": (log, "is named like a bzip2 file but its bytes are not bzip2-compressed: Spark picks "
+                             "the codec by the name and would drop or fail on its lines; give it a name without .bz2"),
+        "server.log.6.deflate": (log, "is named like a deflate file but its bytes are not deflate-compressed"),
+        "server.log.7.zst": (log, "is named like a zstd file"),
     }
     for name, (data, sentence) in cases.items():
         bad = tmp_path / "bad" / name
@@ -316,6 +324,19 @@ def test_an_archive_or_a_compression_spark_reads_as_text_is_one_sentence(tmp_pat
             resolve_paths([tmp_path, bad])
         assert str(refused.value).startswith(f"--logs: {bad} " + sentence.format(f=bad)), str(refused.value)
         bad.unlink()
+
+
+def test_a_log_name_spark_cannot_read_by_name_is_refused_before_spark(tmp_path):
+    """A name that is not UTF-8 (the JVM bridge cannot encode Python's surrogates: the run stopped "out of memory?")
+    or that holds a ':' (Hadoop's Path takes it for a URI scheme: a cut-off FAILED_READ_FILE) is one sentence."""
+    colon = tmp_path / "server.log.2026-01-01-10:00"
+    colon.write_text("x\n")
+    with pytest.raises(ReplicaflowError, match="has a ':' in its path, which Spark"):
+        resolve_paths(colon)
+    latin1 = os.fsdecode(bytes(tmp_path / "server") + b"\xe9.log")
+    Path(latin1).write_text("x\n")
+    with pytest.raises(ReplicaflowError, match=r"^--logs: the path '.*server\?\.log' is not valid UTF-8; rename it"):
+        resolve_paths(latin1)
 
 
 ROUND_TRIP_VERSIONS = ["0.10", "1.1", "2.2", "2.4", "2.5", "2.7", "3.1", "3.5", "3.7", "4.0"]

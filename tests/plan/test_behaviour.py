@@ -273,6 +273,8 @@ def test_generate_rack_errors(tmp_path):
         prepare(PlanArgs(topics=d, generate=True, remove_brokers=[3], racks="9:a"))
     with pytest.raises(ReplicaflowError, match="only apply with --generate"):
         prepare(PlanArgs(topics=d, reassignment=tmp_path / "x.json", seed=3))
+    with pytest.raises(ReplicaflowError, match="--seed: expected 0 or more, found -5"):  # random.Random(-5) is 5's
+        prepare(PlanArgs(topics=d, generate=True, remove_brokers=[3], seed=-5))
 
 
 def test_json_and_out_files(spark, tmp_path):

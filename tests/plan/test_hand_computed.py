@@ -150,6 +150,27 @@ def test_a_plan_without_sizes_says_its_times_copy_nothing():
     assert "--log-dirs" not in sized
 
 
+def test_a_plan_that_copies_nothing_says_why():
+    """A plan that only reorders (or drops) replicas adds none: Kafka copies nothing whatever the sizes, and the
+    answer said to give --log-dirs when they were given. A move of partitions that --log-dirs shows empty copies
+    nothing either, and says so without asking for what was given."""
+    from replicaflow.plan.choose import Choice
+    from replicaflow.plan.render import console_text
+
+    def said(cluster, moves) -> str:
+        r = simulate_candidate(candidate(cluster, moves, 50e6, False, None, "hand"))
+        return " ".join(console_text(cluster, moves, Choice([r], r, "given", 112e6, 1, [r]), "p.json", False,
+                                     None).split())
+
+    cluster, _ = tiny()
+    reorder = [Move("t", 0, (1, 2), (2, 1), cluster.size_bytes.get(("t", 0), 0))]
+    assert "no new replica: nothing to copy (the moves only reorder or drop replicas)" in said(cluster, reorder)
+    assert "--log-dirs" not in said(cluster, reorder)
+    cluster.size_bytes[("t", 0)] = 0
+    empty = said(cluster, [Move("t", 0, (1, 2), (1, 3), 0)])
+    assert "every moved partition is empty in the --log-dirs output: the times below copy nothing" in empty
+
+
 def test_the_answer_says_which_produce_rates_it_assumed():
     from replicaflow.plan.render import produce_line
 

@@ -125,6 +125,13 @@ BAD = [
     ("a topic rate as text", lambda d: _meta(d, topics=[{"name": "a", "partitions": 1, "produce_rate_bps": "x"}]),
      "topics[0]: produce_rate_bps: expected a finite non-negative number, found 'x'"),
     ("topics an object", lambda d: _meta(d, topics={"a": 1}), "'topics' must be a list, found {'a': 1}"),
+    # Spark reads every file of a table's folder but `_…` and `.…`: rows under another name were analyzed, unchecked
+    ("a Parquet file under another name", lambda d: (d / "telemetry" / "isr" / "more.parq").write_bytes(
+        next((d / "telemetry" / "isr").glob("*.parquet")).read_bytes()),
+     "isr/more.parq: not a .parquet file of table 'isr', and Spark would read it with the table; move it out of the "
+     "folder (or start its name with '_' or '.')"),
+    ("a text file in a table", lambda d: (d / "telemetry" / "brokers" / "README.txt").write_text("hi"),
+     "brokers/README.txt: not a .parquet file of table 'brokers'"),
 ]
 
 

@@ -127,9 +127,8 @@ RULES: list[Rule] = [
     Rule("leader_start", rf"^{_TP} starts at (?:Leader Epoch|leader epoch) {_N} from offset {_N}(?: with high "
          rf"watermark -?\d+)?\. Previous (?:Leader Epoch was: |leader epoch was ){_N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3}),
-    # Partition.makeFollower (2.6+). From 3.6 until KAFKA-19776 (fixed October 2025) it sets the new leader and epoch
-    # before it logs them as the "previous" ones: a previous epoch equal to the new one says the previous leader is
-    # not known (logs._previous_leader)
+    # Partition.makeFollower (2.6+). From 3.6 until KAFKA-19776 (fixed 2025-10) it sets the new leader and epoch before
+    # it logs them as "previous": a previous epoch equal to the new one says the previous leader is unknown (logs.py)
     Rule("follower_start", rf"^Follower {_TP} starts at leader epoch {_N} from offset {_N} with (?:partition epoch "
          rf"{_N} and )?high watermark {_N}\. (?:Current leader is {_N}\. )?Previous (?:leader (?:Some\((-?\d+)\)|None) "
          rf"and previous )?leader epoch was {_N}\.?$",
@@ -315,8 +314,7 @@ RULES: list[Rule] = [
     Rule("fetch_error", rf"^Remote broker has a smaller leader epoch for partition {_TP} than this replica's current "
          rf"leader epoch of {_N}\.$", {"tp": 1, "leader_epoch": 2}, state="smaller leader epoch"),
     # the partition cannot replicate: its leader answered the offset lookup of an out-of-range fetch with an error
-    # (`[t,p] to broker L` 0.10-0.11, `t-p to broker L` 1.0), or a message is over replica.fetch.max.bytes (fetch
-    # request v2 and below, before KIP-74)
+    # (`[t,p] to broker L` 0.10-0.11, `t-p to broker L` 1.0), or a message over replica.fetch.max.bytes (before KIP-74)
     Rule("fetch_error", rf"^Error getting offset for partition {_TP}(?: to broker (\d+))?$", {"tp": 1, "leader": 2},
          state="offset lookup failed"),
     # the same lookup failing with an error the thread retries (AbstractFetcherThread.handleOutOfRangeError, INFO,
@@ -451,8 +449,10 @@ RULES: list[Rule] = [
     # then moves their leaderships and takes them out of the ISRs. A row per broker listed (target_broker)
     Rule("broker_failed", r"^Broker failure callback for ([\d,]+)$", {}, explode="list"),
     # KafkaController.onBrokerStartup (ZooKeeper controller, 0.8-3.x): brokers whose registration appeared in
-    # ZooKeeper (started, or from 2.2 back with a new epoch right after their failure callback)
-    Rule("broker_registered", r"^New broker startup callback for ([\d,]+)$", {}, explode="list"),
+    # ZooKeeper (started, or from 2.2 back with a new epoch right after their failure callback); and the live brokers
+    # a new controller finds registered (initializeControllerContext, `Set(1, 0)`; Scala 2.13 `HashSet(…)` past 4)
+    Rule("broker_registered", r"^(?:New broker startup callback for [\d,]+|Currently active brokers in the cluster: "
+         r"(?:Hash)?Set\([\d, ]*\))$", {}, explode="list"),
     Rule("reassignment_waiting", rf"^New replicas {_L} for partition {_TP} being reassigned not yet caught up with "
          r"the leader$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "

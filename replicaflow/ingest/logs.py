@@ -310,7 +310,7 @@ def _category(df: DataFrame) -> DataFrame:
 # `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id); the
 # brokers a controller's `Broker failure callback for 1,2` lists (a row each, the broker as target_broker).
 LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|(?:Broker failure|"
-          r"New broker startup) callback for) (.*)$")
+          r"New broker startup) callback for|Currently active brokers in the cluster:) (.*)$")
 LISTED_END = r" (?:are offline|and stopped moving logs|because they are) .*$"
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")

@@ -355,6 +355,12 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      {"kind": "isr_expand", "isr": [1, 2]}),
     ("```2024-01-02 03:04:05 INFO  Partition:123 - [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1",
      {"kind": "isr_shrink", "isr": [1]}),
+    # a line in inline code both ends, with a Markdown hard break's `\` after it (a public incident note, 2022: the
+    # closing backtick was read into the logger, and the line was rejected as a truncated message)
+    ("`" + T + "WARN [ReplicaFetcher replicaId=2, leaderId=4, fetcherId=0] Partition reqmessages-3 marked as failed "
+     "(kafka.server.ReplicaFetcherThread)`\\", {"kind": "partition_failed", "topic": "reqmessages", "partition": 3}),
+    ("`" + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)`",
+     {"kind": "isr_expand", "isr": [1, 2]}),
     # a Jira code block's mark glued to the first line or to the last (the logger then still ends the line)
     ("{noformat}" + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
      {"kind": "isr_shrink", "isr": [1]}),

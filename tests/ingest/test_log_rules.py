@@ -54,7 +54,10 @@ def test_a_broker_failure_or_startup_callback_names_each_broker(spark, tmp_path)
     """KafkaController.onBrokerFailure (ZooKeeper controller, 0.8-3.x): `Broker failure callback for 1,2` lists the
     brokers whose registration left ZooKeeper, onBrokerStartup `New broker startup callback for 1,2` those whose
     registration appeared; a row per broker, written by the controller (the line's logIdent: `[Controller 3]: `
-    0.8-0.11, `[Controller id=0] ` 1.0+). An empty list (no broker died) is no row. KRaft's fencing of a broker whose
+    0.8-0.11, `[Controller id=0] ` 1.0+). A new controller's `Currently active brokers in the cluster: Set(1, 0)`
+    (initializeControllerContext, 0.8-3.x; a line of a public 3.6.1 cluster) names the brokers registered then, as
+    started: without it a broker that started before the controller, with no line of its own, stayed down for
+    hours. An empty list (no broker died) is no row. KRaft's fencing of a broker whose
     session timed out (ReplicationControlManager.maybeFenceOneStaleBroker) is told from a fence record replayed."""
     out = read_file(spark, tmp_path, "broker-9/controller.log",
         "[2015-09-01 09:54:30,030] INFO [Controller 3]: Broker failure callback for 1 (kafka.controller.KafkaController)\n"
@@ -66,13 +69,21 @@ def test_a_broker_failure_or_startup_callback_names_each_broker(spark, tmp_path)
         "[2024-05-01 10:00:40,000] INFO [QuorumController id=9] Fencing broker 2 because its session has timed out. "
         "(org.apache.kafka.controller.ReplicationControlManager)\n"
         "[2024-05-01 10:00:40,001] INFO [Controller 9] Fenced broker: FenceBrokerRecord(id=2, epoch=7) "
-        "(org.apache.kafka.controller.ClusterControlManager)\n")
+        "(org.apache.kafka.controller.ClusterControlManager)\n"
+        "[2024-06-25 15:49:33,413] INFO [Controller id=0] Currently active brokers in the cluster: Set(1, 0) "
+        "(kafka.controller.KafkaController)\n"
+        "[2024-06-25 15:49:33,414] INFO [Controller id=0] Currently active brokers in the cluster: Set() "
+        "(kafka.controller.KafkaController)\n"
+        "[2024-06-25 15:49:34,000] INFO [Controller id=0] Currently active brokers in the cluster: HashSet(5, 1, 2, 3, "
+        "4) (kafka.controller.KafkaController)\n")
     assert out["rejects"].count() == 0
     assert sorted((r["line_number"], r["kind"], r["broker"], r["target_broker"], r["topic"], r["partition"], r["state"])
                   for r in out["log_events"].collect()) == [
         (1, "broker_failed", 3, 1, None, None, None), (2, "broker_failed", 0, 1, None, None, None),
         (2, "broker_failed", 0, 2, None, None, None), (4, "broker_registered", 0, 2, None, None, None),
-        (5, "broker_fenced", 9, 2, None, None, "session timed out"), (6, "broker_fenced", 9, 2, None, None, None)]
+        (5, "broker_fenced", 9, 2, None, None, "session timed out"), (6, "broker_fenced", 9, 2, None, None, None),
+        (7, "broker_registered", 0, 0, None, None, None), (7, "broker_registered", 0, 1, None, None, None),
+        *[(9, "broker_registered", 0, b, None, None, None) for b in range(1, 6)]]
 
 
 def test_log_dir_offline_names_each_partition(read):

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -302,6 +303,31 @@ def _refuse_negative(file: Path, md: pq.FileMetaData, name: str) -> None:
                                    + reason.format(column=column))
 
 
+def _refuse_repeated_brokers(file: Path, name: str) -> None:
+    """No broker twice in one row's list of brokers (replicas, ISR, ELR, adding, removing): a replica appears once
+    in each. `isr = [1, 1, 1]` counted three members, and a partition was analyzed as fully replicated with exit 0.
+    Vectorized over the rows: the i-th and j-th value of every list at least j + 1 long, for each pair i < j (lists
+    hold a handful of brokers)."""
+    columns = [f.name for f in TELEMETRY[name] if pa.types.is_list(f.type) and pa.types.is_integer(f.type.value_type)]
+    if not columns:
+        return
+    table = pq.read_table(file, columns=columns)
+    for column in columns:
+        lists = table.column(column).combine_chunks()
+        starts = lists.offsets.to_numpy()[:-1]
+        lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy()
+        values = lists.values.to_numpy(zero_copy_only=False)
+        twice = np.zeros(len(lists), dtype=bool)
+        for j in range(1, int(lengths.max(initial=0))):
+            long_enough = np.flatnonzero(lengths > j)
+            for i in range(j):
+                twice[long_enough] |= values[starts[long_enough] + i] == values[starts[long_enough] + j]
+        if twice.any():
+            row = int(np.argmax(twice))
+            raise ReplicaflowError(f"{file}: row {row} of {name} lists a broker twice in {column}, "
+                                   f"{show(lists[row].as_py())}; a broker holds one replica of a partition")
+
+
 def _instant(ts_ms: int) -> str:
     """``ts_ms`` with its UTC date where it has one: ``1767225600000 (2026-01-01 00:00:00 UTC)``."""
     return f"{ts_ms} ({format_ts_ms(ts_ms)} UTC)" if 0 <= ts_ms <= MAX_MS else str(ts_ms)
@@ -339,6 +365,7 @@ def check_rows(name: str, files: Sequence[Path], meta: dict) -> int:
             rows += md.num_rows
             _refuse_nulls(file, md, name)
             _refuse_negative(file, md, name)
+            _refuse_repeated_brokers(file, name)
             _refuse_outside_span(file, md, name, meta["start_ms"], meta["end_ms"])
     try:
         found = first_duplicate(files, KEYS[name])

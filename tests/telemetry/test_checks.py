@@ -125,6 +125,11 @@ BAD = [
     ("a topic rate as text", lambda d: _meta(d, topics=[{"name": "a", "partitions": 1, "produce_rate_bps": "x"}]),
      "topics[0]: produce_rate_bps: expected a finite non-negative number, found 'x'"),
     ("topics an object", lambda d: _meta(d, topics={"a": 1}), "'topics' must be a list, found {'a': 1}"),
+    # a broker twice in one list counted twice: `isr = [1, 1, 1]` read as fully replicated, with exit 0
+    ("a broker twice in an ISR", lambda d: _table(d, "isr", _first("isr", [1, 1, 1])),
+     "row 0 of isr lists a broker twice in isr, [1, 1, 1]; a broker holds one replica of a partition"),
+    ("a broker twice among the replicas", lambda d: _table(d, "assignments", _first("replicas", [2, 1, 2])),
+     "row 0 of assignments lists a broker twice in replicas, [2, 1, 2]"),
     # Spark reads every file of a table's folder but `_…` and `.…`: rows under another name were analyzed, unchecked
     ("a Parquet file under another name", lambda d: (d / "telemetry" / "isr" / "more.parq").write_bytes(
         next((d / "telemetry" / "isr").glob("*.parquet")).read_bytes()),

@@ -8,8 +8,9 @@ import re
 import pytest
 
 from replicaflow.ingest.controller_restart import STARTUP_REPLAY_MS, started_at, startup_replays
+from replicaflow.ingest.log_version import FORMS, infer_version, release_of
 from replicaflow.ingest.logs import PRINTED_VERSION
-from replicaflow.ingest.rebuild import FORMS, WHOLE_24, broker_ids, infer_version, rebuild, release_of
+from replicaflow.ingest.rebuild import WHOLE_24, broker_ids, rebuild
 from replicaflow.ingest.replay import Assignment, Move, history
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions, cluster_of_path, options
 from replicaflow.model.version import printed_release

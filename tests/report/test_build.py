@@ -279,7 +279,7 @@ def test_the_terminal_summary_writes_counts_as_the_cards_do():
 
 
 def test_a_release_inferred_from_log_lines_is_said_with_the_releases_they_allow():
-    """ingest/rebuild.infer_version takes the earliest release the lines allow, and 3.6 to 4.x read alike:
+    """ingest/log_version.infer_version takes the earliest release the lines allow, and 3.6 to 4.x read alike:
     "Kafka: 3.6" read as if the cluster ran 3.6 when the simulator had written 3.7's lines. The terminal and
     the report's inputs panel both say the range (report/inputs.kafka_version_said)."""
     from replicaflow.report.inputs import kafka_version_said

@@ -216,8 +216,26 @@ def followed_leaders(events: DataFrame, lead: DataFrame) -> DataFrame:
     rows = lead.select(*KEYS, "ts_ms", "seq", "leader", "leader_epoch", F.lit(False).alias("followed")).unionByName(told)
     known = F.max(F.when(~F.col("followed"), epoch)).over(
         Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1))
-    return (rows.select("*", known.alias("known")).where(F.col("followed") & ~F.coalesce(F.col("known") >= epoch, F.lit(False)))
-            .transform(lead_rows))
+    return (rows.select("*", known.alias("known"))
+            .where(F.col("followed") & ~F.coalesce(F.col("known") >= epoch, F.lit(False))).transform(lead_rows))
+
+
+def stepped_down(events: DataFrame, lead: DataFrame) -> DataFrame:
+    """Leader rows (``lead``'s columns) from a fetcher line without an epoch (up to 2.0: `Added fetcher for partitions
+    List([t-p, initOffset O to broker BrokerEndPoint(L,…)] )`) where the broker that writes it led the partition,
+    as the rows before tell (a leader line, or its own ISR changes, ``inferred_leaders``): it follows L now, so L
+    leads (ReplicaManager.makeFollowers). Without it, a 0.11 broker that moved to follow another kept its leadership
+    to the end of the logs."""
+    fetched = (events.where((F.col("kind") == "fetcher_added") & F.col("leader_epoch").isNull()
+                            & F.col("leader").isNotNull() & F.col("broker").isNotNull() & (F.col("leader") != F.col("broker"))
+                            & F.col("topic").isNotNull() & F.col("partition").isNotNull())
+               .select(*KEYS, "ts_ms", (F.col("line_number") + _FOLLOWED_SEQ).alias("seq"), "leader", "broker"))
+    rows = (lead.select(*KEYS, "ts_ms", "seq", "leader", F.lit(None).cast("int").alias("broker"))
+            .unionByName(fetched))
+    in_force = F.last(F.when(F.col("broker").isNull(), F.col("leader")), ignorenulls=True).over(
+        Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1))
+    return (rows.select("*", in_force.alias("in_force"))
+            .where(F.col("broker").isNotNull() & (F.col("in_force") == F.col("broker"))).transform(lead_rows))
 
 
 def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:

@@ -61,6 +61,7 @@ from replicaflow.ingest.holders import (
     isr_before_unseen_changes,
     requested_state,
     seen_replicas,
+    stepped_down,
     topic_deletions,
 )
 from replicaflow.ingest.line_tables import numbered
@@ -240,6 +241,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
         lead = lead.unionByName(elected_at_removals(events, lead, isr, assigned, brokers))
     lead = lead.unionByName(leaderless_while_cluster_down(brokers, lead))
     lead = lead.unionByName(inferred_leaders(events, lead))
+    lead = lead.unionByName(stepped_down(events, lead))
     lead = lead.unionByName(first_isr_member_back(brokers, lead, isr)).localCheckpoint(eager=False)
     isr = isr.unionByName(isr_before_unseen_changes(events, read, lead))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())

@@ -73,3 +73,31 @@ def test_an_election_that_no_leader_line_shows_is_not_called_unclean(analyzed):
     (holders.isr_before_unseen_changes): clean too."""
     _, summary = analyzed
     assert summary["cluster"]["unclean_elections"] == 0
+
+
+PORTWORX = "[2017-09-14 20:2{}] INFO {} (kafka.{})\n"
+
+
+def test_a_leader_that_adds_a_fetcher_follows_the_broker_it_names(spark, tmp_path):
+    """A 0.11 broker's lines, verbatim from a public 2017 benchmark write-up (Kubernetes, brokers 1001-1003): broker 1003
+    leads three partitions (its ISR expansions, Partition.maybeExpandIsr), then adds fetchers to 1001 for partition 2
+    and to 1002 for partition 0 (ReplicaManager.makeFollowers; up to 2.0 the line names no leader epoch): those two are
+    led by 1001 and 1002 from then on, partition 1 by 1003 still. Before, 1003 kept all three to the end of the logs."""
+    from replicaflow.ingest.rebuild import rebuild
+    from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
+
+    part, fetch = "cluster.Partition", "server.ReplicaFetcherManager"
+    lines = [("3:37,483", "Partition [kbrep3-async-px2,1] on broker 1003: Expanding ISR from 1003 to 1003,1001", part)]
+    lines += [(f"3:55,8{ms}", f"Partition [kbrep3-async-px2,{p}] on broker 1003: Expanding ISR from 1003,1001 to "
+               "1003,1001,1002", part) for ms, p in (("13", 0), ("15", 2), ("17", 1))]
+    for ms, p, leader, offset in (("241", 2, 1001, 166666666), ("252", 0, 1002, 166666667)):
+        lines += [(f"6:12,{ms}", f"[ReplicaFetcherManager on broker 1003] Removed fetcher for partitions "
+                   f"kbrep3-async-px2-{p}", fetch),
+                  (f"6:12,{int(ms) + 5}", f"[ReplicaFetcherManager on broker 1003] Added fetcher for partitions "
+                   f"List([kbrep3-async-px2-{p}, initOffset {offset} to broker BrokerEndPoint({leader},"
+                   f"kafka-{leader - 1001}.broker.kafka.svc.cluster.local,9092)] )", fetch)]
+    paths = write_files(tmp_path, {"kafka-2/server.log": "".join(PORTWORX.format(*line) for line in lines)})
+    tables = rebuild(spark, [ClusterInputs("c", tuple(paths))], RebuildOptions(scrape_interval_ms=1000)).tables
+    got = sorted((r["partition"], r["ts_ms"] % 1_000_000, r["leader"]) for r in tables["leaders"].collect())
+    assert got == [(0, 635_813, 1003), (0, 772_257, 1002), (1, 617_483, 1003), (2, 635_815, 1003),
+                   (2, 772_246, 1001)]

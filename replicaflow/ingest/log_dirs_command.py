@@ -68,11 +68,18 @@ def parse_log_dirs(text: str, where: str) -> list[ReplicaLogDir]:
         raise ReplicaflowError(f"{where}: the JSON document is nested too deeply") from None
     at = f"{where}:{skipped + 1}"
     brokers = _list(_get(doc, "brokers", at, "the document"), at, "brokers")
+    version = doc.get("version", 1)  # LogDirsCommand writes 1, the only version there is
+    if type(version) is not int or version != 1:
+        raise ReplicaflowError(f"{at}: version: kafka-log-dirs --describe writes version 1, found {show(version)}")
     out: list[ReplicaLogDir] = []
     seen: dict[tuple, str] = {}
+    described: dict[int, str] = {}
     for i, b in enumerate(brokers):
         path = f"brokers[{i}]"
         broker = _id(_get(b, "broker", at, path), at, f"{path}.broker")
+        if broker in described:  # one entry per broker queried: a second is two outputs pasted together
+            raise ReplicaflowError(f"{at}: {path}: broker {broker} is described twice (also at {described[broker]})")
+        described[broker] = path
         for j, d in enumerate(_list(_get(b, "logDirs", at, path), at, f"{path}.logDirs")):
             dpath = f"{path}.logDirs[{j}]"
             log_dir = _get(d, "logDir", at, dpath)

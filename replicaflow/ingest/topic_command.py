@@ -158,7 +158,8 @@ def _brokers(fields: dict[str, str], key: str, at: str) -> tuple[int, ...] | Non
     value = fields.get(key)
     if value is None or value == "N/A":
         return None
-    ids = [parse_id(item) for item in filter(None, (v.strip() for v in value.split(",")))]
+    items = [v.strip() for v in value.split(",")] if value.strip() else []
+    ids = [parse_id(item) if item else None for item in items]  # `1,,2`: a list cut or pasted wrong
     if None in ids:
         raise ReplicaflowError(f"{at}: {key}: expected broker ids joined by commas, found {quote(value)}")
     if len(set(ids)) != len(ids):
@@ -185,7 +186,8 @@ def _partition(fields: dict[str, str], at: str, n: int) -> PartitionDescription:
         elr=_brokers(fields, "Elr", at), last_known_elr=_brokers(fields, "LastKnownElr", at),
         marked_for_deletion=fields.get("MarkedForDeletion", "false") == "true", line=n)
     name = f"partition {topic}-{part.partition}"
-    for what, ids in (("Isr", isr), ("Adding Replicas", part.adding), ("Removing Replicas", part.removing)):
+    for what, ids in (("Isr", isr), ("Adding Replicas", part.adding), ("Removing Replicas", part.removing),
+                      ("Elr", part.elr or ()), ("LastKnownElr", part.last_known_elr or ())):
         stray = [b for b in ids if b not in replicas]
         if stray:
             raise ReplicaflowError(f"{at}: {name}: {what} names broker {stray[0]}, which is not among its "

@@ -77,6 +77,12 @@ def test_partition_lines_without_header_and_jvm_noise_are_read():
      "d.txt:1: partition a-0: Isr names broker 3, which is not among its Replicas 1,2"),
     ("\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,1\tIsr: 1\n", "d.txt:1: Replicas: a broker appears twice"),
     ("\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,²\tIsr: 1\n", "d.txt:1: Replicas: expected broker ids"),
+    # an empty item (a list cut or pasted wrong) read as two replicas where there were three
+    ("\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,,2\tIsr: 1\n",
+     "d.txt:1: Replicas: expected broker ids joined by commas, found '1,,2'"),
+    # KIP-966: the eligible leader replicas are replicas of the partition
+    ("\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1\tElr: 9\tLastKnownElr: \n",
+     "d.txt:1: partition a-0: Elr names broker 9, which is not among its Replicas 1,2"),
     ("\tTopic: a\tPartition: x\tLeader: 1\tReplicas: 1\tIsr: 1\n", "d.txt:1: Partition: expected an integer ≥ 0"),
     ("\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n",
      "d.txt:2: partition a-0 is described twice (first at line 1)"),
@@ -144,6 +150,10 @@ def test_log_dirs_sizes_and_an_offline_directory():
      '[{"partition":"o-0","size":1,"offsetLag":-2,"isFuture":false}]}]}]}',
      "l.txt:3: brokers[0].logDirs[0].partitions[0].offsetLag: expected a non-negative integer, found -2"),
     ('{"version":1,"brokers":[{"broker":1}]}', "l.txt:3: brokers[0]: missing field 'logDirs'"),
+    # LogDirsCommand writes version 1 only; one entry per broker queried (two were two outputs pasted together)
+    ('{"version":2,"brokers":[]}', "l.txt:3: version: kafka-log-dirs --describe writes version 1, found 2"),
+    ('{"version":1,"brokers":[{"broker":1,"logDirs":[]},{"broker":1,"logDirs":[]}]}',
+     "l.txt:3: brokers[1]: broker 1 is described twice (also at brokers[0])"),
     ('{"version":1,"brokers":[\n{"broker":1,', "l.txt:4: invalid JSON"),
     ('{"version":1,"brokers":[\n{"broker":1,"broker":2,"logDirs":[]}]}',
      "l.txt:4: invalid JSON (the object starting on this line has the key 'broker' twice; give each key once)"),

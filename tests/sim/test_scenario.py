@@ -317,6 +317,9 @@ BAD = [
     (_set("events/0/throttle", "lots"), "events[0].throttle: expected a rate like '5MB/s', found 'lots'"),
     (_set("tick", "300ms"), "scrape_interval: expected a multiple of tick (300ms), found 10000ms"),
     (_set("topics", [BASE["topics"][0], BASE["topics"][0]]), "topics[1].name: expected unique topic names"),
+    # TopicCommand / Topic.hasCollision: '.' and '_' are one character in the metric names
+    (_set("topics", [{**BASE["topics"][0], "name": "a.b"}, {**BASE["topics"][0], "name": "a_b"}]),
+     "topics[1].name: topic 'a_b' collides with topic 'a.b': Kafka refuses names that differ only in '.' and '_'"),
     (_set("cluster/brokers", [{"id": 1}, {"id": 2}, {"id": 1}]), "cluster.brokers[2].id: expected unique broker ids"),
     (_set("topics/0/replication_factor", 7), "topics[0].replication_factor: expected at most the 6 brokers"),
     (_set("topics/0/min_insync_replicas", 0), "topics[0].min_insync_replicas: expected greater than or equal to 1"),

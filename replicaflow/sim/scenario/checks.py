@@ -88,9 +88,16 @@ class _References:
                 problems.add(("cluster", "brokers", i, "id"), f"expected unique broker ids, found {b} twice")
             self.brokers.add(b)
         self.topics: dict[str, TopicSpec] = {}
+        metric_names: dict[str, str] = {}
         for i, t in enumerate(s.topics):
             if t.name in self.topics:
                 problems.add(("topics", i, "name"), f"expected unique topic names, found '{t.name}' twice")
+            elif metric_names.get(t.name.replace(".", "_"), t.name) != t.name:
+                # Kafka refuses it (TopicCommand, Topic.hasCollision): '.' and '_' meet in the metric names
+                problems.add(("topics", i, "name"), f"topic '{t.name}' collides with topic "
+                                                    f"'{metric_names[t.name.replace('.', '_')]}': Kafka refuses "
+                                                    "names that differ only in '.' and '_'")
+            metric_names.setdefault(t.name.replace(".", "_"), t.name)
             self.topics.setdefault(t.name, t)
 
     def broker(self, b: int, loc: tuple) -> None:

@@ -260,6 +260,11 @@ BAD = [
     (_set("name", "a\nb"), "name: expected a cluster name of printable characters (no newline, tab or control "
                            "character), found 'a\\nb'"),
     (_event({"at": "1m", "broker_down": 9}), f"events[{N}].broker_down.broker: expected a broker of the cluster"),
+    # the simulator ignored a stop of a stopped broker and a start of a running one: not the run the file says
+    (_event({"at": "6m", "broker_down": 3}), f"events[{N}].broker_down.broker: expected a running broker, found "
+                                             "broker 3 down since events[1]"),
+    (_event({"at": "1m", "broker_up": 2}), f"events[{N}].broker_up.broker: expected a broker that an earlier event "
+                                           "stopped, found broker 2 running"),
     (_event({"at": "1m", "slow_network": {"broker": 0, "network_out": "1MB/s", "for": "1m"}}),
      f"events[{N}].slow_network.broker: expected a broker of the cluster"),
     (_event({"at": "1m", "stall_follower": {"broker": 7}}), f"events[{N}].stall_follower.broker"),

@@ -152,6 +152,31 @@ def check_references(s: Scenario, events: list[tuple[int, object, str | None]], 
                 refs.replica_list(replicas, ("topics", i, "assignment", p), exact=t.replication_factor)
     for i, ev, plan in events:
         _check_event(s, ("events", i), ev, plan, refs)
+    _check_broker_lifetimes(events, refs.brokers, problems)
+
+
+def _check_broker_lifetimes(events: list[tuple[int, object, str | None]], brokers: set[int], problems: Problems) -> None:
+    """A broker stops only while it runs and starts only after it stopped (a broker_down, or a log directory's failure,
+    which may halt it): the simulator ignored the second `broker_down` of a broker already down and a `broker_up` of
+    one running, so the run was not what the file says."""
+    down: dict[int, int] = {}  # broker -> the event that stopped it
+    halted: set[int] = set()
+    for i, ev, _ in sorted(events, key=lambda e: e[1].at_ms):
+        if getattr(ev, "broker", None) not in brokers:  # an unknown broker: said once, above
+            continue
+        if isinstance(ev, LogDirFailureEvent):
+            halted.add(ev.broker)
+        elif isinstance(ev, BrokerDownEvent):
+            if ev.broker in down:
+                problems.add(("events", i, ev.kind, "broker"), f"expected a running broker, found broker {ev.broker} "
+                                                               f"down since events[{down[ev.broker]}]")
+            down[ev.broker] = i
+        elif isinstance(ev, BrokerUpEvent):
+            if ev.broker not in down and ev.broker not in halted:
+                problems.add(("events", i, ev.kind, "broker"), f"expected a broker that an earlier event stopped, "
+                                                               f"found broker {ev.broker} running")
+            down.pop(ev.broker, None)
+            halted.discard(ev.broker)
 
 
 def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _References) -> None:

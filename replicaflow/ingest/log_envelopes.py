@@ -83,7 +83,7 @@ PASTE = (r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(?:\{(?:code|noforma
          r"(.*?)(?:`{3}|`\\?|\{(?:code|noformat|quote|panel)\})?\s*$")
 PASTED = (r"^(?:(?:[A-Za-z0-9][\w.-]{0,127} *\| ?|\[pod/[^\s\[\]]{1,320}\] |"
           r"[^\s\[|{]{1,4096}?(?::(?:\d{1,10}:)?|-(?:\d{1,10}-)?))?(?:\[\d{4}-|" + BARE_DATE + r")|"
-          r"\s*at [\w$.<>/@-]{1,1024}\(|[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
+          r"\s*at [\w$.<>/@-]{1,1024}\(|(?:Caused by: )?[A-Za-z_$][\w$.]{0,1024}(?:Exception|Error)(?::|$))")
 # A line of the config dump Kafka writes at start-up (AbstractConfig.logAll: `KafkaConfig values: ` then a line
 # `\t<name> = <value>` per setting, then the layout's ` (kafka.server.KafkaConfig)`), on the text an envelope left
 # before leading whitespace is dropped: the indent is what tells it from a message. A tab as Kafka writes it, or

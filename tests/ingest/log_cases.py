@@ -361,6 +361,7 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      "(kafka.server.ReplicaFetcherThread)`\\", {"kind": "partition_failed", "topic": "reqmessages", "partition": 3}),
     ("`" + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)`",
      {"kind": "isr_expand", "isr": [1, 2]}),
+    ("`Caused by: java.nio.BufferUnderflowException`\\", None),  # attached to the record above, in the same quote
     # a Jira code block's mark glued to the first line or to the last (the logger then still ends the line)
     ("{noformat}" + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
      {"kind": "isr_shrink", "isr": [1]}),

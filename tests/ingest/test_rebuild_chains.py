@@ -15,8 +15,8 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from tests.ingest.test_rebuild_fetchers import _by_topic
-from tests.ingest.test_rebuild_outage import _at, analyzed_fleet
+from tests.ingest.test_rebuild_fetchers import equal_every_second
+from tests.ingest.test_rebuild_outage import analyzed_fleet
 
 pytestmark = pytest.mark.spark
 
@@ -71,20 +71,9 @@ def test_every_partition_has_the_simulators_leader_and_isr_at_every_second(analy
     the -1 of the first crash, which would have left the partition on a stopped broker."""
     root, out = analyzed
     metas = {m["cluster"]: m for m in json.loads((out / "telemetry" / "_metas.json").read_text())}
-    state = pq.read_table(out / "analysis" / "partition_state").to_pylist()
     for name in CLUSTERS:
-        server = f"{name}-server"
-        leaders = _by_topic(root / name / "telemetry" / "leaders", "leader")
-        isrs = _by_topic(root / name / "telemetry" / "isr", "isr")
-        rows = [r for r in state if r["cluster"] == server]
-        start, end = metas[server]["start_ms"], metas[server]["end_ms"]
-        assert end - start >= 125_000, name
-        for tp in leaders:
-            mine = [r for r in rows if (r["topic"], r["partition"]) == tp]
-            for ts in range(start + 1_000, end, 1_000):
-                got = next(r for r in mine if r["from_ms"] <= ts and (r["to_ms"] is None or ts < r["to_ms"]))
-                want = (_at(leaders[tp], ts), sorted(_at(isrs[tp], ts)))
-                assert (got["leader"], sorted(got["isr"])) == want, (name, tp, ts - start)
+        assert equal_every_second(root, out, metas, name, min_span_ms=125_000) == {
+            ("orders", 0), ("orders", 1), ("singles", 0), ("singles", 1)}, name
 
 
 def test_the_one_replica_partition_is_offline_at_each_crash(analyzed):

@@ -67,26 +67,34 @@ def test_every_partition_has_the_simulators_leader_and_isr_at_every_second(analy
     and ISRs equal the simulator's at every second of the logged period, with no leader line in the logs."""
     root, out = analyzed
     metas = {m["cluster"]: m for m in json.loads((out / "telemetry" / "_metas.json").read_text())}
-    state = pq.read_table(out / "analysis" / "partition_state").to_pylist()
     for name in CLUSTERS:
-        server = f"{name}-server"
-        assert not list((root / server / "logs").rglob("state-change.log"))
-        leaders = _by_topic(root / name / "telemetry" / "leaders", "leader")
-        isrs = _by_topic(root / name / "telemetry" / "isr", "isr")
-        rows = sorted((r for r in state if r["cluster"] == server), key=lambda r: r["from_ms"])
-        start, end = metas[server]["start_ms"], metas[server]["end_ms"]
-        assert end - start >= 120_000, name  # the logged period holds both returns
-        moved = set()
-        for tp in leaders:
-            mine = [r for r in rows if (r["topic"], r["partition"]) == tp]
-            for ts in range(start + 1_000, end, 1_000):
-                got = next(r for r in mine if r["from_ms"] <= ts and (r["to_ms"] is None or ts < r["to_ms"]))
-                want = (_at(leaders[tp], ts), sorted(_at(isrs[tp], ts)))
-                assert (got["leader"], sorted(got["isr"])) == want, (name, tp, ts - start)
-                if want[0] != _at(leaders[tp], start):
-                    moved.add(tp)
-        # led by broker 1 (orders-0, then broker 2; pairs-0) or broker 2 (orders-1, pairs-1) when it stopped
+        assert not list((root / f"{name}-server" / "logs").rglob("state-change.log"))
+        # the logged period holds both returns; led by broker 1 (orders-0, then broker 2; pairs-0) or broker 2
+        # (orders-1, pairs-1) when it stopped
+        moved = equal_every_second(root, out, metas, name, min_span_ms=120_000)
         assert moved == {("orders", 0), ("orders", 1), ("pairs", 0), ("pairs", 1)}, name
+
+
+def equal_every_second(root, out, metas: dict, name: str, min_span_ms: int) -> set[tuple[str, int]]:
+    """Asserts that every partition of cluster NAME-server (its logs without state-change.log) has the simulator's
+    leader and ISR at every second of its logged period (at least ``min_span_ms``); returns the partitions whose
+    leader changed."""
+    server = f"{name}-server"
+    state = [r for r in pq.read_table(out / "analysis" / "partition_state").to_pylist() if r["cluster"] == server]
+    leaders = _by_topic(root / name / "telemetry" / "leaders", "leader")
+    isrs = _by_topic(root / name / "telemetry" / "isr", "isr")
+    start, end = metas[server]["start_ms"], metas[server]["end_ms"]
+    assert end - start >= min_span_ms, name
+    moved = set()
+    for tp in leaders:
+        mine = [r for r in state if (r["topic"], r["partition"]) == tp]
+        for ts in range(start + 1_000, end, 1_000):
+            got = next(r for r in mine if r["from_ms"] <= ts and (r["to_ms"] is None or ts < r["to_ms"]))
+            want = (_at(leaders[tp], ts), sorted(_at(isrs[tp], ts)))
+            assert (got["leader"], sorted(got["isr"])) == want, (name, tp, ts - start)
+            if want[0] != _at(leaders[tp], start):
+                moved.add(tp)
+    return moved
 
 
 def _by_topic(path, column: str) -> dict[tuple[str, int], tuple[list[int], list]]:

@@ -243,9 +243,9 @@ def elected_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame, assi
 # The elections of one partition's marks in time order, each from the leader in force: the leader its rows told
 # last, unless the election of an earlier mark came after that row (a row of the mark's own instant comes after its
 # election, and wins) and elected a leader (after none, the first ISR member back leads, ``first_isr_member_back``,
-# which comes later: the rows' leader stands for it, as it does for a partition with one replica). SQL text, not F.filter's Python lambda (``failures_before``); no assignment known: the ISR's
-# own order. A leader removed with no candidate left: -1 if its session ends, else (ZooKeeper's controlled
-# shutdown) no row, the leader kept.
+# which comes later: the rows' leader stands for it, as it does for a partition with one replica). SQL text, not
+# F.filter's Python lambda (``failures_before``); no assignment known: the ISR's own order. A leader removed with no
+# candidate left: -1 if its session ends, else (ZooKeeper's controlled shutdown) no row, the leader kept.
 _IN_FORCE = "IF(acc.at IS NULL OR m.told_at >= acc.at OR acc.leader = -1, m.leader_then, acc.leader)"
 _CANDIDATES = ("filter(coalesce(m.replicas_then, m.isr_then), "
                "r -> array_contains(array_except(m.isr_then, coalesce(m.out, m.removed)), r))")

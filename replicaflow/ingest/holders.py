@@ -305,7 +305,7 @@ def controllers_alone(events: DataFrame) -> DataFrame:
     named = F.col("broker").cast("string")
     controller = F.regexp_extract("message", _KRAFT_CONTROLLER, 1) == named
     broker = F.col("kind").isin(*BROKER_HOLDS) | (F.regexp_extract("message", _KRAFT_BROKER, 1) == named)
-    # a broker's session as the controller tells it (registered, unfenced, fenced, shut down): a broker's
+    # a node whose session the controller tells of (registered, unfenced, fenced, shut down) is a broker
     sessions = (events.where(F.col("kind").isin(*_SESSION_KINDS) & F.col("target_broker").isNotNull())
                 .select("cluster", F.col("target_broker").alias("broker")).distinct())
     return (events.where(F.col("broker").isNotNull()).groupBy("cluster", "broker")

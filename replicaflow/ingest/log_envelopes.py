@@ -77,8 +77,8 @@ SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}|\d{{4}}-\d{{2}
 # What a log pasted into Markdown (an issue, a wiki, a blog) puts before its lines: a quote's `> `, a list item's
 # `4. ` or `- `, inline code's backticks (a fence's glued to the first line; at the end, with a hard break's `\`
 # after it), and a code block's mark glued to a line's start or end (Jira's `{noformat}[2019-…`, a fence's ```` ``` ````
-# after the last). Taken off before a record
-# (with the envelopes and grep's file name below behind it) or a stack-trace line only. groups: the line
+# after the last). Taken off before a record (with the envelopes and grep's file name below behind it) or a
+# stack-trace line only. groups: the line
 PASTE = (r"^(?:>[ >]{0,8})?(?:\d{1,4}\.|[-*+])?\s{0,8}`{0,3}(?:\{(?:code|noformat|quote|panel)(?::[^{}]{0,200})?\})?"
          r"(.*?)(?:`{3}|`\\?|\{(?:code|noformat|quote|panel)\})?\s*$")
 PASTED = (r"^(?:(?:[A-Za-z0-9][\w.-]{0,127} *\| ?|\[pod/[^\s\[\]]{1,320}\] |"

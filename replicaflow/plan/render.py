@@ -27,11 +27,11 @@ NO_NEW_REPLICA = "no new replica: nothing to copy (the moves only reorder or dro
 EMPTY_MOVES = "every moved partition is empty in the --log-dirs output: the times below copy nothing"
 
 
-def _nothing_to_copy(cluster: ClusterModel, moves: list[Move], data: int) -> list[str]:
-    """Why a plan copies nothing, when it does: no replica added, no sizes given, or empty partitions."""
+def _nothing_to_copy(cluster: ClusterModel, moves: list[Move], new: int, data: int) -> list[str]:
+    """Why a plan copies nothing, when it does: no replica added (``new``), no sizes given, or empty partitions."""
     if not moves or data:
         return []
-    if not any(m.adding for m in moves):
+    if not new:
         return [NO_NEW_REPLICA]
     return [EMPTY_MOVES if cluster.size_bytes else NO_SIZES]
 
@@ -164,7 +164,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     new = sum(len(m.adding) for m in moves)
     out = [f"moves: {_count(len(moves), 'partition')}, {_count(new, 'new replica')}, "
            f"{format_bytes(data)} to copy",
-           *_nothing_to_copy(cluster, moves, data),
+           *_nothing_to_copy(cluster, moves, new, data),
            produce_line(cluster),
            f"headroom throttle: {format_rate(choice.headroom_bps)} (broker {choice.headroom_broker})",
            "", f"{'throttle':>10} {'takes':>10} {_other_name(kip542):>10} {'<minISR':>7}  bottleneck", "-" * 72]

@@ -27,7 +27,8 @@ tells more than nothing:
   partition epochs since the last line naming the ISR) names the ISR the controller elected it from: that ISR was in
   force just before it (``isr_before_unseen_changes``), not the stale one the logs last told;
 - a partition whose topic was deleted stops existing (``deleted_at``), whether or not a describe names it:
-  Kafka counts no partition of a topic being deleted as offline.
+  Kafka counts no partition of a topic being deleted as offline; so does one whose topic a new ZooKeeper
+  controller does not list (its data was wiped while the cluster was down, or the topic deleted unseen).
 """
 
 from __future__ import annotations
@@ -156,12 +157,42 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
     return out
 
 
-def topic_deletions(events: DataFrame) -> dict[tuple[str, str], tuple[int, ...]]:
-    """Per topic, the instants the controller logged its deletion done (ZooKeeper's TopicDeletionManager,
-    KRaft's RemoveTopicRecord replayed)."""
-    rows = (events.where((F.col("kind") == "topic_deleted") & F.col("topic").isNotNull())
-            .groupBy("cluster", "topic").agg(F.array_sort(F.collect_set("ts_ms")).alias("ts")).collect())
-    return {(r["cluster"], r["topic"]): tuple(r["ts"]) for r in rows}
+# KafkaController.initializeControllerContext's list (a Scala Set: topic names hold no parenthesis, comma or space)
+_LISTED_TOPICS = r"Current list of topics in the cluster: (?:Hash)?Set\(([^()]*)\)"
+
+
+@dataclass(frozen=True)
+class TopicEnds:
+    """Per topic, the instants the controller logged its deletion done (ZooKeeper's TopicDeletionManager, KRaft's
+    RemoveTopicRecord replayed); per cluster, each ZooKeeper controller's list of the topics it found at its start."""
+
+    deleted: dict[tuple[str, str], tuple[int, ...]]
+    listings: dict[str, tuple[tuple[int, frozenset[str]], ...]]
+
+    def of(self, cluster: str, topic: str, shown_ms: int | None = None) -> tuple[int, ...]:
+        """When ``topic`` stopped existing: its deletions, and each list of topics that left it out (a wiped cluster's
+        controller lists none of its old topics), but a list before ``shown_ms``, an instant a describe shows it."""
+        unlisted = [t for t, names in self.listings.get(cluster, ()) if topic not in names
+                    and (shown_ms is None or t > shown_ms)]
+        return (*self.deleted.get((cluster, topic), ()), *unlisted)
+
+
+def topic_deletions(events: DataFrame) -> TopicEnds:
+    """The lines that end a topic, from every cluster's events (few: collected in one job)."""
+    kind = F.col("kind")
+    rows = (events.where(((kind == "topic_deleted") & F.col("topic").isNotNull()) | (kind == "topics_listed"))
+            .select("cluster", "ts_ms", "kind", "topic", F.regexp_extract("message", _LISTED_TOPICS, 1).alias("names"))
+            .collect())
+    deleted: dict[tuple[str, str], list[int]] = {}
+    listings: dict[str, list[tuple[int, frozenset[str]]]] = {}
+    for r in rows:
+        if r["kind"] == "topic_deleted":
+            deleted.setdefault((r["cluster"], r["topic"]), []).append(r["ts_ms"])
+        else:
+            names = frozenset(n for n in r["names"].split(", ") if n)
+            listings.setdefault(r["cluster"], []).append((r["ts_ms"], names))
+    return TopicEnds({k: tuple(sorted(v)) for k, v in deleted.items()},
+                     {k: tuple(sorted(v, key=lambda x: x[0])) for k, v in listings.items()})
 
 
 def deleted_at(seen: Seen, topic_deleted: tuple[int, ...], replicas: tuple[int, ...]) -> int | None:

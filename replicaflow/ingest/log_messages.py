@@ -379,8 +379,8 @@ RULES: list[Rule] = [
     # LogManager.createAndValidateLogDirs (1.0+): at start-up, no configured directory could be created or read
     Rule("broker_halted", r"^Shutdown broker because none of the specified log dirs from (.+) can be created or "
          r"validated$", {"log_dir": 1}, state="at startup"),
-    # ReplicaManager.handleLogDirFailure 3.7+ (KRaft, JBOD): the metadata log's directory, a directory in ZooKeeper
-    # migration mode, a directory without a UUID; each then Exit.halt
+    # ReplicaManager.handleLogDirFailure 3.7+ (KRaft, JBOD): the metadata log's dir, a dir in migration mode, or one
+    # without a UUID; each then Exit.halt
     Rule("broker_halted", r"^Shutdown broker because the metadata log dir (\S+) has failed$", {"log_dir": 1}),
     Rule("broker_halted", r"^Shutdown broker because some log directory has failed during migration mode: (\S+)$",
          {"log_dir": 1}),
@@ -420,8 +420,7 @@ RULES: list[Rule] = [
     Rule("reassignment_started", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
          rf"replicas={_L}, addingReplicas={_L}, removingReplicas=(,*\d[\d,]*)\)$",
          {"tp": 1, "replicas": 2, "adding": 3, "removing": 4}),
-    # the target replicas as the request's Scala collection prints: an ArrayBuffer (the Admin API and the znode), a
-    # List (a reassignment the controller read back after a fail-over)
+    # the target replicas as a Scala collection: ArrayBuffer (the Admin API, the znode), List (read back at a fail-over)
     Rule("reassignment_caught_up", rf"^Target replicas \w{{1,32}}\({_LS}\) have all caught up with the leader for "
          rf"reassigning partition {_TP}$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_completed", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
@@ -444,9 +443,8 @@ RULES: list[Rule] = [
     Rule("alter_partition_rejected", r"^Rejecting (?:AlterPartition|alterIsr) request from node (\d+) for (\S+-\d+) "
          r"because (?:the current partition epoch is (\d+), not \d+|.*)\.$",
          {"target_broker": 1, "tp": 2, "partition_epoch": 3}),
-    # KafkaController.onBrokerFailure (ZooKeeper controller, 0.8-3.x): brokers whose registration left ZooKeeper (their
-    # session expired: dead, or cut off), and from 2.2 brokers that came back with a new epoch (bounced); the controller
-    # then moves their leaderships and takes them out of the ISRs. A row per broker listed (target_broker)
+    # KafkaController.onBrokerFailure (ZooKeeper, 0.8-3.x): brokers whose session expired (dead, cut off; 2.2+ also back
+    # with a new epoch), whose leaderships and ISR seats the controller then takes. A row per broker (target_broker)
     Rule("broker_failed", r"^Broker failure callback for ([\d,]+)$", {}, explode="list"),
     # KafkaController.onBrokerStartup (ZooKeeper controller, 0.8-3.x): brokers whose registration appeared in
     # ZooKeeper (started, or from 2.2 back with a new epoch right after their failure callback); and the live brokers
@@ -474,6 +472,9 @@ RULES: list[Rule] = [
     # 0.8+; `[Controller N]: ` before 1.0, `[Controller id=N] ` from 1.0): it moves the broker's leaderships away
     Rule("controlled_shutdown", r"^Shutting down broker (\d+)$", {"target_broker": 1}, state="requested",
          ident=_CONTROLLER_IDENT),
+    # KafkaController.initializeControllerContext (ZooKeeper, 0.8-3.x): every topic a new controller finds in ZooKeeper;
+    # one it does not list no longer exists (deleted, or the cluster's data wiped while it was down)
+    Rule("topics_listed", r"^Current list of topics in the cluster: (?:Hash)?Set\([^()]*\)$", ident=_CONTROLLER_IDENT),
     Rule("broker_exit", r"^Exiting Kafka.*$"),
     # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): (?:The size of the current "
@@ -494,7 +495,6 @@ RULES: list[Rule] = [
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
 ]
 
-# Both ISRs of a Shrinking/Expanding line (the rules above keep the second). 0.10 names the partition again:
-# `[t,p]` when shrinking, `t-p` when expanding. Character classes only (no repeated group): Java's regex
-# recurses per repetition of a group, and a hostile line is 1 MiB long.
+# Both ISRs of a Shrinking/Expanding line (the rules above keep the second). 0.10 names the partition again: `[t,p]`
+# when shrinking, `t-p` when expanding. Character classes only (no repeated group: a hostile line is 1 MiB long).
 FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition (?:\[[^\[\]]+\]|\S+-\d+) )?from ([\d,]+) to ([\d,]+)"

@@ -350,7 +350,8 @@ def _histories(events: DataFrame, clusters: dict[str, _Cluster], seen: dict[tupl
                 hist = [(c.start_ms, replay.Assignment(s.holders))]
             else:
                 hist = replay.history(None, c.anchor_ms, moves.get(key, []), c.start_ms)
-            end = deleted_at(s or Seen(), deleted.get(key[:2], ()), hist[-1][1].replicas) if hist else None
+            gone = deleted.of(name, key[1], c.anchor_ms if p is not None else None)
+            end = deleted_at(s or Seen(), gone, hist[-1][1].replicas) if hist else None
             if end is not None and end >= hist[-1][0]:
                 hist = [*hist, (end, replay.Assignment(()))]  # no replica: the partition no longer exists
             if hist:

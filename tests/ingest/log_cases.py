@@ -226,6 +226,16 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     # ReplicationControlManager.replay(RemoveTopicRecord) from 3.6 (`Removed topic t with ID x.` before)
     (T + "INFO [QuorumController id=1] Replayed RemoveTopicRecord for topic gone with ID AAAAAAAAAAAAAAAAAAAAAA. "
      "(org.apache.kafka.controller.ReplicationControlManager)", {"kind": "topic_deleted", "topic": "gone"}),
+    # KafkaController.initializeControllerContext (ZooKeeper, 0.8-3.x): the topics a new controller finds; a topic it
+    # leaves out ends there (holders.TopicEnds). `[Controller N]: ` before 1.0; Scala 2.13's `HashSet(` past four
+    ("[2015-03-05 11:20:07,103] INFO [Controller 1]: Current list of topics in the cluster: Set(rsvps) "
+     "(kafka.controller.KafkaController)", {"kind": "topics_listed", "broker": 1, "topic": None}),
+    (T + "INFO [Controller id=0] Current list of topics in the cluster: HashSet(a, b.c, d_e, f-g, __consumer_offsets) "
+     "(kafka.controller.KafkaController)", {"kind": "topics_listed", "broker": 0}),
+    (T + "INFO [Controller id=0] Current list of topics in the cluster: Set() (kafka.controller.KafkaController)",
+     {"kind": "topics_listed", "broker": 0}),
+    # not the controller's own (no logIdent): no event
+    (T + "INFO Current list of topics in the cluster: Set(a) (kafka.controller.KafkaController)", None),
     # ReplicationControlManager (KRaft controller; `alterIsr` in 3.0-3.1): a proposed ISR refused, for any reason
     (T + "ERROR [QuorumController id=1] Rejecting alterIsr request from node 2 for t-0 because it specified an invalid "
      "ISR [3]. (org.apache.kafka.controller.ReplicationControlManager)",

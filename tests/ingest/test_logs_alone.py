@@ -184,7 +184,7 @@ def test_seen_replicas_anchor_on_a_partition_record_and_leave_reassignment_targe
     (tmp_path / "mixed.log").write_text(KRAFT_AND_MOVES)
     events = read_logs(spark, str(tmp_path), cluster="c")["log_events"]
     seen = seen_replicas(events)
-    assert topic_deletions(events) == {("c", "events"): (1779888768000,)}  # ReplicationControlManager.replay
+    assert topic_deletions(events).deleted == {("c", "events"): (1779888768000,)}  # ReplicationControlManager.replay
     assert set(seen) == {("c", "events", 0), ("c", "events", 1)}
     assert seen[("c", "events", 0)].wholes == (Whole(1779888765000, Assignment((2, 3)), 0),)  # node 0's record
     assert seen[("c", "events", 0)].holders == (2, 3)

@@ -11,6 +11,8 @@ refused with one sentence naming the table and the first offending row (docs/pip
 - no null key, partition or broker (a null topic was silently left out of the analysis), and no
   negative partition or broker id;
 - no row outside the meta's ``start_ms..end_ms`` (its changes were reported as incidents the telemetry never saw);
+- no leader or replica that is no broker of the cluster, no row of a topic ``_meta.json`` does not list or past
+  its partition count, where the meta lists them (``references.py``);
 - no duplicated key: a change log has one row per ``seq``, a sample one row per what it samples
   (a duplicated traffic row would double the bytes meters);
 - not empty, unless asked (an empty directory would give a healthy-looking all-zero report).
@@ -35,7 +37,7 @@ from replicaflow.errors import ReplicaflowError, quote, show, utf8_path
 from replicaflow.model import election
 from replicaflow.model.units import INT32_MAX, format_ts_ms
 from replicaflow.model.version import KafkaVersion
-from replicaflow.telemetry import io
+from replicaflow.telemetry import io, references
 from replicaflow.telemetry.keys import column_statistics, first_duplicate
 from replicaflow.telemetry.schema import TELEMETRY
 
@@ -348,9 +350,10 @@ def _refuse_outside_span(file: Path, md: pq.FileMetaData, name: str, start_ms: i
                                    f"{_instant(bound)} in _meta.json; the telemetry must span every row")
 
 
-def check_rows(name: str, files: Sequence[Path], meta: dict) -> int:
-    """Rows of one table belong to the meta's cluster, lie within its start_ms..end_ms and have no duplicated key;
-    returns the row count."""
+def check_rows(name: str, files: Sequence[Path], meta: dict, known: references.Known | None = None) -> int:
+    """Rows of one table belong to the meta's cluster, lie within its start_ms..end_ms, name only the brokers,
+    topics and partitions ``known`` lists, and have no duplicated key; returns the row count."""
+    watch = references.watch(name, KEYS[name], known)
     cluster = meta["cluster"]
     rows = 0
     for file in files:
@@ -367,14 +370,19 @@ def check_rows(name: str, files: Sequence[Path], meta: dict) -> int:
             _refuse_negative(file, md, name)
             _refuse_repeated_brokers(file, name)
             _refuse_outside_span(file, md, name, meta["start_ms"], meta["end_ms"])
+            references.refuse_strangers(file, name, known, topics=watch is None)
     try:
-        found = first_duplicate(files, KEYS[name])
+        found = first_duplicate(files, KEYS[name], watch)
     except (OSError, pa.ArrowException) as exc:
         for file in files:  # which one: each read alone
             with _readable(file):
                 pq.read_table(file, columns=list(KEYS[name]))
         raise ReplicaflowError(f"{files[0].parent}: the Parquet files of {name} are not readable "
                                f"({_arrow_reason(exc)})") from None
+    if watch is not None and watch.suspect:  # a batch may hold a stranger: which row, if any
+        for file in files:
+            with _readable(file):
+                references.refuse_strangers(file, name, known)
     if found:
         first, count = found
         raise ReplicaflowError(f"{files[0].parent}: {name} has {count} rows with "
@@ -402,17 +410,20 @@ def check_telemetry(dirs: Sequence[Path], allow_empty: bool = False) -> list[Che
             raise ReplicaflowError(f"{root}: cluster name '{meta['cluster']}' is also used by {seen[meta['cluster']]}; "
                                    "clusters analyzed together need distinct names")
         seen[meta["cluster"]] = root
-        found.append((root, meta, {name: check_table(root, name) for name in TELEMETRY}))
+        tables = {name: check_table(root, name) for name in TELEMETRY}
+        with _readable(tables["brokers"][0]):
+            known = references.known_of(meta, tables["brokers"][1])
+        found.append((root, meta, tables, known))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="replicaflow-check") as pool:
-        counted = [[pool.submit(check_rows, name, files, meta) for name, (_, files) in tables.items()]
-                   for _, meta, tables in found]
+        counted = [[pool.submit(check_rows, name, files, meta, known) for name, (_, files) in tables.items()]
+                   for _, meta, tables, known in found]
         try:
             rows = [sum(f.result() for f in futures) for futures in counted]
         except BaseException:
             pool.shutdown(cancel_futures=True)
             raise
     out: list[Checked] = []
-    for (root, meta, tables), n in zip(found, rows, strict=True):
+    for (root, meta, tables, _), n in zip(found, rows, strict=True):
         if n == 0 and not allow_empty:
             raise ReplicaflowError(f"{root / 'telemetry'}: every table is empty; an analysis of it would report a "
                                    "healthy cluster that was never observed (--allow-empty to analyze it anyway)")

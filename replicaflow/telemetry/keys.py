@@ -14,7 +14,7 @@ what our writers produce.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -31,20 +31,26 @@ PARALLEL_MIN_ROWS = 1 << 23  # below, one thread: the slices' threads would cost
 SLICES = os.cpu_count() or 1
 MAX_RUN = 16  # longer runs of equal leading key columns are sorted instead of compared pairwise
 _RADIX_LIMIT = 1 << 62
+Seen = Callable[[pa.RecordBatch], None]
 
 
 class _Unordered(Exception):
     """The rows are not in ``ts_ms`` order: only a whole-table grouping can find a duplicate."""
 
 
-def first_duplicate(files: Sequence[Path], keys: tuple[str, ...]) -> tuple[dict, int] | None:
-    """The first duplicated key of the table in ``files`` (its values, and how many rows hold it), or None."""
+def first_duplicate(files: Sequence[Path], keys: tuple[str, ...], each: Seen | None = None) -> tuple[dict, int] | None:
+    """The first duplicated key of the table in ``files`` (its values, and how many rows hold it), or None.
+    ``each`` sees every row's key columns, in batches (some rows twice), for checks that ride on this read
+    (``references.Watch``)."""
     if keys[0] == "ts_ms" and len(keys) > 1:
         try:
-            return _in_batches(files, keys)
+            return _in_batches(files, keys, each)
         except _Unordered:
             pass
     table = pq.read_table(list(map(str, files)), columns=list(keys))
+    if each is not None:
+        for batch in table.to_batches():
+            each(batch)
     return _grouped(table, keys)
 
 
@@ -164,7 +170,7 @@ def _slice_rows(part: _Slice, keys: tuple[str, ...]) -> Iterator[pa.RecordBatch]
                 break
 
 
-def _in_batches(files: Sequence[Path], keys: tuple[str, ...]) -> tuple[dict, int] | None:
+def _in_batches(files: Sequence[Path], keys: tuple[str, ...], each: Seen | None = None) -> tuple[dict, int] | None:
     """The batched search, in slices of row groups checked side by side on every core from
     ``PARALLEL_MIN_ROWS`` rows (Arrow and NumPy release the GIL: 8 h of the benchmark's replica_offsets,
     144 M rows in one file, took 2.9 s on one thread and 1.5 s in two slices on 2 cores).
@@ -174,13 +180,13 @@ def _in_batches(files: Sequence[Path], keys: tuple[str, ...]) -> tuple[dict, int
     parts = SLICES if sum(g.rows for g in groups) >= PARALLEL_MIN_ROWS else 1
     slices = _slices(groups, parts) if groups else []
     if len(slices) <= 1:
-        return _in_slice(slices[0], keys) if slices else None
+        return _in_slice(slices[0], keys, each) if slices else None
     with ThreadPoolExecutor(max_workers=len(slices), thread_name_prefix="replicaflow-keys") as pool:
-        found = list(pool.map(partial(_in_slice, keys=keys), slices))
+        found = list(pool.map(partial(_in_slice, keys=keys, each=each), slices))
     return next((f for f in found if f), None)
 
 
-def _in_slice(part: _Slice, keys: tuple[str, ...]) -> tuple[dict, int] | None:
+def _in_slice(part: _Slice, keys: tuple[str, ...], each: Seen | None = None) -> tuple[dict, int] | None:
     carry: pa.Table | None = None
     last_ts = part.before_ts
     found = None
@@ -191,6 +197,8 @@ def _in_slice(part: _Slice, keys: tuple[str, ...]) -> tuple[dict, int] | None:
         if (last_ts is not None and ts[0] < last_ts) or bool((ts[1:] < ts[:-1]).any()):
             raise _Unordered
         last_ts = ts[-1]
+        if each is not None:
+            each(batch)
         if found:
             continue
         table = pa.Table.from_batches([batch])

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.telemetry import checks
+from replicaflow.telemetry import checks, references
 from replicaflow.telemetry.checks import check_telemetry
 from tests.pipeline.tele import Tele
 
@@ -206,10 +206,10 @@ def test_the_first_bad_table_in_order_is_reported_whichever_thread_finds_it(tmp_
     _table(b, "traffic", _duplicate_first_row)
     check_rows = checks.check_rows
 
-    def slow_first(name, files, meta):
+    def slow_first(name, files, meta, *known):
         if meta["cluster"] == "c1":
             time.sleep(0.3)
-        return check_rows(name, files, meta)
+        return check_rows(name, files, meta, *known)
 
     monkeypatch.setattr(checks, "check_rows", slow_first)
     with pytest.raises(ReplicaflowError) as info:
@@ -228,3 +228,84 @@ def test_a_json_number_is_an_int_or_finite_float_in_range(value, low, high, expe
     """The one number check of the JSON files replicaflow reads (_meta.json's counts, _summary.json's headline):
     a bool is no number although Python's ``True`` is an int, and NaN/Infinity (which json.loads accepts) none."""
     assert checks.is_number(value, low, high) is expected
+
+
+def _listed(d: Path, topics: list[dict] | None = None, brokers: list[int] | None = None) -> None:
+    """The meta of ``tiny`` made to list the cluster as the simulator's does (``tiny`` lists nothing)."""
+    _meta(d, topics=[{"name": "a", "partitions": 2, "replication_factor": 1}] if topics is None else topics,
+          brokers=[1] if brokers is None else brokers)
+
+
+STRANGERS = [
+    # a leader id is a broker of the cluster or -1 (LeaderAndIsr.NoLeader): leader 99 of a three-broker cluster was
+    # analyzed with exit 0 as a partition that had a leader
+    ("a leader that is no broker", lambda d: _table(d, "leaders", _first("leader", 99)),
+     "leaders/part-0.parquet: row 0 of leaders has leader 99, neither -1 (no leader) nor a broker of the cluster "
+     "([1], from _meta.json's brokers and the brokers table)"),
+    # a replica lives on a broker of the cluster: the reassignment tool refuses a broker it does not know
+    ("a replica on no broker", lambda d: _table(d, "assignments", _first("replicas", [1, 7])),
+     "assignments/part-0.parquet: row 0 of assignments names broker 7 in replicas, [1, 7], which is not a broker "
+     "of the cluster ([1], from _meta.json's brokers and the brokers table)"),
+    ("an adding replica on no broker", lambda d: _table(d, "assignments", _first("adding", [5])),
+     "row 0 of assignments names broker 5 in adding, [5], which is not a broker of the cluster"),
+    # rows of a topic the cluster never had got incidents of their own
+    ("a topic the meta does not list", lambda d: _table(d, "isr", _first("topic", "ghost")),
+     "isr/part-0.parquet: row 0 of isr is of topic 'ghost', which _meta.json's topics do not list (['a']); the "
+     "telemetry's rows are of the cluster's topics"),
+    ("a sample of a topic the meta does not list", lambda d: _table(d, "replica_offsets", _first("topic", "ghost")),
+     "replica_offsets/part-0.parquet: row 0 of replica_offsets is of topic 'ghost'"),
+    # a topic's partitions are numbered 0 to partitions - 1
+    ("a partition past the topic's count", lambda d: _table(d, "leaders", _first("partition", 2)),
+     "leaders/part-0.parquet: row 0 of leaders has partition 2 of topic 'a', which has 2 partitions in _meta.json "
+     "(0 to 1)"),
+    ("a sample past the topic's count", lambda d: _table(d, "replica_offsets", _first("partition", 5)),
+     "row 0 of replica_offsets has partition 5 of topic 'a', which has 2 partitions in _meta.json (0 to 1)"),
+]
+
+
+@pytest.mark.parametrize(("what", "mutate", "sentence"), STRANGERS, ids=[s[0] for s in STRANGERS])
+def test_a_row_naming_what_the_cluster_lacks_is_refused(tmp_path, what, mutate, sentence):
+    """Where _meta.json lists the cluster's brokers and topics (the simulator's does), a row naming a broker, a
+    topic or a partition number the cluster does not have is refused with its file and row, before Spark."""
+    d = tiny(tmp_path / "t")
+    _listed(d)
+    check_telemetry([d])
+    mutate(d)
+    with pytest.raises(ReplicaflowError) as info:
+        check_telemetry([d])
+    assert sentence in str(info.value), str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_what_the_meta_does_not_promise_is_not_checked(tmp_path):
+    """The log rebuild's meta lists no topics or brokers, a topic may be listed without its partition count, and
+    a broker the brokers table names is one of the cluster: none of these refuses a row."""
+    d = tiny(tmp_path / "t")
+    _table(d, "leaders", _first("leader", 99))
+    _table(d, "isr", _first("topic", "ghost"))
+    check_telemetry([d])  # tiny's meta lists no broker and no topic
+    d = tiny(tmp_path / "u", "c2")
+    _listed(d, topics=[{"name": "a"}], brokers=[2])
+    _table(d, "replica_offsets", _first("partition", 70))
+    _table(d, "leaders", _first("leader", -1))
+    check_telemetry([d])  # a's count unknown; broker 1 is in the brokers table; -1 is no leader
+
+
+def test_a_suspect_dictionary_is_not_a_refusal(tmp_path, monkeypatch):
+    """A sample table is watched through the dictionaries of the batches the duplicate search reads; a dictionary
+    value no row holds only makes the rows be read again, and passes."""
+    d = tiny(tmp_path / "t")
+    _listed(d)
+    path = next((d / "telemetry" / "replica_offsets").glob("*.parquet"))
+    t = pq.read_table(path)
+    i = t.schema.get_field_index("topic")
+    unused = pa.DictionaryArray.from_arrays(pa.array([0] * t.num_rows, pa.int32()), pa.array(["a", "ghost"]))
+    pq.write_table(t.set_column(i, pa.field("topic", unused.type), unused), path, store_schema=False)
+    assert "ghost" in pq.read_table(path, read_dictionary=["topic"])["topic"].chunk(0).dictionary.to_pylist()
+    read_again = []
+    refuse = references.refuse_strangers
+    monkeypatch.setattr(references, "refuse_strangers",
+                        lambda file, name, known, topics=True: read_again.append((name, topics)) or refuse(
+                            file, name, known, topics))
+    assert check_telemetry([d])[0].rows > 0
+    assert ("replica_offsets", True) in read_again

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.units import parse_duration_ms, parse_id, parse_rate_bps
-from replicaflow.model.version import KafkaVersion
+from replicaflow.model.version import KafkaVersion, unreleased_patch
 from replicaflow.plan.build import (
     batches_of,
     beyond_horizon,
@@ -106,6 +106,8 @@ def prepare(a: PlanArgs) -> Prepared:
     if a.racks is not None:
         cluster.racks = _racks(a.racks, cluster.brokers)
     if a.version is not None:
+        if (problem := unreleased_patch(a.version)) is not None:
+            raise ReplicaflowError(f"--version: {problem}")
         try:
             cluster.version = str(KafkaVersion.parse(a.version))
         except ReplicaflowError as exc:

@@ -12,12 +12,44 @@ from replicaflow.errors import ReplicaflowError
 _VERSION_RE = re.compile(r"^\s*([0-9]{1,9})\.([0-9]{1,9})(?:\.([0-9]{1,9}))?(?:\.([0-9]{1,9}))?\s*$")
 _OLDEST = (0, 8, 0)
 _NEWEST_MAJOR = 4
-# The last minor of each finished release line (Apache Kafka's release history): 2.9 or 3.10 never
-# existed, so a file naming one is a typo (often YAML reading `3.10` as the number 3.1) — refused.
-_LAST_MINOR = {(0,): 11, (1,): 1, (2,): 8, (3,): 9}
-# Before 1.0 the third part played that role (0.10.2.1 is bug fix 1 of 0.10.2): 0.8.3, 0.9.1, 0.10.3 and 0.11.1
-# were never released either.
-_LAST_PRE_1_0 = {8: 2, 9: 0, 10: 2, 11: 0}
+# Apache Kafka's releases (its release history; the git tags of apache/kafka up to 3.8.0): each line, a minor
+# from 1.0 and three parts before (0.10.2.1 is bug fix 1 of 0.10.2), with its last bug-fix release: 3.7.0 to
+# 3.7.2, 0.10.2.0 to 0.10.2.2, 0.8.1 and 0.8.1.1. The one home of which releases exist: the bounds below are
+# read from it.
+RELEASES: dict[tuple[int, ...], int] = {
+    (0, 8, 0): 0, (0, 8, 1): 1, (0, 8, 2): 2, (0, 9, 0): 1, (0, 10, 0): 1, (0, 10, 1): 1, (0, 10, 2): 2,
+    (0, 11, 0): 3, (1, 0): 2, (1, 1): 1, (2, 0): 1, (2, 1): 1, (2, 2): 2, (2, 3): 1, (2, 4): 1, (2, 5): 1,
+    (2, 6): 3, (2, 7): 2, (2, 8): 2, (3, 0): 2, (3, 1): 2, (3, 2): 3, (3, 3): 2, (3, 4): 1, (3, 5): 2,
+    (3, 6): 2, (3, 7): 2, (3, 8): 1, (3, 9): 1, (4, 0): 1, (4, 1): 1,
+}
+# The last minor of each finished major: 2.9 or 3.10 never existed, so a file naming one is a typo (often YAML
+# reading `3.10` as the number 3.1) — refused. The newest major is still open (4.2 may come).
+_LAST_MINOR = {(m,): max(line[1] for line in RELEASES if line[0] == m)
+               for m in {line[0] for line in RELEASES} if m != _NEWEST_MAJOR}
+# Before 1.0 the third part played that role: 0.8.3, 0.9.1, 0.10.3 and 0.11.1 were never released either.
+_LAST_PRE_1_0 = {line[1]: max(other[2] for other in RELEASES if other[:2] == line[:2])
+                 for line in RELEASES if line[0] == 0}
+
+
+def unreleased_patch(text: str) -> str | None:
+    """Why ``text``, a release as a scenario names it, is a bug-fix release its line never had (``3.7.99``,
+    ``0.10.2.7``), listing the line's releases; None when it is one, names no bug fix (``3.7``), or its line is
+    not in :data:`RELEASES` (``KafkaVersion.parse`` judges those). Only for releases a person wrote: a broker's
+    log prints its own build's number (``printed_release``), which this table need not know."""
+    m = _VERSION_RE.match(str(text))
+    if not m:
+        return None
+    parts = tuple(int(g) for g in m.groups() if g is not None)
+    width = 3 if parts[0] == 0 else 2
+    last = RELEASES.get(parts[:width])
+    if len(parts) <= width or last is None or parts[width] <= last:
+        return None
+    line = ".".join(map(str, parts[:width]))
+    names = [line if width == 3 and parts[:width] < (0, 8, 2) and p == 0 else f"{line}.{p}" for p in range(last + 1)]
+    found = f"found '{str(text).strip()}', which was never released"
+    if len(names) == 1:
+        return f"Kafka {line}'s only release was {names[0]}, {found}"
+    return f"Kafka {line}'s releases were {', '.join(names[:-1])} and {names[-1]}, {found}"
 
 
 # Confluent Platform's builds print their own number with `-ccs` or `-ce` (7.3.5-ccs is Apache Kafka 3.3): the Kafka

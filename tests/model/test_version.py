@@ -4,7 +4,14 @@ import pytest
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.metrics import PARTITION_GAUGES, available, broker_metrics_for
-from replicaflow.model.version import KafkaVersion
+from replicaflow.model.version import (
+    _LAST_MINOR,
+    _LAST_PRE_1_0,
+    RELEASES,
+    KafkaVersion,
+    printed_release,
+    unreleased_patch,
+)
 
 V = KafkaVersion.parse
 
@@ -147,3 +154,24 @@ def test_log_family_across_1_0(before, first):
     `s"[Partition $topicPartition broker=$localBrokerId] "` at 1.0.0."""
     assert V(before).log_family == "0.10" and V(first).log_family == "1.0"
     assert V("2.7").alter_partition and not V("2.6").alter_partition
+
+
+def test_the_release_table_is_the_one_home_of_which_releases_exist():
+    """The last minor of each finished major and the last line of each 0.x minor are read from RELEASES, so a
+    release added there moves them; every bug-fix release it lists parses, the next one is refused by the
+    scenario check only (``unreleased_patch``)."""
+    assert _LAST_MINOR == {(0,): 11, (1,): 1, (2,): 8, (3,): 9}
+    assert _LAST_PRE_1_0 == {8: 2, 9: 0, 10: 2, 11: 0}
+    for line, last in RELEASES.items():
+        for patch in range(last + 1):
+            text = ".".join(map(str, (*line, patch)))
+            assert unreleased_patch(text) is None and KafkaVersion.parse(text).release[:2] == line[:2], text
+        assert unreleased_patch(".".join(map(str, (*line, last + 1)))) is not None
+    assert unreleased_patch("3.7") is None and unreleased_patch("4.2.7") is None  # no bug fix; a line not yet out
+
+
+def test_a_broker_prints_releases_the_table_does_not_know():
+    """A broker's `Kafka version:` line is its build's number (a release after this table, Confluent's
+    7.3.5-ccs): read as its line, never refused by the scenario's bug-fix check."""
+    assert printed_release("3.9.1") == "3.9.1" and printed_release("3.7.5") == "3.7.5"
+    assert printed_release("7.3.5-ccs") == "3.3"

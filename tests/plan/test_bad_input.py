@@ -204,6 +204,9 @@ def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(
 @pytest.mark.parametrize(("extra", "sentence"), [
     (["--deadline", "0s"], "--deadline: expected a positive duration like '2h', found '0s'"),
     (["--version", "9.9"], "--version: supported releases are 0.8 to 4.x, found '9.9'"),
+    # a bug fix its line never had (3.7 ended with 3.7.2): planned on as 3.7.99 with exit 0
+    (["--version", "3.7.99"], "--version: Kafka 3.7's releases were 3.7.0, 3.7.1 and 3.7.2, found '3.7.99', which "
+                              "was never released"),
     # releases without KIP-73: each candidate simulated a throttle that --execute cannot set there, and the plan
     # recommended one with its `--throttle` command
     (["--version", "0.10.0"], "--version: plan compares replication throttles, which Kafka has from 0.10.1 "

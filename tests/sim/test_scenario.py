@@ -13,6 +13,7 @@ import yaml
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.assignment import assign_replicas
+from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.runner import simulate
 from replicaflow.sim.scenario import (
     DEFAULT_START_MS,
@@ -331,6 +332,11 @@ BAD = [
     (_set("cluster/min_insync_replicas", 0), "cluster.min_insync_replicas: expected greater than or equal to 1"),
     (_set("topics/0/partitions", 0), "topics[0].partitions: expected greater than or equal to 1"),
     (_set("kafka/version", "5.0"), "kafka.version: supported releases are 0.8 to 4.x, found '5.0'"),
+    # a bug-fix release its line never had (apache/kafka's tags: 3.7.0 to 3.7.2; 0.10.2.0 to 0.10.2.2)
+    (_set("kafka/version", "3.7.99"), "kafka.version: Kafka 3.7's releases were 3.7.0, 3.7.1 and 3.7.2, found "
+                                      "'3.7.99', which was never released"),
+    (_set("kafka/version", "0.10.2.3"), "kafka.version: Kafka 0.10.2's releases were 0.10.2.0, 0.10.2.1 and "
+                                        "0.10.2.2, found '0.10.2.3'"),
     (_set("kafka/num_replica_fetchers", 0), "kafka.num_replica_fetchers: expected greater than or equal to 1"),
     # brokers × other brokers × num.replica.fetchers fetcher threads: at the default 1 the brokers are the cause
     (_set("cluster/brokers", [{"id": i} for i in range(1, 1002)]),
@@ -479,3 +485,20 @@ def test_a_failed_follower_may_be_a_replica_a_reassignment_added_before(tmp_path
     scenario = parse_scenario(data, tmp_path, "scenario.yaml")
     assert [(e.at_ms, e.broker) for e in scenario.events if e.kind == "fail_partition"] == [(180_000, 4),
                                                                                           (720_000, 5)]
+
+
+def test_a_bug_fix_release_that_never_existed_names_the_yaml_line(tmp_path: Path):
+    """Kafka 3.7's line ended with 3.7.2: `version: "3.7.99"` is a typo, refused with its line and the line's
+    releases, as `3.10` is; a release written without its bug fix (3.7) and every real one are accepted."""
+    path = tmp_path / "s.yaml"
+    text = ("duration: 1m\nkafka:\n  version: '{}'\ncluster: {{brokers: 1}}\n"
+            "topics: [{{name: t, partitions: 1, replication_factor: 1}}]\n")
+    path.write_text(text.format("3.7.99"))
+    with pytest.raises(ReplicaflowError) as info:
+        load_scenario(path)
+    assert str(info.value) == (f"{path}:3: kafka.version: Kafka 3.7's releases were 3.7.0, 3.7.1 and 3.7.2, found "
+                               "'3.7.99', which was never released")
+    for version in ("3.7", "3.7.2", "0.8.1.1", "0.11.0.3", "2.6.3", "4.1.1"):
+        path.write_text(text.format(version))
+        assert load_scenario(path).kafka.version == str(KafkaVersion.parse(version))
+

@@ -12,7 +12,7 @@ from replicaflow.model import election
 from replicaflow.model.fetcher import FETCH_ERRORS
 from replicaflow.model.produce import DEFAULT_BATCH_SIZE_BYTES
 from replicaflow.model.units import INT32_MAX
-from replicaflow.model.version import KafkaVersion
+from replicaflow.model.version import KafkaVersion, unreleased_patch
 from replicaflow.sim.scenario.fields import (
     DEFAULT_START_MS,
     BrokerId,
@@ -94,6 +94,9 @@ class KafkaSpec(FrozenModel):
     def _version(cls, value):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise ValueError(f"expected a Kafka release like '3.7', found {show(value)}")
+        problem = unreleased_patch(str(value))  # a bug fix its line never had: 3.7.99
+        if problem is not None:
+            raise ValueError(problem)
         try:
             return str(KafkaVersion.parse(str(value)))
         except ReplicaflowError as exc:

@@ -12,7 +12,7 @@ Everything is dispatched through the explicit ``handlers`` table ``{kind: handle
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 TIMER, EVENT = 0, 1  # at one tick boundary, timers before events
 
@@ -37,10 +37,15 @@ class Clock:
             raise ValueError(f"no handler for '{kind}' (handlers: {', '.join(sorted(self.handlers))})")
         heapq.heappush(self._heap, (self.boundary(at_ms), group, at_ms, order, kind, args))
 
-    def add_events(self, events: Iterable, source: str) -> None:
-        """Scenario events (``event.at_ms`` after the start); a handler gets ``(now, event, where)``."""
+    def add_events(self, events: Iterable, source: str, places: Sequence[str] = ()) -> None:
+        """Scenario events (``event.at_ms`` after the start); a handler gets ``(now, event, where)``: ``places[i]``
+        (the file, line and field path of the loader's ``Scenario.event_places``) when given for every event, else
+        ``source`` and the event's index."""
+        events = list(events)
+        whole = len(places) == len(events)
         for i, event in enumerate(events):
-            self._push(self.start_ms + event.at_ms, EVENT, i, event.kind, (event, f"{source}: events[{i}].{event.kind}"))
+            where = places[i] if whole else f"{source}: events[{i}].{event.kind}"
+            self._push(self.start_ms + event.at_ms, EVENT, i, event.kind, (event, where))
 
     def schedule(self, at_ms: int, kind: str, *args) -> None:
         """A timer; its handler gets ``(at_ms, *args)``."""

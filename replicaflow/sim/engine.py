@@ -75,7 +75,7 @@ class Engine:
             LEADER_REBALANCE: self.controller.leader_rebalance,
             RESTORE_NETWORK: self.faults.restore_network,
         })
-        self.clock.add_events(scenario.events, scenario.source)
+        self.clock.add_events(scenario.events, scenario.source, scenario.event_places)
 
     # ------------------------------------------------------------------ kafka-reassign-partitions
     def _reassign(self, now: int, event, where: str) -> None:

@@ -502,3 +502,17 @@ def test_a_bug_fix_release_that_never_existed_names_the_yaml_line(tmp_path: Path
         path.write_text(text.format(version))
         assert load_scenario(path).kafka.version == str(KafkaVersion.parse(version))
 
+
+def test_a_fail_partition_refused_when_it_comes_names_its_yaml_line(tmp_path: Path):
+    """Whether a fail_partition's broker is a follower depends on the run (a leader cannot fail to fetch from
+    itself, docs/semantics.md §4), so it is refused when the event comes: the sentence names the event's line and
+    its place in the file, as the loader's problems do, not its place in time order (events[0] was the
+    broker_down written above it) and no line."""
+    path = tmp_path / "s.yaml"
+    path.write_text("duration: 10s\nkafka: {version: '2.3'}\ncluster: {brokers: 2}\n"
+                    "topics: [{name: t, partitions: 1, replication_factor: 2, assignment: [[1, 2]]}]\n"
+                    "events:\n  - {at: 5s, broker_down: 2}\n"
+                    "  - {at: 1s, fail_partition: {topic: t, partition: 0, broker: 1, error: unexpected}}\n")
+    with pytest.raises(ReplicaflowError) as info:
+        simulate(path, tmp_path / "out")
+    assert str(info.value) == f"{path}:7: events[1].fail_partition: broker 1 is not a follower of t-0 at 1000ms"

@@ -24,7 +24,7 @@ from replicaflow.sim.scenario.checks import (
 from replicaflow.sim.scenario.limits import DEFAULT_MAX_WORK
 from replicaflow.sim.scenario.models import Event, Scenario
 from replicaflow.sim.scenario.normalize import expand_cluster, flatten_event
-from replicaflow.sim.scenario.problems import Problems
+from replicaflow.sim.scenario.problems import Problem, Problems
 
 _EVENT = TypeAdapter(Event)
 
@@ -38,7 +38,7 @@ def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max
         problems.add((), f"expected a mapping of scenario fields, found {found}")
         problems.raise_if_any()
     raw = dict(data)
-    for internal in ("source", "warnings"):
+    for internal in ("source", "event_places", "warnings"):
         if internal in raw:
             problems.add((internal,), "unknown field")
             del raw[internal]
@@ -76,8 +76,10 @@ def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max
     check_failed_followers(topics, events, problems)
     problems.raise_if_any()
     order = sorted(range(len(events)), key=lambda k: (events[k][1].at_ms, events[k][0]))
+    places = tuple(problems.where(Problem(("events", events[k][0], events[k][1].kind), "")) for k in order)
     return scenario.model_copy(update={"topics": topics, "events": tuple(events[k][1] for k in order),
-                                       "source": source, "warnings": tuple(warnings(scenario, problems))})
+                                       "source": source, "event_places": places,
+                                       "warnings": tuple(warnings(scenario, problems))})
 
 
 def load_scenario(path: Path, *, max_work: int = DEFAULT_MAX_WORK) -> Scenario:

@@ -329,6 +329,9 @@ class Scenario(FrozenModel):
     topics: tuple[TopicSpec, ...] = Field(min_length=1)
     events: tuple[Event, ...] = ()
     source: str = "<scenario>"
+    # where each event (in the order of ``events``) is written, ``file:line: events[i].kind`` with ``i`` its place in
+    # the file: an event refused when it comes (a fail_partition of the leader) names its line (loader.py)
+    event_places: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()  # sentences about a valid but likely unintended file (loader.py)
 
     @property

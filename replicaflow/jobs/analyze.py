@@ -12,9 +12,11 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from py4j.protocol import Py4JError
 from pyspark.errors import PySparkException
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from rich.console import Console
 
 from replicaflow.errors import ReplicaflowError
@@ -59,9 +61,29 @@ def analyze_into(checked: Sequence[Checked], dest: Path, master: str, progress: 
         if len(checked) != 1:
             raise ReplicaflowError("--logs: give exactly one telemetry directory, the cluster the logs belong to")
         parsed = read_logs(session, [str(p) for p in _as_list(logs)], str(checked[0].meta["cluster"]), shown_as)
+        _refuse_another_clusters_logs(parsed["log_events"], checked[0])
         extra = {name: parsed[name] for name in ("log_events", "rejects")}
     return run_analysis([c.root for c in checked], dest, master=master, progress=progress, spark=session,
                         extra_tables=extra, checked=checked)
+
+
+def _refuse_another_clusters_logs(events: DataFrame, checked: Checked) -> None:
+    """Logs whose lines name topics (internal ones aside: every cluster has them) and none of the telemetry's, or
+    brokers and none of its brokers, are another cluster's: attached, their events would be read as this one's.
+    The telemetry's own are its meta's and its ``assignments``' and ``brokers``' (a Parquet column each)."""
+    shown = events.agg(F.array_sort(F.collect_set(F.when(~F.col("topic").startswith("__"), F.col("topic"))))
+                       .alias("topics"), F.array_sort(F.collect_set("broker")).alias("brokers")).first()
+    meta = checked.meta
+    topics = {str(t["name"]) for t in meta.get("topics") or ()} | set(
+        pq.read_table(checked.tables["assignments"], columns=["topic"]).column("topic").unique().to_pylist())
+    brokers = {int(b) for b in meta.get("brokers") or ()} | set(
+        pq.read_table(checked.tables["brokers"], columns=["broker"]).column("broker").unique().to_pylist())
+    for what, ours, theirs in (("topics", topics, shown["topics"]), ("brokers", brokers, shown["brokers"])):
+        if ours and theirs and not ours.intersection(theirs):
+            named = ", ".join(map(str, theirs[:5])) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
+            listed = ", ".join(map(str, sorted(ours)[:5])) + (", …" if len(ours) > 5 else "")
+            raise ReplicaflowError(f"--logs: the logs' {what} ({named}) include none of cluster '{meta['cluster']}''s "
+                                   f"({listed} in its telemetry): are they another cluster's logs?")
 
 
 def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "local[2]", progress: bool = False,

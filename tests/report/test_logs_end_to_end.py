@@ -19,7 +19,10 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "logs"
 
 def test_markup_from_a_log_line_is_escaped_in_the_report(spark, tmp_path):
     root = tiny(tmp_path / "run")
-    analyze(root, root, spark=spark, logs=[str(DATA / "xss"), str(DATA / "garbage")])
+    ours = tmp_path / "broker-1.log"  # a line of the cluster's own: the others alone would be another cluster's
+    ours.write_text("[2024-05-01 00:00:01,000] INFO [Partition a-0 broker=1] Expanding ISR from 1 to 1,7 "
+                    "(kafka.cluster.Partition)\n")
+    analyze(root, root, spark=spark, logs=[str(DATA / "xss"), str(DATA / "garbage"), str(ours)])
     events = pq.read_table(root / "analysis" / "log_events").to_pylist()
     rejects = pq.read_table(root / "analysis" / "rejects").to_pylist()
     shrink = [e for e in events if e["kind"] == "isr_shrink" and e["broker"] == 7]
@@ -32,6 +35,22 @@ def test_markup_from_a_log_line_is_escaped_in_the_report(spark, tmp_path):
     assert "<script>alert(1)</script>" not in html
     assert [m.group(0) for m in re.finditer(r"<script[^>]*>", html)] == [
         '<script type="application/json" id="report-data">', "<script>", "<script>", "<script>"]
+
+
+def test_another_clusters_logs_are_refused_before_anything_is_written(spark, tmp_path):
+    """Logs that name only topics and brokers the telemetry does not hold are another cluster's (a
+    wrong folder): attached, their ISR changes would be read as this cluster's. One sentence, nothing written."""
+    root = tiny(tmp_path / "run")
+    with pytest.raises(ReplicaflowError, match=r"^--logs: the logs' topics \(<script>alert\(1\)</script>\) include "
+                       r"none of cluster 'c1''s \(a in its telemetry\): are they another cluster's logs\?$"):
+        analyze(root, tmp_path / "out", spark=spark, logs=[str(DATA / "xss")])
+    other = tmp_path / "server.log"  # the same topic name, written by brokers the cluster never had
+    other.write_text("[2024-05-01 00:00:00,000] INFO [Partition a-0 broker=7] Shrinking ISR from 7,8 to 7 "
+                     "(kafka.cluster.Partition)\n")
+    with pytest.raises(ReplicaflowError, match=r"^--logs: the logs' brokers \(7\) include none of cluster 'c1''s "
+                       r"\(1 in its telemetry\)"):
+        analyze(root, tmp_path / "out", spark=spark, logs=[str(other)])
+    assert not (tmp_path / "out").exists()
 
 
 def test_logs_need_exactly_one_cluster(spark, tmp_path):

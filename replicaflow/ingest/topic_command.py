@@ -12,6 +12,12 @@ line per partition; the layout changed across releases and the reader takes ever
   (``leader.replication.throttled.replicas=0:1,0:2``);
 - ``MarkedForDeletion: true`` may end either line.
 
+A header holds no other cell: every release prints ``Topic``, ``TopicId`` (2.8+), ``PartitionCount``,
+``ReplicationFactor``, ``Configs`` and ``MarkedForDeletion`` there and nothing else, so an unknown one is an
+error. ``ReplicationFactor`` is the replica count of one partition (the first in the metadata's order up to
+2.4, partition 0 from 2.5), less the replicas a reassignment is adding (2.5+): a header whose factor no
+partition line of its topic can give is an error too.
+
 Partition lines may come without their header (``--under-replicated-partitions``). Output the tool's
 JVM wrote around the table (SLF4J or log4j warnings) is skipped; any other line is an error naming
 file:line, as is a partition whose leader, ISR or reassignment sets are not among its replicas.
@@ -36,6 +42,8 @@ _CONFIG_START = re.compile(r"[A-Za-z0-9._-]+=")
 _SPACED_CELL = re.compile(r" (PartitionCount|Partition|TopicId|Leader|Replicas|Isr|Configs):")
 _NO_LEADER = ("none", "-1")
 _INT = re.compile(r"-?[0-9]{1,10}")  # ASCII digits only (str.isdigit takes '²'); Kafka's ids are int32
+# the cells of a topic's header line, at every release (TopicCommand's describe, 0.8 Scala to 4.x Java)
+HEADER_CELLS = ("Topic", "TopicId", "PartitionCount", "ReplicationFactor", "Configs", "MarkedForDeletion")
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,7 @@ class TopicDescription:
     replication_factor: int
     configs: dict[str, str]
     marked_for_deletion: bool = False
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,7 @@ def parse_topic_describe(text: str, where: str) -> TopicsSnapshot:
                                        f"(first at line {snap.partitions[key].line})")
             snap.partitions[key] = part
         elif "PartitionCount" in fields:
-            topic = _topic(fields, f"{where}:{n}")
+            topic = _topic(fields, f"{where}:{n}", n)
             if topic.topic in snap.topics:
                 raise ReplicaflowError(f"{where}:{n}: topic {quote(topic.topic)} is described twice")
             snap.topics[topic.topic] = topic
@@ -198,7 +207,11 @@ def _partition(fields: dict[str, str], at: str, n: int) -> PartitionDescription:
     return part
 
 
-def _topic(fields: dict[str, str], at: str) -> TopicDescription:
+def _topic(fields: dict[str, str], at: str, n: int) -> TopicDescription:
+    stray = next((key for key in fields if key not in HEADER_CELLS), None)
+    if stray is not None:  # read past, it was lost; Kafka never prints it there
+        raise ReplicaflowError(f"{at}: {quote(stray + ':')} is no cell of a kafka-topics --describe topic line "
+                               f"(Kafka prints {', '.join(HEADER_CELLS)})")
     configs = parse_configs(fields.get("Configs", ""), at)
     min_isr = configs.get(MIN_ISR)
     if min_isr is not None and not (_INT.fullmatch(min_isr) and 1 <= int(min_isr) <= MAX_MIN_ISR):
@@ -208,7 +221,7 @@ def _topic(fields: dict[str, str], at: str) -> TopicDescription:
         topic=_topic_name(fields["Topic"], at), topic_id=fields.get("TopicId") or None,
         partition_count=_int(fields, "PartitionCount", at, 1),
         replication_factor=_int(fields, "ReplicationFactor", at, 1), configs=configs,
-        marked_for_deletion=fields.get("MarkedForDeletion", "false") == "true")
+        marked_for_deletion=fields.get("MarkedForDeletion", "false") == "true", line=n)
 
 
 def parse_configs(text: str, at: str) -> dict[str, str]:
@@ -238,10 +251,21 @@ def _check_counts(snap: TopicsSnapshot, where: str) -> None:
                                    f"PartitionCount: {topic.partition_count} (partitions are 0 to "
                                    f"{topic.partition_count - 1})")
     lines: dict[str, int] = {}
-    for name, _ in snap.partitions:  # once, not once per topic: 50,000 one-partition topics took minutes
+    factors: dict[str, set[int]] = {}  # the ReplicationFactor each partition line could give its header
+    for (name, _), part in snap.partitions.items():  # once, not once per topic: 50,000 one-partition topics took minutes
         lines[name] = lines.get(name, 0) + 1
+        # the partition's replicas, whole (up to 2.4, and 2.5+ outside a reassignment) or less its adding ones;
+        # less its removing ones is what replicaflow's simulator prints (sim/snapshot.py), not refused either
+        n = len(part.replicas)
+        factors.setdefault(name, set()).update((n, n - len(part.adding), n - len(part.removing)))
     for name, topic in snap.topics.items():
         seen = lines.get(name, 0)
         if seen != topic.partition_count:
             raise ReplicaflowError(f"{where}: topic {quote(name)} has PartitionCount: {topic.partition_count} "
                                    f"but {seen} partition line(s); was the output cut?")
+        if seen and topic.replication_factor not in factors[name]:
+            counts = sorted({len(p.replicas) for (t, _), p in snap.partitions.items() if t == name})
+            raise ReplicaflowError(f"{where}:{topic.line}: topic {quote(name)} has ReplicationFactor: "
+                                   f"{topic.replication_factor}, but its partitions have {' or '.join(map(str, counts))} "
+                                   "replicas (kafka-topics prints one partition's count, less the replicas a "
+                                   "reassignment is adding)")

@@ -111,11 +111,37 @@ def test_partition_lines_without_header_and_jvm_noise_are_read():
      "d.txt:1: Replicas: expected at least one broker id"),
     ("Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n\tTopic: a\tPartition: 7\tLeader: 1\t"
      "Replicas: 1\tIsr: 1\n", "d.txt:2: partition a-7 is beyond the topic's PartitionCount: 1 (partitions are 0 to 0)"),
+    # TopicCommand prints one partition's replica count (less its adding replicas, 2.5+): 5 comes from none of them
+    ("Topic: a\tPartitionCount: 2\tReplicationFactor: 5\tConfigs: \n\tTopic: a\tPartition: 0\tLeader: 1\t"
+     "Replicas: 1,2,3\tIsr: 1,2,3\n\tTopic: a\tPartition: 1\tLeader: 2\tReplicas: 2,3,1\tIsr: 2\n",
+     "d.txt:1: topic 'a' has ReplicationFactor: 5, but its partitions have 3 replicas (kafka-topics prints one "
+     "partition's count, less the replicas a reassignment is adding)"),
+    # a header cell no release prints was read past and lost
+    ("Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \tFoo: bar\n\tTopic: a\tPartition: 0\t"
+     "Leader: 1\tReplicas: 1\tIsr: 1\n", "d.txt:1: 'Foo:' is no cell of a kafka-topics --describe topic line (Kafka "
+     "prints Topic, TopicId, PartitionCount, ReplicationFactor, Configs, MarkedForDeletion)"),
 ])
 def test_bad_describe_output_is_one_sentence_with_file_and_line(text, sentence):
     with pytest.raises(ReplicaflowError) as err:
         parse_topic_describe(text, "d.txt")
     assert str(err.value).startswith(sentence), str(err.value)
+
+
+@pytest.mark.parametrize("text", [
+    # 1.0 – 2.0 (ZooKeeper tool): no space after the colons, MarkedForDeletion:true on the header; up to 2.4 the
+    # factor is the first partition in the metadata's order, and a reassignment's replicas are the union
+    "Topic:a\tPartitionCount:2\tReplicationFactor:4\tConfigs:\tMarkedForDeletion:true\n"
+    "\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3\n"
+    "\tTopic: a\tPartition: 1\tLeader: 1\tReplicas: 1,2,3,4\tIsr: 1,2,3\n",
+    # 2.8+: TopicId; 2.5+ during a reassignment: the replicas less the adding ones (3.8 getReplicationFactor)
+    "Topic: a\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: \t"
+    "MarkedForDeletion: true\n\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,2,3,4,5\tIsr: 1,2,3\t"
+    "Adding Replicas: 4,5\tRemoving Replicas: 3\n",
+])
+def test_every_header_kafka_prints_is_read(text):
+    """Every header cell of every release is taken, and a ReplicationFactor any partition line of the topic can
+    give (whole, or less its adding replicas) is not refused."""
+    assert parse_topic_describe(text, "d.txt").topics["a"].partition_count >= 1
 
 
 def test_configs_rule():

@@ -436,7 +436,12 @@ def test_a_large_describe_is_walked_once_not_once_per_partition():
     """ClusterModel.partitions walked every partition on each call, and steady_traffic calls it per partition: a
     describe of 5,000 partitions took 13 s to check before Spark, 10,000 one-partition topics 98 s (quadratic);
     TopicsSnapshot's PartitionCount check did the same per topic. Counted walks, not seconds."""
-    from replicaflow.ingest.topic_command import TopicDescription, TopicsSnapshot, _check_counts
+    from replicaflow.ingest.topic_command import (
+        PartitionDescription,
+        TopicDescription,
+        TopicsSnapshot,
+        _check_counts,
+    )
     from replicaflow.plan.build import steady_traffic
     from replicaflow.plan.inputs import ClusterModel
 
@@ -446,6 +451,6 @@ def test_a_large_describe_is_walked_once_not_once_per_partition():
     assert _CountingDict.walks <= 3, _CountingDict.walks
     _CountingDict.walks = 0
     snap = TopicsSnapshot(topics={f"t{i}": TopicDescription(f"t{i}", None, 20, 3, {}) for i in range(50)},
-                          partitions=_CountingDict({k: None for k in replicas}))
+                          partitions=_CountingDict({k: PartitionDescription(*k, 1, r, r) for k, r in replicas.items()}))
     _check_counts(snap, "describe.txt")
     assert _CountingDict.walks <= 3, _CountingDict.walks

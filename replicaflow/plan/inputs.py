@@ -105,6 +105,11 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
             if key not in replicas:
                 raise ReplicaflowError(f"{log_dirs}: partition {r.topic}-{r.partition} on broker {r.broker} is not "
                                        f"in {describe}")
+            if r.broker not in known:  # its logs were dropped as strays: 'no online replica' blamed the partition
+                raise ReplicaflowError(f"{log_dirs}: broker {r.broker} of the log-dirs output holds "
+                                       f"{r.topic}-{r.partition} but is no broker of {describe}, whose replicas are "
+                                       f"on brokers {brokers_text(sorted(known))}; was it taken on another "
+                                       "cluster? (a broker that holds no replica yet belongs in --brokers)")
             if not r.is_future and r.dir_error is None and r.broker in replicas[key]:  # not a stray log
                 model.size_bytes[key] = max(model.size_bytes.get(key, 0), r.size_bytes)
     return model

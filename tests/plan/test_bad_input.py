@@ -260,6 +260,23 @@ def test_a_moved_partition_missing_from_log_dirs_is_not_taken_as_empty(tmp_path)
     assert "logdirs.json: no online replica of orders-0, which the plan moves; its size is unknown" in result.output
 
 
+def test_log_dirs_of_a_broker_the_describe_does_not_know(tmp_path):
+    """kafka-log-dirs answers for the brokers it asks: a document naming broker 99 of a cluster whose describe
+    has brokers 1 to 4 comes from another cluster (or a broker left out of --brokers). Its logs were dropped as
+    strays, and the refusal that followed blamed the partition: 'no online replica of orders-0'."""
+    argv = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    lines = (tmp_path / "logdirs.json").read_text().splitlines()
+    doc = json.loads(lines[2])
+    doc["brokers"] = [{"broker": 99, "logDirs": [{"logDir": "/d", "error": None, "partitions": [
+        {"partition": "orders-0", "size": 1000, "offsetLag": 0, "isFuture": False}]}]}]
+    (tmp_path / "logdirs.json").write_text("\n".join([*lines[:2], json.dumps(doc)]) + "\n")
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert (f"{tmp_path / 'logdirs.json'}: broker 99 of the log-dirs output holds orders-0 but is no broker of "
+            f"{tmp_path / 'describe.txt'}, whose replicas are on brokers 1,2,3,4; was it taken on another cluster?"
+            ) in result.output.replace("\n", ""), result.output
+
+
 def test_a_log_left_on_a_broker_that_is_no_replica_is_not_the_partition_size(tmp_path):
     """kafka-log-dirs lists every log on disk: one left behind (offsetLag -1) is not what a new replica copies."""
     from replicaflow.plan.inputs import cluster_from_describe

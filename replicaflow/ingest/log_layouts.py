@@ -20,8 +20,11 @@ _TS = r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?"
 OFFSET = r"(?:Z|[+-]\d{2}:?\d{2})"
 # LinkedIn's layout writes the date with slashes (`%d{yyyy/MM/dd HH:mm:ss.SSS}`; see LINKEDIN below)
 _TS_SLASH = r"\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?"
-# what starts a record without brackets: an ISO date, or LinkedIn's
-BARE_DATE = r"\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} "
+# Spark's log4j default `%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n` (a broker embedded in a Spark job or its tests: a two-digit
+# year, 20yy, and the logger's last name or two, then a colon)
+_TS_YY = r"\d{2}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?"
+# what starts a record without brackets: an ISO date, LinkedIn's, or Spark's
+BARE_DATE = r"\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} |\d{2}/\d{2}/\d{2} \d{2}:\d{2}:\d{2} "
 
 # --- layouts: log4j's `[%d] %p %m (%c)%n` (Kafka's default) and `%d %p %m (%c) [%t]%n` (Strimzi) --------
 # groups: timestamp and offset of `[ts]` (1, 2; also `{ts}`, KAFKA-903's `{%d} %p [%t] (%F:%L) - %m`) or of `ts` (3, 4;
@@ -30,7 +33,7 @@ BARE_DATE = r"\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} "
 # own `%d{ISO8601} [myid:%X{myid}] - %-5p [%t:%C{1}@%L] - %m` is read too: a ZooKeeper server's lines sit between the
 # broker's in `docker compose logs` of a ZooKeeper-era cluster, and are records, not broken lines. So is a thread
 # before the level (`%d [%t] %-5p %c - %m`, logback's habit), when a level word follows it.
-LAYOUT = (rf"^(?:[\[{{]({_TS})({OFFSET})?[\]}}]|({_TS}|{_TS_SLASH})({OFFSET})?\]?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
+LAYOUT = (rf"^(?:[\[{{]({_TS})({OFFSET})?[\]}}]|({_TS}|{_TS_SLASH}|{_TS_YY})({OFFSET})?\]?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
           r"(?= +(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b))? +\[?([A-Za-z]{1,10}) *\]? +(.*)$")
 # The level first: Confluent for Kubernetes' `[%p] %d [%t] %c %M - %m`, in CP 8 with the MDC (`app=kafka,
 # clusterId=…, server=0 - `) before the message. groups as LAYOUT's: timestamp (3), offset (4), level (5), the rest (6)
@@ -60,7 +63,7 @@ _DOTTED = r"[A-Za-z_$][\w$]{0,255}\.[\w.$]{0,1024}"  # a dotted Java name: a log
 DEFAULT_SUFFIX = rf"\s\({_DOTTED}{_CALL_LINE}\)$"
 # a line that starts with a date (`yyyy-MM-dd`, LinkedIn's `yyyy/MM/dd`, `{%d}`) but is no record is a broken or unknown
 # layout, never a stack-trace line or a message tail, even where it ends in ` (logger)`
-TS_START = r"^[\[{]?\d{4}[-/]\d{2}[-/]\d{2}"
+TS_START = r"^[\[{]?(?:\d{4}[-/]\d{2}[-/]\d{2}|\d{2}/\d{2}/\d{2} \d{2}:)"
 # what an envelope must leave: a bracketed, ISO or LinkedIn timestamp, a JSON record, or a level before a date
 RECORD_START = rf"^(?:\[\d{{4}}-|{BARE_DATE}|\{{|\[[A-Z]{{4,5}} ?\] \d{{4}}-)"
 # a whole log4j record (`[ts] LEVEL ` or Strimzi's `ts LEVEL `) behind a prefix no envelope rule knows: not a
@@ -99,6 +102,7 @@ _TS_PATHS = ("$.timestamp", "$['@timestamp']", "$.time", "$.timeMillis", "$.inst
 # The logger (and its line) then ` - ` before the message, no thread first: log4j's tutorial pattern `%d %-5p %c{1}:%L
 # - %m` and `%c - %m`. A dotted name, or a short one with its line number; never where the line ends in the default
 # layout's ` (logger)`. groups: logger (1 or 2), message (3)
+SPARK_LOGGER = r"^([A-Za-z_$][\w.$]{0,511}): (.*)$"  # Spark's `%c{1}: ` (a short name: LOGGER_COLON's is dotted)
 LOGGER_DASH = (r"^(?:([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})(?::\d{1,9})?|([A-Za-z_$][\w$]{0,255}):\d{1,9}) - "
                r"(.*)$")
 _LOGGER_PATHS = ("$.logger", "$.loggerName", "$.logger_name", "$['log.logger']")
@@ -141,6 +145,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                 .otherwise(rest),
                 _pre=F.when(F.col("_layout") & rest.startswith("[") & (F.substring(F.col("_p_ts"), 5, 1) == "/"),
                             groups(rest, LINKEDIN, 2))
+                .when(F.col("_layout") & (F.substring(F.col("_p_ts"), 3, 1) == "/"), groups(rest, SPARK_LOGGER, 2))
                 .when(F.col("_layout") & rest.startswith("[") & j.startswith("{"), groups(rest, THREAD_FILE, ["", "$1"]))
                 .when(F.col("_layout") & rest.startswith("[") & rest.contains(" - "),
                       groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"]))
@@ -154,8 +159,9 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
     # log4j's own `yyyy-MM-dd HH:mm:ss,SSS` needs no rewriting
     as_is = (F.length(iso) == 23) & (F.substring(iso, 11, 1) == " ") & (F.substring(iso, 20, 1) == ",")
     df = stage(df, _tail=F.substring_index(rest, " (", -1),
-                _norm=F.when(as_is, iso).when(iso != "", F.regexp_replace(F.translate(iso, "T/", " -"),
-                                                                        r"[,.](\d{3})\d*$", ",$1")))
+                _norm=F.when(as_is, iso).when(iso != "", F.regexp_replace(F.translate(F.concat(F.when(
+                    F.substring(iso, 3, 1) == "/", F.lit("20")).otherwise(F.lit("")), iso), "T/", " -"),
+                    r"[,.](\d{3})\d*$", ",$1")))
     norm, tail, off = F.col("_norm"), F.col("_tail"), F.col("_off")
     has_logger = F.col("_pre").isNull() & rest.endswith(")") & rest.contains(" (") & tail.rlike(LOGGER)
     closed = F.locate(")", tail)  # a ` (logger)` ends at the tail's first `)`, the tail's end but for a FLAT_TRACE

@@ -124,6 +124,34 @@ def test_linkedins_layout_is_read(spark, tmp_path):
     assert counts == {"event": 3, "other": 2, "attached": 2}, counts
 
 
+def test_sparks_layout_of_an_embedded_broker_is_read(spark, tmp_path):
+    """Spark's log4j default `%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n` (a broker embedded in a Spark job or its tests; a
+    public 2019 README quotes a 2.3 one, `>>> ` before each line): every line was rejected as "no timestamp". The
+    year is 20yy, the logger's short name or two and a colon come off, an exception's lines stay under their
+    record, and the broker's `Kafka version` line tells the release."""
+    out = read_file(spark, tmp_path, "broker-0/server.log",
+        ">>> 19/07/12 11:01:39 INFO utils.AppInfoParser: Kafka version: 2.3.0\n"
+        ">>> 19/07/12 11:01:43 INFO server.ReplicaFetcherManager: [ReplicaFetcherManager on broker 0] Removed fetcher "
+        "for partitions Set(__consumer_offsets-0)\n"
+        ">>> 19/07/12 11:01:43 INFO cluster.Partition: [Partition __consumer_offsets-0 broker=0] __consumer_offsets-0 "
+        "starts at Leader Epoch 0 from offset 0. Previous Leader Epoch was: -1\n"
+        "24/02/29 23:59:59 INFO Partition: [Partition t-1 broker=0] Shrinking ISR from 0,1 to 0. Leader: (highWatermark: "
+        "5, endOffset: 9). Out of sync replicas: (brokerId: 1, endOffset: 5).\n"
+        "24/02/29 23:59:59 WARN ReplicaFetcherThread: [ReplicaFetcher replicaId=0, leaderId=1, fetcherId=0] Error for "
+        "partition t-2 at offset 10\n"
+        "org.apache.kafka.common.errors.NotLeaderOrFollowerException: not the leader\n"
+        "19/07/12 11:01:4 INFO Partition: a time cut short\n")
+    assert sorted((r["line_number"], r["reason"]) for r in out["rejects"].collect()) == [
+        (7, "truncated or malformed timestamp/layout")]
+    got = sorted((r["line_number"], r["kind"], r["broker"], r["topic"], r["partition"], r["ts_ms"])
+                 for r in out["log_events"].collect())
+    assert got == [(2, "fetcher_removed", 0, "__consumer_offsets", 0, 1562929303000),  # 2019-07-12 11:01:43 UTC
+                   (3, "leader_start", 0, "__consumer_offsets", 0, 1562929303000),
+                   (4, "isr_shrink", 0, "t", 1, 1709251199000),  # 2024-02-29 23:59:59 UTC
+                   (5, "fetch_error", 0, "t", 2, 1709251199000)]
+    assert [r["kafka_version"] for r in out["printed_versions"].collect()] == ["2.3.0"]
+
+
 def test_brokers_interleaved_in_one_compose_file_keep_their_own_lines(spark, tmp_path):
     """`docker compose logs` of a cluster is one file holding every broker's lines. ReplicaManager.appendToLocalLog's
     exception follows its record with another broker's line between them: it belongs to its own service's record

@@ -254,10 +254,10 @@ def _check_counts(snap: TopicsSnapshot, where: str) -> None:
     factors: dict[str, set[int]] = {}  # the ReplicationFactor each partition line could give its header
     for (name, _), part in snap.partitions.items():  # once, not once per topic: 50,000 one-partition topics took minutes
         lines[name] = lines.get(name, 0) + 1
-        # the partition's replicas, whole (up to 2.4, and 2.5+ outside a reassignment) or less its adding ones;
-        # less its removing ones is what replicaflow's simulator prints (sim/snapshot.py), not refused either
+        # the partition's replicas, whole (up to 2.4, and 2.5+ outside a reassignment) or less its adding ones
+        # (toolformat.replication_factor; the release is not known here)
         n = len(part.replicas)
-        factors.setdefault(name, set()).update((n, n - len(part.adding), n - len(part.removing)))
+        factors.setdefault(name, set()).update((n, n - len(part.adding)))
     for name, topic in snap.topics.items():
         seen = lines.get(name, 0)
         if seen != topic.partition_count:

@@ -14,7 +14,14 @@ import numpy as np
 
 from replicaflow.sim.configs import DynamicConfigs
 from replicaflow.sim.state import ClusterState
-from replicaflow.telemetry.toolformat import PartitionRow, ReplicaSize, TopicRow, describe_text, log_dirs_text
+from replicaflow.telemetry.toolformat import (
+    PartitionRow,
+    ReplicaSize,
+    TopicRow,
+    describe_text,
+    log_dirs_text,
+    replication_factor,
+)
 
 
 def topic_id(seed: int, topic: str) -> str:
@@ -43,7 +50,7 @@ def describe_now(s: ClusterState, configs: DynamicConfigs, seed: int) -> str:
         first = min(rows, key=lambda r: r.partition)
         own = tuple(sorted((k, v) for (entity, k), v in configs.topic.items() if entity == name))
         topics.append(TopicRow(topic=name, topic_id=topic_id(seed, name), partition_count=len(rows),
-                               replication_factor=len(first.replicas) - len(first.removing), configs=own))
+                               replication_factor=replication_factor(configs.version, first), configs=own))
     return describe_text(configs.version, topics, partitions)
 
 

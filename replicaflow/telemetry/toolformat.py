@@ -56,6 +56,16 @@ class ReplicaSize:
     log_dir: str = LOG_DIR
 
 
+def replication_factor(version: KafkaVersion, p: PartitionRow) -> int:
+    """The ReplicationFactor kafka-topics prints from a topic's first partition (TopicCommand.getReplicationFactor):
+    its replicas; from 2.5, while a reassignment of it is in progress, less the replicas being added (2.5 tells one
+    in progress by a replica being removed still there, 2.6+ by one being added or removed)."""
+    moving = set(p.removing) | (set(p.adding) if version.at_least("2.6") else set())
+    if version.at_least("2.5") and moving & set(p.replicas):
+        return len(p.replicas) - len(p.adding)
+    return len(p.replicas)
+
+
 def has_log_dirs_tool(version: KafkaVersion) -> bool:
     return version.at_least("1.0")
 

@@ -13,9 +13,11 @@ import pytest
 
 from replicaflow.ingest.log_dirs_command import parse_log_dirs
 from replicaflow.ingest.topic_command import parse_topic_describe
+from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.runner import DESCRIBE_END, DESCRIBE_START, LOG_DIRS_END, SNAPSHOTS, run_engine, simulate
 from replicaflow.sim.scenario import load_scenario
 from replicaflow.telemetry.io import TelemetryWriter
+from replicaflow.telemetry.toolformat import PartitionRow, replication_factor
 
 SCENARIO = """\
 name: snap
@@ -49,7 +51,9 @@ def test_describe_at_the_end_reads_back_as_the_cluster_state(tmp_path, version):
     engine, snaps = _run(tmp_path, version)
     s = engine.s
     snap = parse_topic_describe(snaps[DESCRIBE_END], DESCRIBE_END)
-    assert snap.topics["orders"].partition_count == 3 and snap.topics["orders"].replication_factor == 3
+    # orders-0, the first partition, is moving 1 -> 4: up to 2.4 its four replicas, from 2.5 less the one being added
+    assert snap.topics["orders"].partition_count == 3
+    assert snap.topics["orders"].replication_factor == (4 if version in ("0.10.2", "2.2", "2.4") else 3)
     assert snap.topics["orders"].configs.get("min.insync.replicas") == "2"
     assert (snap.topics["orders"].topic_id is not None) == (version in ("2.8", "3.8", "4.0"))
     for p in range(s.n_partitions):
@@ -67,6 +71,19 @@ def test_describe_at_the_end_reads_back_as_the_cluster_state(tmp_path, version):
         assert (moving.adding, moving.removing) == ((), ())  # the column does not exist before 2.6
     line = next(x for x in snaps[DESCRIBE_END].splitlines() if x.startswith("Topic"))
     assert line.startswith("Topic: orders" if version >= "2.4" else "Topic:orders")
+
+
+@pytest.mark.parametrize("version, adding, removing, expected", [
+    ("2.4", (4,), (1,), 4), ("2.5", (4,), (1,), 3), ("2.6", (4,), (1,), 3),
+    ("2.5", (4,), (), 4), ("2.6", (4,), (), 3),  # a replica added, none removed (a replication factor raised)
+    ("2.6", (), (), 4), ("3.8", (9,), (8,), 4)])  # no move; a move whose replicas are all gone from the list
+def test_replication_factor_is_what_each_release_of_kafka_topics_prints(version, adding, removing, expected):
+    """TopicCommand.getReplicationFactor: the first partition's replicas (up to 2.4); from 2.5, less the replicas
+    being added while its reassignment is in progress, which 2.5 tells by a replica being removed still in the
+    list and 2.6+ (TopicCommand.isReassignmentInProgress) by one being added or removed. The simulator printed the
+    replicas less the removing ones, which no release does."""
+    row = PartitionRow("t", 0, 1, (1, 2, 3, 4), (1, 2, 3), adding, removing)
+    assert replication_factor(KafkaVersion.parse(version), row) == expected
 
 
 def test_offline_partition_prints_as_each_release_does(tmp_path):

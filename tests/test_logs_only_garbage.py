@@ -126,6 +126,8 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
     (["--logs", "logs", "--topics", "describe.txt", "--topics", "describe.txt"],
      "--topics: describe.txt is given twice; give it once"),
     (["--logs", "logs", "--kafka-version", "3.10"], "--kafka-version: Kafka 3.x ended with 3.9"),
+    (["--logs", "logs", "--kafka-version", "3.7.99"], "--kafka-version: Kafka 3.7's releases were 3.7.0, 3.7.1 and "
+     "3.7.2, found '3.7.99', which was never released"),
     (["--logs", "logs", "--log-timezone", "Mars/Olympus"], "--log-timezone: unknown time zone"),
     (["--logs", "logs", "--scrape-interval", "400d"], "--scrape-interval: at most 1h (the grid starts at the first "
                                                         "logged event rounded down to it), found '400d'"),

@@ -23,7 +23,7 @@ from replicaflow.ingest.topic_command import TopicsSnapshot, read_topic_describe
 from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.topic import cluster_name_problem
 from replicaflow.model.units import format_duration, parse_duration_ms
-from replicaflow.model.version import KafkaVersion
+from replicaflow.model.version import KafkaVersion, unreleased_patch
 from replicaflow.telemetry.checks import MAX_MS
 
 _BROKER_DIR = re.compile(r"^(?:broker|kafka)[-_]?\d+$", re.IGNORECASE)
@@ -80,6 +80,8 @@ def options(kafka_version: str | None, scrape_interval: str, topics_at: str, log
             min_insync_replicas: int | None) -> RebuildOptions:
     """The options checked: each problem is one sentence naming the option."""
     if kafka_version is not None:
+        if (problem := unreleased_patch(kafka_version)) is not None:
+            raise ReplicaflowError(f"--kafka-version: {problem}")
         try:
             KafkaVersion.parse(kafka_version)
         except ReplicaflowError as exc:

@@ -33,7 +33,8 @@ from replicaflow.telemetry.schema import TELEMETRY
 NO_LEADER = -1  # Kafka's leader id of a partition without a leader (LeaderAndIsr.NoLeader)
 _UNCOUNTED = np.int64(2**31)  # the "count" of a topic the meta lists without its partitions: any id passes
 # the columns of broker ids each table's rows must take from the cluster's brokers
-BROKER_COLUMNS = {"leaders": ("leader",), "assignments": ("replicas", "adding", "removing")}
+BROKER_COLUMNS = {"leaders": ("leader",), "assignments": ("replicas", "adding", "removing"),
+                  "isr": ("isr", "elr", "last_known_elr"), "fetchers": ("broker", "leader")}
 
 
 @dataclass(frozen=True)

@@ -248,6 +248,9 @@ STRANGERS = [
      "of the cluster ([1], from _meta.json's brokers and the brokers table)"),
     ("an adding replica on no broker", lambda d: _table(d, "assignments", _first("adding", [5])),
      "row 0 of assignments names broker 5 in adding, [5], which is not a broker of the cluster"),
+    # an ISR member is a replica, on a broker of the cluster: `isr = [1, 9]` counted broker 9 in the ISR's size
+    ("an ISR member on no broker", lambda d: _table(d, "isr", _first("isr", [1, 9])),
+     "isr/part-0.parquet: row 0 of isr names broker 9 in isr, [1, 9], which is not a broker of the cluster"),
     # rows of a topic the cluster never had got incidents of their own
     ("a topic the meta does not list", lambda d: _table(d, "isr", _first("topic", "ghost")),
      "isr/part-0.parquet: row 0 of isr is of topic 'ghost', which _meta.json's topics do not list (['a']); the "

@@ -142,7 +142,11 @@ BAD = [
 
 @pytest.mark.parametrize(("what", "mutate", "sentence"), BAD, ids=[b[0] for b in BAD])
 def test_bad_telemetry_is_one_sentence_before_spark(tmp_path, what, mutate, sentence):
-    d = tiny(tmp_path / "t")
+    _refused_once_changed(tiny(tmp_path / "t"), mutate, sentence)
+
+
+def _refused_once_changed(d: Path, mutate, sentence: str) -> None:
+    """``d`` passes, then ``mutate`` makes it one sentence holding ``sentence``."""
     check_telemetry([d])
     mutate(d)
     with pytest.raises(ReplicaflowError) as info:
@@ -272,12 +276,7 @@ def test_a_row_naming_what_the_cluster_lacks_is_refused(tmp_path, what, mutate, 
     topic or a partition number the cluster does not have is refused with its file and row, before Spark."""
     d = tiny(tmp_path / "t")
     _listed(d)
-    check_telemetry([d])
-    mutate(d)
-    with pytest.raises(ReplicaflowError) as info:
-        check_telemetry([d])
-    assert sentence in str(info.value), str(info.value)
-    assert "\n" not in str(info.value)
+    _refused_once_changed(d, mutate, sentence)
 
 
 def test_what_the_meta_does_not_promise_is_not_checked(tmp_path):

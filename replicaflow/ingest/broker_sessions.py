@@ -263,9 +263,12 @@ _ELECTIONS = f"""aggregate(marks,
     acc -> acc.rows)"""
 
 
-def first_isr_member_back(brokers: DataFrame, lead: DataFrame, isr: DataFrame) -> DataFrame:
+def first_isr_member_back(brokers: DataFrame, lead: DataFrame, isr: DataFrame, events: DataFrame) -> DataFrame:
     """Leader rows (``lead``'s columns): a partition without a leader (a -1 row of ``lead``) elects the first broker
     to come up again (its up row in ``brokers``) that is in the ISR in force then, unless a leader row comes first.
+    Where a KRaft controller's own session lines are in the logs, a return is its grant of an unfence request, not a
+    broker's start or first line: a BrokerServer that starts is fenced, and leads nothing, until the controller
+    unfences it (a 3.9 broker's line said "Current leader is -1" 8 ms after such a start had elected it).
 
     The controller elects the returning ISR member (ZooKeeper ``KafkaController.onBrokerStartup``, KRaft
     ``ReplicationControlManager.handleBrokerUnfenced``); that leader's line is in state-change.log from 2.6, a file
@@ -274,7 +277,13 @@ def first_isr_member_back(brokers: DataFrame, lead: DataFrame, isr: DataFrame) -
     return was matched to every earlier -1 row, with that row's ISR, and a broker the controller had since taken out
     of the ISR led a partition that its own line, a millisecond later, showed without a leader."""
     keys = ["cluster", "topic", "partition"]
-    ups = brokers.where(F.col("state") == "up").select("cluster", "broker", "ts_ms", F.col("seq").alias("up_seq"))
+    kind = F.col("kind")
+    granted = (kind == "broker_unfenced") & (F.col("state") == "caught up") & F.col("target_broker").isNotNull()
+    kraft = events.where(granted | _session_ended() & (kind == "broker_fenced")).select("cluster").distinct()
+    ups = (brokers.where(F.col("state") == "up").join(kraft, "cluster", "left_anti")
+           .select("cluster", "broker", "ts_ms", F.col("seq").alias("up_seq"))
+           .unionByName(events.where(granted).select("cluster", F.col("target_broker").alias("broker"), "ts_ms",
+                                                     F.col("line_number").alias("up_seq"))))
     marks = (lead.where(F.col("leader") == -1).select(*keys).distinct().join(F.broadcast(ups), "cluster")
              .select(*keys, "ts_ms", F.lit(-_LAST).alias("seq"), "broker", "up_seq",
                      F.lit(None).cast("int").alias("leader"), F.lit(None).cast("array<int>").alias("isr")))

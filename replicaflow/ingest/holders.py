@@ -292,6 +292,29 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
     return rows, lead, new_leader.select(*KEYS, "ts_ms").distinct()
 
 
+def recorded_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """Leader and ISR rows from a KRaft controller's PartitionRecord lines (`Replayed PartitionRecord for new|existing
+    partition …`, 3.6+; `Created partition …` 3.0-3.5): the leader, leader epoch and ISR the metadata log holds, before
+    the partition's first leader row of ``leaders`` (an hour of a quorum's files whose brokers write no line until the
+    controller fences them all). A controller restates its snapshot's records at each start, so only a record of a
+    leader epoch past every earlier record's counts. Returns ``isr`` and ``leaders`` rows numbered as a request's
+    (``requested_state``) and the instants whose leader row names the ISR."""
+    first = leaders.groupBy(*KEYS).agg(F.min("ts_ms").alias("first_ms"))
+    rec = (events.where((F.col("kind") == "partition_change") & F.col("state").isin("new", "existing")
+                        & F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("leader").isNotNull()
+                        & F.col("isr").isNotNull() & F.col("leader_epoch").isNotNull())
+           .join(first, KEYS, "left").where(F.col("first_ms").isNull() | (F.col("ts_ms") < F.col("first_ms")))
+           .select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
+                   (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq")))
+    w = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
+    rec = rec.select("*", F.max("leader_epoch").over(w).alias("before")).where(
+        F.col("before").isNull() | (F.col("leader_epoch") > F.col("before")))
+    lead = rec.select(*KEYS, "ts_ms", "seq", "leader", "leader_epoch",
+                      *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
+    return (rec.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch"), lead,
+            rec.select(*KEYS, "ts_ms").distinct())
+
+
 def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFrame) -> DataFrame:
     """An ISR row just before each leader line that names its ISR after changes no line shows the ISR of: the ISR
     that line names, as the controller wrote it (``CONTROLLER_ISR_EPOCH``).
@@ -302,8 +325,10 @@ def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFram
     of brokers whose logs are missing, so the ISR the logs last told is stale, and a new leader outside it would read
     as an unclean election (docs/semantics.md §6). The ISR the leader's line names is the one the controller elected
     it from, less the members it dropped: a clean election picks a member; an unclean one leaves the leader alone in
-    the ISR and logs its own line (`UNCLEAN partition change …`, `No broker in ISR is alive …`). ``read``: the
-    reader's rows, where a leader line's own ISR row is numbered right after it.
+    the ISR and logs its own line (`UNCLEAN partition change …`, `No broker in ISR is alive …`). A leader epoch
+    before the last one is a partition created again (a topic deleted or its cluster wiped, then created: epochs
+    restart at 0), whose first leader is elected from the ISR its line names, not from the old partition's.
+    ``read``: the reader's rows, where a leader line's own ISR row is numbered right after it.
     """
     keys = ["cluster", "topic", "partition"]
     before = Window.unboundedPreceding, -1
@@ -319,7 +344,8 @@ def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFram
               .select(*keys, "ts_ms", "leader_epoch", F.lit(True).alias("unseen")).distinct())
     gaps = (lead.select(*keys, "ts_ms", "seq", "leader_epoch", last_epoch.alias("last_epoch"))
             .join(unseen, [*keys, "ts_ms", "leader_epoch"], "left")
-            .where((F.col("leader_epoch") > F.col("last_epoch") + 1) | F.col("unseen")))
+            .where((F.col("leader_epoch") > F.col("last_epoch") + 1) | (F.col("leader_epoch") < F.col("last_epoch"))
+                   | F.col("unseen")))
     own = read.select(*keys, "ts_ms", (F.col("seq") - 2).alias("seq"), "isr")
     return gaps.join(own, [*keys, "ts_ms", "seq"]).select(
         *keys, "ts_ms", (F.col("seq") - 1).alias("seq"), "isr", F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch"))

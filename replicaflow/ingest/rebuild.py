@@ -59,6 +59,7 @@ from replicaflow.ingest.holders import (
     from_to_isr,
     inferred_leaders,
     isr_before_unseen_changes,
+    recorded_state,
     requested_state,
     seen_replicas,
     stepped_down,
@@ -219,7 +220,9 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
               .select(*keys, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("a").alias("isr"), "leader_epoch"))
     read, isr = isr, isr.unionByName(before)
     requested_isr, requested_lead, requested = requested_state(events, parsed["isr"], parsed["leaders"])
-    isr, lead = isr.unionByName(requested_isr), lead.unionByName(requested_lead)
+    recorded_isr, recorded_lead, recorded = recorded_state(events, lead.unionByName(requested_lead))
+    isr = isr.unionByName(requested_isr).unionByName(recorded_isr)
+    lead = lead.unionByName(requested_lead).unionByName(recorded_lead)
     rows = [(name, c.start_ms, -1 - n, p.topic, p.partition, list(p.isr), -1 if p.leader is None else p.leader)
             for name, c in clusters.items() if c.snapshot_first
             for n, p in enumerate(sorted(c.inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]
@@ -242,10 +245,10 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     lead = lead.unionByName(leaderless_while_cluster_down(brokers, lead))
     lead = lead.unionByName(inferred_leaders(events, lead))
     lead = lead.unionByName(stepped_down(events, lead))
-    lead = lead.unionByName(first_isr_member_back(brokers, lead, isr)).localCheckpoint(eager=False)
+    lead = lead.unionByName(first_isr_member_back(brokers, lead, isr, events)).localCheckpoint(eager=False)
     isr = isr.unionByName(isr_before_unseen_changes(events, read, lead))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
-               .select(*keys, "ts_ms").unionByName(requested).distinct())
+               .select(*keys, "ts_ms").unionByName(requested).unionByName(recorded).distinct())
     isr, lead = _instant_order(isr, lead, carried)
     w = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
     prev = F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("leader_epoch").alias("e"))).over(w)

@@ -244,13 +244,15 @@ def test_a_restart_that_restates_the_snapshots_partition_moves_nothing(spark, tm
     (replicas 1,2,3; ReplicationControlManager.replay(PartitionRecord)), then replays the move's records. Both are
     that replay (``controller_restart``): the partition keeps 1,2,4, with no move of a millisecond at 11:00 and no
     return to the snapshot's replicas. The start is the process's (KafkaRaftServer, server.log) or the
-    controller's own (QuorumController's constructor, controller.log): a bug report often holds one file."""
+    controller's own (QuorumController's constructor, controller.log): a bug report often holds one file. The
+    partition's state begins at controller 1's PartitionRecord, which names its leader and ISR too
+    (holders.recorded_state), not at broker 1's first ISR line a second later."""
     assert _assignments(spark, tmp_path, {
         "controller-1.log": _partition_record("09:00:00,000", 1) + _start("10:00:00,000", 1) + _done("10:05:00,000", 1),
         "controller-2.log": restart + _partition_record("11:00:00,050", 2) + _start("11:00:00,100", 2)
         + _done("11:00:00,101", 2),
         "broker-1.log": _isr("09:00:01,000")}) == [
-        (32_401_000, (1, 2, 3), ()), (36_000_000, (1, 2, 4, 3), (4,)), (36_300_000, (1, 2, 4), ())]
+        (32_400_000, (1, 2, 3), ()), (36_000_000, (1, 2, 4, 3), (4,)), (36_300_000, (1, 2, 4), ())]
 
 
 @pytest.mark.spark

@@ -59,6 +59,30 @@ def test_a_topic_a_new_controller_does_not_list_ends_there_and_is_not_offline_af
     assert [replicas for _, replicas in got["late"]] == [[0]]
 
 
+AGAIN = {  # 2.8: `again` led by broker 0 alone (epoch 11), the cluster wiped, the topic created again on 1 and 0
+    "broker-0/state-change.log": leader("10:00:00,000", "again", 11),
+    "broker-0/controller.log":
+        f"[2024-06-24 10:10:00,010] INFO [Controller id=0] Current list of topics in the cluster: HashSet() {C}\n",
+    "broker-1/state-change.log": leader("10:11:00,000", "again", 0).replace("Broker id=0", "Broker id=1")
+    .replace("ISR [0]", "ISR [1,0]"),
+}
+
+
+@pytest.mark.spark
+def test_a_topic_created_again_elects_its_first_leader_from_its_own_isr(spark, tmp_path):
+    """Leader epochs restart at 0 in a partition created again (KafkaController.onNewPartitionCreation: leaderEpoch 0,
+    the ISR its live replicas): its first leader, broker 1 with ISR [1, 0], is elected from that ISR, not from the
+    old partition's [0]. On a public 2.8 cluster wiped and its topic created again (AndreasTraut/kafka_2.13-2.8.0),
+    the first leader of the new topic read as an unclean election. An ISR row of the line's own ISR now comes just
+    before its leader row, as for a leader line after unseen changes."""
+    paths = write_files(tmp_path, AGAIN)
+    tables = rebuild(spark, [ClusterInputs("c", tuple(paths))], RebuildOptions(scrape_interval_ms=1000)).tables
+    rows = [("isr", r["ts_ms"] - MS, r["seq"], sorted(r["isr"])) for r in tables["isr"].collect()]
+    rows += [("leader", r["ts_ms"] - MS, r["seq"], r["leader"]) for r in tables["leaders"].collect()]
+    again = [(what, ts, value) for what, ts, _, value in sorted(rows, key=lambda r: (r[1], r[2]))]
+    assert again[-3:] == [("isr", 660_000, [0, 1]), ("leader", 660_000, 1), ("isr", 660_000, [0, 1])]
+
+
 def test_a_list_before_a_describe_shows_the_topic_does_not_end_it():
     """A describe snapshot taken after a controller's list shows the topic then: it was created after the list, so
     the list does not end it; a list after the snapshot does. A deletion line counts either way, as before."""

@@ -23,7 +23,7 @@ from replicaflow.ingest.topic_command import TopicsSnapshot, read_topic_describe
 from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.topic import cluster_name_problem
 from replicaflow.model.units import format_duration, parse_duration_ms
-from replicaflow.model.version import KafkaVersion, unreleased_patch
+from replicaflow.model.version import written_release
 from replicaflow.telemetry.checks import MAX_MS
 
 _BROKER_DIR = re.compile(r"^(?:broker|kafka)[-_]?\d+$", re.IGNORECASE)
@@ -80,12 +80,10 @@ def options(kafka_version: str | None, scrape_interval: str, topics_at: str, log
             min_insync_replicas: int | None) -> RebuildOptions:
     """The options checked: each problem is one sentence naming the option."""
     if kafka_version is not None:
-        if (problem := unreleased_patch(kafka_version)) is not None:
-            raise ReplicaflowError(f"--kafka-version: {problem}")
         try:
-            KafkaVersion.parse(kafka_version)
+            written_release(kafka_version)
         except ReplicaflowError as exc:
-            raise ReplicaflowError(f"--kafka-version: {str(exc).split(': ', 1)[-1]}") from None
+            raise ReplicaflowError(f"--kafka-version: {exc}") from None
     try:
         interval = parse_duration_ms(scrape_interval)
     except (ValueError, ReplicaflowError) as exc:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.units import parse_duration_ms, parse_id, parse_rate_bps
-from replicaflow.model.version import KafkaVersion, unreleased_patch
+from replicaflow.model.version import KafkaVersion, written_release
 from replicaflow.plan.build import (
     batches_of,
     beyond_horizon,
@@ -106,12 +106,10 @@ def prepare(a: PlanArgs) -> Prepared:
     if a.racks is not None:
         cluster.racks = _racks(a.racks, cluster.brokers)
     if a.version is not None:
-        if (problem := unreleased_patch(a.version)) is not None:
-            raise ReplicaflowError(f"--version: {problem}")
         try:
-            cluster.version = str(KafkaVersion.parse(a.version))
+            cluster.version = str(written_release(a.version))
         except ReplicaflowError as exc:
-            raise ReplicaflowError(f"--version: {str(exc).split(': ', 1)[-1]}") from None
+            raise ReplicaflowError(f"--version: {exc}") from None
     if not KafkaVersion.parse(cluster.version).replication_throttles:  # every candidate would run one regardless
         given = "--version" if a.version is not None else f"{a.cluster}: kafka.version"
         raise ReplicaflowError(f"{given}: plan compares replication throttles, which Kafka has from 0.10.1 "

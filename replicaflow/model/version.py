@@ -52,6 +52,18 @@ def unreleased_patch(text: str) -> str | None:
     return f"Kafka {line}'s releases were {', '.join(names[:-1])} and {names[-1]}, {found}"
 
 
+def written_release(text: str) -> KafkaVersion:
+    """A release as a person writes it (a scenario's ``kafka.version``, ``plan --version``, ``analyze
+    --kafka-version``): parsed, and refused where its line never had that bug fix (:func:`unreleased_patch`). The
+    error is the reason alone, for the caller to prefix with the field or option it came from."""
+    if (problem := unreleased_patch(text)) is not None:
+        raise ReplicaflowError(problem)
+    try:
+        return KafkaVersion.parse(text)
+    except ReplicaflowError as exc:
+        raise ReplicaflowError(str(exc).split(": ", 1)[-1]) from None
+
+
 # Confluent Platform's builds print their own number with `-ccs` or `-ce` (7.3.5-ccs is Apache Kafka 3.3): the Kafka
 # release of each CP major's first minor, the minors counting on from it (CP 5.0-5.5: 2.0-2.5, 6.0-6.2: 2.6-2.8,
 # 7.0-7.9: 3.0-3.9, 8.x: 4.x; Confluent's interoperability table)

@@ -12,7 +12,7 @@ from replicaflow.model import election
 from replicaflow.model.fetcher import FETCH_ERRORS
 from replicaflow.model.produce import DEFAULT_BATCH_SIZE_BYTES
 from replicaflow.model.units import INT32_MAX
-from replicaflow.model.version import KafkaVersion, unreleased_patch
+from replicaflow.model.version import KafkaVersion, written_release
 from replicaflow.sim.scenario.fields import (
     DEFAULT_START_MS,
     BrokerId,
@@ -94,13 +94,10 @@ class KafkaSpec(FrozenModel):
     def _version(cls, value):
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise ValueError(f"expected a Kafka release like '3.7', found {show(value)}")
-        problem = unreleased_patch(str(value))  # a bug fix its line never had: 3.7.99
-        if problem is not None:
-            raise ValueError(problem)
         try:
-            return str(KafkaVersion.parse(str(value)))
+            return str(written_release(str(value)))
         except ReplicaflowError as exc:
-            raise ValueError(str(exc).split(": ", 1)[1]) from None
+            raise ValueError(str(exc)) from None
 
     @property
     def kafka_version(self) -> KafkaVersion:

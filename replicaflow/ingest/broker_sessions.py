@@ -240,6 +240,26 @@ def elected_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame, assi
                      .select(*keys, "ts_ms", F.lit(_REMOVED).alias("seq"), "leader"))
 
 
+def unless_elected_with_it(removed: DataFrame, elected: DataFrame) -> DataFrame:
+    """``elected_at_removals``' rows less a -1 that the controller's own election line of the partition follows within
+    ``ELECTED_WITH_REMOVAL_MS`` (``holders.elected_state``): a KRaft controller elects an unclean leader in the very
+    record that fences the leader's broker, where the topic allows it (ReplicationControlManager
+    .generateLeaderAndIsrUpdates), and logs it as `UNCLEAN partition change …` once it replays that record. The
+    partition was never without a leader; the -1 made a one-millisecond offline incident of it. One window over both
+    (each read once: ``removed`` carries the whole leader plan before it)."""
+    keys = ["cluster", "topic", "partition"]
+    both = (removed.select("*", F.lit(False).alias("_told"))
+            .unionByName(elected.select(*removed.columns, F.lit(True).alias("_told"))))
+    after = Window.partitionBy(*keys).orderBy("ts_ms", F.col("_told").asc()).rowsBetween(0, Window.unboundedFollowing)
+    told_ms = F.first(F.when(F.col("_told"), F.col("ts_ms")), ignorenulls=True).over(after)
+    soon = (F.col("leader") == -1) & (told_ms <= F.col("ts_ms") + ELECTED_WITH_REMOVAL_MS)
+    return both.select("*", F.coalesce(soon, F.lit(False)).alias("_soon")).where(~F.col("_told") & ~F.col("_soon")) \
+        .select(*removed.columns)
+
+
+ELECTED_WITH_REMOVAL_MS = 1000
+
+
 # The elections of one partition's marks in time order, each from the leader in force: the leader its rows told
 # last, unless the election of an earlier mark came after that row (a row of the mark's own instant comes after its
 # election, and wins) and elected a leader (after none, the first ISR member back leads, ``first_isr_member_back``,

@@ -18,6 +18,9 @@ tells more than nothing:
 - a LeaderAndIsr request a broker received names the controller's leader, leader epoch and ISR: for a
   partition whose lines hold no leader line and no ISR change (a follower's own log), those are its
   leader and ISR from that instant;
+- a ZooKeeper controller up to 1.0 logs the leader, leader epoch and ISR it elects for an offline partition
+  (``Selected new leader and ISR {…}``), which no broker line before 0.11 names the epoch of, and a KRaft controller
+  its unclean elections (``UNCLEAN partition change …``) (``elected_state``);
 - the broker that logs "Shrinking/Expanding ISR", "ISR updated" or a NotEnoughReplicas rejection is the
   leader at that instant (``Partition.maybeShrinkIsr``, ``maybeExpandIsr`` and ``appendRecordsToLeader``
   run on the leader only). Before a partition's first leader line this is its leader, with an unknown
@@ -52,10 +55,11 @@ BROKER_HOLDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed", 
                 "fetcher_removed", "partition_failed", "fetch_error", "fetch_epoch_mismatch", "fetch_offset_reset",
                 "truncation_failed", "log_dir_offline", "produce_rejected", "thread_died", "replica_deleted")
 # kinds whose `replicas` are assigned replicas (all of them, or the live ones of an unclean election)
-REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "unclean_election")
+REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "unclean_election", "partition_offline")
 # lines of a partition's deletion: its logs renamed for deletion, fetchers removed, NonExistentPartition
 DELETION_KINDS = ("replica_deleted", "fetcher_removed")
 NONEXISTENT = "NonExistentPartition"
+SELECTED = "Selected new leader and ISR "  # OfflinePartitionLeaderSelector's election, 0.8-1.0
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 # the logIdents of a KRaft controller's own components, which no broker process has: QuorumController's `[Controller N] `
@@ -117,9 +121,10 @@ def _one(col: Column) -> Column:
 
 def _whole(kind: Column) -> Column:
     """A line naming the whole assignment: a LeaderAndIsr request, a replayed PartitionRecord (state
-    'new'/'existing'; a PartitionChangeRecord names changed fields only), a NewPartition's replicas."""
+    'new'/'existing'; a PartitionChangeRecord names changed fields only), a NewPartition's replicas, a failed
+    election's assigned replicas."""
     listed = F.col("replicas").isNotNull() & (F.size("replicas") > 0)
-    return listed & (kind.isin("leader_and_isr", "partition_state")
+    return listed & (kind.isin("leader_and_isr", "partition_state", "partition_offline")
                      | ((kind == "partition_change") & F.col("state").isin("new", "existing")))
 
 
@@ -313,6 +318,34 @@ def recorded_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Da
                       *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
     return (rec.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch"), lead,
             rec.select(*KEYS, "ts_ms").distinct())
+
+
+def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """Leader and ISR rows of the elections a controller logs with their leader epoch: a ZooKeeper controller's for
+    an offline partition up to 1.0 (OfflinePartitionLeaderSelector: `Selected new leader and ISR {"leader":L,
+    "leader_epoch":E,"isr":[…]} for offline partition [t,p]`), and a KRaft controller's unclean one (`UNCLEAN
+    partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 85 -> 86, …`, 3.0+). Before 0.11 no
+    broker line names a leader epoch, and a KRaft controller's file is often alone: without these an unclean
+    election counted nowhere, and the KRaft partition stayed offline from its leader's fencing. An election raises
+    the leader epoch past every earlier one: a line whose epoch is not past every earlier leader row's (``leaders``)
+    is a KRaft controller replaying its log at a start, or a broker's line told it first. Returns rows numbered as
+    a request's (``requested_state``); an ISR row where the line names the ISR."""
+    kind = F.col("kind")
+    said = (((kind == "partition_state") & F.col("message").contains(SELECTED)) | (kind == "unclean_election")) \
+        & F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("leader").isNotNull() \
+        & F.col("leader_epoch").isNotNull()
+    sel = events.where(said).select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
+                                    (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"))
+    known = leaders.select(*KEYS, "ts_ms", "leader", "leader_epoch", F.lit(None).cast("array<int>").alias("isr"),
+                           "seq", F.lit(False).alias("said"))
+    before = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
+    sel = (sel.unionByName(known).select("*", F.max("leader_epoch").over(before).alias("past"))
+           .where(F.col("said") & (F.col("past").isNull() | (F.col("leader_epoch") > F.col("past")))))
+    lead = sel.select(*KEYS, "ts_ms", "seq", "leader", "leader_epoch",
+                      *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
+    named = sel.where(F.col("isr").isNotNull())
+    return (named.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch"), lead,
+            named.select(*KEYS, "ts_ms").distinct())
 
 
 def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFrame) -> DataFrame:

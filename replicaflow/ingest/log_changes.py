@@ -34,7 +34,8 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     logged = events
     # a NotEnoughReplicas rejection (2.1+) names the leader's committed ISR at that instant (Partition.
     # appendRecordsToLeader: partitionState.isr); before 2.1 only its size
-    rejections = events.where((k == "produce_rejected") & F.col("isr").isNotNull()).select(
+    # so does a failed election's exception (0.8-1.0): the dead ISR it could not elect from
+    rejections = events.where(k.isin("produce_rejected", "partition_offline") & F.col("isr").isNotNull()).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
         F.lit(False).alias("alter_style"), F.lit(0).alias("with_start"))
     events = events.where(k.isin("isr_updated", "leader_start", "isr_shrink", "isr_expand") | became).select(

@@ -54,6 +54,9 @@ _REPLICA_FETCHER_THREAD = r"^\[(?:ReplicaFetcherThread-\d+-\d+\][,:]?|ReplicaFet
 _CONTROLLER_IDENT = r"^\[Controller (?:\d+\]:|id=\d+\]) "  # KafkaController's: before 1.0, from 1.0
 _REPLICA_MANAGER = r"^\[(?:ReplicaManager broker=\d+|Replica Manager on Broker \d+)\]:? "  # 1.0+, before 1.0
 LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
+# OfflinePartitionLeaderSelector's NoReplicaOnlineException (0.8-1.0): the dead ISR (unclean election off) or replicas (on)
+FAILED_ELECTION = (r"NoReplicaOnlineException: No (?:broker in ISR|replica in ISR|replica) for partition \S+ is alive\. "
+                   r"Live brokers are: \[[^\]]*\][,.] (ISR brokers|Assigned replicas) are: \[(?:\w+\()?([\d, ]*)\)?\]\.?$")
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
 BROKER_LIST_KINDS = ("broker_failed", "broker_registered")  # lists name brokers (ZooKeeper controller callbacks)
@@ -208,7 +211,7 @@ RULES: list[Rule] = [
     Rule("partition_offline", rf"^(?:Controller \d+ epoch \d+ failed to change state for partition {_TP} from "
          rf"(?:New|Offline)Partition to (OnlinePartition)|Failed to elect leader for partition {_TP} under strategy "
          r"OfflinePartitionLeaderElectionStrategy\b.*)$", {"tp": 1, "state": 2, "tp2": 3}),
-    # the same up to 1.0: `Controller N epoch E initiated ...` (0.8-0.11), `[Controller id=N epoch=E] Initiated ...`
+    # up to 1.0: `Controller N epoch E initiated ...` (0.8-0.11), `[Controller id=N epoch=E] Initiated ...`; trace: FAILED_ELECTION
     Rule("partition_offline", rf"^(?:Controller (\d+) epoch \d+ i|I)nitiated state change for partition {_TP} from "
          r"(?:New|Offline)Partition to (OnlinePartition) failed$", {"broker": 1, "tp": 2, "state": 3}),
     # --- KRaft controller: ReplicationControlManager, ClusterControlManager, BrokerHeartbeatManager ---
@@ -263,9 +266,8 @@ RULES: list[Rule] = [
          r"with the (?:offset of it'?s register broker record|last committed metadata offset) \d+\.?$",
          {"target_broker": 1}, state="caught up"),
     # --- controller elections: the winner's line (controller.log) -----------------------------------
-    # ZooKeeper: `N successfully elected as leader` (ZookeeperLeaderElector, 0.8-0.10, no logIdent), `... as the
-    # controller` (KafkaController.elect 0.11-2.0), with `. Epoch incremented to E and epoch zk version is now Z`
-    # (2.1-3.9); the elected id is the writer
+    # ZooKeeper: `N successfully elected as leader` (ZookeeperLeaderElector, 0.8-0.10), `... as the controller` (0.11-2.0),
+    # with `. Epoch incremented to E and epoch zk version is now Z` (2.1-3.9); the elected id is the writer
     Rule("controller_elected", r"^(\d+) successfully elected as (?:leader|the controller(?:\. Epoch incremented to "
          r"(\d+) and epoch zk version is now -?\d+)?)$", {"broker": 1, "leader_epoch": 2}),
     # KRaft (QuorumController's leader change): `Becoming active at controller epoch E.` (2.8), `Becoming the active
@@ -379,8 +381,7 @@ RULES: list[Rule] = [
     # LogManager.createAndValidateLogDirs (1.0+): at start-up, no configured directory could be created or read
     Rule("broker_halted", r"^Shutdown broker because none of the specified log dirs from (.+) can be created or "
          r"validated$", {"log_dir": 1}, state="at startup"),
-    # ReplicaManager.handleLogDirFailure 3.7+ (KRaft, JBOD): the metadata log's dir, a dir in migration mode, or one
-    # without a UUID; each then Exit.halt
+    # ReplicaManager.handleLogDirFailure 3.7+ (KRaft, JBOD): the metadata log's dir, one in migration, one without UUID
     Rule("broker_halted", r"^Shutdown broker because the metadata log dir (\S+) has failed$", {"log_dir": 1}),
     Rule("broker_halted", r"^Shutdown broker because some log directory has failed during migration mode: (\S+)$",
          {"log_dir": 1}),
@@ -433,8 +434,7 @@ RULES: list[Rule] = [
          {"tp": 1}),
     Rule("reassignment_completed", r"^Removing partitions Set\([^()]*\) from the list of reassigned partitions in "
          r"zookeeper$", {}, explode="list"),
-    # ReplicationControlManager: `AlterIsr` up to 3.1; with a new leader `... and triggered a leadership change.
-    # Returning E.` (3.0-3.1: `Reutrning FENCED_LEADER_EPOCH.`)
+    # ReplicationControlManager (`AlterIsr` to 3.1); a new leader: `... and triggered a leadership change. Returning E.`
     Rule("reassignment_completed", r"^Alter(?:Partition|Isr) request from node (\d+) for (\S+-\d+) completed the "
          r"ongoing partition reassignment(?: and triggered a leadership change\. Re(?:tu|ut)rning \w+)?\.?$",
          {"leader": 1, "tp": 2}),

@@ -11,6 +11,13 @@ from replicaflow.model.version import KafkaVersion, printed_release
 FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"^Partition \[.+,\d+\] on broker \d+: ", None, "0.11"),
     (r"^\[KafkaServer id=\d+\]", "1.0", None),
+    # logIdents: Partition's `[Partition t-p broker=N] `, StateChangeLogger's `[Controller id=N epoch=E] ` / `[Broker
+    # id=N] ` and KafkaController's `[Controller id=N] ` from 1.0; KRaft's QuorumController `[Controller N] ` (2.8-3.4),
+    # then `[QuorumController id=N] `
+    (r"^\[(?:Partition \S+-\d+ broker|Controller id|Broker id)=\d+(?: epoch=\d+)?\] ", "1.0", None),
+    (r"^\[Controller \d+\] ", "2.8", "3.4"),
+    (r"^\[QuorumController id=\d+\] ", "3.5", None),
+    (r"OfflinePartitionLeaderElectionStrategy\(", "2.4", None),  # a case class with allowUnclean (KIP-460)
     (r"Added fetcher for partitions List\(", None, "2.0"),
     (r"Added fetcher to broker ", "2.1", None),
     (r"Added fetcher to broker BrokerEndPoint\(id=", "2.1", "2.4"),

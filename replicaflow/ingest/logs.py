@@ -42,6 +42,7 @@ from replicaflow.ingest.log_layouts import (
 from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
     BROKER_LIST_KINDS,
+    FAILED_ELECTION,
     FETCHER_TOKEN,
     LIST_FIELDS,
     LIST_TOKEN,
@@ -253,8 +254,17 @@ def _classify(df: DataFrame) -> DataFrame:
                          f["isr_states"], F.lit(r"brokerId=(\d+)"), 1).cast("array<int>")))
     # reassignment rows keep the target replicas in `isr` too (the column's meaning before `replicas` existed)
     isr = F.when(k.startswith("reassignment_"), id_list(f["replicas"])).otherwise(isr)
+    lists = {n: id_list(f[n]) for n in LIST_FIELDS}
+    # a failed election's exception (0.8-1.0, the record's next line) names the dead ISR, or the assigned replicas,
+    # all dead: unclean election is on, so the controller empties the ISR as it takes the last member out
+    # (KafkaController.removeReplicaFromIsr)
+    failed = F.substring(F.when(k == "partition_offline", F.col("follows")), 1, FAILED_ELECTION_CHARS)
+    named, failed_ids = F.regexp_extract(failed, FAILED_ELECTION, 1), id_list(F.regexp_extract(failed, FAILED_ELECTION, 2))
+    isr = F.coalesce(isr, F.when(named == "ISR brokers", failed_ids)
+                     .when(named == "Assigned replicas", F.array().cast("array<int>")))
+    lists["replicas"] = F.coalesce(lists["replicas"], F.when(named == "Assigned replicas", failed_ids))
     df = method_boundary(df.select("*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),
-                                   *[id_list(f[n]).alias(n) for n in LIST_FIELDS if n != "isr"]))
+                                   *[lists[n].alias(n) for n in LIST_FIELDS if n != "isr"]))
     is_parented = F.col("status") == "bad"
     broker = F.coalesce(F.when(is_parented, F.col("parent.broker")), _int(f["broker"]), F.col("prefix_broker"),
                         F.col("fallback_broker"))
@@ -312,6 +322,7 @@ def _category(df: DataFrame) -> DataFrame:
 LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|(?:Broker failure|"
           r"New broker startup) callback for|Currently active brokers in the cluster:) (.*)$")
 LISTED_END = r" (?:are offline|and stopped moving logs|because they are) .*$"
+FAILED_ELECTION_CHARS = 4096  # a NoReplicaOnlineException's line: a partition, the live brokers, the ISR or replicas
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields

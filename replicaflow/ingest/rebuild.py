@@ -43,6 +43,7 @@ from replicaflow.ingest.broker_sessions import (
     isr_removals,
     leaderless_while_cluster_down,
     lifecycle,
+    unless_elected_with_it,
 )
 from replicaflow.ingest.controller_restart import (
     START_KINDS,
@@ -55,6 +56,7 @@ from replicaflow.ingest.holders import (
     Seen,
     controllers_alone,
     deleted_at,
+    elected_state,
     followed_leaders,
     from_to_isr,
     inferred_leaders,
@@ -221,8 +223,10 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     read, isr = isr, isr.unionByName(before)
     requested_isr, requested_lead, requested = requested_state(events, parsed["isr"], parsed["leaders"])
     recorded_isr, recorded_lead, recorded = recorded_state(events, lead.unionByName(requested_lead))
-    isr = isr.unionByName(requested_isr).unionByName(recorded_isr)
-    lead = lead.unionByName(requested_lead).unionByName(recorded_lead)
+    lead = lead.unionByName(requested_lead).unionByName(recorded_lead).localCheckpoint(eager=False)
+    elected_isr, elected_lead, elected = elected_state(events, lead)
+    isr = isr.unionByName(requested_isr).unionByName(recorded_isr).unionByName(elected_isr)
+    lead = lead.unionByName(elected_lead)
     rows = [(name, c.start_ms, -1 - n, p.topic, p.partition, list(p.isr), -1 if p.leader is None else p.leader)
             for name, c in clusters.items() if c.snapshot_first
             for n, p in enumerate(sorted(c.inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]
@@ -238,17 +242,20 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     if removals:  # a failed broker's ISRs, which no broker logs before 2.6
         isr = isr.localCheckpoint(eager=False)
         isr = isr.unionByName(isr_removals(isr, events))
-    # read three times below, each time with the reader's rows and requests beneath: a checkpoint
-    lead = lead.unionByName(followed_leaders(events, lead))
+    # each step below reads the leader rows before it, and adds its own: a checkpoint after each, else the plan of the
+    # first rows is copied twice per step (a KRaft controller's five lines took 260 s to analyze, 45 s with these)
+    lead = lead.localCheckpoint(eager=False)
+    lead = lead.unionByName(followed_leaders(events, lead)).localCheckpoint(eager=False)
     if removals:
-        lead = lead.unionByName(elected_at_removals(events, lead, isr, assigned, brokers))
-    lead = lead.unionByName(leaderless_while_cluster_down(brokers, lead))
-    lead = lead.unionByName(inferred_leaders(events, lead))
-    lead = lead.unionByName(stepped_down(events, lead))
+        lead = lead.unionByName(unless_elected_with_it(elected_at_removals(events, lead, isr, assigned, brokers),
+                                                       elected_lead)).localCheckpoint(eager=False)
+    lead = lead.unionByName(leaderless_while_cluster_down(brokers, lead)).localCheckpoint(eager=False)
+    lead = lead.unionByName(inferred_leaders(events, lead)).localCheckpoint(eager=False)
+    lead = lead.unionByName(stepped_down(events, lead)).localCheckpoint(eager=False)
     lead = lead.unionByName(first_isr_member_back(brokers, lead, isr, events)).localCheckpoint(eager=False)
     isr = isr.unionByName(isr_before_unseen_changes(events, read, lead))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
-               .select(*keys, "ts_ms").unionByName(requested).unionByName(recorded).distinct())
+               .select(*keys, "ts_ms").unionByName(requested).unionByName(recorded).unionByName(elected).distinct())
     isr, lead = _instant_order(isr, lead, carried)
     w = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
     prev = F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("leader_epoch").alias("e"))).over(w)

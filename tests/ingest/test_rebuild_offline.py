@@ -16,6 +16,8 @@ pytestmark = pytest.mark.spark
 
 FAILED = ("[2020-02-07 10:{t}] ERROR [Controller id=1004 epoch=12] Controller 1004 epoch 12 failed to change state for "
           "partition __consumer_offsets-40 from OfflinePartition to OnlinePartition (state.change.logger)\n")
+SELECTOR = "(kafka.controller.OfflinePartitionLeaderSelector)"
+RCM = "(org.apache.kafka.controller.ReplicationControlManager)"
 FILES = {
     # ZooKeeper 2.1-2.3 (getsentry/self-hosted#383's controller lines): the leader shrinks its ISR to itself, goes, and
     # the controller fails to elect another, twice; the leader comes back and expands its ISR
@@ -30,6 +32,55 @@ FILES = {
         "        at kafka.controller.PartitionStateMachine$$anonfun$doElectLeaderForPartitions$3.apply("
         "PartitionStateMachine.scala:366)\n" + FAILED.format(t="48:00,000")
         + FAILED.format(t="49:00,000").replace("__consumer_offsets-40 from OfflinePartition", "orders-2 from NewPartition")),
+    # ZooKeeper 0.10.2 (andreinedelciu's and devicehive/devicehive-java-server#259's lines): a new controller finds
+    # every replica of two partitions on dead broker 1002; unclean election is on for `orders`, off for `logs`. When
+    # 1002 comes back, `orders-0` is led by it through an unclean election, `logs-0` through a clean one.
+    "k010/broker-1001/controller.log": (
+        "[2017-06-01 10:00:00,000] INFO [Controller 1001]: Controller 1001 incremented epoch to 5 "
+        "(kafka.controller.KafkaController)\n"
+        "[2017-06-01 10:10:00,020] INFO [Controller 1001]: New broker startup callback for 1002 "
+        "(kafka.controller.KafkaController)\n"
+        "[2017-06-01 10:10:00,030] WARN [OfflinePartitionLeaderSelector]: No broker in ISR is alive for [orders,0]. "
+        f"Elect leader 1002 from live brokers 1002. There's potential data loss. {SELECTOR}\n"
+        "[2017-06-01 10:10:00,031] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR "
+        f'{{"leader":1002,"leader_epoch":3,"isr":[1002]}} for offline partition [orders,0] {SELECTOR}\n'
+        "[2017-06-01 10:10:00,050] INFO [OfflinePartitionLeaderSelector]: Selected new leader and ISR "
+        f'{{"leader":1002,"leader_epoch":4,"isr":[1002]}} for offline partition [logs,0] {SELECTOR}\n'),
+    "k010/broker-1001/state-change.log": (
+        "[2017-06-01 10:00:01,000] ERROR Controller 1001 epoch 5 initiated state change for partition [orders,0] from "
+        "OfflinePartition to OnlinePartition failed (state.change.logger)\n"
+        "kafka.common.NoReplicaOnlineException: No replica for partition [orders,0] is alive. Live brokers are: "
+        "[Set(1001)], Assigned replicas are: [List(1002)]\n"
+        "\tat kafka.controller.OfflinePartitionLeaderSelector.selectLeader(PartitionLeaderSelector.scala:73)\n"
+        "[2017-06-01 10:00:01,002] ERROR Controller 1001 epoch 5 initiated state change for partition [logs,0] from "
+        "OfflinePartition to OnlinePartition failed (state.change.logger)\n"
+        "kafka.common.NoReplicaOnlineException: No broker in ISR for partition [logs,0] is alive. Live brokers are: "
+        "[Set(1001)], ISR brokers are: [1002]\n"
+        "\tat kafka.controller.OfflinePartitionLeaderSelector.selectLeader(PartitionLeaderSelector.scala:66)\n"),
+    # KRaft 3.4 (AutoMQ/automq#686's controller lines): broker 1 leads t-1 alone in its ISR, broker 0 follows; the
+    # controller fences 1 and, unclean election on, elects 0 in the same record
+    "kraft/broker-1/state-change.log": (
+        "[2024-01-16 23:20:00,000] INFO [Broker id=1] Leader t-1 with topic id Some(Fs3yVbY9S2qtNEF8A-xMSA) starts at "
+        "leader epoch 85 from offset 100 with partition epoch 85, high watermark 100, ISR [1], adding replicas [] and "
+        "removing replicas []. Previous leader epoch was 84. (state.change.logger)\n"),
+    "kraft/broker-0/state-change.log": (
+        "[2024-01-16 23:20:00,010] INFO [Broker id=0] Follower t-1 starts at leader epoch 85 from offset 100 with "
+        "partition epoch 85 and high watermark 100. Current leader is 1. Previous leader epoch was 84. "
+        "(state.change.logger)\n"
+        "[2024-01-16 23:32:00,000] INFO [Broker id=0] Leader t-1 with topic id Some(Fs3yVbY9S2qtNEF8A-xMSA) starts at "
+        "leader epoch 87 from offset 300 with partition epoch 87, high watermark 300, ISR [0], adding replicas [] and "
+        "removing replicas []. Previous leader epoch was 86. (state.change.logger)\n"),
+    "kraft/broker-0/controller.log": (
+        "[2024-01-16 23:28:50,746] INFO [Controller 0] Fencing broker 1 because its session has timed out. "
+        f"{RCM}\n"
+        "[2024-01-16 23:28:50,747] INFO [Controller 0] UNCLEAN partition change for t-1 with topic ID "
+        "Fs3yVbY9S2qtNEF8A-xMSA: isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 85 -> 86, partitionEpoch: 85 -> 86 "
+        f"{RCM}\n"
+        "[2024-01-16 23:30:00,000] INFO [Controller 0] Fencing broker 1 because its session has timed out. "
+        f"{RCM}\n"
+        "[2024-01-16 23:35:00,000] INFO [Controller 0] UNCLEAN partition change for t-1 with topic ID "
+        "Fs3yVbY9S2qtNEF8A-xMSA: isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 85 -> 86, partitionEpoch: 85 -> 86 "
+        f"{RCM}\n"),
 }
 
 
@@ -62,3 +113,39 @@ def test_a_zookeeper_controllers_failed_election_leaves_the_partition_offline(an
                             ("10:50:00.000", 1, False, False)]
     zk = summary["zk"]
     assert (zk["peak_offline"], zk["incidents"]["offline"], zk["offline_minutes"]) == (1, 1, 2.543)
+
+
+def test_a_failed_election_names_the_dead_replicas_and_the_selector_the_unclean_leader(analyzed):
+    """Up to 1.0 the failed election's record is followed by OfflinePartitionLeaderSelector.selectLeader's
+    NoReplicaOnlineException, which names the assigned replicas (`No replica for partition … Assigned replicas are:
+    [List(1002)]`, unclean election on: KafkaController.removeReplicaFromIsr empties the ISR as the last member
+    goes) or the ISR (`No broker in ISR for partition … ISR brokers are: [1002]`, off). No other line names these
+    partitions' replicas, so before they had no state at all: 0 offline partitions where Kafka's gauge showed 2 for
+    ten minutes (andreinedelciu's 0.10.2 controller: 70). The selector's `Selected new leader and ISR {…}` gives the
+    elected leader's epoch, which no 0.10 broker line does: 1002 leads `orders-0` from outside its empty ISR, the
+    unclean election its WARN told. `logs-0` is led again as 1002 comes back, its ISR's only member."""
+    states, summary = analyzed
+    assert states["k010"] == [("10:00:01.000", -1, True, False), ("10:00:01.002", -1, True, False),
+                              ("10:10:00.020", 1002, False, False), ("10:10:00.031", 1002, False, False),
+                              ("10:10:00.050", 1002, False, False)]
+    k010 = summary["k010"]
+    assert (k010["peak_offline"], k010["incidents"]["offline"], k010["offline_minutes"]) == (2, 2, 19.967)
+    assert k010["unclean_elections"] == 1
+
+
+def test_a_kraft_controllers_unclean_election_at_a_fencing_leads_at_once(analyzed):
+    """ReplicationControlManager.generateLeaderAndIsrUpdates fences a broker with one PartitionChangeRecord per
+    partition it is in the ISR of, and where the topic allows an unclean election the record elects one
+    (PartitionChangeBuilder.Election.UNCLEAN): PartitionRegistration.maybeLogPartitionChange logs it as `UNCLEAN
+    partition change … leader: 1 -> 0, leaderEpoch: 85 -> 86`. Before, the line was read but no leader came of it:
+    the fencing left t-1 without a leader (its ISR had no other member) for the rest of the logs, an offline
+    incident that never was, and no unclean election counted. Broker 0 leads from 23:28:50.747, epoch 86, still
+    under-replicated (ISR [0] of [0, 1]); the fencing's -1 a millisecond before is the same record, and no row. A
+    controller that starts replays its log and logs the change again (23:35, after epoch 87): an epoch not past the
+    partition's last is no election."""
+    states, summary = analyzed
+    assert states["kraft"] == [("23:20:00.000", 1, False, True), ("23:28:50.747", 0, False, True),
+                               ("23:32:00.000", 0, False, True)]
+    kraft = summary["kraft"]
+    assert (kraft["peak_offline"], kraft["incidents"]["offline"], kraft["unclean_elections"]) == (0, 0, 1)
+    assert kraft["incidents"]["urp"] == 1

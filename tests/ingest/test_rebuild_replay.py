@@ -88,6 +88,21 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     assert re.search(seven, "PartitionRegistration(replicas=[3, 1, 2], directories=[B_s3M5qvrILHbTrqu_tnLg], isr=[2]")
     assert not re.search(seven, "PartitionRegistration(replicas=[1, 2], isr=[1], removingReplicas=[], addingReplicas=[]")
 
+    def release(*lines: str) -> tuple[str, str | None]:
+        return infer_version([any(re.search(p, line) for line in lines) for p, _, _ in FORMS])
+    # logIdents (public logs read as 0.10 or 0.11 before): KafkaController and StateChangeLogger from 1.0, KRaft's
+    # QuorumController `[Controller N] ` 2.8-3.4 (ZooKeeper's before 1.0 ends in a colon), `[QuorumController id=N] ` 3.5+
+    assert release("[Controller id=1004 epoch=12] Controller 1004 epoch 12 failed to change state for partition "
+                   "t-0 from OfflinePartition to OnlinePartition") == ("1.0", None)
+    assert release("[Partition t-0 broker=2] t-0 starts at Leader Epoch 4 from offset 7. Previous Leader Epoch was: 3"
+                   ) == ("1.0", "2.4")
+    assert release("[Controller 0] UNCLEAN partition change for t-1 with topic ID Fs3yVbY9S2qtNEF8A-xMSA: leader: 1 -> 0"
+                   ) == ("2.8", "3.4")
+    assert release("[Controller 1]: Controller 1 incremented epoch to 5") == ("0.10", None)
+    assert release("[QuorumController id=1] Fencing broker 2 because its session has timed out.") == ("3.5", None)
+    assert release("Failed to elect leader for partition t-0 under strategy OfflinePartitionLeaderElectionStrategy("
+                   "false)") == ("2.4", None)
+
 
 def test_the_brokers_kafka_version_line_names_the_release_within_the_forms():
     """AppInfoParser logs `Kafka version: X` at every start (`Kafka version : X` up to 0.10); Confluent's builds print

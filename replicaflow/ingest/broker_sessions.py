@@ -331,8 +331,9 @@ def _told_before(added: str) -> Column:
         .rowsBetween(Window.unboundedPreceding, -1))
 
 
-def lead_rows(rows: DataFrame) -> DataFrame:
-    """``rows`` (key, ts_ms, seq, leader) as ``leaders`` rows whose epoch and offsets no line tells."""
-    return rows.select("cluster", "topic", "partition", "ts_ms", "seq", "leader",
-                       F.lit(None).cast("int").alias("leader_epoch"),
+def lead_rows(rows: DataFrame, with_epoch: bool = False) -> DataFrame:
+    """``rows`` (key, ts_ms, seq, leader[, leader_epoch]) as ``leaders`` rows whose offsets no line tells, and whose
+    epoch none does either unless ``with_epoch`` (a controller's line or a request names it)."""
+    epoch = F.col("leader_epoch") if with_epoch else F.lit(None).cast("int").alias("leader_epoch")
+    return rows.select("cluster", "topic", "partition", "ts_ms", "seq", "leader", epoch,
                        *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])

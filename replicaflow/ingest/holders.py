@@ -274,6 +274,11 @@ def stepped_down(events: DataFrame, lead: DataFrame) -> DataFrame:
             .where(F.col("broker").isNotNull() & (F.col("in_force") == F.col("broker"))).transform(lead_rows))
 
 
+def _isr_after(rows: DataFrame) -> DataFrame:
+    """The ISR a request or a controller's line names, as an ``isr`` row numbered right after its leader row."""
+    return rows.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch")
+
+
 def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
     """Leader and ISR rows from the LeaderAndIsr requests a broker received (the controller's decision:
     leader, leader epoch, ISR), for partitions whose lines hold no leader line and no ISR change: a
@@ -291,10 +296,7 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
     before = F.lag(F.struct("leader", "leader_epoch")).over(w)
     new_leader = req.select("*", before.alias("before")).where(
         ~F.col("before").eqNullSafe(F.struct("leader", "leader_epoch")))
-    lead = new_leader.select(*KEYS, "ts_ms", "seq", "leader", "leader_epoch",
-                             *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
-    rows = req.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch")
-    return rows, lead, new_leader.select(*KEYS, "ts_ms").distinct()
+    return _isr_after(req), lead_rows(new_leader, with_epoch=True), new_leader.select(*KEYS, "ts_ms").distinct()
 
 
 def recorded_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
@@ -314,10 +316,7 @@ def recorded_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Da
     w = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     rec = rec.select("*", F.max("leader_epoch").over(w).alias("before")).where(
         F.col("before").isNull() | (F.col("leader_epoch") > F.col("before")))
-    lead = rec.select(*KEYS, "ts_ms", "seq", "leader", "leader_epoch",
-                      *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
-    return (rec.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch"), lead,
-            rec.select(*KEYS, "ts_ms").distinct())
+    return _isr_after(rec), lead_rows(rec, with_epoch=True), rec.select(*KEYS, "ts_ms").distinct()
 
 
 def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
@@ -341,11 +340,8 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     before = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     sel = (sel.unionByName(known).select("*", F.max("leader_epoch").over(before).alias("past"))
            .where(F.col("said") & (F.col("past").isNull() | (F.col("leader_epoch") > F.col("past")))))
-    lead = sel.select(*KEYS, "ts_ms", "seq", "leader", "leader_epoch",
-                      *[F.lit(None).cast("long").alias(c) for c in ("start_offset", "replicas_end_offset")])
     named = sel.where(F.col("isr").isNotNull())
-    return (named.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch"), lead,
-            named.select(*KEYS, "ts_ms").distinct())
+    return _isr_after(named), lead_rows(sel, with_epoch=True), named.select(*KEYS, "ts_ms").distinct()
 
 
 def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFrame) -> DataFrame:

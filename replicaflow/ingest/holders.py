@@ -60,6 +60,7 @@ REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "uncle
 DELETION_KINDS = ("replica_deleted", "fetcher_removed")
 NONEXISTENT = "NonExistentPartition"
 SELECTED = "Selected new leader and ISR "  # OfflinePartitionLeaderSelector's election, 0.8-1.0
+ELECTED = " to OnlinePartition with state LeaderAndIsr("  # PartitionStateMachine's election or a new partition's, 1.1+
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 # the logIdents of a KRaft controller's own components, which no broker process has: QuorumController's `[Controller N] `
@@ -75,6 +76,9 @@ _REQUEST_SEQ = 1 << 38  # a request's rows: apart from the reader's (odd, from 1
 # a follower's row comes after the leader rows and ISR changes of its instant: the old leader's change of that
 # millisecond is its own (rebuild._instant_order), and the new leader's line of it tells the epoch first
 _FOLLOWED_SEQ = 1 << 41
+# the ISR before the change in a KRaft controller's `UNCLEAN partition change … isr: [1] -> [0], …` (its members,
+# none for `[]`)
+_OLD_ISR = r"(?:: |, )isr: \[([\d, ]*)\] -> "
 
 
 def _none() -> Column:
@@ -114,6 +118,13 @@ def from_to_isr(side: int) -> Column:
     return id_list(F.regexp_extract("message", FROM_TO, side), strip=r"\s")
 
 
+def unclean_from_isr() -> Column:
+    """The ISR a KRaft controller elected from, the old value of its `UNCLEAN partition change … isr: [1] -> [0]`
+    line; null on other lines."""
+    msg = F.col("message")
+    return F.when((F.col("kind") == "unclean_election") & msg.rlike(_OLD_ISR), id_list(F.regexp_extract(msg, _OLD_ISR, 1)))
+
+
 def _one(col: Column) -> Column:
     """A broker id field as a list: a leader of -1 (none) is no broker."""
     return F.when(col.isNotNull() & (col >= 0), F.array(col)).otherwise(_none())
@@ -136,7 +147,9 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
     from_isr = F.when(kind.isin("isr_shrink", "isr_expand"), from_to_isr(1))
     holders = F.flatten(F.array(
         F.when(kind.isin(*BROKER_HOLDS), _one(F.col("broker"))).otherwise(_none()), _one(F.col("leader")),
-        _ids(F.col("isr")), _ids(from_isr), _ids(F.col("adding")), _ids(F.col("removing")),
+        # an unclean change's ISR held replicas, unless the record moved them too (`replicas: [1] -> [0]`, AutoMQ)
+        _ids(F.col("isr")), _ids(from_isr), _ids(F.when(~F.col("message").contains(": replicas: ["), unclean_from_isr())),
+        _ids(F.col("adding")), _ids(F.col("removing")),
         F.when(kind.isin(*REPLICA_LISTS), _ids(F.col("replicas"))).otherwise(_none())))
     rows = (events.where(F.col("topic").isNotNull() & F.col("partition").isNotNull() & ~kind.startswith("reassignment_"))
             .groupBy(*KEYS)
@@ -322,26 +335,40 @@ def recorded_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Da
 def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
     """Leader and ISR rows of the elections a controller logs with their leader epoch: a ZooKeeper controller's for
     an offline partition up to 1.0 (OfflinePartitionLeaderSelector: `Selected new leader and ISR {"leader":L,
-    "leader_epoch":E,"isr":[…]} for offline partition [t,p]`), and a KRaft controller's unclean one (`UNCLEAN
-    partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 85 -> 86, …`, 3.0+). Before 0.11 no
-    broker line names a leader epoch, and a KRaft controller's file is often alone: without these an unclean
-    election counted nowhere, and the KRaft partition stayed offline from its leader's fencing. An election raises
+    "leader_epoch":E,"isr":[…]} for offline partition [t,p]`) and every one from 1.1 (PartitionStateMachine: `Changed
+    partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8, …)`, its
+    only line of an unclean election, or of a partition's return after a failed one), and a KRaft controller's
+    unclean one (`UNCLEAN partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 85 -> 86, …`,
+    3.0+). Before 0.11 no broker line names a leader epoch, and a controller's file is often alone: without these an
+    unclean election counted nowhere, and the KRaft partition stayed offline from its leader's fencing. An election raises
     the leader epoch past every earlier one: a line whose epoch is not past every earlier leader row's (``leaders``)
     is a KRaft controller replaying its log at a start, or a broker's line told it first. Returns rows numbered as
-    a request's (``requested_state``); an ISR row where the line names the ISR."""
+    a request's (``requested_state``); an ISR row where the line names the ISR, and for an `UNCLEAN` line one just
+    before it of the ISR the controller elected from (its old value, ``CONTROLLER_ISR_EPOCH``)."""
     kind = F.col("kind")
-    said = (((kind == "partition_state") & F.col("message").contains(SELECTED)) | (kind == "unclean_election")) \
+    by_zookeeper = F.col("message").contains(SELECTED) | (F.col("message").contains(ELECTED)
+                                                          & F.col("message").contains("Changed partition ")
+                                                          & ~F.col("message").contains(" state from "))
+    said = (((kind == "partition_state") & by_zookeeper) | (kind == "unclean_election")) \
         & F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("leader").isNotNull() \
         & F.col("leader_epoch").isNotNull()
+    old_isr = unclean_from_isr()
     sel = events.where(said).select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
-                                    (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"))
+                                    (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"),
+                                    old_isr.alias("old_isr"))
     known = leaders.select(*KEYS, "ts_ms", "leader", "leader_epoch", F.lit(None).cast("array<int>").alias("isr"),
-                           "seq", F.lit(False).alias("said"))
+                           "seq", F.lit(False).alias("said"), F.lit(None).cast("array<int>").alias("old_isr"))
     before = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     sel = (sel.unionByName(known).select("*", F.max("leader_epoch").over(before).alias("past"))
            .where(F.col("said") & (F.col("past").isNull() | (F.col("leader_epoch") > F.col("past")))))
     named = sel.where(F.col("isr").isNotNull())
-    return _isr_after(named), lead_rows(sel, with_epoch=True), named.select(*KEYS, "ts_ms").distinct()
+    # the ISR the KRaft controller elected from, in force just before (as isr_before_unseen_changes numbers it):
+    # where the line is all the logs hold of the partition, no ISR was known and the election read as clean
+    chose_from = sel.where(F.col("old_isr").isNotNull()).select(
+        *KEYS, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("old_isr").alias("isr"),
+        F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch"))
+    return (_isr_after(named).unionByName(chose_from), lead_rows(sel, with_epoch=True),
+            named.select(*KEYS, "ts_ms").distinct())
 
 
 def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFrame) -> DataFrame:

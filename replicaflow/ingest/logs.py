@@ -408,8 +408,9 @@ def _cluster_column(cluster: str | Mapping[str, str], shown_as: tuple[str, str] 
 def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str | Mapping[str, str],
               shown_as: tuple[str, str] | None = None, log_timezone: str = "UTC") -> dict[str, DataFrame]:
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
-    schemas), ``line_counts`` (source, category, lines: how every line was accounted for) and
-    ``printed_versions`` (cluster, kafka_version: what each `Kafka version: X` line says, AppInfoParser at a start).
+    schemas), ``line_counts`` (source, category, lines: how every line was accounted for),
+    ``printed_versions`` (cluster, kafka_version: what each `Kafka version: X` line says, AppInfoParser at a start)
+    and ``last_lines`` (cluster, ts_ms: the last timestamp of a readable line, the end of what the logs saw).
 
     ``cluster``: the cluster's name, or for a fleet each file's cluster (``{file: cluster}``, every file of
     ``paths``). A fleet is read as one query: the reader's plan is large (a rule table of expressions),
@@ -425,14 +426,16 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     (rebuilding a 60 s story's six files took 99 s cached, 20 s checkpointed: docs/real-cluster.md).
     """
     rows = mark_refused(_rows(classify_lines(spark, paths, shown_as, log_timezone))).localCheckpoint(eager=False)
+    named = _cluster_column(cluster, shown_as).alias("cluster")
     events = conform(rows.where("event_row").select(
-        _cluster_column(cluster, shown_as).alias("cluster"), F.col("event_ts_ms").alias("ts_ms"), "source",
+        named, F.col("event_ts_ms").alias("ts_ms"), "source",
         "line_number", "message", *EVENT_COLUMNS), ANALYSIS["log_events"])
     rejects = conform(rows.where(F.col("category") == "reject").select("source", "line_number", "raw_line", "reason"),
                       ANALYSIS["rejects"])
     counts = rows.where("first").groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
     printed = rows.where(F.col("printed").isNotNull()).select(
-        _cluster_column(cluster, shown_as).alias("cluster"), F.col("printed").alias("kafka_version")).distinct()
+        named, F.col("printed").alias("kafka_version")).distinct()
+    last = rows.where(F.col("category").isin("event", "other")).groupBy(named).agg(F.max("event_ts_ms").alias("ts_ms"))
     isr, leaders = changes(events)
     return {"log_events": events, "rejects": rejects, "isr": isr, "leaders": leaders, "line_counts": counts,
-            "printed_versions": printed}
+            "printed_versions": printed, "last_lines": last}

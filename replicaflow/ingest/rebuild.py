@@ -133,8 +133,14 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     events = parsed["log_events"].withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).localCheckpoint(eager=False)
     periods = _periods(events)
     printed: dict[str, list[str]] = {}
-    for r in parsed["printed_versions"].collect():
-        printed.setdefault(r["cluster"], []).append(r["kafka_version"])
+    last_line: dict[str, int] = {}
+    for r in (parsed["printed_versions"].select("cluster", "kafka_version", F.lit(None).cast("long").alias("ts_ms"))
+              .unionByName(parsed["last_lines"].select("cluster", F.lit(None).cast("string").alias("kafka_version"),
+                                                       _in_utc(F.col("ts_ms"), tz).alias("ts_ms"))).collect()):
+        if r["kafka_version"] is not None:
+            printed.setdefault(r["cluster"], []).append(r["kafka_version"])
+        elif r["ts_ms"] is not None:
+            last_line[r["cluster"]] = r["ts_ms"]
     if None in periods:  # a file named other than resolve_paths named it: never silently clusterless
         raise ReplicaflowError("--logs: Spark named a log file differently from the path given; its cluster is "
                                "unknown (report this with the paths used)")
@@ -155,9 +161,10 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
             continue
         period = periods[i.cluster]
         start_ms = period["lo"] // interval * interval
-        # the last scrape at or after the last event: a shrink logged after the grid's last point would be in
-        # log_events but in no gauge or meter total (docs/real-cluster.md, "The scrape grid")
-        end_ms = -(-period["hi"] // interval) * interval
+        # the last scrape at or after the last line: a shrink logged after the grid's last point would be in
+        # log_events but in no gauge or meter total, and a partition still offline when the broker went on
+        # logging other lines was offline until then (docs/real-cluster.md, "The scrape grid")
+        end_ms = -(-max(period["hi"], last_line.get(i.cluster, period["hi"])) // interval) * interval
         scrapes = (end_ms - start_ms) // interval + 1
         if scrapes > MAX_SCRAPES:  # the gauges are recomputed at every scrape: hours of work, then out of memory
             raise ReplicaflowError(f"--scrape-interval: {format_duration(interval)} over the {format_duration(end_ms - start_ms)} "

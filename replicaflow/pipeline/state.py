@@ -147,7 +147,8 @@ def with_flags(df: DataFrame) -> DataFrame:
 def replay_rows(events: DataFrame, meta: DataFrame, counted: Mapping[str, Column] | None = None) -> DataFrame:
     """The rows of the replay stream (``partition_events``) that later steps read, as one table to cache.
 
-    Its state rows (``state_row``): the last row of each instant of a partition whose replicas are known,
+    Its state rows (``state_row``): the last row of each instant of a partition whose replicas are known, or
+    which is known to have no leader (offline, its replicas null while unknown),
     with the interval it starts (``ts_ms`` to ``to_ms``, null while open) and the state columns and flags
     of ``partition_state``. Besides them, the rows where one of the columns ``counted`` (expressions over the
     stream, null where a row counts for nothing) is set: the change rows that meters and elections count.
@@ -158,8 +159,11 @@ def replay_rows(events: DataFrame, meta: DataFrame, counted: Mapping[str, Column
     nxt = F.lead("ts_ms").over(Window.partitionBy(*PKEY).orderBy("ts_ms", "seq"))
     rows = events.select("*", nxt.alias("to_ms"), *[c.alias(n) for n, c in counted.items()])
     last_of_instant = F.col("to_ms").isNull() | (F.col("to_ms") != F.col("ts_ms"))
-    # size(): null while the replicas are not yet known; 0 for a deleted topic
-    state_row = F.coalesce(last_of_instant & (F.size("replicas") > 0), F.lit(False))
+    # size(): null while the replicas are not yet known; 0 for a deleted topic. A partition known to have no
+    # leader is offline whatever its replicas (the controller's OfflinePartitionsCount): a failed election's line
+    # often names nothing else (docs/real-cluster.md)
+    known = (F.size("replicas") > 0) | (F.col("replicas").isNull() & (F.col("leader") == -1))
+    state_row = F.coalesce(last_of_instant & known, F.lit(False))
     keep = reduce(lambda a, b: a | b, [F.col(n).isNotNull() for n in counted], F.col("state_row"))
     kept = (rows.withColumn("state_row", state_row).filter(keep)
             .withColumn("leader", F.coalesce("leader", F.lit(-1)))

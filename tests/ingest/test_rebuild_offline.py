@@ -81,6 +81,46 @@ FILES = {
         "[2024-01-16 23:35:00,000] INFO [Controller 0] UNCLEAN partition change for t-1 with topic ID "
         "Fs3yVbY9S2qtNEF8A-xMSA: isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 85 -> 86, partitionEpoch: 85 -> 86 "
         f"{RCM}\n"),
+    # ZooKeeper 2.6 in docker compose (getsentry/self-hosted#1321): a one-broker cluster's controller fails to elect a
+    # leader at its start, and no line names the partition's replicas or ISR; the broker logs on for 17 minutes
+    "alone/broker-1002/server.log": (
+        "kafka_1  | [2022-02-13 04:12:42,920] ERROR [Controller id=1002 epoch=520] Controller 1002 epoch 520 failed to "
+        "change state for partition ingest-metrics-0 from OfflinePartition to OnlinePartition (state.change.logger)\n"
+        "kafka_1  | kafka.common.StateChangeFailedException: Failed to elect leader for partition ingest-metrics-0 "
+        "under strategy OfflinePartitionLeaderElectionStrategy(false)\n"
+        "kafka_1  |   at kafka.controller.ZkPartitionStateMachine.$anonfun$doElectLeaderForPartitions$7("
+        "PartitionStateMachine.scala:427)\n"
+        "kafka_1  | [2022-02-13 04:30:00,000] INFO [GroupMetadataManager brokerId=1002] Removed 0 expired offsets in 0 "
+        "milliseconds. (kafka.coordinator.group.GroupMetadataManager)\n"),
+    # KRaft 3.4, a controller's file alone (AutoMQ/automq#686): no line but the fencing and the unclean change tells
+    # of testOther-1
+    "unclean/broker-0/controller.log": (
+        "[2024-01-16 23:28:50,746] INFO [Controller 0] Fencing broker 1 because its session has timed out. "
+        f"{RCM}\n"
+        "[2024-01-16 23:28:50,747] INFO [Controller 0] UNCLEAN partition change for testOther-1 with topic ID "
+        "Fs3yVbY9S2qtNEF8A-xMSA: isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 85 -> 86, partitionEpoch: 85 -> 86 "
+        f"{RCM}\n"
+        "[2024-01-16 23:28:50,747] INFO [Controller 0] UNCLEAN partition change for testOther-3 with topic ID "
+        "Fs3yVbY9S2qtNEF8A-xMSA: replicas: [1] -> [0], isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 73 -> 74, "
+        f"partitionEpoch: 73 -> 74 {RCM}\n"),
+    # ZooKeeper 2.4: broker 1 leads events-0 alone in its ISR and fails; the controller cannot elect a leader until
+    # the topic allows an unclean election, then elects broker 2, outside the ISR
+    "zkback/broker-1/server.log": (
+        "[2021-04-26 16:00:00,000] INFO [Partition events-0 broker=1] Shrinking ISR from 1,2 to 1 "
+        "(kafka.cluster.Partition)\n"),
+    "zkback/broker-3/controller.log": (
+        "[2021-04-26 16:04:00,000] INFO [Controller id=3] Broker failure callback for 1 "
+        "(kafka.controller.KafkaController)\n"
+        "[2021-04-26 16:10:00,000] TRACE [Controller id=3] Checking need to trigger auto leader balancing "
+        "(kafka.controller.KafkaController)\n"),
+    "zkback/broker-3/state-change.log": (
+        "[2021-04-26 16:04:00,010] ERROR [Controller id=3 epoch=4] Controller 3 epoch 4 failed to change state for "
+        "partition events-0 from OfflinePartition to OnlinePartition (state.change.logger)\n"
+        "kafka.common.StateChangeFailedException: Failed to elect leader for partition events-0 under strategy "
+        "OfflinePartitionLeaderElectionStrategy(false)\n"
+        "[2021-04-26 16:05:00,000] INFO [Controller id=3 epoch=4] Changed partition events-0 from OfflinePartition to "
+        "OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8, isr=List(2), zkVersion=12) "
+        "(state.change.logger)\n"),
 }
 
 
@@ -90,15 +130,16 @@ def _clock(ms: int) -> str:
 
 @pytest.fixture(scope="module")
 def analyzed(spark, tmp_path_factory) -> tuple[dict, dict]:
-    """{cluster: [(from HH:MM:SS.mmm, leader, offline, urp)]} of analysis/partition_state, and the summary."""
+    """{cluster: [(from HH:MM:SS.mmm, leader, offline, urp, replicas)]} of analysis/partition_state, and the
+    summary."""
     root = tmp_path_factory.mktemp("offline")
     write_files(root / "logs", FILES)
     analyze_logs([str(root / "logs")], root / "out", cluster_from_path=True, spark=spark)
     rows = sorted(pq.read_table(root / "out" / "analysis" / "partition_state").to_pylist(),
-                  key=lambda r: (r["cluster"], r["from_ms"]))
+                  key=lambda r: (r["cluster"], r["from_ms"], r["topic"], r["partition"]))
     states: dict = {}
     for r in rows:
-        states.setdefault(r["cluster"], []).append((_clock(r["from_ms"]), r["leader"], r["offline"], r["urp"]))
+        states.setdefault(r["cluster"], []).append((_clock(r["from_ms"]), r["leader"], r["offline"], r["urp"], r["replicas"]))
     return states, json.loads((root / "out" / "analysis" / "_summary.json").read_text(encoding="utf-8"))
 
 
@@ -109,8 +150,8 @@ def test_a_zookeeper_controllers_failed_election_leaves_the_partition_offline(an
     partition stayed under its dead leader, under-replicated. A new partition that no live replica can lead (`… from
     NewPartition to OnlinePartition`, fede1024/rust-rdkafka#242) stays NewPartition, which the gauge does not count."""
     states, summary = analyzed
-    assert states["zk"] == [("10:40:00.000", 1, False, True), ("10:47:27.429", -1, True, False),
-                            ("10:50:00.000", 1, False, False)]
+    assert states["zk"] == [("10:40:00.000", 1, False, True, [1, 2]), ("10:47:27.429", -1, True, False, [1, 2]),
+                            ("10:50:00.000", 1, False, False, [1, 2])]
     zk = summary["zk"]
     assert (zk["peak_offline"], zk["incidents"]["offline"], zk["offline_minutes"]) == (1, 1, 2.543)
 
@@ -125,9 +166,9 @@ def test_a_failed_election_names_the_dead_replicas_and_the_selector_the_unclean_
     elected leader's epoch, which no 0.10 broker line does: 1002 leads `orders-0` from outside its empty ISR, the
     unclean election its WARN told. `logs-0` is led again as 1002 comes back, its ISR's only member."""
     states, summary = analyzed
-    assert states["k010"] == [("10:00:01.000", -1, True, False), ("10:00:01.002", -1, True, False),
-                              ("10:10:00.020", 1002, False, False), ("10:10:00.031", 1002, False, False),
-                              ("10:10:00.050", 1002, False, False)]
+    assert states["k010"] == [("10:00:01.000", -1, True, False, [1002]), ("10:00:01.002", -1, True, False, [1002]),
+                              ("10:10:00.020", 1002, False, False, [1002]), ("10:10:00.031", 1002, False, False, [1002]),
+                              ("10:10:00.050", 1002, False, False, [1002])]
     k010 = summary["k010"]
     assert (k010["peak_offline"], k010["incidents"]["offline"], k010["offline_minutes"]) == (2, 2, 19.967)
     assert k010["unclean_elections"] == 1
@@ -144,8 +185,54 @@ def test_a_kraft_controllers_unclean_election_at_a_fencing_leads_at_once(analyze
     controller that starts replays its log and logs the change again (23:35, after epoch 87): an epoch not past the
     partition's last is no election."""
     states, summary = analyzed
-    assert states["kraft"] == [("23:20:00.000", 1, False, True), ("23:28:50.747", 0, False, True),
-                               ("23:32:00.000", 0, False, True)]
+    assert states["kraft"] == [("23:20:00.000", 1, False, True, [0, 1]), ("23:28:50.747", 0, False, True, [0, 1]),
+                               ("23:32:00.000", 0, False, True, [0, 1])]
     kraft = summary["kraft"]
     assert (kraft["peak_offline"], kraft["incidents"]["offline"], kraft["unclean_elections"]) == (0, 0, 1)
     assert kraft["incidents"]["urp"] == 1
+
+
+def test_a_failed_election_that_names_nothing_else_is_an_offline_partition_until_the_last_line(analyzed):
+    """From 1.1, ZkPartitionStateMachine.doElectLeaderForPartitions puts a partition with no live ISR member in
+    its failed elections and logFailedStateChange writes `… failed to change state for partition t-p from
+    OfflinePartition to OnlinePartition` with `Failed to elect leader … under strategy
+    OfflinePartitionLeaderElectionStrategy(false)`: neither names a replica. The partition stays OfflinePartition,
+    which ControllerContext's offline count (OfflinePartitionsCount) counts whatever its replicas. Before, a
+    partition's state began only once its replicas were known, so this log, a common bug-report paste, had no offline
+    partition at all; and its period ended at the failed election, not at the broker's last line 17 minutes later."""
+    states, summary = analyzed
+    assert states["alone"] == [("04:12:42.920", -1, True, False, None)]
+    alone = summary["alone"]
+    assert (alone["peak_offline"], alone["incidents"]["offline"], alone["offline_minutes"]) == (1, 1, 17.285)
+    assert (alone["start"], alone["end"]) == ("2022-02-13 04:12:40", "2022-02-13 04:30:00")
+
+
+def test_an_unclean_change_alone_is_an_unclean_election(analyzed):
+    """PartitionRegistration.maybeLogPartitionChange writes `UNCLEAN partition change … isr: [1] -> [0], leader: 1 ->
+    0, leaderEpoch: 85 -> 86` where the new leader is not in the record's previous ISR (electionWasClean false), the
+    old value before each arrow. Where the controller's file is all the logs hold of the partition, no ISR was known
+    before the line, and the election counted as clean: 0 unclean elections on AutoMQ#686's controller log, whose
+    three such lines are three. The old ISR is now the one in force just before (the controller's, no shrink on a
+    leader's meter), and its members held replicas where the record changes no assignment: broker 0 leads
+    testOther-1 under-replicated, its ISR [0] of replicas [0, 1] (before, the replicas were [0], and the partition
+    fully replicated). AutoMQ's controller moves the replica in the same record (`replicas: [1] -> [0]`): testOther-3
+    is elected uncleanly too, onto replicas [0]."""
+    states, summary = analyzed
+    assert states["unclean"] == [("23:28:50.747", 0, False, True, [0, 1]), ("23:28:50.747", 0, False, False, [0])]
+    unclean = summary["unclean"]
+    assert (unclean["unclean_elections"], unclean["peak_urp"], unclean["peak_offline"], unclean["isr_shrinks"]) \
+        == (2, 1, 0, 0)
+
+
+def test_a_zookeeper_controllers_election_from_1_1_is_a_leader_row(analyzed):
+    """From 1.1, ZkPartitionStateMachine.doHandleStateChanges logs each successful election at INFO: `Changed
+    partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8,
+    isr=List(2), zkVersion=12)`, the controller's only line of an unclean election (OfflinePartitionLeaderSelector's
+    WARN is gone). Before, the line was read but no leader came of it: events-0 stayed offline from its failed
+    election to the end of the logs (16:10), and no unclean election counted. Now broker 2 leads it from 16:05, from
+    outside the ISR [1] it was elected from, under-replicated."""
+    states, summary = analyzed
+    assert states["zkback"] == [("16:00:00.000", 1, False, True, [1, 2]), ("16:04:00.010", -1, True, False, [1, 2]),
+                                ("16:05:00.000", 2, False, True, [1, 2])]
+    zkback = summary["zkback"]
+    assert (zkback["peak_offline"], zkback["offline_minutes"], zkback["unclean_elections"]) == (1, 1.0, 1)

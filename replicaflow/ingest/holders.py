@@ -60,7 +60,8 @@ REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "uncle
 DELETION_KINDS = ("replica_deleted", "fetcher_removed")
 NONEXISTENT = "NonExistentPartition"
 SELECTED = "Selected new leader and ISR "  # OfflinePartitionLeaderSelector's election, 0.8-1.0
-ELECTED = " to OnlinePartition with state LeaderAndIsr("  # PartitionStateMachine's election or a new partition's, 1.1+
+# PartitionStateMachine's election, or a new partition's first leader, 1.1+ (`… state from …` is another transition's)
+ELECTED = r"Changed partition \S+ from \w+ to OnlinePartition with state LeaderAndIsr\("
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 # the logIdents of a KRaft controller's own components, which no broker process has: QuorumController's `[Controller N] `
@@ -336,19 +337,17 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     """Leader and ISR rows of the elections a controller logs with their leader epoch: a ZooKeeper controller's for
     an offline partition up to 1.0 (OfflinePartitionLeaderSelector: `Selected new leader and ISR {"leader":L,
     "leader_epoch":E,"isr":[…]} for offline partition [t,p]`) and every one from 1.1 (PartitionStateMachine: `Changed
-    partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8, …)`, its
-    only line of an unclean election, or of a partition's return after a failed one), and a KRaft controller's
-    unclean one (`UNCLEAN partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0, leaderEpoch: 85 -> 86, …`,
-    3.0+). Before 0.11 no broker line names a leader epoch, and a controller's file is often alone: without these an
-    unclean election counted nowhere, and the KRaft partition stayed offline from its leader's fencing. An election raises
-    the leader epoch past every earlier one: a line whose epoch is not past every earlier leader row's (``leaders``)
+    partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8, …)`, TRACE
+    up to 2.5, INFO from 2.6: its only line of an unclean election, or of a partition's return after a failed one),
+    and a KRaft controller's unclean one (`UNCLEAN partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0,
+    leaderEpoch: 85 -> 86, …`, 3.0+). Before 0.11 no broker line names a leader epoch, and a controller's file is
+    often alone: without these an unclean election counted nowhere, and the KRaft partition stayed offline from its
+    leader's fencing. An election raises the leader epoch past every earlier one: a line whose epoch is not past every earlier leader row's (``leaders``)
     is a KRaft controller replaying its log at a start, or a broker's line told it first. Returns rows numbered as
     a request's (``requested_state``); an ISR row where the line names the ISR, and for an `UNCLEAN` line one just
     before it of the ISR the controller elected from (its old value, ``CONTROLLER_ISR_EPOCH``)."""
     kind = F.col("kind")
-    by_zookeeper = F.col("message").contains(SELECTED) | (F.col("message").contains(ELECTED)
-                                                          & F.col("message").contains("Changed partition ")
-                                                          & ~F.col("message").contains(" state from "))
+    by_zookeeper = F.col("message").contains(SELECTED) | F.col("message").rlike(ELECTED)
     said = (((kind == "partition_state") & by_zookeeper) | (kind == "unclean_election")) \
         & F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("leader").isNotNull() \
         & F.col("leader_epoch").isNotNull()

@@ -18,6 +18,7 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"^\[Controller \d+\] ", "2.8", "3.4"),
     (r"^\[QuorumController id=\d+\] ", "3.5", None),
     (r"OfflinePartitionLeaderElectionStrategy\(", "2.4", None),  # a case class with allowUnclean (KIP-460)
+    (r"failed to change state for partition ", "1.1", None),  # PartitionStateMachine.logFailedStateChange
     (r"Added fetcher for partitions List\(", None, "2.0"),
     (r"Added fetcher to broker ", "2.1", None),
     (r"Added fetcher to broker BrokerEndPoint\(id=", "2.1", "2.4"),

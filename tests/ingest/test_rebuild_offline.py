@@ -225,7 +225,8 @@ def test_an_unclean_change_alone_is_an_unclean_election(analyzed):
 
 
 def test_a_zookeeper_controllers_election_from_1_1_is_a_leader_row(analyzed):
-    """From 1.1, ZkPartitionStateMachine.doHandleStateChanges logs each successful election at INFO: `Changed
+    """From 1.1, PartitionStateMachine.doHandleStateChanges logs each successful election (TRACE up to 2.5, INFO from
+    2.6, ZkPartitionStateMachine from 2.4): `Changed
     partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8,
     isr=List(2), zkVersion=12)`, the controller's only line of an unclean election (OfflinePartitionLeaderSelector's
     WARN is gone). Before, the line was read but no leader came of it: events-0 stayed offline from its failed

@@ -92,8 +92,10 @@ def test_version_forms_pick_the_earliest_release_they_allow():
         return infer_version([any(re.search(p, line) for line in lines) for p, _, _ in FORMS])
     # logIdents (public logs read as 0.10 or 0.11 before): KafkaController and StateChangeLogger from 1.0, KRaft's
     # QuorumController `[Controller N] ` 2.8-3.4 (ZooKeeper's before 1.0 ends in a colon), `[QuorumController id=N] ` 3.5+
+    assert release("[Controller id=1004 epoch=12] Controller 1004 epoch 12 became active") == ("1.0", None)
+    # PartitionStateMachine.logFailedStateChange's words from 1.1 (1.0: `Initiated state change … failed`)
     assert release("[Controller id=1004 epoch=12] Controller 1004 epoch 12 failed to change state for partition "
-                   "t-0 from OfflinePartition to OnlinePartition") == ("1.0", None)
+                   "t-0 from OfflinePartition to OnlinePartition") == ("1.1", None)
     assert release("[Partition t-0 broker=2] t-0 starts at Leader Epoch 4 from offset 7. Previous Leader Epoch was: 3"
                    ) == ("1.0", "2.4")
     assert release("[Controller 0] UNCLEAN partition change for t-1 with topic ID Fs3yVbY9S2qtNEF8A-xMSA: leader: 1 -> 0"

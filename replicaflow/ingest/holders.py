@@ -342,10 +342,11 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     and a KRaft controller's unclean one (`UNCLEAN partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0,
     leaderEpoch: 85 -> 86, …`, 3.0+). Before 0.11 no broker line names a leader epoch, and a controller's file is
     often alone: without these an unclean election counted nowhere, and the KRaft partition stayed offline from its
-    leader's fencing. An election raises the leader epoch past every earlier one: a line whose epoch is not past every earlier leader row's (``leaders``)
-    is a KRaft controller replaying its log at a start, or a broker's line told it first. Returns rows numbered as
-    a request's (``requested_state``); an ISR row where the line names the ISR, and for an `UNCLEAN` line one just
-    before it of the ISR the controller elected from (its old value, ``CONTROLLER_ISR_EPOCH``)."""
+    leader's fencing. An election raises the leader epoch past every earlier one: a line whose epoch is not past
+    every earlier leader row's (``leaders``) is a KRaft controller replaying its log at a start, or a broker's line
+    told it first. Returns rows numbered as a request's (``requested_state``); an ISR row where the line names the
+    ISR, and for an `UNCLEAN` line one just before it of the ISR the controller elected from (its old value,
+    ``CONTROLLER_ISR_EPOCH``)."""
     kind = F.col("kind")
     by_zookeeper = F.col("message").contains(SELECTED) | F.col("message").rlike(ELECTED)
     said = (((kind == "partition_state") & by_zookeeper) | (kind == "unclean_election")) \

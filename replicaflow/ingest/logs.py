@@ -410,7 +410,7 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
     schemas), ``line_counts`` (source, category, lines: how every line was accounted for),
     ``printed_versions`` (cluster, kafka_version: what each `Kafka version: X` line says, AppInfoParser at a start)
-    and ``last_lines`` (cluster, ts_ms: the last timestamp of a readable line, the end of what the logs saw).
+    and ``line_times`` (cluster, ts_ms: the timestamp of every readable line, for the end of the logged period).
 
     ``cluster``: the cluster's name, or for a fleet each file's cluster (``{file: cluster}``, every file of
     ``paths``). A fleet is read as one query: the reader's plan is large (a rule table of expressions),
@@ -435,7 +435,8 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     counts = rows.where("first").groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
     printed = rows.where(F.col("printed").isNotNull()).select(
         named, F.col("printed").alias("kafka_version")).distinct()
-    last = rows.where(F.col("category").isin("event", "other")).groupBy(named).agg(F.max("event_ts_ms").alias("ts_ms"))
+    times = rows.where(F.col("category").isin("event", "other") & F.col("event_ts_ms").isNotNull()).select(
+        named, F.col("event_ts_ms").alias("ts_ms"))
     isr, leaders = changes(events)
     return {"log_events": events, "rejects": rejects, "isr": isr, "leaders": leaders, "line_counts": counts,
-            "printed_versions": printed, "last_lines": last}
+            "printed_versions": printed, "line_times": times}

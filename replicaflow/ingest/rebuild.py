@@ -78,6 +78,7 @@ from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
 from replicaflow.telemetry.spark import conform, local_frame
 
 UNKNOWN_EPOCH = -1
+QUIET_MS = 24 * 3_600_000  # a day without a line ends the logged period (_logged_until)
 BROKER_SEES_LATER = 1 << 40  # a broker's line of one instant replays after the controller's (moves number from 0)
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
@@ -108,6 +109,22 @@ def _periods(events: DataFrame) -> dict[str, dict]:
                            "forms": [bool(r[f"form{i}"]) for i in range(len(FORMS))]} for r in rows}
 
 
+def _logged_until(spark: SparkSession, lines: DataFrame, periods: dict[str, dict], tz: str | None) -> dict[str, int]:
+    """Per cluster, the last line its brokers wrote after its last event, up to the first day without a line
+    (``QUIET_MS``): a stamp that far past the rest is no line of the logged run (a broken clock, a stray file), and
+    it would stretch the scrape grid over the gap. One Spark job for the fleet; the lines before the last event are
+    filtered out first."""
+    last = local_frame(spark, [(c, p["hi"]) for c, p in periods.items()], "cluster string, ts_ms long")
+    after = (lines.select("cluster", _in_utc(F.col("ts_ms"), tz).alias("ts_ms"))
+             .join(F.broadcast(last.withColumnRenamed("ts_ms", "hi")), "cluster")
+             .where(F.col("ts_ms") > F.col("hi")).select("cluster", "ts_ms").unionByName(last))
+    prev = F.lag("ts_ms").over(Window.partitionBy("cluster").orderBy("ts_ms"))
+    rows = (after.select("cluster", "ts_ms", prev.alias("prev")).groupBy("cluster")
+            .agg(F.min(F.when(F.col("ts_ms") - F.col("prev") > QUIET_MS, F.col("prev"))).alias("quiet"),
+                 F.max("ts_ms").alias("last")).collect())
+    return {r["cluster"]: r["last"] if r["quiet"] is None else r["quiet"] for r in rows}
+
+
 @dataclass(frozen=True)
 class _Cluster:
     inputs: ClusterInputs
@@ -133,14 +150,8 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     events = parsed["log_events"].withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).localCheckpoint(eager=False)
     periods = _periods(events)
     printed: dict[str, list[str]] = {}
-    last_line: dict[str, int] = {}
-    for r in (parsed["printed_versions"].select("cluster", "kafka_version", F.lit(None).cast("long").alias("ts_ms"))
-              .unionByName(parsed["last_lines"].select("cluster", F.lit(None).cast("string").alias("kafka_version"),
-                                                       _in_utc(F.col("ts_ms"), tz).alias("ts_ms"))).collect()):
-        if r["kafka_version"] is not None:
-            printed.setdefault(r["cluster"], []).append(r["kafka_version"])
-        elif r["ts_ms"] is not None:
-            last_line[r["cluster"]] = r["ts_ms"]
+    for r in parsed["printed_versions"].collect():
+        printed.setdefault(r["cluster"], []).append(r["kafka_version"])
     if None in periods:  # a file named other than resolve_paths named it: never silently clusterless
         raise ReplicaflowError("--logs: Spark named a log file differently from the path given; its cluster is "
                                "unknown (report this with the paths used)")
@@ -153,6 +164,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         raise ReplicaflowError(f"--logs: no replication event in {files} file(s) of cluster(s) "
                                f"{', '.join(i.cluster for i in inputs)}{why}; nothing to analyze (docs/logs.md)")
     step(f"analyze: rebuilding telemetry from {sum(p['events'] for p in periods.values()):,} events")
+    logged_until = _logged_until(spark, parsed["line_times"], periods, tz)
     interval = opts.scrape_interval_ms
     clusters: dict[str, _Cluster] = {}
     metas = []
@@ -162,9 +174,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         period = periods[i.cluster]
         start_ms = period["lo"] // interval * interval
         # the last scrape at or after the last line: a shrink logged after the grid's last point would be in
-        # log_events but in no gauge or meter total, and a partition still offline when the broker went on
+        # log_events but in no gauge or meter total, and a partition still offline while the brokers went on
         # logging other lines was offline until then (docs/real-cluster.md, "The scrape grid")
-        end_ms = -(-max(period["hi"], last_line.get(i.cluster, period["hi"])) // interval) * interval
+        end_ms = -(-logged_until.get(i.cluster, period["hi"]) // interval) * interval
         scrapes = (end_ms - start_ms) // interval + 1
         if scrapes > MAX_SCRAPES:  # the gauges are recomputed at every scrape: hours of work, then out of memory
             raise ReplicaflowError(f"--scrape-interval: {format_duration(interval)} over the {format_duration(end_ms - start_ms)} "

@@ -91,6 +91,8 @@ FILES = {
         "kafka_1  |   at kafka.controller.ZkPartitionStateMachine.$anonfun$doElectLeaderForPartitions$7("
         "PartitionStateMachine.scala:427)\n"
         "kafka_1  | [2022-02-13 04:30:00,000] INFO [GroupMetadataManager brokerId=1002] Removed 0 expired offsets in 0 "
+        "milliseconds. (kafka.coordinator.group.GroupMetadataManager)\n"
+        "kafka_1  | [2099-02-13 04:40:00,000] INFO [GroupMetadataManager brokerId=1002] Removed 0 expired offsets in 0 "
         "milliseconds. (kafka.coordinator.group.GroupMetadataManager)\n"),
     # KRaft 3.4, a controller's file alone (AutoMQ/automq#686): no line but the fencing and the unclean change tells
     # of testOther-1
@@ -199,7 +201,9 @@ def test_a_failed_election_that_names_nothing_else_is_an_offline_partition_until
     OfflinePartitionLeaderElectionStrategy(false)`: neither names a replica. The partition stays OfflinePartition,
     which ControllerContext's offline count (OfflinePartitionsCount) counts whatever its replicas. Before, a
     partition's state began only once its replicas were known, so this log, a common bug-report paste, had no offline
-    partition at all; and its period ended at the failed election, not at the broker's last line 17 minutes later."""
+    partition at all; and its period ended at the failed election, not at the broker's last line 17 minutes later.
+    A line stamped after a day without any (a broken clock: 2099) is not the logged run: the period would have been
+    76 years of scrapes, refused."""
     states, summary = analyzed
     assert states["alone"] == [("04:12:42.920", -1, True, False, None)]
     alone = summary["alone"]

@@ -148,8 +148,8 @@ def seen_replicas(events: DataFrame) -> dict[tuple[str, str, int], Seen]:
     from_isr = F.when(kind.isin("isr_shrink", "isr_expand"), from_to_isr(1))
     holders = F.flatten(F.array(
         F.when(kind.isin(*BROKER_HOLDS), _one(F.col("broker"))).otherwise(_none()), _one(F.col("leader")),
-        # an unclean change's ISR held replicas, unless the record moved them too (`replicas: [1] -> [0]`, AutoMQ)
-        _ids(F.col("isr")), _ids(from_isr), _ids(F.when(~F.col("message").contains(": replicas: ["), unclean_from_isr())),
+        # an unclean change's ISR held replicas, unless the record moved them too (a `replicas:` field, AutoMQ)
+        _ids(F.col("isr")), _ids(from_isr), _ids(F.when(F.col("replicas").isNull(), unclean_from_isr())),
         _ids(F.col("adding")), _ids(F.col("removing")),
         F.when(kind.isin(*REPLICA_LISTS), _ids(F.col("replicas"))).otherwise(_none())))
     rows = (events.where(F.col("topic").isNotNull() & F.col("partition").isNotNull() & ~kind.startswith("reassignment_"))

@@ -251,7 +251,7 @@ def _classify(df: DataFrame) -> DataFrame:
         F.coalesce(F.nullif(tp_text[0], F.lit("")), f["partition_index"], log_part[1]))
     isr = F.coalesce(id_list(f["isr"]), id_list(f["old_isr"]),
                      F.when(f["isr_states"].isNotNull(), F.regexp_extract_all(
-                         f["isr_states"], F.lit(r"brokerId=(\d+)"), 1).cast("array<int>")))
+                         f["isr_states"], F.lit(r"brokerId=(\d+)"), 1).try_cast("array<int>")))
     # reassignment rows keep the target replicas in `isr` too (the column's meaning before `replicas` existed)
     isr = F.when(k.startswith("reassignment_"), id_list(f["replicas"])).otherwise(isr)
     lists = {n: id_list(f[n]) for n in LIST_FIELDS}
@@ -264,7 +264,8 @@ def _classify(df: DataFrame) -> DataFrame:
                      .when(named == "Assigned replicas", F.array().cast("array<int>")))
     lists["replicas"] = F.coalesce(lists["replicas"], F.when(named == "Assigned replicas", failed_ids))
     df = method_boundary(df.select("*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),
-                                   *[lists[n].alias(n) for n in LIST_FIELDS if n != "isr"]))
+                                   *[lists[n].alias(n) for n in LIST_FIELDS if n != "isr"],
+                                   F.when(k.isNotNull(), _out_of_range(f, partition, {**lists, "isr": isr})).alias("out_of_range")))
     is_parented = F.col("status") == "bad"
     broker = F.coalesce(F.when(is_parented, F.col("parent.broker")), _int(f["broker"]), F.col("prefix_broker"),
                         F.col("fallback_broker"))
@@ -275,6 +276,7 @@ def _classify(df: DataFrame) -> DataFrame:
         .when(k.isin(*PREFIX_PARTITION_KINDS) & part_topic.isNull(),
               F.lit("no partition prefix ([Partition topic-N broker=B]) on an ISR message"))
         .when(k.isNotNull() & broker.isNull(), F.lit("unknown broker id (no prefix, path has no broker-N)"))
+        .when(k.isNotNull() & F.col("out_of_range").isNotNull(), F.col("out_of_range"))
         .when(k.isNotNull(), F.lit(None))
         .when(started_like.isNotNull() & body.rlike(TRUNCATED_LIST), F.lit("truncated ISR list"))
         .when(started_like.isNotNull(), F.concat(F.lit("truncated or malformed "), started_like, F.lit(" message")))
@@ -296,6 +298,35 @@ def _classify(df: DataFrame) -> DataFrame:
         F.when(is_parented, F.concat_ws(" ", F.col("parent.msg"), F.trim("inner"))).otherwise(msg).alias("message"),
         F.when(is_parented, F.col("parent.ts_ms")).otherwise(F.col("ts_ms")).alias("event_ts_ms"),
     )
+
+
+# fields Kafka writes as an int: broker ids, leader and partition epochs, partition numbers, counts
+INT_FIELDS = ("leader", "old_leader", "leader_epoch", "prev_leader_epoch", "partition_epoch", "broker", "target_broker",
+              "min_isr", "min_isr2", "partition_index", "isr_size")
+NUMBER = r"^-?\d+$"
+# a partition number in a line's list: `t-p` before a separator, or `[t,p]`
+LISTED_PARTITION = r"(?:-(?=\d+(?:[,)\s]|$))|,(?=\d+\]))(\d+)"
+
+
+def _out_of_range(f: dict[str, Column], partition: Column, lists: dict[str, Column]) -> Column:
+    """Why an event line's numbers cannot be Kafka's, or null: a number too large for the int (ids, epochs,
+    partitions) or long (offsets) Kafka writes it as, a list naming such an id or partition, or a leader below -2
+    (-1 is no leader, -2 a KRaft record's "no change"). Such a line is corrupt or forged; read, it lost the field."""
+    checks = [(n, f[n].rlike(NUMBER) & _int(f[n]).isNull()) for n in INT_FIELDS]
+    checks.append(("partition", partition.rlike(NUMBER) & _int(partition).isNull()))
+    checks.append(("offset", f["offset"].rlike(NUMBER) & f["offset"].try_cast("long").isNull()))
+    field = F.coalesce(*[F.when(c, F.lit(f"{n} field")) for n, c in checks])
+    # the lists of brokers (ISR, replicas; `Broker failure callback for 1,2`) and of partitions (fetchers, log dirs)
+    brokers = F.col("kind").isin(*BROKER_LIST_KINDS)
+    listed = F.when(brokers, F.regexp_extract_all("listed", F.lit(r"\d+"), 0)).otherwise(
+        F.regexp_extract_all("listed", F.lit(LISTED_PARTITION), 1))
+    lists = {**{f"{n} list": c for n, c in lists.items()}, "listed": listed.try_cast("array<int>")}
+    named = F.coalesce(*[F.when(F.size(F.array_compact(c)) < F.size(c), F.lit(n)) for n, c in lists.items()])
+    named = F.when(named == "listed", F.when(brokers, F.lit("broker list")).otherwise(F.lit("partition list"))) \
+        .otherwise(named)
+    leader = _int(F.coalesce(f["leader"], f["old_leader"]))
+    return F.coalesce(F.concat(F.lit("a number too large for Kafka's "), F.coalesce(field, named)),
+                      F.when(leader < -2, F.concat(F.lit("leader "), leader.cast("string"), F.lit(" is no broker id"))))
 
 
 def _previous_leader(kind: Column, f: dict[str, Column]) -> Column:

@@ -153,13 +153,25 @@ def test_every_unreadable_line_is_rejected_with_its_reason(parsed):
         12: "invalid UTF-8",
         13: "invalid UTF-8",
     }
+    # numbers no Kafka line carries (ids, epochs, partitions: ints; offsets: longs)
+    too_large = "a number too large for Kafka's "
+    assert {n: rejects[(g, n)] for n in range(14, 22)} == {
+        14: too_large + "isr list",
+        15: too_large + "leader_epoch field",
+        16: too_large + "partition field",
+        17: too_large + "offset field",
+        18: "leader -5 is no broker id",
+        19: too_large + "isr list",  # KRaft-era isrWithBrokerEpoch: it failed the whole read before
+        20: too_large + "broker list",
+        21: too_large + "partition list",
+    }
     assert (g, 7) not in rejects and (g, 8) not in rejects  # blank lines are ignored
     assert rejects[("docker/broker-5-json.log", 4)] == "truncated ISR list"
     assert rejects[("docker/broker-5-json.log", 5)].startswith("unreadable JSON log record")
     assert rejects[("json/broker-6/server.json", 5)] == "no timestamp in JSON log record"
     assert rejects[("k8s/my-cluster-kafka-4/0.log", 3)].startswith("partial line (CRI 'P' flag)")
     assert rejects[("k8s/my-cluster-kafka-4/0.log", 4)] == "rest of a partial line (CRI 'P' flag before it)"
-    assert len(rejects) == 11 + 2 + 1 + 2
+    assert len(rejects) == 11 + 8 + 2 + 1 + 2
     raw = {(r["source"], r["line_number"]): r["raw_line"] for r in rows["rejects"]}
     assert raw[(g, 2)].endswith("Shrinking ISR from 9,8,7 to 9,")
     assert "\ufffd" in raw[(g, 12)]

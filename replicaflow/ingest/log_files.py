@@ -22,7 +22,8 @@ _REMOTE = re.compile(r"^[A-Za-z][\w+.-]*://")  # a URI Spark reads (hdfs://, s3a
 
 
 def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
-    """Local files, directories (recursively) and globs (``**`` allowed); remote URIs pass through.
+    """Local files, directories (recursively) and globs (``**`` allowed); remote URIs pass through. A
+    ``kafkaServer.out`` beside a ``server.log`` that is read is left out (``_without_console_copies``).
 
     Raises ReplicaflowError naming the first path or glob that matches no file.
     """
@@ -55,7 +56,20 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
             _check_name(f)
             _check_file(f)
         out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
-    return list(dict.fromkeys(out))
+    return _without_console_copies(list(dict.fromkeys(out)))
+
+
+# kafka-server-start.sh -daemon sends the JVM's stdout to LOG_DIR/kafkaServer.out (kafka-run-class.sh), and
+# log4j's root logger writes every server.log record to stdout too: the same lines twice
+_CONSOLE_COPY = re.compile(r"^kafkaServer\.out(?:\.\d+)?(?:\.gz)?$")
+_SERVER_LOG = re.compile(r"^server\.log(?:\.[\w.-]+)?$")
+
+
+def _without_console_copies(paths: list[str]) -> list[str]:
+    """The files to read, less each ``kafkaServer.out`` beside a ``server.log`` that is read: read both, every
+    event of the broker's server.log counted twice (its meters, its produce rejections)."""
+    with_server_log = {os.path.dirname(p) for p in paths if _SERVER_LOG.match(os.path.basename(p))}
+    return [p for p in paths if not (_CONSOLE_COPY.match(os.path.basename(p)) and os.path.dirname(p) in with_server_log)]
 
 
 def _check_name(path: Path) -> None:

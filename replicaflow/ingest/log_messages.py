@@ -491,6 +491,13 @@ RULES: list[Rule] = [
     # exception, Log.append's, names the log ('t-p', its directory's name)
     Rule("storage_halt", rf"^(?:\S+\.)?KafkaStorageException: I/O exception in append to log '{_TP}'$", {"tp": 1},
          parent=r"^Halting due to unrecoverable I/O error while handling produce request:\s*$"),
+    # Partition.maybeShrinkIsr through KafkaZkClient.conditionalUpdatePath (1.1-3.x with ZooKeeper, before AlterIsr):
+    # a ZooKeeper error writing the shrunk ISR (its session expired, say) escapes the shrink after its INFO line and
+    # before the ISR and the IsrShrinks meter are set, and KafkaScheduler logs it; the exception names the
+    # partition's state znode. The ISR stays as it was (up to 1.0 ZkUtils gave `Cached zkVersion` instead)
+    Rule("isr_update_failed", r"^(?:\S+\.)?KeeperException\$\w+: KeeperErrorCode = [\w ]+ for /brokers/topics/"
+         r"([^/\s]+)/partitions/(\d+)/state$", {"topic_name": 1, "partition_index": 2},
+         parent=r"^Uncaught exception in scheduled task 'isr-expiration'$"),
     Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {_TP} offset {_N}$",
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
 ]

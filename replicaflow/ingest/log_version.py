@@ -19,6 +19,12 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"^\[QuorumController id=\d+\] ", "3.5", None),
     (r"OfflinePartitionLeaderElectionStrategy\(", "2.4", None),  # a case class with allowUnclean (KIP-460)
     (r"failed to change state for partition ", "1.1", None),  # PartitionStateMachine.logFailedStateChange
+    # KafkaZkClient (1.1+) lets a ZooKeeper error out of Partition.updateIsr; up to 1.0 ZkUtils caught it
+    (r"^Uncaught exception in scheduled task 'isr-expiration' .*KeeperException", "1.1", None),
+    # ReplicaManager's logIdent from 1.0 (`[Replica Manager on Broker N]: ` before); its failed-directory line names
+    # the logs it stopped moving from 1.1 (KIP-113)
+    (r"^\[ReplicaManager broker=\d+\] ", "1.0", None),
+    (r"and stopped moving logs for partitions ", "1.1", None),
     (r"Added fetcher for partitions List\(", None, "2.0"),
     (r"Added fetcher to broker ", "2.1", None),
     (r"Added fetcher to broker BrokerEndPoint\(id=", "2.1", "2.4"),

@@ -245,9 +245,11 @@ def _classify(df: DataFrame) -> DataFrame:
                        .otherwise(F.col("_listed"))).drop("_listed")
     part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
     log_part = F.col("log_part")  # a log's own line names its partition only in the prefix
-    topic = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_topic).otherwise(
+    # (an exception attached to a record names its partition itself: no Partition-logger prefix)
+    prefixed = k.isin(*PREFIX_PARTITION_KINDS) & (F.col("status") != "bad")
+    topic = F.when(prefixed, part_topic).otherwise(
         F.coalesce(F.nullif(tp_text[1], F.lit("")), f["topic_name"], log_part[0]))
-    partition = F.when(k.isin(*PREFIX_PARTITION_KINDS), part_num).otherwise(
+    partition = F.when(prefixed, part_num).otherwise(
         F.coalesce(F.nullif(tp_text[0], F.lit("")), f["partition_index"], log_part[1]))
     isr = F.coalesce(id_list(f["isr"]), id_list(f["old_isr"]),
                      F.when(f["isr_states"].isNotNull(), F.regexp_extract_all(
@@ -265,13 +267,14 @@ def _classify(df: DataFrame) -> DataFrame:
     lists["replicas"] = F.coalesce(lists["replicas"], F.when(named == "Assigned replicas", failed_ids))
     df = method_boundary(df.select("*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),
                                    *[lists[n].alias(n) for n in LIST_FIELDS if n != "isr"],
-                                   F.when(k.isNotNull(), _out_of_range(f, partition, {**lists, "isr": isr})).alias("out_of_range")))
+                                   F.when(k.isNotNull(), _out_of_range(f, partition, {**lists, "isr": isr}))
+                                   .alias("out_of_range")))
     is_parented = F.col("status") == "bad"
     broker = F.coalesce(F.when(is_parented, F.col("parent.broker")), _int(f["broker"]), F.col("prefix_broker"),
                         F.col("fallback_broker"))
     started_like = F.col("started_like")
     reason = (
-        F.when(F.col("status") == "bad", F.when(~attachable, F.col("line_reason")))
+        F.when(F.col("status") == "bad", F.when(~attachable, F.col("line_reason")).otherwise(F.col("out_of_range")))
         .when(~is_record, F.lit(None))
         .when(k.isin(*PREFIX_PARTITION_KINDS) & part_topic.isNull(),
               F.lit("no partition prefix ([Partition topic-N broker=B]) on an ISR message"))

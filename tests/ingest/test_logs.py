@@ -61,8 +61,8 @@ def test_event_counts_per_family(parsed):
     _, rows = parsed
     assert kinds(rows, "0.10") == {"broker_started": 1, "isr_shrink": 1, "isr_update_failed": 1, "isr_expand": 1, "fetcher_removed": 2,
                                    "fetcher_added": 2, "thread_died": 1}
-    assert kinds(rows, "1.1") == {"broker_started": 1, "leader_start": 1, "isr_shrink": 1, "isr_updated": 2,
-                                  "isr_expand": 1, "fetcher_added": 1}
+    assert kinds(rows, "1.1") == {"broker_started": 1, "leader_start": 1, "isr_shrink": 2, "isr_updated": 2,
+                                  "isr_expand": 1, "fetcher_added": 1, "isr_update_failed": 1}
     assert kinds(rows, "2.2") == {"isr_shrink": 1, "isr_updated": 1, "thread_died": 1, "reassignment_started": 1,
                                   "reassignment_completed": 1}
     assert kinds(rows, "2.4") == {"isr_shrink": 1, "isr_updated": 1, "leader_start": 1, "partition_failed": 1,
@@ -213,6 +213,9 @@ def test_isr_and_leaders_history(parsed):
     assert history("orders", 1) == [([2, 3], 3), ([2, 3, 1], 3)]
     # ZooKeeper refused the shrink (the next line says "Cached zkVersion ... skip updating ISR"): not committed
     assert history("orders", 0) == [([1, 2, 3], None)]
+    # 1.1+: the write failed with the broker's ZooKeeper session (Partition.maybeShrinkIsr through
+    # KafkaZkClient.conditionalUpdatePath; KafkaScheduler logs the KeeperException of the `isr-expiration` task)
+    assert history("sessions", 4) == []
     # 2.7+: shrink/expand are proposals; the committed ISR comes from "ISR updated" and the leader line
     assert history("orders", 5) == [([2, 3, 1], 12), ([2, 3], 12)]
     assert history("orders", 7) == [([1, 2, 3], 6), ([1], 6), ([1, 2, 3], 6)]
@@ -221,6 +224,23 @@ def test_isr_and_leaders_history(parsed):
             ("orders", 8, 1, 2), ("orders", 12, 6, 4)} == leaders
     seqs = [r["seq"] for r in isr + rows["leaders"]]
     assert len(seqs) == len(set(seqs))
+
+
+def test_the_console_copy_beside_server_log_is_not_read_twice(tmp_path):
+    """kafka-server-start.sh -daemon writes the JVM's stdout to kafkaServer.out, where log4j's root logger (stdout
+    and kafkaAppender, config/log4j.properties) repeats every server.log record: read with its folder, each event
+    counted twice. Beside server.log (or its rotated hours) it is left out; alone, or beside no server.log, kept."""
+    both, alone = tmp_path / "broker-1", tmp_path / "broker-2"
+    for d, names in ((both, ("server.log.2024-01-01-10", "kafkaServer.out", "controller.log")),
+                     (alone, ("kafkaServer.out", "state-change.log"))):
+        d.mkdir()
+        for name in names:
+            (d / name).write_text("[2024-01-01 10:00:00,000] INFO x (kafka.server.KafkaServer)\n")
+    names = [os.path.relpath(p, tmp_path) for p in resolve_paths(tmp_path)]
+    assert names == ["broker-1/controller.log", "broker-1/server.log.2024-01-01-10", "broker-2/kafkaServer.out",
+                     "broker-2/state-change.log"]
+    assert [os.path.relpath(p, tmp_path) for p in resolve_paths(str(tmp_path / "broker-1" / "*.out"))] == \
+        ["broker-1/kafkaServer.out"]  # asked for alone: read
 
 
 def test_paths_that_match_nothing_raise(tmp_path):

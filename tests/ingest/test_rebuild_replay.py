@@ -98,6 +98,14 @@ def test_version_forms_pick_the_earliest_release_they_allow():
                    "t-0 from OfflinePartition to OnlinePartition") == ("1.1", None)
     assert release("[Partition t-0 broker=2] t-0 starts at Leader Epoch 4 from offset 7. Previous Leader Epoch was: 3"
                    ) == ("1.0", "2.4")
+    # a shrink's failed ZooKeeper write escapes Partition.updateIsr from 1.1 (KafkaZkClient); ReplicaManager's
+    # logIdent from 1.0 and its failed-directory line naming the logs it stopped moving from 1.1
+    assert release("Uncaught exception in scheduled task 'isr-expiration' org.apache.zookeeper.KeeperException$"
+                   "SessionExpiredException: KeeperErrorCode = Session expired for /brokers/topics/t/partitions/0/state"
+                   ) == ("1.1", None)
+    assert release("[ReplicaManager broker=0] Stopping serving replicas in dir /data") == ("1.0", None)
+    assert release("[ReplicaManager broker=0] Broker 0 stopped fetcher for partitions t-0 and stopped moving logs for "
+                   "partitions  because they are in the failed log directory /data.") == ("1.1", None)
     assert release("[Controller 0] UNCLEAN partition change for t-1 with topic ID Fs3yVbY9S2qtNEF8A-xMSA: leader: 1 -> 0"
                    ) == ("2.8", "3.4")
     assert release("[Controller 1]: Controller 1 incremented epoch to 5") == ("0.10", None)

@@ -43,8 +43,8 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.ingest.broker_sessions import lead_rows
-from replicaflow.ingest.log_messages import FROM_TO
-from replicaflow.ingest.logs import id_list
+from replicaflow.ingest.log_changes import from_to_isr
+from replicaflow.ingest.log_text import id_list
 from replicaflow.ingest.replay import Assignment
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 
@@ -112,11 +112,6 @@ class Seen:
 def _ids(col: Column) -> Column:
     """A list field's ids (the patterns take digits only; an id too large for an int is a null element)."""
     return F.array_compact(F.coalesce(col, _none()))
-
-
-def from_to_isr(side: int) -> Column:
-    """One ISR of a "Shrinking/Expanding ISR from A to B" line (``side`` 1: A, 2: B); [] on other lines."""
-    return id_list(F.regexp_extract("message", FROM_TO, side), strip=r"\s")
 
 
 def unclean_from_isr() -> Column:

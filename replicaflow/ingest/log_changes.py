@@ -3,11 +3,13 @@ leader history from logs alone")."""
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.ingest.broker_sessions import failures_before
-from replicaflow.telemetry.schema import TELEMETRY
+from replicaflow.ingest.log_messages import FROM_TO
+from replicaflow.ingest.log_text import id_list
+from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
 from replicaflow.telemetry.spark import conform
 
 
@@ -38,6 +40,7 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     rejections = events.where(k.isin("produce_rejected", "partition_offline") & F.col("isr").isNotNull()).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
         F.lit(False).alias("alter_style"), F.lit(0).alias("with_start"))
+    rejections = rejections.unionByName(_skipped(events, keys)).unionByName(_opening_isr(events, keys))
     events = events.where(k.isin("isr_updated", "leader_start", "isr_shrink", "isr_expand") | became).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
         ((k == "isr_updated") & ~F.col("message").contains("zkVersion")).alias("alter_style"))
@@ -72,14 +75,71 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     keep = F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr")) | \
         ~F.col("prev.e").eqNullSafe(F.col("epoch_now")) | (F.col("prev.f") != F.col("failures"))
     unknown = F.lit(None).cast("array<int>")  # the ELR (KIP-966) is in no broker line at INFO
+    # a skipped change that takes members out is the controller's (``_skipped``): no leader's meter counts it; one
+    # that adds them is the leader's expansion (the controller adds none), its `ISR updated` line not in the files
+    removes = F.size(F.array_except(F.col("prev.s"), F.col("isr"))) > 0
+    written = F.when((F.col("kind") == "leader_and_isr") & F.coalesce(removes, F.lit(True)),
+                     F.lit(CONTROLLER_ISR_EPOCH)).otherwise(F.col("epoch_now"))
     isr = isr.where(keep).select("cluster", "ts_ms", "seq", "topic", "partition", "isr",
-                                 F.col("epoch_now").alias("leader_epoch"), unknown.alias("elr"),
+                                 written.alias("leader_epoch"), unknown.alias("elr"),
                                  unknown.alias("last_known_elr"))
     lead = changed.where(~F.col("is_isr")).select("cluster", "ts_ms", "seq", "topic", "partition",
                                                    F.col("told_leader").alias("leader"), "leader_epoch",
                                                    F.col("offset").alias("start_offset"),  # "from offset O"
                                                    F.lit(None).cast("long").alias("replicas_end_offset"))
     return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
+
+
+def _opening_isr(events: DataFrame, keys: list[str]) -> DataFrame:
+    """An ISR row (``changes``' rejection columns) of the ISR a partition's first ISR line shrinks or expands from
+    (`Shrinking ISR from 1,2,3 to 1,2`), just before it: the ISR in force then. Without it the first change of a
+    partition had no ISR to count against, and the meters (IsrShrinksPerSec, IsrExpandsPerSec) missed it: a bug
+    report's excerpt opening with a shrink counted none."""
+    k = F.col("kind")
+    part = ["cluster", "topic", "partition"]
+    changing = k.isin("isr_shrink", "isr_expand") & ~F.col("state").eqNullSafe("refused")
+    named = events.where(F.col("isr").isNotNull() & F.col("topic").isNotNull() & F.col("partition").isNotNull()
+                         & (changing | k.isin("isr_updated", "leader_start", "produce_rejected", "partition_offline")))
+    first = named.groupBy(*part).agg(F.min(F.struct("ts_ms", "source", "line_number", "kind", "broker", "message"))
+                                     .alias("f"))
+    return (first.where(F.col("f.kind").isin("isr_shrink", "isr_expand"))
+            .select(*part, "f.ts_ms", "f.source", "f.broker", "f.message",
+                    (F.col("f.line_number") - 1).alias("line_number"))
+            .select(*keys, F.lit("isr_opening").alias("kind"), "ts_ms", "source", "line_number",
+                    from_to_isr(1).alias("isr"), F.lit(None).cast("int").alias("leader_epoch"),
+                    F.lit(None).cast("string").alias("state"), F.lit(None).cast("long").alias("offset"),
+                    F.lit(False).alias("alter_style"), F.lit(0).alias("with_start")))
+
+
+def _skipped(events: DataFrame, keys: list[str]) -> DataFrame:
+    """ISR rows (``changes``' rejection columns) from the state changes a broker skipped as already applied
+    (Partition.makeLeader/makeFollower 3.3+: `Skipped the become-leader|follower state change for t-p … isr=[1, 2],
+    partitionEpoch=9 …`): the partition's registration. From metadata 3.6 a KRaft controller takes a fenced or
+    shutting-down broker out of the ISR without a new leader epoch (PartitionChangeBuilder), and such a line of
+    every replica is the only one of it; without the controller's file the ISR stayed whole through a rolling
+    restart. A registration counts where its partition epoch is past every earlier line's of the partition (its
+    repeats by the other replicas are none) and the partition's leader lines or ISR updates came first (a
+    partition without them takes its requests whole, ``holders.requested_state``). An ISR it takes members out of
+    is written as the controller's (``CONTROLLER_ISR_EPOCH``): a leader's own shrink shows first in its `ISR
+    updated` line."""
+    k = F.col("kind")
+    skipped = (k == "leader_and_isr") & (F.col("state") == "skipped")
+    own = k.isin("isr_updated", "leader_start")
+    lines = events.where((own | skipped) & F.col("partition_epoch").isNotNull() & F.col("topic").isNotNull()
+                         & F.col("partition").isNotNull())
+    before = Window.partitionBy("cluster", "topic", "partition").orderBy("ts_ms", "source", "line_number") \
+        .rowsBetween(Window.unboundedPreceding, -1)
+    past = F.max("partition_epoch").over(before)
+    return (lines.select("*", past.alias("past"), F.max(own.cast("int")).over(before).alias("own_before"))
+            .where(skipped & F.col("isr").isNotNull() & (F.col("own_before") == 1)
+                   & (F.col("partition_epoch") > F.col("past")))
+            .select(*keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
+                    F.lit(False).alias("alter_style"), F.lit(0).alias("with_start")))
+
+
+def from_to_isr(side: int) -> Column:
+    """One ISR of a "Shrinking/Expanding ISR from A to B" line (``side`` 1: A, 2: B); [] on other lines."""
+    return id_list(F.regexp_extract("message", FROM_TO, side), strip=r"\s")
 
 
 def told_leaders(events: DataFrame, own: DataFrame) -> DataFrame:

@@ -156,11 +156,14 @@ RULES: list[Rule] = [
           "partition_index": (2, _PARTITION_KEY, 1),
           **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")}),
     # Partition.makeLeader/makeFollower 3.3+: a change skipped as already applied names the partition's current state
-    # (a KRaft broker's at each ISR change); one skipped as older (`… already at a newer partition epoch N.`) is none
-    Rule("leader_and_isr", rf"^Skipped the become-(?:leader|follower) state change for {_TP} with topic id \S+ and "
-         r"partition state (LeaderAndIsrPartitionState\(.*\)) since it is already (?:the leader|a follower) with "
-         r"leader epoch -?\d+\..*$",
-         {"tp": 1, **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")}),
+    # (a KRaft broker's at each ISR change); one skipped as older (`… already at a newer partition epoch N.`) is none.
+    # 4.x names server-common's PartitionState (KAFKA-18486), then a PartitionRegistration (KAFKA-19447: `… with
+    # topic id Some(X), partition registration PartitionRegistration(…) and isNew=false since …`)
+    Rule("leader_and_isr", rf"^Skipped the become-(?:leader|follower) state change for {_TP} with topic id \S+?,? "
+         r"(?:and partition state|partition registration) (\w*Partition(?:State|Registration)[(\[].*[)\]])"
+         r"(?: and isNew=\w+)? since it is already (?:the leader|a follower) with leader epoch -?\d+\..*$",
+         {"tp": 1, **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
+         state="skipped"),
     # ReplicaManager.makeFollowers: the new leader is not in the metadata cache (-1: the partition is offline), so the
     # broker starts no fetcher for the partition (0.10-0.11 `Broker N received ...`, then the broker's logIdent)
     Rule("become_follower", rf"^(?:Broker (\d+) r|R)eceived LeaderAndIsrRequest with correlation id \d+ from controller "

@@ -95,3 +95,10 @@ def stage(df: DataFrame, **cols: Column) -> DataFrame:
     expression here is computed once into a column that later stages read; the optimizer keeps such
     a projection rather than inline a costly expression twice."""
     return df.select("*", *[c.alias(name) for name, c in cols.items()])
+
+
+def id_list(col: Column, strip: str = r"[^\d,]") -> Column:
+    """A comma-separated list of broker ids as array<int>, once what matches ``strip`` is removed: by default
+    '1,2,3', '1, 2, 3', '[1, 2]', 'List(1, 2)' -> [1, 2, 3]; '' or '[]' -> []; null -> null. An id that is
+    not a number after stripping becomes a null element."""
+    return F.array_remove(F.split(F.regexp_replace(col, strip, ""), ","), "").try_cast("array<int>")

@@ -53,7 +53,7 @@ from replicaflow.ingest.log_messages import (
     TOKEN_EPOCH,
     TOKEN_LEADER,
 )
-from replicaflow.ingest.log_text import decode_files, groups, method_boundary, split_lines
+from replicaflow.ingest.log_text import decode_files, groups, id_list, method_boundary, split_lines
 from replicaflow.ingest.log_truncation import TRUNCATED_LIST, TRUNCATED_STARTS
 from replicaflow.ingest.regex_literals import guard, guarded_rlike
 from replicaflow.telemetry.schema import ANALYSIS
@@ -89,13 +89,6 @@ def _x(col: Column | str, pattern: str, idx: int) -> Column:
 
 def _int(col: Column) -> Column:
     return col.try_cast("int")
-
-
-def id_list(col: Column, strip: str = r"[^\d,]") -> Column:
-    """A comma-separated list of broker ids as array<int>, once what matches ``strip`` is removed: by default
-    '1,2,3', '1, 2, 3', '[1, 2]', 'List(1, 2)' -> [1, 2, 3]; '' or '[]' -> []; null -> null. An id that is
-    not a number after stripping becomes a null element."""
-    return F.array_remove(F.split(F.regexp_replace(col, strip, ""), ","), "").try_cast("array<int>")
 
 
 def check_timezone(log_timezone: str) -> str:
@@ -363,7 +356,7 @@ EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", 
 _TOKEN = r"^(?:\[\[?([^\[\]]+),(\d+)\]|\[?(\S+)-(\d+)(?:, initOffset| -> |$))"
 
 
-# AppInfoParser's line at every start of a broker (`Kafka version : X` up to 0.10, `Kafka version: X` after)
+# AppInfoParser's line at every start of a broker (`Kafka version : X` up to 2.1, `Kafka version: X` from 2.2)
 PRINTED_VERSION = r"^Kafka version ?: *(\S+)\s*$"
 
 

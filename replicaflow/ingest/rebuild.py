@@ -58,7 +58,6 @@ from replicaflow.ingest.holders import (
     deleted_at,
     elected_state,
     followed_leaders,
-    from_to_isr,
     inferred_leaders,
     isr_before_unseen_changes,
     recorded_state,
@@ -68,6 +67,7 @@ from replicaflow.ingest.holders import (
     topic_deletions,
 )
 from replicaflow.ingest.line_tables import numbered
+from replicaflow.ingest.log_changes import from_to_isr
 from replicaflow.ingest.log_version import FORMS, release_of
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions

@@ -7,7 +7,6 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.ingest.broker_sessions import failures_before
-from replicaflow.ingest.log_messages import FROM_TO
 from replicaflow.ingest.log_text import id_list
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
 from replicaflow.telemetry.spark import conform
@@ -135,6 +134,11 @@ def _skipped(events: DataFrame, keys: list[str]) -> DataFrame:
                    & (F.col("partition_epoch") > F.col("past")))
             .select(*keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
                     F.lit(False).alias("alter_style"), F.lit(0).alias("with_start")))
+
+
+# Both ISRs of a Shrinking/Expanding line (log_messages' rules keep the second). 0.10 names the partition again: `[t,p]`
+# when shrinking, `t-p` when expanding. Character classes only (no repeated group: a hostile line is 1 MiB long).
+FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition (?:\[[^\[\]]+\]|\S+-\d+) )?from ([\d,]+) to ([\d,]+)"
 
 
 def from_to_isr(side: int) -> Column:

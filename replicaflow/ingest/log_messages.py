@@ -60,13 +60,6 @@ FAILED_ELECTION = (r"NoReplicaOnlineException: No (?:broker in ISR|replica in IS
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
 BROKER_LIST_KINDS = ("broker_failed", "broker_registered")  # lists name brokers (ZooKeeper controller callbacks)
-# A fetcher line's partition token: to 2.0 `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `; 2.1+ adds the
-# leader's epoch: `t-p -> (offset=O, leaderEpoch=E)` to 2.7, then `t-p -> InitialFetchState([Some(id),]…,E,O)`.
-FETCHER_TOKEN = (r"(?:\[\[[^\[\]]+,\d+\]|\[[^\s\[\],]+-\d+), initOffset(?: -?\d+ to broker BrokerEndPoint\(\d+)?"
-                 r"|[^\s,()\[\]]+-\d+ -> (?:\(offset=-?\d+, leaderEpoch=-?\d+|InitialFetchState\((?:Some\([^()]*\),|None,)?"
-                 r"BrokerEndPoint\([^()]*\),-?\d+)?")
-TOKEN_LEADER, TOKEN_EPOCH = r"to broker BrokerEndPoint\((\d+)$", r"(?:leaderEpoch=|\),)(-?\d+)$"
-LIST_TOKEN = r"\[[^\[\],]+,\d+\]|[^\s,()\[\]]+-\d+"
 
 # PartitionChangeRecord prints LeaderRecoveryState as its byte (-1: no change), PartitionRegistration by its name
 _RECOVERY_BYTE = {"-1": None, "0": "RECOVERED", "1": "RECOVERING"}
@@ -504,7 +497,3 @@ RULES: list[Rule] = [
     Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {_TP} offset {_N}$",
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
 ]
-
-# Both ISRs of a Shrinking/Expanding line (the rules above keep the second). 0.10 names the partition again: `[t,p]`
-# when shrinking, `t-p` when expanding. Character classes only (no repeated group: a hostile line is 1 MiB long).
-FROM_TO = r"(?:Shrinking|Expanding) ISR (?:for partition (?:\[[^\[\]]+\]|\S+-\d+) )?from ([\d,]+) to ([\d,]+)"

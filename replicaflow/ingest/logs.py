@@ -43,15 +43,11 @@ from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
     BROKER_LIST_KINDS,
     FAILED_ELECTION,
-    FETCHER_TOKEN,
     LIST_FIELDS,
-    LIST_TOKEN,
     LOG_DIR_MOVER,
     LOG_DIR_MOVER_THREAD,
     PREFIX_PARTITION_KINDS,
     RULES,
-    TOKEN_EPOCH,
-    TOKEN_LEADER,
 )
 from replicaflow.ingest.log_text import decode_files, groups, id_list, method_boundary, split_lines
 from replicaflow.ingest.log_truncation import TRUNCATED_LIST, TRUNCATED_STARTS
@@ -352,6 +348,13 @@ LISTED_END = r" (?:are offline|and stopped moving logs|because they are) .*$"
 FAILED_ELECTION_CHARS = 4096  # a NoReplicaOnlineException's line: a partition, the live brokers, the ISR or replicas
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")
+# A fetcher line's partition token: to 2.0 `[t-p, initOffset O to broker BrokerEndPoint(L,host,port)] `; 2.1+ adds the
+# leader's epoch: `t-p -> (offset=O, leaderEpoch=E)` to 2.7, then `t-p -> InitialFetchState([Some(id),]…,E,O)`.
+FETCHER_TOKEN = (r"(?:\[\[[^\[\]]+,\d+\]|\[[^\s\[\],]+-\d+), initOffset(?: -?\d+ to broker BrokerEndPoint\(\d+)?"
+                 r"|[^\s,()\[\]]+-\d+ -> (?:\(offset=-?\d+, leaderEpoch=-?\d+|InitialFetchState\((?:Some\([^()]*\),|None,)?"
+                 r"BrokerEndPoint\([^()]*\),-?\d+)?")
+TOKEN_LEADER, TOKEN_EPOCH = r"to broker BrokerEndPoint\((\d+)$", r"(?:leaderEpoch=|\),)(-?\d+)$"
+LIST_TOKEN = r"\[[^\[\],]+,\d+\]|[^\s,()\[\]]+-\d+"
 # a listed partition: `[t,p]` (TopicAndPartition) before `t-p` (TopicPartition), one match giving both fields
 _TOKEN = r"^(?:\[\[?([^\[\]]+),(\d+)\]|\[?(\S+)-(\d+)(?:, initOffset| -> |$))"
 

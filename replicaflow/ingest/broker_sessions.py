@@ -16,6 +16,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from replicaflow.ingest.log_messages import ACTIVE_SET
 from replicaflow.model.election import removes_from_isr
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 
@@ -29,6 +30,10 @@ _REMOVED = -(1 << 49)
 # changes an ISR as its leader
 SERVING = ("leader_start", "follower_start", "become_leader", "become_follower", "leader_and_isr", "isr_shrink",
            "isr_expand", "isr_updated", "fetcher_added", "produce_rejected")
+# the kinds after which the broker's process is gone at once (Exit.halt, Runtime.halt): no shutdown line follows
+HALTS = ("broker_halted", "storage_halt")
+# the state of the failure rows ``unregistered`` adds: a broker that a new controller's view leaves out
+NOT_REGISTERED = "not registered"
 
 
 def lifecycle(events: DataFrame) -> DataFrame:
@@ -40,18 +45,61 @@ def lifecycle(events: DataFrame) -> DataFrame:
     the broker's state is dropped, and a broker's own row that repeats the controller's; two "started" of the
     broker's own are two process lifetimes (a crash between them), as before. The fence and unfence records a
     KRaft controller replays are logged by every standby and at every replay of its log: not the broker's state.
-    A broker that serves as a replica while no line has it up is up from just before (``serving_while_down``)."""
+    A broker that serves as a replica while no line has it up is up from just before (``serving_while_down``).
+    A halt (``HALTS``: a failed last log directory, a storage error before 1.0) is the broker's own down row: the
+    process is gone with the line, and the controller's failure callback that follows, if any controller is left to
+    log one, repeats it. LogManager's halt names no broker: in a file that several brokers wrote (one logs folder for
+    a host's brokers) its broker is only the file's first, and the halt is not taken."""
     kind, state = F.col("kind"), F.col("state")
-    own = kind.isin("broker_started", "broker_shutdown") & F.col("broker").isNotNull()
+    halted = kind.isin(*HALTS)
+    own = (kind.isin("broker_started", "broker_shutdown") | halted) & F.col("broker").isNotNull()
     controller = _session_ended() | (F.col("target_broker").isNotNull() & (
         (kind == "broker_registered") | ((kind == "broker_unfenced") & (state == "caught up"))))
     up = kind.isin("broker_started", "broker_registered", "broker_unfenced")
-    rows = _without_repeats(events.where(own | controller).select(
+    shared = (events.where(F.col("broker").isNotNull()).groupBy("source").agg(F.countDistinct("broker").alias("n"))
+              .where(F.col("n") > 1).select("source", F.lit(True).alias("shared")))
+    told = (events.where(own | controller).join(F.broadcast(shared), "source", "left")
+            .where(~(halted & F.col("shared").isNotNull())))
+    rows = _without_repeats(told.select(
         "cluster", "ts_ms", F.when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
-        (~own).alias("by_controller")), "by_controller")
+        (~own | halted).alias("repeatable")), "repeatable")
     inferred = serving_while_down(events, rows).withColumn("inferred", F.lit(True))
     return _without_repeats(rows.withColumn("inferred", F.lit(False)).unionByName(inferred), "inferred")
+
+
+def unregistered(events: DataFrame) -> DataFrame:
+    """Event rows (``broker_failed``, state ``NOT_REGISTERED``, the broker as ``target_broker``) for each broker that a
+    new ZooKeeper controller's `Currently active brokers in the cluster: Set(…)` leaves out while the lines before
+    have it up (its last lifecycle row up, or none and a line of its own before).
+
+    That list is the controller's whole view (KafkaController.initializeControllerContext): a broker not in it has no
+    registration in ZooKeeper, its session gone with no failure callback, since the controller that would have logged
+    one had itself failed. The new controller elects a leader for each partition such a broker led, from the live ISR
+    (PartitionStateMachine.initializePartitionState, the ISR kept only with live members), and from 2.3 also takes it
+    out of every ISR (ReplicaStateMachine.startup: OfflineReplica). As a failure callback, it is then down and out of
+    the ISRs; before 2.3 the partitions it only followed kept it in their ISR until their leader shrank it, which
+    the leader logs. On a public 2.5 cluster's logs, two brokers missing from that list stayed up, and four
+    partitions healthy, for the 77 s until they came back."""
+    kind = F.col("kind")
+    line = ["cluster", "ts_ms", "source", "line_number"]
+    active = (events.where((kind == "broker_registered") & (F.col("state") == ACTIVE_SET)
+                           & F.col("target_broker").isNotNull())
+              .groupBy(*line, "broker").agg(F.collect_set("target_broker").alias("listed"))
+              .select("*", F.struct("ts_ms", "source", "line_number").alias("at")))
+    words = lifecycle(events).select("cluster", F.col("broker").alias("b"), "state",
+                                     F.struct("ts_ms", "source", "line_number").alias("w"))
+    seen = (events.where(F.col("broker").isNotNull())
+            .groupBy("cluster", F.col("broker").alias("b"))
+            .agg(F.min(F.struct("ts_ms", "source", "line_number")).alias("w"))
+            .select("cluster", "b", F.lit("seen").alias("state"), "w"))
+    before = (words.unionByName(seen).join(F.broadcast(active), "cluster").where(F.col("w") < F.col("at"))
+              .where(~F.array_contains("listed", F.col("b")))
+              .groupBy(*line, "broker", "b")
+              .agg(F.max_by("state", F.struct(F.col("state") != "seen", "w")).alias("state")))
+    return before.where(F.col("state").isin("up", "seen")).select(
+        *line, F.lit("broker_failed").alias("kind"), "broker", F.col("b").alias("target_broker"),
+        F.lit(NOT_REGISTERED).alias("state"))
 
 
 def _without_repeats(rows: DataFrame, flag: str) -> DataFrame:

@@ -60,6 +60,7 @@ FAILED_ELECTION = (r"NoReplicaOnlineException: No (?:broker in ISR|replica in IS
 # Kinds whose topic-partition is only in the Partition logger's prefix.
 PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
 BROKER_LIST_KINDS = ("broker_failed", "broker_registered")  # lists name brokers (ZooKeeper controller callbacks)
+ACTIVE_SET = "active set"  # broker_registered from a new controller's whole view of the live brokers
 
 # PartitionChangeRecord prints LeaderRecoveryState as its byte (-1: no change), PartitionRegistration by its name
 _RECOVERY_BYTE = {"-1": None, "0": "RECOVERED", "1": "RECOVERING"}
@@ -445,8 +446,9 @@ RULES: list[Rule] = [
     # KafkaController.onBrokerStartup (ZooKeeper controller, 0.8-3.x): brokers whose registration appeared in
     # ZooKeeper (started, or from 2.2 back with a new epoch right after their failure callback); and the live brokers
     # a new controller finds registered (initializeControllerContext, `Set(1, 0)`; Scala 2.13 `HashSet(…)` past 4)
-    Rule("broker_registered", r"^(?:New broker startup callback for [\d,]+|Currently active brokers in the cluster: "
-         r"(?:Hash)?Set\([\d, ]*\))$", {}, explode="list"),
+    Rule("broker_registered", r"^New broker startup callback for [\d,]+$", {}, explode="list"),
+    Rule("broker_registered", r"^Currently active brokers in the cluster: (?:Hash)?Set\([\d, ]*\)$", {},
+         explode="list", state=ACTIVE_SET),
     Rule("reassignment_waiting", rf"^New replicas {_L} for partition {_TP} being reassigned not yet caught up with "
          r"the leader$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "

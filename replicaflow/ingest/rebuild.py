@@ -44,6 +44,7 @@ from replicaflow.ingest.broker_sessions import (
     leaderless_while_cluster_down,
     lifecycle,
     unless_elected_with_it,
+    unregistered,
 )
 from replicaflow.ingest.controller_restart import (
     START_KINDS,
@@ -68,6 +69,7 @@ from replicaflow.ingest.holders import (
 )
 from replicaflow.ingest.line_tables import numbered
 from replicaflow.ingest.log_changes import from_to_isr
+from replicaflow.ingest.log_messages import ACTIVE_SET
 from replicaflow.ingest.log_version import FORMS, release_of
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
@@ -103,9 +105,11 @@ def _in_utc(col: Column, tz: str | None) -> Column:
 def _periods(events: DataFrame) -> dict[str, dict]:
     """Per cluster: first and last event, event count and the log forms seen -- one Spark job for the fleet."""
     forms = [F.max(F.col("message").rlike(p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
+    active = (F.col("kind") == "broker_registered") & (F.col("state") == ACTIVE_SET)
     rows = events.groupBy("cluster").agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"),
-                                         F.count("*").alias("events"), *forms).collect()
-    return {r["cluster"]: {"lo": r["lo"], "hi": r["hi"], "events": r["events"],
+                                         F.count("*").alias("events"), F.max(active).alias("active_set"),
+                                         *forms).collect()
+    return {r["cluster"]: {"lo": r["lo"], "hi": r["hi"], "events": r["events"], "active_set": bool(r["active_set"]),
                            "forms": [bool(r[f"form{i}"]) for i in range(len(FORMS))]} for r in rows}
 
 
@@ -196,9 +200,14 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
             "provenance": provenance(i),
         })
     seen = seen_replicas(events)
-    brokers = _brokers(spark, events, clusters, seen).localCheckpoint(eager=False)
+    # the brokers a new ZooKeeper controller finds unregistered fail as at a failure callback: not a line of the logs,
+    # so not in log_events
+    sessions = events
+    if any(p["active_set"] for p in periods.values()):
+        sessions = events.unionByName(unregistered(events).localCheckpoint(eager=False), allowMissingColumns=True)
+    brokers = _brokers(spark, sessions, clusters, seen).localCheckpoint(eager=False)
     histories = _histories(events, clusters, seen)
-    isr, leaders = _isr_and_leaders(spark, parsed, events, clusters, tz, brokers, assigned_rows(spark, histories))
+    isr, leaders = _isr_and_leaders(spark, parsed, sessions, clusters, tz, brokers, assigned_rows(spark, histories))
     first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
              .join(leaders.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("l")),
                    ["cluster", "topic", "partition"], "full").collect())

@@ -259,3 +259,95 @@ def test_failures_before_counts_the_clusters_failures_at_or_before_each_row(spar
     rows = spark.createDataFrame([("a", 5), ("a", 10), ("a", 14), ("a", 20), ("c", 30)], "cluster string, ts_ms bigint")
     got = sorted(tuple(r) for r in failures_before(rows, events).collect())
     assert got == [("a", 5, 0), ("a", 10, 1), ("a", 14, 1), ("a", 20, 2), ("c", 30, 0)]
+
+
+def test_brokers_a_new_controller_finds_unregistered_are_down_from_its_list(spark, tmp_path):
+    """KafkaController.initializeControllerContext (ZooKeeper, 0.8-3.x) logs `Currently active brokers in the cluster:
+    Set(…)`, the brokers registered in ZooKeeper when it takes over: its whole view. The public 2.5 cluster's new
+    controller 0 listed itself alone while brokers 1 and 2, last seen started, had gone with the old controller and no
+    failure callback: they are down from the list until their startup callback (1) or the end (2). Broker 3, listed,
+    stays up; broker 5, already shut down, gets no second down row; broker 4, whose first line comes after the list,
+    is not up before it (a down row for it would have made it up from the start of the logs)."""
+    ctrl = "[2022-10-04 {t}] INFO [Controller id=0] {m} (kafka.controller.KafkaController)\n"
+
+    def server(b: int, *lines: tuple[str, str]) -> str:
+        return "".join(f"[2022-10-04 {t}] INFO [KafkaServer id={b}] {m} (kafka.server.KafkaServer)\n" for t, m in lines)
+
+    got = brokers(spark, tmp_path, {
+        "broker-0/controller.log": ctrl.format(t="16:08:16,844", m="Currently active brokers in the cluster: Set(0, 3)")
+        + ctrl.format(t="16:09:32,207", m="New broker startup callback for 1"),
+        "broker-0/server.log": server(0, ("15:13:00,000", "started")),
+        "broker-1/server.log": server(1, ("15:13:06,277", "started"), ("16:09:34,584", "started")),
+        "broker-2/server.log": server(2, ("15:13:23,248", "started")),
+        "broker-3/server.log": server(3, ("15:14:00,000", "started")),
+        "broker-4/server.log": server(4, ("16:09:00,000", "started")),
+        "broker-5/server.log": server(5, ("15:13:30,000", "started"), ("15:30:00,000", "shut down completed")),
+    })
+    assert got == [
+        ("15:13:00.000", 0, "up"), ("15:13:06.277", 1, "up"), ("15:13:23.248", 2, "up"), ("15:13:30.000", 5, "up"),
+        ("15:14:00.000", 3, "up"), ("15:30:00.000", 5, "down"), ("16:08:16.844", 1, "down"),
+        ("16:08:16.844", 2, "down"), ("16:09:00.000", 4, "up"), ("16:09:32.207", 1, "up")]
+
+
+def test_a_halted_broker_is_down_from_its_last_line(spark, tmp_path):
+    """LogManager.handleLogDirFailure (1.0+) logs `Shutdown broker because all log dirs in D have failed` and calls
+    Exit.halt: no "shut down completed" follows. The public 2.5 cluster's last live broker halted so, with no
+    controller left to log its failure, and stayed up for 34 minutes. Before 1.0 an I/O error appending to a log halts
+    the broker too (ReplicaManager.appendToLocalLog, Runtime.halt). Broker 2's controller failure callback 6 s after
+    its halt repeats the down row. The halt names no broker: in the one file brokers 3 and 4 share (that public
+    cluster's brokers wrote one folder), it is broker 4's, not the file's first broker's, and is not taken."""
+    got = brokers(spark, tmp_path, {
+        "broker-1/server.log":
+            "[2022-10-04 12:00:00,000] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n"
+            "[2022-10-04 12:56:08,036] ERROR Shutdown broker because all log dirs in C:\\kafka\\data\\broker-1 have "
+            "failed (kafka.log.LogManager)\n",
+        "broker-2/server.log":
+            "[2022-10-04 12:00:01,000] INFO [KafkaServer id=2] started (kafka.server.KafkaServer)\n"
+            "[2022-10-04 12:10:00,000] FATAL [Replica Manager on Broker 2]: Halting due to unrecoverable I/O error while "
+            "handling produce request:  (kafka.server.ReplicaManager)\n"
+            "kafka.common.KafkaStorageException: I/O exception in append to log 'orders-0'\n",
+        "broker-1/controller.log": "[2022-10-04 12:10:06,000] INFO [Controller id=1] Broker failure callback for 2 "
+                                   "(kafka.controller.KafkaController)\n",
+        "host/server.log":
+            "[2022-10-04 12:00:02,000] INFO [KafkaServer id=3] started (kafka.server.KafkaServer)\n"
+            "[2022-10-04 12:00:03,000] INFO [KafkaServer id=4] started (kafka.server.KafkaServer)\n"
+            "[2022-10-04 12:20:00,000] ERROR Shutdown broker because all log dirs in /data/broker-4 have failed "
+            "(kafka.log.LogManager)\n",
+    })
+    assert got == [("12:00:00.000", 1, "up"), ("12:00:01.000", 2, "up"), ("12:00:02.000", 3, "up"),
+                   ("12:00:03.000", 4, "up"), ("12:10:00.000", 2, "down"), ("12:56:08.036", 1, "down")]
+
+
+def test_a_new_controller_takes_the_brokers_it_finds_unregistered_out_of_isrs_and_leaderships(spark, tmp_path):
+    """From 2.3 a new ZooKeeper controller moves the replicas of brokers missing from its `Currently active brokers`
+    to OfflineReplica (ReplicaStateMachine.startup, removeReplicasFromIsr), after electing a leader from the live ISR
+    for each partition such a broker led (PartitionStateMachine.initializePartitionState, OfflinePartitionLeader-
+    ElectionStrategy): the same ISR and leader rows as a failure callback (broker_sessions.isr_removals,
+    elected_at_removals), at the list's line. Broker 1, left out, led orders-0 (ISR 1,0,2: broker 0 is elected, the
+    first live ISR member) and followed ssl-topic-0 (ISR 0,1,2 → 0,2); the controller's own LeaderAndIsr lines on that
+    public 2.5 cluster named the one-member ISR that this left."""
+    part = "[2022-10-04 15:13:{s}] INFO [Partition {tp} broker={b}] {m} (kafka.cluster.Partition)\n"
+    files = write_files(tmp_path, {
+        "broker-0/controller.log": "[2022-10-04 16:08:16,844] INFO [Controller id=0] Currently active brokers in the "
+                                   "cluster: Set(0, 2) (kafka.controller.KafkaController)\n",
+        "broker-0/server.log": "".join([
+            "[2022-10-04 15:13:00,000] INFO [KafkaServer id=0] started (kafka.server.KafkaServer)\n",
+            part.format(s="10,000", tp="ssl-topic-0", b=0, m="ssl-topic-0 starts at leader epoch 16 from offset 6 with "
+                                                         "high watermark 6. Previous leader epoch was 15."),
+            part.format(s="26,879", tp="ssl-topic-0", b=0, m="Expanding ISR from 0 to 0,1,2"),
+            part.format(s="26,892", tp="ssl-topic-0", b=0, m="ISR updated to [0,1,2] and zkVersion updated to [32]")]),
+        "broker-1/server.log": "".join([
+            "[2022-10-04 15:13:06,277] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n",
+            part.format(s="10,000", tp="orders-0", b=1, m="orders-0 starts at leader epoch 5 from offset 6 with high "
+                                                       "watermark 6. Previous leader epoch was 4."),
+            part.format(s="30,000", tp="orders-0", b=1, m="Expanding ISR from 1 to 1,0,2"),
+            part.format(s="30,010", tp="orders-0", b=1, m="ISR updated to [1,0,2] and zkVersion updated to [9]")]),
+        "broker-2/server.log": "[2022-10-04 15:13:23,248] INFO [KafkaServer id=2] started (kafka.server.KafkaServer)\n",
+    })
+    tables = rebuild(spark, [ClusterInputs("c", tuple(files))], RebuildOptions(scrape_interval_ms=1000)).tables
+    at = 1664899696844  # 2022-10-04 16:08:16.844 UTC
+    isr = {(r["topic"], r["ts_ms"]): sorted(r["isr"]) for r in tables["isr"].collect()}
+    leaders = {(r["topic"], r["ts_ms"]): r["leader"] for r in tables["leaders"].collect()}
+    assert isr[("ssl-topic", at)] == [0, 2] and isr[("orders", at)] == [0, 2]
+    assert leaders[("orders", at)] == 0 and ("ssl-topic", at) not in leaders
+    assert max(k[1] for k in isr) == at and max(k[1] for k in leaders) == at

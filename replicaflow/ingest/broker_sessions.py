@@ -60,12 +60,14 @@ def lifecycle(events: DataFrame) -> DataFrame:
               .where(F.col("n") > 1).select("source", F.lit(True).alias("shared")))
     told = (events.where(own | controller).join(F.broadcast(shared), "source", "left")
             .where(~(halted & F.col("shared").isNotNull())))
-    rows = _without_repeats(told.select(
+    rows = told.select(
         "cluster", "ts_ms", F.when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
-        (~own | halted).alias("repeatable")), "repeatable")
-    inferred = serving_while_down(events, rows).withColumn("inferred", F.lit(True))
-    return _without_repeats(rows.withColumn("inferred", F.lit(False)).unionByName(inferred), "inferred")
+        (~own | halted).alias("repeatable"))
+    # the repeats go once the inferred rows are in: a down row that repeats an earlier one may follow a start that
+    # only the broker's replica lines tell (a halt, the broker back, then its own "shut down completed")
+    inferred = serving_while_down(events, rows).withColumn("repeatable", F.lit(True))
+    return _without_repeats(rows.unionByName(inferred), "repeatable")
 
 
 def unregistered(events: DataFrame) -> DataFrame:
@@ -79,12 +81,12 @@ def unregistered(events: DataFrame) -> DataFrame:
     (PartitionStateMachine.initializePartitionState, the ISR kept only with live members), and from 2.3 also takes it
     out of every ISR (ReplicaStateMachine.startup: OfflineReplica). As a failure callback, it is then down and out of
     the ISRs; before 2.3 the partitions it only followed kept it in their ISR until their leader shrank it, which
-    the leader logs. On a public 2.5 cluster's logs, two brokers missing from that list stayed up, and four
+    the leader logs. An empty list (`Set()`, a row with no ``target_broker``) leaves out every broker: a 0.10
+    controller that starts logs it before any broker, itself included, has registered. On a public 2.5 cluster's logs, two brokers missing from that list stayed up, and four
     partitions healthy, for the 77 s until they came back."""
     kind = F.col("kind")
     line = ["cluster", "ts_ms", "source", "line_number"]
-    active = (events.where((kind == "broker_registered") & (F.col("state") == ACTIVE_SET)
-                           & F.col("target_broker").isNotNull())
+    active = (events.where((kind == "broker_registered") & (F.col("state") == ACTIVE_SET))
               .groupBy(*line, "broker").agg(F.collect_set("target_broker").alias("listed"))
               .select("*", F.struct("ts_ms", "source", "line_number").alias("at")))
     words = lifecycle(events).select("cluster", F.col("broker").alias("b"), "state",

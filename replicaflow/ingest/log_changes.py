@@ -39,7 +39,8 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     rejections = events.where(k.isin("produce_rejected", "partition_offline") & F.col("isr").isNotNull()).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
         F.lit(False).alias("alter_style"), F.lit(0).alias("with_start"))
-    rejections = rejections.unionByName(_skipped(events, keys)).unionByName(_opening_isr(events, keys))
+    rejections = rejections.unionByName(_skipped(events, keys)).unionByName(_opening_isr(events, keys)) \
+        .unionByName(_unclean_from(events, keys))
     events = events.where(k.isin("isr_updated", "leader_start", "isr_shrink", "isr_expand") | became).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", "leader_epoch", "state", "offset",
         ((k == "isr_updated") & ~F.col("message").contains("zkVersion")).alias("alter_style"))
@@ -56,8 +57,10 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
         .unionByName(proposals).unionByName(rejections).select("*", F.lit(True).alias("is_isr"))
     leaders = events.where(k.isin("leader_start", "become_leader")).select(
         "*", F.lit(False).alias("is_isr"), F.col("broker").alias("told_leader"))
+    leaders = leaders.unionByName(_elected_without_epoch(logged, keys))
     base = base.select("*", F.lit(None).cast("int").alias("told_leader"))
-    changed = (base.unionByName(leaders).unionByName(told_leaders(logged, leaders), allowMissingColumns=True)
+    changed = (base.unionByName(leaders).unionByName(told_leaders(logged, leaders.unionByName(
+        _elected_with_epoch(logged, keys), allowMissingColumns=True)), allowMissingColumns=True)
                .where(F.col("topic").isNotNull() & F.col("partition").isNotNull()))
     order = Window.partitionBy("cluster").orderBy("ts_ms", "source", "line_number", F.col("is_isr").asc())
     changed = changed.select("*", F.row_number().over(order).cast("long").alias("seq"))
@@ -68,7 +71,7 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     # plans do not carry this one (docs/real-cluster.md, "A fleet")
     changed = changed.select("*", epoch.alias("epoch_now")).localCheckpoint(eager=False)
     # a broker failure between two equal ISRs may have changed the ISR between them (the rebuild's controller rows)
-    isr = failures_before(changed.where("is_isr"), logged)
+    isr = failures_before(changed.where("is_isr").unionByName(_isr_of_elected(changed, by_part)), logged)
     isr = isr.select("*", F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("epoch_now").alias("e"),
                                          F.col("failures").alias("f"))).over(by_part).alias("prev"))
     keep = F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr")) | \
@@ -87,6 +90,61 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
                                                    F.col("offset").alias("start_offset"),  # "from offset O"
                                                    F.lit(None).cast("long").alias("replicas_end_offset"))
     return conform(isr, TELEMETRY["isr"]), conform(lead, TELEMETRY["leaders"])
+
+
+def _elected_without_epoch(events: DataFrame, keys: list[str]) -> DataFrame:
+    """Leader rows (``changes``' leader columns) of a ZooKeeper controller's `Controller C epoch E changed partition
+    [t,p] from OfflinePartition to OnlinePartition with leader L` (0.8-0.11; `Changed partition t-p … with leader L`
+    in 1.0; PartitionStateMachine.electLeaderForPartition, state-change.log): logged once the new leader is in
+    ZooKeeper, it names no leader epoch and no ISR. Bug reports often hold state-change.log without controller.log's
+    `Selected new leader and ISR …`: on a public 0.10.2 cluster 34 partitions stayed offline for 51 minutes after a
+    failed election that the controller ended 5 s later."""
+    k = F.col("kind")
+    said = ((k == "partition_state") & (F.col("state") == "OnlinePartition") & F.col("leader").isNotNull()
+            & F.col("message").rlike(r" with leader -?\d+$"))
+    return events.where(said).select(
+        *keys, "kind", "ts_ms", "source", "line_number", "isr", F.lit(None).cast("int").alias("leader_epoch"), "state",
+        "offset", F.lit(False).alias("alter_style"), F.lit(0).alias("with_start"), F.lit(False).alias("is_isr"),
+        F.col("leader").alias("told_leader"))
+
+
+def _unclean_from(events: DataFrame, keys: list[str]) -> DataFrame:
+    """An empty ISR row (``changes``' rejection columns) at a ZooKeeper controller's `No broker in ISR is alive for
+    [t,p]. Elect leader L from live brokers …. There's potential data loss.` (OfflinePartitionLeaderSelector, 0.8-1.0,
+    just before its `Selected new leader and ISR …`): no ISR member was alive, so L came from outside it, an unclean
+    election, whatever ISR the lines named last. A failed election's exception before it (`No replica for partition
+    … is alive`) does not change the ISR: the selector throws before it writes. Reading that exception as an empty
+    ISR made every later clean election unclean: on a public 0.10.2 cluster 68 of 109."""
+    said = (F.col("kind") == "unclean_election") & F.col("message").contains("No broker in ISR is alive for ")
+    return events.where(said).select(
+        *keys, "kind", "ts_ms", "source", "line_number", F.array().cast("array<int>").alias("isr"), "leader_epoch",
+        "state", "offset", F.lit(False).alias("alter_style"), F.lit(0).alias("with_start"))
+
+
+def _elected_with_epoch(events: DataFrame, keys: list[str]) -> DataFrame:
+    """The ZooKeeper controller's election lines that name the leader epoch (`Selected new leader and ISR {…} for
+    offline partition [t,p]` up to 1.0, `Changed partition t-p from OfflinePartition to OnlinePartition with state
+    LeaderAndIsr(…)` from 1.1), which the rebuild takes as leader rows (``holders.elected_state``): an election that
+    ``told_leaders`` must see, or a failed election after it repeated the one before (a 0.10.2 partition read online
+    through a real 5 s outage)."""
+    said = ((F.col("kind") == "partition_state") & (F.col("state") == "OnlinePartition") & F.col("leader").isNotNull()
+            & F.col("leader_epoch").isNotNull())
+    return events.where(said).select(*keys, "kind", "ts_ms", "source", "line_number", "leader_epoch")
+
+
+def _isr_of_elected(changed: DataFrame, by_part: Window) -> DataFrame:
+    """An ISR row of the leader alone at each ``_elected_without_epoch`` row whose leader is not in the ISR logged
+    before it: OfflinePartitionLeaderSelector (0.8-1.0) elects from the live ISR members, which become the ISR, or,
+    none left, from the live replicas with an ISR of the new leader alone (unclean). A failed election's exception
+    had left that ISR empty (``changes``' rejections), and the partition read as led with an empty ISR, under-
+    replicated and under its min ISR, a state Kafka cannot be in."""
+    before = F.last(F.when(F.col("is_isr"), F.col("isr")), ignorenulls=True).over(
+        by_part.rowsBetween(Window.unboundedPreceding, -1))
+    rows = changed.select("*", before.alias("isr_before"))
+    outside = ((F.col("kind") == "partition_state") & ~F.col("is_isr") & F.col("isr_before").isNotNull()
+               & ~F.array_contains("isr_before", F.col("told_leader")))
+    return rows.where(outside).select(*changed.columns).withColumn("isr", F.array("told_leader")) \
+        .withColumn("is_isr", F.lit(True))
 
 
 def _opening_isr(events: DataFrame, keys: list[str]) -> DataFrame:

@@ -97,6 +97,8 @@ STACK_LINE = (r"^\s*(?:at [\w$.<>/@-]{1,1024}\([^()]{0,1024}\)(?: ~?\[[^\[\]]{0,
 CONTINUATION = (rf"{STACK_LINE}|^.{{0,4096}}(?:^|\s)\([A-Za-z_$][\w$]{{0,255}}\.[\w$.]{{0,1024}}{_CALL_LINE}\)"
                 r"(?: \[[^\[\]]{0,512}\])?$")
 
+BUDDHIST_ERA_YEARS = 543  # a Thai-locale JVM's year (BuddhistCalendar) less the common era's
+
 
 _TS_PATHS = ("$.timestamp", "$['@timestamp']", "$.time", "$.timeMillis", "$.instant.epochSecond")
 # The logger (and its line) then ` - ` before the message, no thread first: log4j's tutorial pattern `%d %-5p %c{1}:%L
@@ -167,6 +169,12 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
     closed = F.locate(")", tail)  # a ` (logger)` ends at the tail's first `)`, the tail's end but for a FLAT_TRACE
     cut_logger = F.col("_pre").isNull() & rest.contains(" (") & (
         (~rest.endswith(")") & tail.rlike(CUT_LOGGER)) | closed.between(1, F.length(tail) - 1) & tail.rlike(FLAT_TRACE))
+    # a JVM whose locale is Thai (th_TH) stamps the Buddhist Era's year, 543 past the common era's (Java's
+    # BuddhistCalendar): `[2565-09-05 22:15:46,505]` is 2022; the month and day are the same
+    year = F.substring(norm, 1, 4)
+    norm = F.when(year.between("2543", "2643") & (F.substring(norm, 5, 1) == "-"),
+                  F.concat((year.cast("int") - BUDDHIST_ERA_YEARS).cast("string"), F.substring(norm, 5, 64))) \
+        .otherwise(norm)
     # read as UTC (the session zone), then moved from the line's zone
     local = F.try_to_timestamp(F.when(as_is | norm.rlike(r",\d{3}$"), norm).otherwise(F.concat(norm, F.lit(",000"))),
                                F.lit("yyyy-MM-dd HH:mm:ss,SSS"))

@@ -10,6 +10,7 @@ from replicaflow.model.version import KafkaVersion, printed_release
 # Log forms that bound the release (docs/real-cluster.md, "Kafka version"): (pattern, first, last release).
 FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"^Partition \[.+,\d+\] on broker \d+: ", None, "0.11"),
+    (r"(?:Shrinking|Expanding) ISR for partition ", None, "0.10"),  # 0.11 dropped the partition from the message
     (r"^\[KafkaServer id=\d+\]", "1.0", None),
     # logIdents: Partition's `[Partition t-p broker=N] `, StateChangeLogger's `[Controller id=N epoch=E] ` / `[Broker
     # id=N] ` and KafkaController's `[Controller id=N] ` from 1.0; KRaft's QuorumController `[Controller N] ` (2.8-3.4),
@@ -50,7 +51,7 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"ISR updated to \S+ +(?:\(under-min-isr\) +)?and version updated to \d", "3.1", None),
     (r"with topic id ", "3.3", None),
     (r"ISR updated to \S+ (?: |\(under-min-isr\) )and version updated to \d", "3.5", None),
-    (r"Previous leader (?:Some|None)", "3.5", None),
+    (r"Previous leader (?:Some|None)", "3.6", None),  # Partition.makeLeader/makeFollower name the previous leader
     (r"lastCaughtUpTimeMs", "3.6", None),
     # a KRaft controller's PartitionRecord (PartitionRegistration.toString): directories (KIP-858) and the ELR from 3.7
     (r"PartitionRegistration\(replicas=\[[\d, ]*\], directories=", "3.7", None),

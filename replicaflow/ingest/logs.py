@@ -41,6 +41,7 @@ from replicaflow.ingest.log_layouts import (
 )
 from replicaflow.ingest.log_match import FIELDS, MATCHERS, match_rules
 from replicaflow.ingest.log_messages import (
+    ACTIVE_SET,
     BROKER_LIST_KINDS,
     FAILED_ELECTION,
     LIST_FIELDS,
@@ -247,12 +248,11 @@ def _classify(df: DataFrame) -> DataFrame:
     isr = F.when(k.startswith("reassignment_"), id_list(f["replicas"])).otherwise(isr)
     lists = {n: id_list(f[n]) for n in LIST_FIELDS}
     # a failed election's exception (0.8-1.0, the record's next line) names the dead ISR, or the assigned replicas,
-    # all dead: unclean election is on, so the controller empties the ISR as it takes the last member out
-    # (KafkaController.removeReplicaFromIsr)
+    # all dead (unclean election on): the selector throws before it writes, and the ISR is as it was (an unclean
+    # election later says so itself: log_changes.changes)
     failed = F.substring(F.when(k == "partition_offline", F.col("follows")), 1, FAILED_ELECTION_CHARS)
     named, failed_ids = F.regexp_extract(failed, FAILED_ELECTION, 1), id_list(F.regexp_extract(failed, FAILED_ELECTION, 2))
-    isr = F.coalesce(isr, F.when(named == "ISR brokers", failed_ids)
-                     .when(named == "Assigned replicas", F.array().cast("array<int>")))
+    isr = F.coalesce(isr, F.when(named == "ISR brokers", failed_ids))
     lists["replicas"] = F.coalesce(lists["replicas"], F.when(named == "Assigned replicas", failed_ids))
     df = method_boundary(df.select("*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),
                                    *[lists[n].alias(n) for n in LIST_FIELDS if n != "isr"],
@@ -387,7 +387,8 @@ def _rows(lines: DataFrame) -> DataFrame:
     df = method_boundary(df.select("*", F.when(is_list, groups(t, _TOKEN, ["$1$3", "$2$4"])).alias("tp_token")))
     tp_token = F.col("tp_token")
     event_row = F.col("category") == "event"
-    event_row = event_row & (~is_list | t.isNotNull())
+    # a new controller that finds no broker registered (`Set()`) still tells that each broker is not: one row
+    event_row = event_row & (~is_list | t.isNotNull() | F.col("state").eqNullSafe(ACTIVE_SET))
     printed = F.when(F.col("category") == "other", F.nullif(F.regexp_extract("message", PRINTED_VERSION, 1), F.lit("")))
     return df.select(
         "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms", printed.alias("printed"),

@@ -79,6 +79,19 @@ def test_an_iso_time_with_its_offset_and_a_csv_export_are_records(spark, tmp_pat
     assert messages[3].endswith("Partition other-topic-003-0 marked as failed")
 
 
+def test_a_thai_locale_jvms_buddhist_year_is_the_common_eras(spark, tmp_path):
+    """A JVM whose locale is Thai formats dates in its BuddhistCalendar, 543 years past the common era: a public
+    Windows 3.x paste's broker wrote `[2565-09-05 22:15:46,505]`, which was read literally and put the logs in 2565.
+    2567-02-29 is 2024's leap day (no leap year of its own in the proleptic calendar); an ISO stamp is moved too."""
+    out = read_file(spark, tmp_path, "broker-0/server.log",
+        "[2565-09-05 22:15:46,505] INFO [Partition t-0 broker=0] Shrinking ISR from 0,1 to 0 (kafka.cluster.Partition)\n"
+        "[2567-02-29 01:00:00,000] INFO [Partition t-0 broker=0] Expanding ISR from 0 to 0,1 (kafka.cluster.Partition)\n"
+        "2565-09-05T22:15:47.000Z INFO [Partition t-0 broker=0] Shrinking ISR from 0,1 to 0 (kafka.cluster.Partition)\n")
+    assert out["rejects"].count() == 0
+    assert sorted((r["line_number"], r["ts_ms"]) for r in out["log_events"].collect()) == [
+        (1, 1662416146505), (2, 1709168400000), (3, 1662416147000)]
+
+
 def test_a_jira_code_mark_is_no_json_record_and_a_braced_date_is_a_record(spark, tmp_path):
     """A JSON layout's record starts `{"`; a Jira `{code:java}` mark around a pasted log (KAFKA-14778 as relayed by
     mail) was rejected as `unreadable JSON log record`, a reason that sent the reader to the wrong place: it is

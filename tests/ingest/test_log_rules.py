@@ -58,7 +58,7 @@ def test_a_broker_failure_or_startup_callback_names_each_broker(spark, tmp_path)
     (initializeControllerContext, 0.8-3.x; a line of a public 3.6.1 cluster) names the brokers registered then, as
     started: without it a broker that started before the controller, with no line of its own, stayed down for
     hours; its rows' state, `active set`, tells the brokers it leaves out (broker_sessions.unregistered). An empty
-    list is no row. KRaft's fencing of a broker whose
+    list, which leaves out every broker, is one row with no target broker. KRaft's fencing of a broker whose
     session timed out (ReplicationControlManager.maybeFenceOneStaleBroker) is told from a fence record replayed."""
     out = read_file(spark, tmp_path, "broker-9/controller.log",
         "[2015-09-01 09:54:30,030] INFO [Controller 3]: Broker failure callback for 1 (kafka.controller.KafkaController)\n"
@@ -84,6 +84,7 @@ def test_a_broker_failure_or_startup_callback_names_each_broker(spark, tmp_path)
         (2, "broker_failed", 0, 2, None, None, None), (4, "broker_registered", 0, 2, None, None, None),
         (5, "broker_fenced", 9, 2, None, None, "session timed out"), (6, "broker_fenced", 9, 2, None, None, None),
         (7, "broker_registered", 0, 0, None, None, "active set"), (7, "broker_registered", 0, 1, None, None, "active set"),
+        (8, "broker_registered", 0, None, None, None, "active set"),
         *[(9, "broker_registered", 0, b, None, None, "active set") for b in range(1, 6)]]
 
 

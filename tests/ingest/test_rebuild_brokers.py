@@ -351,3 +351,38 @@ def test_a_new_controller_takes_the_brokers_it_finds_unregistered_out_of_isrs_an
     assert isr[("ssl-topic", at)] == [0, 2] and isr[("orders", at)] == [0, 2]
     assert leaders[("orders", at)] == 0 and ("ssl-topic", at) not in leaders
     assert max(k[1] for k in isr) == at and max(k[1] for k in leaders) == at
+
+
+def test_a_stop_after_a_start_that_only_replica_lines_tell_is_a_down_row(spark, tmp_path):
+    """A public 3.0 broker halted (its last log directory failed), started again a day later with no "started" line in
+    the files (only its leader line, state-change.log, tells it), and then shut down cleanly. Its own "shut down
+    completed" repeats the halt's down row, but the leader line between made it up (``serving_while_down``): the
+    repeats are dropped only once the inferred rows are in, else the broker stayed up to the end of the logs and the
+    partition it alone held was never offline. The same holds after a KRaft controller's fencing (a public 3.9
+    cluster's broker was up for 23 days after it stopped)."""
+    got = brokers(spark, tmp_path, {
+        "broker-0/server.log":
+            "[2021-12-06 22:00:00,000] INFO [KafkaServer id=0] started (kafka.server.KafkaServer)\n"
+            "[2021-12-06 23:39:45,666] ERROR Shutdown broker because all log dirs in /data/kafka have failed "
+            "(kafka.log.LogManager)\n"
+            "[2021-12-07 22:05:03,706] INFO [KafkaServer id=0] shut down completed (kafka.server.KafkaServer)\n",
+        "broker-0/state-change.log":
+            "[2021-12-07 21:48:57,905] INFO [Broker id=0] Leader my-first-topic-0 starts at leader epoch 0 from offset "
+            "11 with high watermark 11 ISR [0] addingReplicas [] removingReplicas []. Previous leader epoch was -1. "
+            "(state.change.logger)\n",
+    })
+    assert got == [("22:00:00.000", 0, "up"), ("23:39:45.666", 0, "down"), ("21:48:57.904", 0, "up"),
+                   ("22:05:03.706", 0, "down")]
+
+
+def test_a_new_controller_that_finds_no_broker_registered_leaves_every_broker_down(spark, tmp_path):
+    """A public 0.10.2 cluster's brokers all lost their ZooKeeper sessions; the new controller listed `Set()` (a 0.10
+    controller elected at start-up logs it before any broker, itself included, registers) and took the three back
+    with one startup callback 5 s later: down in between, not up throughout."""
+    ctrl = "[2017-06-26 {t}] INFO [Controller {c}]: {m} (kafka.controller.KafkaController)\n"
+    got = brokers(spark, tmp_path, {"broker-2/controller.log": "".join([
+        ctrl.format(t="19:33:19,310", c=1, m="New broker startup callback for 0,1,2"),
+        ctrl.format(t="21:13:53,249", c=2, m="Currently active brokers in the cluster: Set()"),
+        ctrl.format(t="21:13:58,497", c=2, m="New broker startup callback for 0,1,2")])})
+    assert got == [(t, b, s) for t, s in (("19:33:19.310", "up"), ("21:13:53.249", "down"), ("21:13:58.497", "up"))
+                   for b in (0, 1, 2)]

@@ -161,16 +161,17 @@ def test_a_zookeeper_controllers_failed_election_leaves_the_partition_offline(an
 def test_a_failed_election_names_the_dead_replicas_and_the_selector_the_unclean_leader(analyzed):
     """Up to 1.0 the failed election's record is followed by OfflinePartitionLeaderSelector.selectLeader's
     NoReplicaOnlineException, which names the assigned replicas (`No replica for partition … Assigned replicas are:
-    [List(1002)]`, unclean election on: KafkaController.removeReplicaFromIsr empties the ISR as the last member
-    goes) or the ISR (`No broker in ISR for partition … ISR brokers are: [1002]`, off). No other line names these
-    partitions' replicas, so before they had no state at all: 0 offline partitions where Kafka's gauge showed 2 for
-    ten minutes (andreinedelciu's 0.10.2 controller: 70). The selector's `Selected new leader and ISR {…}` gives the
-    elected leader's epoch, which no 0.10 broker line does: 1002 leads `orders-0` from outside its empty ISR, the
-    unclean election its WARN told. `logs-0` is led again as 1002 comes back, its ISR's only member."""
+    [List(1002)]`, unclean election on) or the ISR (`No broker in ISR for partition … ISR brokers are: [1002]`, off).
+    The selector throws before it writes: the ISR is as it was, unknown for `orders-0` (and its replicas with it)
+    until the WARN of its unclean election says that no ISR member was alive. No other line names these partitions,
+    so before they had no state at all: 0 offline partitions where Kafka's gauge showed 2 for ten minutes
+    (andreinedelciu's 0.10.2 controller: 70). The selector's `Selected new leader and ISR {…}` gives the elected
+    leader's epoch, which no 0.10 broker line does: 1002 leads `orders-0` from outside the ISR, the unclean
+    election its WARN told. `logs-0` is led again as 1002 comes back, its ISR's only member."""
     states, summary = analyzed
-    assert states["k010"] == [("10:00:01.000", -1, True, False, [1002]), ("10:00:01.002", -1, True, False, [1002]),
-                              ("10:10:00.020", 1002, False, False, [1002]), ("10:10:00.031", 1002, False, False, [1002]),
-                              ("10:10:00.050", 1002, False, False, [1002])]
+    assert states["k010"] == [("10:00:01.000", -1, True, False, None), ("10:00:01.002", -1, True, False, [1002]),
+                              ("10:10:00.020", 1002, False, False, [1002]), ("10:10:00.030", -1, True, False, [1002]),
+                              ("10:10:00.031", 1002, False, False, [1002]), ("10:10:00.050", 1002, False, False, [1002])]
     k010 = summary["k010"]
     assert (k010["peak_offline"], k010["incidents"]["offline"], k010["offline_minutes"]) == (2, 2, 19.967)
     assert k010["unclean_elections"] == 1
@@ -241,3 +242,32 @@ def test_a_zookeeper_controllers_election_from_1_1_is_a_leader_row(analyzed):
                                 ("16:05:00.000", 2, False, True, [1, 2])]
     zkback = summary["zkback"]
     assert (zkback["peak_offline"], zkback["offline_minutes"], zkback["unclean_elections"]) == (1, 1.0, 1)
+
+
+def test_a_0_10_controllers_election_line_without_epoch_ends_the_outage(spark, tmp_path):
+    """Up to 1.0 PartitionStateMachine.electLeaderForPartition logs `Controller C epoch E changed partition [t,p] from
+    OfflinePartition to OnlinePartition with leader L` (state-change.log, TRACE) once the leader is in ZooKeeper; it
+    names no leader epoch and no ISR. A public 0.10.2 cluster's state-change.log held it without controller.log: the
+    partition stayed offline from its failed election 5 s before to the end of the logs (51 minutes for 34
+    partitions). The failed election's exception (`No replica … is alive`, unclean election on) leaves the ISR as it
+    was: the selector throws before it writes (it was read as an empty ISR, and the next clean election as unclean).
+    Broker 2, the ISR's last member, is gone; OfflinePartitionLeaderSelector elects 1 from outside the ISR and makes
+    it the ISR alone: leader 1, ISR [1], not 1 under the ISR [2] it was never in."""
+    sc = "[2017-06-26 20:22:{t}] {lv} Controller 0 epoch 5 {m} (state.change.logger)\n"
+    write_files(tmp_path / "logs", {
+        "broker-2/server.log": "[2017-06-26 20:20:00,000] INFO Partition [t,4] on broker 2: Shrinking ISR for partition "
+                               "[t,4] from 2,1 to 2 (kafka.cluster.Partition)\n",
+        "broker-0/state-change.log": "".join([
+            sc.format(t="54,391", lv="ERROR", m="initiated state change for partition [t,4] from OfflinePartition to "
+                                               "OnlinePartition failed"),
+            "kafka.common.NoReplicaOnlineException: No replica for partition [t,4] is alive. Live brokers are: "
+            "[Set()], Assigned replicas are: [List(2, 1)]\n",
+            "\tat kafka.controller.OfflinePartitionLeaderSelector.selectLeader(PartitionLeaderSelector.scala:73)\n",
+            sc.format(t="59,591", lv="TRACE", m="changed partition [t,4] from OfflinePartition to OnlinePartition with "
+                                               "leader 1")])})
+    analyze_logs([str(tmp_path / "logs")], tmp_path / "out", spark=spark)
+    rows = sorted(pq.read_table(tmp_path / "out" / "analysis" / "partition_state").to_pylist(), key=lambda r: r["from_ms"])
+    assert [(_clock(r["from_ms"]), r["leader"], r["isr"], r["offline"]) for r in rows] == [
+        ("20:20:00.000", 2, [2], False), ("20:22:54.391", -1, [2], True), ("20:22:59.591", 1, [1], False)]
+    summary = json.loads((tmp_path / "out" / "analysis" / "_summary.json").read_text(encoding="utf-8"))
+    assert summary["cluster"]["unclean_elections"] == 0  # an election with no epoch is no counted election

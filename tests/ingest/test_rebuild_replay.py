@@ -66,7 +66,8 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     assert infer_version(seen(r"ISR updated from AlterIsr to", r"zkVersion updated to")) == ("2.7", "2.7")
     # 2.7.0 Partition.updateIsr still writes ZooKeeper (`... and zkVersion updated to [..]`) under an older IBP
     assert infer_version(seen(r"Added fetcher to broker ", r"zkVersion updated to")) == ("2.1", "2.7")
-    assert infer_version(seen(r"with topic id ", r"Previous leader (?:Some|None)")) == ("3.5", None)
+    # Partition.makeLeader/makeFollower name the previous leader from 3.6.0 (3.5.x: `Previous leader epoch was`)
+    assert infer_version(seen(r"with topic id ", r"Previous leader (?:Some|None)")) == ("3.6", None)
     # Partition.makeLeader: `starts at Leader Epoch` 0.11.0.0 - 2.4.0, 2.5.0 `... with high watermark H. Previous`
     assert infer_version(seen(r"Successfully updated assignment of partition", r"starts at Leader Epoch")) == \
         ("2.4", "2.4")
@@ -109,6 +110,8 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     assert release("[Controller 0] UNCLEAN partition change for t-1 with topic ID Fs3yVbY9S2qtNEF8A-xMSA: leader: 1 -> 0"
                    ) == ("2.8", "3.4")
     assert release("[Controller 1]: Controller 1 incremented epoch to 5") == ("0.10", None)
+    # Partition.maybeShrinkIsr names the partition in its message up to 0.10.2 (0.11: `Shrinking ISR from …`)
+    assert release("Partition [t,0] on broker 1: Shrinking ISR for partition [t,0] from 1,2 to 1") == ("0.10", "0.10")
     assert release("[QuorumController id=1] Fencing broker 2 because its session has timed out.") == ("3.5", None)
     assert release("Failed to elect leader for partition t-0 under strategy OfflinePartitionLeaderElectionStrategy("
                    "false)") == ("2.4", None)
@@ -125,10 +128,10 @@ def test_the_brokers_kafka_version_line_names_the_release_within_the_forms():
 
     def seen(*patterns: str) -> list[bool]:
         return [p in patterns for p, _, _ in FORMS]
-    kraft = seen(r"with topic id ", r"Previous leader (?:Some|None)")  # 3.5 or later
+    kraft = seen(r"with topic id ", r"Previous leader (?:Some|None)")  # 3.6 or later
     assert release_of(kraft, ["3.6.1"]) == ("3.6.1", "version line", "3.6.1")
     assert release_of(kraft, ["3.9.0", "3.6.1", "2.8.2"]) == ("3.6.1", "version line", "3.9")
-    assert release_of(kraft, ["2.8.2"]) == ("3.5", "logs", None)
+    assert release_of(kraft, ["2.8.2"]) == ("3.6", "logs", None)
     assert release_of(seen(r"zkVersion updated to"), ["3.6.1"]) == ("0.10", "logs", "2.7")
     assert release_of(seen(), ["4.1.1"]) == ("4.1.1", "version line", "4.1.1")
 

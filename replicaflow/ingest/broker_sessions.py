@@ -34,6 +34,8 @@ SERVING = ("leader_start", "follower_start", "become_leader", "become_follower",
 HALTS = ("broker_halted", "storage_halt")
 # the state of the failure rows ``unregistered`` adds: a broker that a new controller's view leaves out
 NOT_REGISTERED = "not registered"
+# from 2.3 a new controller takes such a broker's replicas offline, out of the ISRs (ReplicaStateMachine.startup)
+OFFLINE_AT_FAILOVER = "2.3"
 
 
 def lifecycle(events: DataFrame) -> DataFrame:
@@ -54,7 +56,7 @@ def lifecycle(events: DataFrame) -> DataFrame:
     halted = kind.isin(*HALTS)
     own = (kind.isin("broker_started", "broker_shutdown") | halted) & F.col("broker").isNotNull()
     controller = _session_ended() | (F.col("target_broker").isNotNull() & (
-        (kind == "broker_registered") | ((kind == "broker_unfenced") & (state == "caught up"))))
+        kind.isin("broker_registered", "broker_unregistered") | ((kind == "broker_unfenced") & (state == "caught up"))))
     up = kind.isin("broker_started", "broker_registered", "broker_unfenced")
     shared = (events.where(F.col("broker").isNotNull()).groupBy("source").agg(F.countDistinct("broker").alias("n"))
               .where(F.col("n") > 1).select("source", F.lit(True).alias("shared")))
@@ -70,8 +72,8 @@ def lifecycle(events: DataFrame) -> DataFrame:
     return _without_repeats(rows.unionByName(inferred), "repeatable")
 
 
-def unregistered(events: DataFrame) -> DataFrame:
-    """Event rows (``broker_failed``, state ``NOT_REGISTERED``, the broker as ``target_broker``) for each broker that a
+def unregistered(events: DataFrame, failing: Column) -> DataFrame:
+    """Event rows (state ``NOT_REGISTERED``, the broker as ``target_broker``) for each broker that a
     new ZooKeeper controller's `Currently active brokers in the cluster: Set(…)` leaves out while the lines before
     have it up (its last lifecycle row up, or none and a line of its own before).
 
@@ -79,9 +81,12 @@ def unregistered(events: DataFrame) -> DataFrame:
     registration in ZooKeeper, its session gone with no failure callback, since the controller that would have logged
     one had itself failed. The new controller elects a leader for each partition such a broker led, from the live ISR
     (PartitionStateMachine.initializePartitionState, the ISR kept only with live members), and from 2.3 also takes it
-    out of every ISR (ReplicaStateMachine.startup: OfflineReplica). As a failure callback, it is then down and out of
-    the ISRs; before 2.3 the partitions it only followed kept it in their ISR until their leader shrank it, which
-    the leader logs. An empty list (`Set()`, a row with no ``target_broker``) leaves out every broker: a 0.10
+    out of every ISR (ReplicaStateMachine.startup: OfflineReplica): a ``broker_failed`` row where ``failing`` holds
+    (a Column over ``cluster``: the cluster's release is 2.3 or later), down and out of the ISRs and leaderships as
+    at a failure callback. Before 2.3 the ISRs keep it, and it is a ``broker_unregistered`` row, down alone: the
+    leaders the controller then elects are in its lines, and a partition it only followed keeps it in the ISR until
+    the leader shrinks it, which the leader logs (a 0.10.2 cluster's 17 clean elections read as unclean when it left
+    them). An empty list (`Set()`, a row with no ``target_broker``) leaves out every broker: a 0.10
     controller that starts logs it before any broker, itself included, has registered. On a public 2.5 cluster's logs, two brokers missing from that list stayed up, and four
     partitions healthy, for the 77 s until they came back."""
     kind = F.col("kind")
@@ -100,8 +105,8 @@ def unregistered(events: DataFrame) -> DataFrame:
               .groupBy(*line, "broker", "b")
               .agg(F.max_by("state", F.struct(F.col("state") != "seen", "w")).alias("state")))
     return before.where(F.col("state").isin("up", "seen")).select(
-        *line, F.lit("broker_failed").alias("kind"), "broker", F.col("b").alias("target_broker"),
-        F.lit(NOT_REGISTERED).alias("state"))
+        *line, F.when(failing, F.lit("broker_failed")).otherwise(F.lit("broker_unregistered")).alias("kind"), "broker",
+        F.col("b").alias("target_broker"), F.lit(NOT_REGISTERED).alias("state"))
 
 
 def _without_repeats(rows: DataFrame, flag: str) -> DataFrame:

@@ -37,6 +37,7 @@ from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.ingest import line_tables, replay
 from replicaflow.ingest.assignment_rows import History, assigned_rows, assignment_rows
 from replicaflow.ingest.broker_sessions import (
+    OFFLINE_AT_FAILOVER,
     any_isr_removal,
     elected_at_removals,
     first_isr_member_back,
@@ -75,6 +76,7 @@ from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
 from replicaflow.model.units import format_duration, parse_id
+from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.checks import MAX_SCRAPES
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
 from replicaflow.telemetry.spark import conform, local_frame
@@ -204,7 +206,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     # so not in log_events
     sessions = events
     if any(p["active_set"] for p in periods.values()):
-        sessions = events.unionByName(unregistered(events).localCheckpoint(eager=False), allowMissingColumns=True)
+        failing = [m["cluster"] for m in metas if KafkaVersion.parse(m["kafka_version"]).at_least(OFFLINE_AT_FAILOVER)]
+        sessions = events.unionByName(unregistered(events, F.col("cluster").isin(*failing)).localCheckpoint(eager=False),
+                                      allowMissingColumns=True)
     brokers = _brokers(spark, sessions, clusters, seen).localCheckpoint(eager=False)
     histories = _histories(events, clusters, seen)
     isr, leaders = _isr_and_leaders(spark, parsed, sessions, clusters, tz, brokers, assigned_rows(spark, histories))

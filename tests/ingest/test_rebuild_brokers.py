@@ -351,6 +351,11 @@ def test_a_new_controller_takes_the_brokers_it_finds_unregistered_out_of_isrs_an
     assert isr[("ssl-topic", at)] == [0, 2] and isr[("orders", at)] == [0, 2]
     assert leaders[("orders", at)] == 0 and ("ssl-topic", at) not in leaders
     assert max(k[1] for k in isr) == at and max(k[1] for k in leaders) == at
+    # before 2.3 ReplicaStateMachine.startup moves only the live replicas: the ISRs keep broker 1, which is down
+    old = rebuild(spark, [ClusterInputs("c", tuple(files))],
+                  RebuildOptions(scrape_interval_ms=1000, kafka_version="2.2")).tables
+    assert max(r["ts_ms"] for r in old["isr"].collect()) < at and max(r["ts_ms"] for r in old["leaders"].collect()) < at
+    assert [(r["broker"], r["state"]) for r in old["brokers"].where(f"ts_ms = {at}").collect()] == [(1, "down")]
 
 
 def test_a_stop_after_a_start_that_only_replica_lines_tell_is_a_down_row(spark, tmp_path):

@@ -80,7 +80,10 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     # a skipped change that takes members out is the controller's (``_skipped``): no leader's meter counts it; one
     # that adds them is the leader's expansion (the controller adds none), its `ISR updated` line not in the files
     removes = F.size(F.array_except(F.col("prev.s"), F.col("isr"))) > 0
-    written = F.when((F.col("kind") == "leader_and_isr") & F.coalesce(removes, F.lit(True)),
+    # the ZooKeeper controller's own ISRs (a failed election's dead ISR, the one an unclean election chose outside of,
+    # an elected leader alone) are no leader's shrink or expansion either
+    by_controller = F.col("kind").isin("partition_offline", "unclean_election", "partition_state")
+    written = F.when(by_controller | (F.col("kind") == "leader_and_isr") & F.coalesce(removes, F.lit(True)),
                      F.lit(CONTROLLER_ISR_EPOCH)).otherwise(F.col("epoch_now"))
     isr = isr.where(keep).select("cluster", "ts_ms", "seq", "topic", "partition", "isr",
                                  written.alias("leader_epoch"), unknown.alias("elr"),

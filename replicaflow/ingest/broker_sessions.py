@@ -86,9 +86,9 @@ def unregistered(events: DataFrame, failing: Column) -> DataFrame:
     at a failure callback. Before 2.3 the ISRs keep it, and it is a ``broker_unregistered`` row, down alone: the
     leaders the controller then elects are in its lines, and a partition it only followed keeps it in the ISR until
     the leader shrinks it, which the leader logs (a 0.10.2 cluster's 17 clean elections read as unclean when it left
-    them). An empty list (`Set()`, a row with no ``target_broker``) leaves out every broker: a 0.10
-    controller that starts logs it before any broker, itself included, has registered. On a public 2.5 cluster's logs, two brokers missing from that list stayed up, and four
-    partitions healthy, for the 77 s until they came back."""
+    them). An empty list (`Set()`, a row with no ``target_broker``) leaves out every broker: a 0.10 controller that
+    starts logs it before any broker, itself included, has registered. On a public 2.5 cluster's logs, two brokers
+    missing from that list stayed up, and four partitions healthy, for the 77 s until they came back."""
     kind = F.col("kind")
     line = ["cluster", "ts_ms", "source", "line_number"]
     active = (events.where((kind == "broker_registered") & (F.col("state") == ACTIVE_SET))

@@ -89,9 +89,8 @@ def unregistered(events: DataFrame, failing: Column) -> DataFrame:
     them). An empty list (`Set()`, a row with no ``target_broker``) leaves out every broker: a 0.10 controller that
     starts logs it before any broker, itself included, has registered. On a public 2.5 cluster's logs, two brokers
     missing from that list stayed up, and four partitions healthy, for the 77 s until they came back."""
-    kind = F.col("kind")
     line = ["cluster", "ts_ms", "source", "line_number"]
-    active = (events.where((kind == "broker_registered") & (F.col("state") == ACTIVE_SET))
+    active = (events.where(active_set())
               .groupBy(*line, "broker").agg(F.collect_set("target_broker").alias("listed"))
               .select("*", F.struct("ts_ms", "source", "line_number").alias("at")))
     words = lifecycle(events).select("cluster", F.col("broker").alias("b"), "state",
@@ -107,6 +106,11 @@ def unregistered(events: DataFrame, failing: Column) -> DataFrame:
     return before.where(F.col("state").isin("up", "seen")).select(
         *line, F.when(failing, F.lit("broker_failed")).otherwise(F.lit("broker_unregistered")).alias("kind"), "broker",
         F.col("b").alias("target_broker"), F.lit(NOT_REGISTERED).alias("state"))
+
+
+def active_set() -> Column:
+    """An event row of a new ZooKeeper controller's `Currently active brokers in the cluster: Set(…)`."""
+    return (F.col("kind") == "broker_registered") & (F.col("state") == ACTIVE_SET)
 
 
 def _without_repeats(rows: DataFrame, flag: str) -> DataFrame:

@@ -102,9 +102,7 @@ def _elected_without_epoch(events: DataFrame, keys: list[str]) -> DataFrame:
     ZooKeeper, it names no leader epoch and no ISR. Bug reports often hold state-change.log without controller.log's
     `Selected new leader and ISR …`: on a public 0.10.2 cluster 34 partitions stayed offline for 51 minutes after a
     failed election that the controller ended 5 s later."""
-    k = F.col("kind")
-    said = ((k == "partition_state") & (F.col("state") == "OnlinePartition") & F.col("leader").isNotNull()
-            & F.col("message").rlike(r" with leader -?\d+$"))
+    said = _elected() & F.col("message").rlike(r" with leader -?\d+$")
     return events.where(said).select(
         *keys, "kind", "ts_ms", "source", "line_number", "isr", F.lit(None).cast("int").alias("leader_epoch"), "state",
         "offset", F.lit(False).alias("alter_style"), F.lit(0).alias("with_start"), F.lit(False).alias("is_isr"),
@@ -130,17 +128,20 @@ def _elected_with_epoch(events: DataFrame, keys: list[str]) -> DataFrame:
     LeaderAndIsr(…)` from 1.1), which the rebuild takes as leader rows (``holders.elected_state``): an election that
     ``told_leaders`` must see, or a failed election after it repeated the one before (a 0.10.2 partition read online
     through a real 5 s outage)."""
-    said = ((F.col("kind") == "partition_state") & (F.col("state") == "OnlinePartition") & F.col("leader").isNotNull()
-            & F.col("leader_epoch").isNotNull())
-    return events.where(said).select(*keys, "kind", "ts_ms", "source", "line_number", "leader_epoch")
+    return events.where(_elected() & F.col("leader_epoch").isNotNull()).select(
+        *keys, "kind", "ts_ms", "source", "line_number", "leader_epoch")
+
+
+def _elected() -> Column:
+    """An event row of a ZooKeeper controller's line that a partition is online under the leader it names."""
+    return (F.col("kind") == "partition_state") & (F.col("state") == "OnlinePartition") & F.col("leader").isNotNull()
 
 
 def _isr_of_elected(changed: DataFrame, by_part: Window) -> DataFrame:
     """An ISR row of the leader alone at each ``_elected_without_epoch`` row whose leader is not in the ISR logged
     before it: OfflinePartitionLeaderSelector (0.8-1.0) elects from the live ISR members, which become the ISR, or,
-    none left, from the live replicas with an ISR of the new leader alone (unclean). A failed election's exception
-    had left that ISR empty (``changes``' rejections), and the partition read as led with an empty ISR, under-
-    replicated and under its min ISR, a state Kafka cannot be in."""
+    none left, from the live replicas with an ISR of the new leader alone (unclean). Without it the partition read
+    as led by a broker outside its ISR, a state Kafka cannot be in."""
     before = F.last(F.when(F.col("is_isr"), F.col("isr")), ignorenulls=True).over(
         by_part.rowsBetween(Window.unboundedPreceding, -1))
     rows = changed.select("*", before.alias("isr_before"))

@@ -57,8 +57,7 @@ LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker
 # OfflinePartitionLeaderSelector's NoReplicaOnlineException (0.8-1.0): the dead ISR (unclean election off) or replicas (on)
 FAILED_ELECTION = (r"NoReplicaOnlineException: No (?:broker in ISR|replica in ISR|replica) for partition \S+ is alive\. "
                    r"Live brokers are: \[[^\]]*\][,.] (ISR brokers|Assigned replicas) are: \[(?:\w+\()?([\d, ]*)\)?\]\.?$")
-# Kinds whose topic-partition is only in the Partition logger's prefix.
-PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")
+PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed")  # partition in the prefix only
 BROKER_LIST_KINDS = ("broker_failed", "broker_registered")  # lists name brokers (ZooKeeper controller callbacks)
 ACTIVE_SET = "active set"  # broker_registered from a new controller's whole view of the live brokers
 

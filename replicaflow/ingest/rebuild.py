@@ -38,6 +38,7 @@ from replicaflow.ingest import line_tables, replay
 from replicaflow.ingest.assignment_rows import History, assigned_rows, assignment_rows
 from replicaflow.ingest.broker_sessions import (
     OFFLINE_AT_FAILOVER,
+    active_set,
     any_isr_removal,
     elected_at_removals,
     first_isr_member_back,
@@ -70,7 +71,6 @@ from replicaflow.ingest.holders import (
 )
 from replicaflow.ingest.line_tables import numbered
 from replicaflow.ingest.log_changes import from_to_isr
-from replicaflow.ingest.log_messages import ACTIVE_SET
 from replicaflow.ingest.log_version import FORMS, release_of
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
@@ -107,7 +107,7 @@ def _in_utc(col: Column, tz: str | None) -> Column:
 def _periods(events: DataFrame) -> dict[str, dict]:
     """Per cluster: first and last event, event count and the log forms seen -- one Spark job for the fleet."""
     forms = [F.max(F.col("message").rlike(p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
-    active = (F.col("kind") == "broker_registered") & (F.col("state") == ACTIVE_SET)
+    active = active_set()
     rows = events.groupBy("cluster").agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"),
                                          F.count("*").alias("events"), F.max(active).alias("active_set"),
                                          *forms).collect()

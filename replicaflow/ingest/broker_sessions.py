@@ -51,7 +51,8 @@ def lifecycle(events: DataFrame) -> DataFrame:
     A halt (``HALTS``: a failed last log directory, a storage error before 1.0) is the broker's own down row: the
     process is gone with the line, and the controller's failure callback that follows, if any controller is left to
     log one, repeats it. LogManager's halt names no broker: in a file that several brokers wrote (one logs folder for
-    a host's brokers) its broker is only the file's first, and the halt is not taken."""
+    a host's brokers) it is the broker whose ReplicaManager stopped serving one of the dirs it names (``_halted_by``),
+    or, without that line, not taken."""
     kind, state = F.col("kind"), F.col("state")
     halted = kind.isin(*HALTS)
     own = (kind.isin("broker_started", "broker_shutdown") | halted) & F.col("broker").isNotNull()
@@ -60,16 +61,33 @@ def lifecycle(events: DataFrame) -> DataFrame:
     up = kind.isin("broker_started", "broker_registered", "broker_unfenced")
     shared = (events.where(F.col("broker").isNotNull()).groupBy("source").agg(F.countDistinct("broker").alias("n"))
               .where(F.col("n") > 1).select("source", F.lit(True).alias("shared")))
+    line = ["cluster", "source", "line_number"]
+    in_shared = halted & F.col("shared").isNotNull()
     told = (events.where(own | controller).join(F.broadcast(shared), "source", "left")
-            .where(~(halted & F.col("shared").isNotNull())))
+            .join(F.broadcast(_halted_by(events.where(halted).join(shared, "source"), events)), line, "left")
+            .where(~in_shared | F.col("halted_by").isNotNull()))
     rows = told.select(
-        "cluster", "ts_ms", F.when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
+        "cluster", "ts_ms",
+        F.when(in_shared, F.col("halted_by")).when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
         (~own | halted).alias("repeatable"))
     # the repeats go once the inferred rows are in: a down row that repeats an earlier one may follow a start that
     # only the broker's replica lines tell (a halt, the broker back, then its own "shut down completed")
     inferred = serving_while_down(events, rows).withColumn("repeatable", F.lit(True))
     return _without_repeats(rows.unionByName(inferred), "repeatable")
+
+
+def _halted_by(halts: DataFrame, events: DataFrame) -> DataFrame:
+    """(cluster, source, line_number, halted_by): for each of ``halts``, the broker of the last `Stopping serving
+    replicas in dir D` before it in its file, D one of the dirs it names. ReplicaManager.handleLogDirFailure logs
+    that line with its broker, then hands the dir to LogManager, whose halt lists every configured dir (1.0+)."""
+    at = F.struct("ts_ms", "line_number")
+    failed = (events.where((F.col("kind") == "log_dir_failed") & F.col("broker").isNotNull())
+              .select("cluster", "source", F.col("log_dir").alias("dir"), F.col("broker").alias("by"), at.alias("by_at")))
+    return (halts.select("cluster", "source", "line_number", at.alias("at"), F.split("log_dir", ", ").alias("dirs"))
+            .join(failed, ["cluster", "source"])
+            .where(F.array_contains("dirs", F.col("dir")) & (F.col("by_at") <= F.col("at")))
+            .groupBy("cluster", "source", "line_number").agg(F.max_by("by", "by_at").alias("halted_by")))
 
 
 def unregistered(events: DataFrame, failing: Column) -> DataFrame:

@@ -294,8 +294,10 @@ def test_a_halted_broker_is_down_from_its_last_line(spark, tmp_path):
     Exit.halt: no "shut down completed" follows. The public 2.5 cluster's last live broker halted so, with no
     controller left to log its failure, and stayed up for 34 minutes. Before 1.0 an I/O error appending to a log halts
     the broker too (ReplicaManager.appendToLocalLog, Runtime.halt). Broker 2's controller failure callback 6 s after
-    its halt repeats the down row. The halt names no broker: in the one file brokers 3 and 4 share (that public
-    cluster's brokers wrote one folder), it is broker 4's, not the file's first broker's, and is not taken."""
+    its halt repeats the down row. The halt names no broker, only every configured dir: in the one file brokers 3 and
+    4 share (that public cluster's brokers wrote one folder) it is broker 4's, not the file's first broker's, as the
+    `[ReplicaManager broker=4] Stopping serving replicas in dir` before it tells (ReplicaManager.handleLogDirFailure
+    hands the dir to LogManager after that line). The halt at 12:30, with no such line for its dirs, is not taken."""
     got = brokers(spark, tmp_path, {
         "broker-1/server.log":
             "[2022-10-04 12:00:00,000] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n"
@@ -311,11 +313,18 @@ def test_a_halted_broker_is_down_from_its_last_line(spark, tmp_path):
         "host/server.log":
             "[2022-10-04 12:00:02,000] INFO [KafkaServer id=3] started (kafka.server.KafkaServer)\n"
             "[2022-10-04 12:00:03,000] INFO [KafkaServer id=4] started (kafka.server.KafkaServer)\n"
-            "[2022-10-04 12:20:00,000] ERROR Shutdown broker because all log dirs in /data/broker-4 have failed "
+            "[2022-10-04 12:19:00,000] WARN [ReplicaManager broker=3] Stopping serving replicas in dir /data/broker-3 "
+            "(kafka.server.ReplicaManager)\n"
+            "[2022-10-04 12:20:00,000] WARN [ReplicaManager broker=4] Stopping serving replicas in dir /data/broker-4b "
+            "(kafka.server.ReplicaManager)\n"
+            "[2022-10-04 12:20:00,100] ERROR Shutdown broker because all log dirs in /data/broker-4a, /data/broker-4b "
+            "have failed (kafka.log.LogManager)\n"
+            "[2022-10-04 12:30:00,000] ERROR Shutdown broker because all log dirs in /data/broker-5 have failed "
             "(kafka.log.LogManager)\n",
     })
     assert got == [("12:00:00.000", 1, "up"), ("12:00:01.000", 2, "up"), ("12:00:02.000", 3, "up"),
-                   ("12:00:03.000", 4, "up"), ("12:10:00.000", 2, "down"), ("12:56:08.036", 1, "down")]
+                   ("12:00:03.000", 4, "up"), ("12:10:00.000", 2, "down"), ("12:20:00.100", 4, "down"),
+                   ("12:56:08.036", 1, "down")]
 
 
 def test_a_new_controller_takes_the_brokers_it_finds_unregistered_out_of_isrs_and_leaderships(spark, tmp_path):

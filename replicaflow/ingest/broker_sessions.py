@@ -52,7 +52,10 @@ def lifecycle(events: DataFrame) -> DataFrame:
     process is gone with the line, and the controller's failure callback that follows, if any controller is left to
     log one, repeats it. LogManager's halt names no broker: in a file that several brokers wrote (one logs folder for
     a host's brokers) it is the broker whose ReplicaManager stopped serving one of the dirs it names (``_halted_by``),
-    or, without that line, not taken."""
+    or, without that line, not taken. A second process of a running broker fails its start on the lock of the log
+    dirs (LogManager.lockLogDirs: `Failed to acquire lock on file .lock in D. A Kafka instance in another process …`,
+    under `Fatal error during KafkaServer startup`) and logs "shut down completed": not the broker's, which runs on
+    (a public 3.8 broker read down twice for 17 s until its own controlled shutdown)."""
     kind, state = F.col("kind"), F.col("state")
     halted = kind.isin(*HALTS)
     own = (kind.isin("broker_started", "broker_shutdown") | halted) & F.col("broker").isNotNull()
@@ -63,12 +66,20 @@ def lifecycle(events: DataFrame) -> DataFrame:
               .where(F.col("n") > 1).select("source", F.lit(True).alias("shared")))
     line = ["cluster", "source", "line_number"]
     in_shared = halted & F.col("shared").isNotNull()
-    told = (events.where(own | controller).join(F.broadcast(shared), "source", "left")
+    # the first "shut down completed" after a start failed on the dirs' lock is that process's: another one runs
+    failed = kind == "startup_failed"
+    last = F.when(kind.isin("broker_started", "startup_failed", "broker_shutdown"), kind)
+    since = F.last(last, ignorenulls=True).over(Window.partitionBy("cluster", "source", "broker")
+                                                .orderBy("ts_ms", "line_number").rowsBetween(Window.unboundedPreceding, -1))
+    told = (events.where(own | controller | failed).select("*", since.alias("since"))
+            .where(~failed & ~((kind == "broker_shutdown") & F.col("since").eqNullSafe("startup_failed")))
+            .drop("since").join(F.broadcast(shared), "source", "left")
             .join(F.broadcast(_halted_by(events.where(halted).join(shared, "source"), events)), line, "left")
             .where(~in_shared | F.col("halted_by").isNotNull()))
     rows = told.select(
         "cluster", "ts_ms",
-        F.when(in_shared, F.col("halted_by")).when(own, F.col("broker")).otherwise(F.col("target_broker")).alias("broker"),
+        F.when(in_shared, F.col("halted_by")).when(own, F.col("broker")).otherwise(F.col("target_broker"))
+        .alias("broker"),
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
         (~own | halted).alias("repeatable"))
     # the repeats go once the inferred rows are in: a down row that repeats an earlier one may follow a start that
@@ -83,7 +94,8 @@ def _halted_by(halts: DataFrame, events: DataFrame) -> DataFrame:
     that line with its broker, then hands the dir to LogManager, whose halt lists every configured dir (1.0+)."""
     at = F.struct("ts_ms", "line_number")
     failed = (events.where((F.col("kind") == "log_dir_failed") & F.col("broker").isNotNull())
-              .select("cluster", "source", F.col("log_dir").alias("dir"), F.col("broker").alias("by"), at.alias("by_at")))
+              .select("cluster", "source", F.col("log_dir").alias("dir"), F.col("broker").alias("by"),
+                      at.alias("by_at")))
     return (halts.select("cluster", "source", "line_number", at.alias("at"), F.split("log_dir", ", ").alias("dirs"))
             .join(failed, ["cluster", "source"])
             .where(F.array_contains("dirs", F.col("dir")) & (F.col("by_at") <= F.col("at")))
@@ -148,7 +160,9 @@ def serving_while_down(events: DataFrame, life: DataFrame) -> DataFrame:
     unfences it. So where a broker's lifecycle lines have it down (after a down row), or not yet up (before its
     first row, when that row is up), its first such line makes it up 1 ms before that line, and the up row that
     follows is a repeat. Without it, the ISR changes and the elections of a restart, up to the "started" line,
-    fell outside every broker lifetime, and the meters never counted them (docs/real-cluster.md, ``brokers``).
+    fell outside every broker lifetime, and the meters never counted them (docs/real-cluster.md, ``brokers``). A
+    KafkaServer's `Starting controlled shutdown` tells the same: it runs only once the start completed (a 2.1 broker
+    whose restart's lines were lost, then shut down, stayed down through its own shutdown).
     A line in the millisecond after a down row, or in that of the next row, is left to the lifecycle lines."""
     w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
     spans = life.select("cluster", "broker", "state", F.col("ts_ms").alias("from_ms"),
@@ -156,7 +170,9 @@ def serving_while_down(events: DataFrame, life: DataFrame) -> DataFrame:
     not_up = (spans.where(F.col("state") == "down").select("cluster", "broker", "from_ms", "to_ms")
               .unionByName(spans.where(F.col("before").isNull() & (F.col("state") == "up")).select(
                   "cluster", "broker", F.lit(None).cast("long").alias("from_ms"), F.col("from_ms").alias("to_ms"))))
-    lines = (events.where(F.col("kind").isin(*SERVING) & F.col("broker").isNotNull())
+    kind = F.col("kind")
+    running = kind.isin(*SERVING) | ((kind == "broker_shutting_down") & (F.col("state") == "controlled"))
+    lines = (events.where(running & F.col("broker").isNotNull())
              .select("cluster", "broker", "ts_ms", "source", "line_number"))
     inside = ((F.col("from_ms").isNull() | (F.col("ts_ms") - 1 > F.col("from_ms")))
               & (F.col("to_ms").isNull() | (F.col("ts_ms") < F.col("to_ms"))))

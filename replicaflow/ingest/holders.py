@@ -47,6 +47,7 @@ from replicaflow.ingest.log_changes import from_to_isr
 from replicaflow.ingest.log_text import id_list
 from replicaflow.ingest.replay import Assignment
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
+from replicaflow.telemetry.spark import local_frame
 
 KEYS = ["cluster", "topic", "partition"]
 # kinds whose logging broker holds a replica of the line's partition
@@ -62,6 +63,9 @@ NONEXISTENT = "NonExistentPartition"
 SELECTED = "Selected new leader and ISR "  # OfflinePartitionLeaderSelector's election, 0.8-1.0
 # PartitionStateMachine's election, or a new partition's first leader, 1.1+ (`… state from …` is another transition's)
 ELECTED = r"Changed partition \S+ from \w+ to OnlinePartition with state LeaderAndIsr\("
+# its election of a new leader for a partition that has one (preferred replica, controlled shutdown, reassignment):
+# the leader is a member of the ISR in force, and the line's ISR that ISR or less; or a new partition's first leader
+_FROM_ONLINE = r"Changed partition \S+ from (?:Online|New)Partition to OnlinePartition with state "
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 # the logIdents of a KRaft controller's own components, which no broker process has: QuorumController's `[Controller N] `
@@ -209,6 +213,35 @@ def topic_deletions(events: DataFrame) -> TopicEnds:
                      {k: tuple(sorted(v, key=lambda x: x[0])) for k, v in listings.items()})
 
 
+def recreated(events: DataFrame, ends: list[tuple[str, str, int | None, int]]
+              ) -> dict[tuple[str, str, int], list[tuple[int, int]]]:
+    """Per partition, the (end, created) instants of each end of it (``ends``: cluster, topic, partition or None for
+    all of the topic's, instant) whose first line after it is the partition's creation (ZooKeeper's `… state from
+    NonExistentPartition to NewPartition`, KRaft's PartitionRecord for a new partition, a leader epoch 0). The
+    partition did not exist in between: its topic deleted, or its ZooKeeper wiped, and then created again under the
+    same name. The lines of a deletion (logs renamed, fetchers removed) are no line of its life. One Spark job; the
+    ends are few."""
+    if not ends:
+        return {}
+    kind, epoch0 = F.col("kind"), F.col("leader_epoch") == 0
+    creation = (((kind == "partition_state") & (F.col("state") == "NewPartition"))
+                | ((kind == "partition_change") & (F.col("state") == "new"))
+                | (kind.isin("leader_start", "follower_start", "leader_and_isr", "partition_state") & epoch0))
+    table = local_frame(events.sparkSession, ends, "cluster string, topic string, end_partition int, end_ms long")
+    lines = events.where(F.col("topic").isNotNull() & F.col("partition").isNotNull() & ~kind.isin(*DELETION_KINDS))
+    first = (lines.join(F.broadcast(table), ["cluster", "topic"])
+             .where((F.col("ts_ms") > F.col("end_ms"))
+                    & (F.col("end_partition").isNull() | (F.col("end_partition") == F.col("partition"))))
+             .groupBy(*KEYS, "end_ms")
+             .agg(F.min(F.struct("ts_ms", "source", "line_number", F.coalesce(creation, F.lit(False)).alias("new")))
+                  .alias("f"))
+             .where("f.new").collect())
+    out: dict[tuple[str, str, int], list[tuple[int, int]]] = {}
+    for r in sorted(first, key=lambda r: r["end_ms"]):
+        out.setdefault((r["cluster"], r["topic"], r["partition"]), []).append((r["end_ms"], r["f"]["ts_ms"]))
+    return out
+
+
 def deleted_at(seen: Seen, topic_deleted: tuple[int, ...], replicas: tuple[int, ...]) -> int | None:
     """When the partition stopped existing: the first of the controller's NonExistentPartition, its topic's
     deletion, or the last of its replicas' logs renamed for deletion (once every replica's is), that comes
@@ -335,9 +368,14 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8, …)`, TRACE
     up to 2.5, INFO from 2.6: its only line of an unclean election, or of a partition's return after a failed one),
     and a KRaft controller's unclean one (`UNCLEAN partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0,
-    leaderEpoch: 85 -> 86, …`, 3.0+). Before 0.11 no broker line names a leader epoch, and a controller's file is
-    often alone: without these an unclean election counted nowhere, and the KRaft partition stayed offline from its
-    leader's fencing. An election raises the leader epoch past every earlier one: a line whose epoch is not past
+    leaderEpoch: 85 -> 86, …`, 3.0+). An election `from OnlinePartition` picks a member of the ISR in force and keeps
+    the others but the brokers shutting down (PartitionLeaderElectionAlgorithms: preferred replica, controlled shutdown,
+    reassignment): the ISR it names is numbered just before its leader (``CONTROLLER_ISR_EPOCH``), as the ISR it was
+    elected from, since the leader's expansion that made it a member may be in no file (a public 2.1 cluster's auto
+    rebalance read as an unclean election); so is a new partition's (`from NewPartition`, leader epoch 0, a partition
+    created again too), whose first leader no one elected. Before 0.11 no broker line names a leader epoch, and a
+    controller's file is often alone: without these an unclean election counted nowhere, and the KRaft partition
+    stayed offline from its leader's fencing. An election raises the leader epoch past every earlier one: a line whose epoch is not past
     every earlier leader row's (``leaders``) is a KRaft controller replaying its log at a start, or a broker's line
     told it first. Returns rows numbered as a request's (``requested_state``); an ISR row where the line names the
     ISR, and for an `UNCLEAN` line one just before it of the ISR the controller elected from (its old value,
@@ -350,19 +388,21 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     old_isr = unclean_from_isr()
     sel = events.where(said).select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
                                     (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"),
-                                    old_isr.alias("old_isr"))
+                                    old_isr.alias("old_isr"), F.col("message").rlike(_FROM_ONLINE).alias("online"))
     known = leaders.select(*KEYS, "ts_ms", "leader", "leader_epoch", F.lit(None).cast("array<int>").alias("isr"),
-                           "seq", F.lit(False).alias("said"), F.lit(None).cast("array<int>").alias("old_isr"))
+                           "seq", F.lit(False).alias("said"), F.lit(None).cast("array<int>").alias("old_isr"),
+                           F.lit(False).alias("online"))
     before = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     sel = (sel.unionByName(known).select("*", F.max("leader_epoch").over(before).alias("past"))
-           .where(F.col("said") & (F.col("past").isNull() | (F.col("leader_epoch") > F.col("past")))))
+           .where(F.col("said") & (F.col("past").isNull() | (F.col("leader_epoch") > F.col("past"))
+                                   | F.col("online") & (F.col("leader_epoch") == 0))))
     named = sel.where(F.col("isr").isNotNull())
     # the ISR the KRaft controller elected from, in force just before (as isr_before_unseen_changes numbers it):
     # where the line is all the logs hold of the partition, no ISR was known and the election read as clean
-    chose_from = sel.where(F.col("old_isr").isNotNull()).select(
-        *KEYS, "ts_ms", (F.col("seq") - 1).alias("seq"), F.col("old_isr").alias("isr"),
+    chose_from = sel.where(F.col("old_isr").isNotNull() | (F.col("online") & F.col("isr").isNotNull())).select(
+        *KEYS, "ts_ms", (F.col("seq") - 1).alias("seq"), F.coalesce("old_isr", "isr").alias("isr"),
         F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch"))
-    return (_isr_after(named).unionByName(chose_from), lead_rows(sel, with_epoch=True),
+    return (_isr_after(named.where(~F.col("online"))).unionByName(chose_from), lead_rows(sel, with_epoch=True),
             named.select(*KEYS, "ts_ms").distinct())
 
 
@@ -378,7 +418,13 @@ def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFram
     it from, less the members it dropped: a clean election picks a member; an unclean one leaves the leader alone in
     the ISR and logs its own line (`UNCLEAN partition change …`, `No broker in ISR is alive …`). A leader epoch
     before the last one is a partition created again (a topic deleted or its cluster wiped, then created: epochs
-    restart at 0), whose first leader is elected from the ISR its line names, not from the old partition's.
+    restart at 0), whose first leader is elected from the ISR its line names, not from the old partition's. A leader
+    line that names no ISR (before 2.6) takes the ISR of the last LeaderAndIsr request a broker received for its
+    leader and epoch, at or before it: the controller's decision (a 2.1 leader's epoch two past the last the logs
+    named, a controlled shutdown's unseen between, read as an unclean election from a stale ISR). Epoch 0 again is a
+    partition created again with the leader epoch it had (its topic deleted, or its ZooKeeper wiped), or a partition
+    of one replica that came back under the epoch it had: either way its leader is a member of the ISR its line names
+    (a public 2.8 cluster's 84 topic creations read as unclean elections from the old partitions' ISRs).
     ``read``: the reader's rows, where a leader line's own ISR row is numbered right after it.
     """
     keys = ["cluster", "topic", "partition"]
@@ -393,13 +439,23 @@ def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFram
               .select(*keys, "ts_ms", "kind", "leader_epoch", "partition_epoch", last_known.alias("last_known"))
               .where((kind == "leader_start") & (F.col("partition_epoch") > F.col("last_known") + 1))
               .select(*keys, "ts_ms", "leader_epoch", F.lit(True).alias("unseen")).distinct())
-    gaps = (lead.select(*keys, "ts_ms", "seq", "leader_epoch", last_epoch.alias("last_epoch"))
+    gaps = (lead.select(*keys, "ts_ms", "seq", "leader", "leader_epoch", last_epoch.alias("last_epoch"))
             .join(unseen, [*keys, "ts_ms", "leader_epoch"], "left")
             .where((F.col("leader_epoch") > F.col("last_epoch") + 1) | (F.col("leader_epoch") < F.col("last_epoch"))
-                   | F.col("unseen")))
+                   | ((F.col("leader_epoch") == 0) & (F.col("last_epoch") == 0)) | F.col("unseen")))
     own = read.select(*keys, "ts_ms", (F.col("seq") - 2).alias("seq"), "isr")
-    return gaps.join(own, [*keys, "ts_ms", "seq"]).select(
-        *keys, "ts_ms", (F.col("seq") - 1).alias("seq"), "isr", F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch"))
+    at = F.struct("ts_ms", "source", "line_number")
+    requests = (events.where((kind == "leader_and_isr") & F.col("isr").isNotNull() & F.col("leader").isNotNull()
+                             & F.col("leader_epoch").isNotNull())
+                .select(*keys, "leader", "leader_epoch", at.alias("req_at"), F.col("isr").alias("req_isr")))
+    requested = (gaps.select(*keys, "ts_ms", "seq", "leader", "leader_epoch")
+                 .join(requests, [*keys, "leader", "leader_epoch"])
+                 .where(F.col("req_at.ts_ms") <= F.col("ts_ms"))
+                 .groupBy(*keys, "ts_ms", "seq").agg(F.max_by("req_isr", "req_at").alias("req_isr")))
+    return (gaps.join(own, [*keys, "ts_ms", "seq"], "left").join(requested, [*keys, "ts_ms", "seq"], "left")
+            .where(F.col("isr").isNotNull() | F.col("req_isr").isNotNull())
+            .select(*keys, "ts_ms", (F.col("seq") - 1).alias("seq"), F.coalesce("isr", "req_isr").alias("isr"),
+                    F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch")))
 
 
 def controllers_alone(events: DataFrame) -> DataFrame:

@@ -74,8 +74,11 @@ def changes(events: DataFrame) -> tuple[DataFrame, DataFrame]:
     isr = failures_before(changed.where("is_isr").unionByName(_isr_of_elected(changed, by_part)), logged)
     isr = isr.select("*", F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("epoch_now").alias("e"),
                                          F.col("failures").alias("f"))).over(by_part).alias("prev"))
+    # a leader line's own ISR stays: the partition may have been deleted and created again between (epoch 0 twice),
+    # or the controller's rows changed the ISR; the rebuild drops the repeats once those rows are in
     keep = F.col("prev").isNull() | (F.col("prev.s") != F.array_sort("isr")) | \
-        ~F.col("prev.e").eqNullSafe(F.col("epoch_now")) | (F.col("prev.f") != F.col("failures"))
+        ~F.col("prev.e").eqNullSafe(F.col("epoch_now")) | (F.col("prev.f") != F.col("failures")) | \
+        (F.col("kind") == "leader_start")
     unknown = F.lit(None).cast("array<int>")  # the ELR (KIP-966) is in no broker line at INFO
     # a skipped change that takes members out is the controller's (``_skipped``): no leader's meter counts it; one
     # that adds them is the leader's expansion (the controller adds none), its `ISR updated` line not in the files

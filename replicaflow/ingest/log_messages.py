@@ -157,8 +157,7 @@ RULES: list[Rule] = [
          r"(?: and isNew=\w+)? since it is already (?:the leader|a follower) with leader epoch -?\d+\..*$",
          {"tp": 1, **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
          state="skipped"),
-    # ReplicaManager.makeFollowers: the new leader is not in the metadata cache (-1: the partition is offline), so the
-    # broker starts no fetcher for the partition (0.10-0.11 `Broker N received ...`, then the broker's logIdent)
+    # ReplicaManager.makeFollowers: the leader is not in the metadata cache (-1: offline), so no fetcher starts for it
     Rule("become_follower", rf"^(?:Broker (\d+) r|R)eceived LeaderAndIsrRequest with correlation id \d+ from controller "
          rf"(\d+) epoch \d+ for partition {_TP} (?:\(last update controller epoch \d+\) )?but cannot become follower "
          rf"since the new leader {_N} is unavailable\.$",
@@ -422,12 +421,9 @@ RULES: list[Rule] = [
          rf"reassigning partition {_TP}$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_completed", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
          rf"replicas={_L}, addingReplicas=, removingReplicas=\)$", {"tp": 1, "replicas": 2}),
-    Rule("reassignment_completed", rf"^Removed partition {_TP} from the list of reassigned partitions in zookeeper$",
-         {"tp": 1}),
-    # KafkaController 1.1 (`Removing partition t-p ...`) and 2.0 - 2.3 (removePartitionsFromReassignedPartitions,
-    # a Set of them); 2.4+ logs a Map of a znode-driven reassignment that ended either way, not read
-    Rule("reassignment_completed", rf"^Removing partition {_TP} from the list of reassigned partitions in zookeeper$",
-         {"tp": 1}),
+    # KafkaController to 1.0 (`Removed partition t-p …`), 1.1 (`Removing …`), 2.0-2.3 (a Set of them); 2.4+ not read
+    Rule("reassignment_completed", rf"^Remov(?:ed|ing) partition {_TP} from the list of reassigned partitions in "
+         r"zookeeper$", {"tp": 1}),
     Rule("reassignment_completed", r"^Removing partitions Set\([^()]*\) from the list of reassigned partitions in "
          r"zookeeper$", {}, explode="list"),
     # ReplicationControlManager (`AlterIsr` to 3.1); a new leader: `... and triggered a leadership change. Returning E.`
@@ -455,7 +451,8 @@ RULES: list[Rule] = [
     # --- broker lifecycle: KafkaServer, BrokerServer, KafkaRaftServer, Kafka -------------------------
     Rule("broker_started", r"^(?:Kafka Server )?started$", ident=_SERVER_IDENT),
     Rule("broker_started", r"^Kafka Server started$"),  # KafkaRaftServer 2.8-3.2 has no logIdent
-    Rule("broker_shutting_down", r"^(?:shutting down|Starting controlled shutdown)$", ident=_SERVER_IDENT),
+    Rule("broker_shutting_down", r"^shutting down$", ident=_SERVER_IDENT),
+    Rule("broker_shutting_down", r"^Starting controlled shutdown$", state="controlled", ident=_SERVER_IDENT),
     Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
          state="succeeded", ident=_SERVER_IDENT),
     # an attempt the controller refused (3.1+: its error, or partitions it still had to move; KafkaServer retries),
@@ -495,6 +492,9 @@ RULES: list[Rule] = [
     Rule("isr_update_failed", r"^(?:\S+\.)?KeeperException\$\w+: KeeperErrorCode = [\w ]+ for /brokers/topics/"
          r"([^/\s]+)/partitions/(\d+)/state$", {"topic_name": 1, "partition_index": 2},
          parent=r"^Uncaught exception in scheduled task 'isr-expiration'$"),
+    Rule("startup_failed", r"^(?:\S+\.)?KafkaException: Failed to acquire lock on file \.lock in (.+)\. A Kafka "
+         r"instance in another process or thread is using this directory\.$", {"log_dir": 1},
+         parent=r"^Fatal error during (?:KafkaServer|broker) startup\. Prepare to shutdown$"),
     Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {_TP} offset {_N}$",
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
 ]

@@ -20,6 +20,7 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"^\[QuorumController id=\d+\] ", "3.5", None),
     (r"OfflinePartitionLeaderElectionStrategy\(", "2.4", None),  # a case class with allowUnclean (KIP-460)
     (r"failed to change state for partition ", "1.1", None),  # PartitionStateMachine.logFailedStateChange
+    (r"Changed partition \S+ from \w+ to \w+ with state ", "1.1", None),  # PartitionStateMachine (1.0: `with leader`)
     # KafkaZkClient (1.1+) lets a ZooKeeper error out of Partition.updateIsr; up to 1.0 ZkUtils caught it
     (r"^Uncaught exception in scheduled task 'isr-expiration' .*KeeperException", "1.1", None),
     # ReplicaManager's logIdent from 1.0 (`[Replica Manager on Broker N]: ` before); its failed-directory line names

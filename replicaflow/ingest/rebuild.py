@@ -64,6 +64,7 @@ from replicaflow.ingest.holders import (
     inferred_leaders,
     isr_before_unseen_changes,
     recorded_state,
+    recreated,
     requested_state,
     seen_replicas,
     stepped_down,
@@ -376,10 +377,15 @@ def _histories(events: DataFrame, clusters: dict[str, _Cluster], seen: dict[tupl
     the replicas its lines show from the start of the logs (ingest/holders.py). A deleted partition ends
     with a row of no replicas."""
     (moves, started), deleted = _moves(events), topic_deletions(events)
+    keys = {name: sorted({(name, *k) for k in (c.inputs.topics.partitions if c.inputs.topics else {})}
+                         | {k for k in moves if k[0] == name} | {k for k in seen if k[0] == name})
+            for name, c in clusters.items()}
+    ends = [(c, t, None, ms) for c, t in {k[:2] for ks in keys.values() for k in ks} for ms in deleted.of(c, t)]
+    gaps = recreated(events, [*ends, *((*k, ms) for k, s in seen.items() for ms in s.nonexistent_ms)])
     out: History = {}
     for name, c in clusters.items():
         snap = {(name, *k): v for k, v in c.inputs.topics.partitions.items()} if c.inputs.topics else {}
-        for key in sorted(set(snap) | {k for k in moves if k[0] == name} | {k for k in seen if k[0] == name}):
+        for key in keys[name]:
             p, s = snap.get(key), seen.get(key)
             if p is None and s is not None:  # the snapshot's PartitionRecords a controller restates at its start
                 s = without_restated_partitions(s, name, started, moves[key][0].ts_ms if key in moves else None)
@@ -396,9 +402,21 @@ def _histories(events: DataFrame, clusters: dict[str, _Cluster], seen: dict[tupl
             end = deleted_at(s or Seen(), gone, hist[-1][1].replicas) if hist else None
             if end is not None and end >= hist[-1][0]:
                 hist = [*hist, (end, replay.Assignment(()))]  # no replica: the partition no longer exists
+            for gone_ms, created_ms in gaps.get(key, ()) if hist else ():  # deleted, then created again
+                if gone_ms in gone or s is not None and gone_ms in s.nonexistent_ms:
+                    hist = _not_existing(hist, gone_ms, created_ms)
             if hist:
                 out[key] = hist
     return out
+
+
+def _not_existing(hist: list[tuple[int, replay.Assignment]], gone_ms: int,
+                  created_ms: int) -> list[tuple[int, replay.Assignment]]:
+    """``hist`` with no replica from ``gone_ms`` to ``created_ms``, then the assignment in force at ``created_ms``."""
+    at = [a for t, a in hist if t <= created_ms]
+    again = [(created_ms, at[-1])] if at and at[-1].replicas else []
+    return [*((t, a) for t, a in hist if t < gone_ms), (gone_ms, replay.Assignment(())), *again,
+            *((t, a) for t, a in hist if t > created_ms)]
 
 
 def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> list[tuple[int, replay.Assignment]]:

@@ -97,6 +97,12 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     # PartitionStateMachine.logFailedStateChange's words from 1.1 (1.0: `Initiated state change … failed`)
     assert release("[Controller id=1004 epoch=12] Controller 1004 epoch 12 failed to change state for partition "
                    "t-0 from OfflinePartition to OnlinePartition") == ("1.1", None)
+    # PartitionStateMachine.handleStateChanges names the LeaderAndIsr it wrote from 1.1.0 (line 169; 1.0.0 line 170:
+    # `… with leader L`)
+    assert release("[Controller id=0 epoch=1] Changed partition t-0 from OnlinePartition to OnlinePartition with "
+                   "state LeaderAndIsr(leader=1, leaderEpoch=2, isr=List(0, 2, 1), zkVersion=3)") == ("1.1", None)
+    assert release("Controller 0 epoch 5 changed partition [t,4] from OfflinePartition to OnlinePartition with "
+                   "leader 1") == ("0.10", None)
     assert release("[Partition t-0 broker=2] t-0 starts at Leader Epoch 4 from offset 7. Previous Leader Epoch was: 3"
                    ) == ("1.0", "2.4")
     # a shrink's failed ZooKeeper write escapes Partition.updateIsr from 1.1 (KafkaZkClient); ReplicaManager's

@@ -23,7 +23,10 @@ _REMOTE = re.compile(r"^[A-Za-z][\w+.-]*://")  # a URI Spark reads (hdfs://, s3a
 
 def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
     """Local files, directories (recursively) and globs (``**`` allowed); remote URIs pass through. A
-    ``kafkaServer.out`` beside a ``server.log`` that is read is left out (``_without_console_copies``).
+    ``kafkaServer.out`` beside a ``server.log`` that is read is left out (``_without_console_copies``). A file
+    reached twice (a ``current`` link beside the versioned folder it names) is read once, under the first name it
+    was reached by: read twice, every event counted twice. A directory or a ``**`` follows no link below it, so a
+    link back up (``up -> ..``) cannot loop.
 
     Raises ReplicaflowError naming the first path or glob that matches no file.
     """
@@ -38,8 +41,7 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
             continue
         local = re.sub(r"^file:(//)?", "", text)
         literal = Path(local).expanduser()  # an existing path is itself, even with `[1]` in its name
-        candidates = [Path(m) for m in sorted(glob.glob(local, recursive=True))] \
-            if glob.has_magic(local) and not literal.exists() else [literal]
+        candidates = _glob(local) if glob.has_magic(local) and not literal.exists() else [literal]
         found: list[Path] = []
         for c in candidates:
             if c.is_dir():
@@ -56,7 +58,33 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
             _check_name(f)
             _check_file(f)
         out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
-    return _without_console_copies(list(dict.fromkeys(out)))
+    return _without_console_copies(_once(out))
+
+
+def _glob(pattern: str) -> list[Path]:
+    """The matches of ``pattern``, whose ``**`` follows no link to a directory (``glob.glob`` follows every one:
+    a link loop repeated a file 41 times, two of them never ended); a name starting with '.' only where the
+    pattern's part does (as ``glob.glob``)."""
+    parts = Path(pattern).parts
+    first = next(i for i, p in enumerate(parts) if glob.has_magic(p))
+    root, rest = Path(*parts[:first]) if first else Path(), parts[first:]
+    hidden_ok = any(p.startswith(".") for p in rest)
+    return sorted(m for m in root.glob(str(Path(*rest)))
+                  if hidden_ok or not any(p.startswith(".") for p in m.relative_to(root).parts))
+
+
+def _once(paths: list[str]) -> list[str]:
+    """``paths`` less each later path to a file already in them (the same device and inode)."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for p in dict.fromkeys(paths):
+        if not _REMOTE.match(p):
+            st = os.stat(p)
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+        out.append(p)
+    return out
 
 
 # kafka-server-start.sh -daemon sends the JVM's stdout to LOG_DIR/kafkaServer.out (kafka-run-class.sh), and

@@ -122,6 +122,9 @@ def plan(logs: Sequence[str], topics: Sequence[str] = (), log_dirs: Sequence[str
     if cluster is not None and cluster_name_problem(cluster):
         raise ReplicaflowError(f"--cluster: {cluster_name_problem(cluster)}, found {quote(cluster)}")
     files = resolve_paths(list(logs))
+    if not topics and not log_dirs and all(os.path.isfile(f) and os.path.getsize(f) == 0 for f in files):
+        raise ReplicaflowError(f"--logs: the {len(files)} file(s) given are all empty; nothing to analyze "
+                               "(docs/logs.md)")
     by_cluster: dict[str, list[str]] = {}
     for f in files:
         name = cluster_of_path(f) if cluster_from_path else (cluster or "cluster")

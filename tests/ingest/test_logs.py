@@ -257,6 +257,39 @@ def test_paths_that_match_nothing_raise(tmp_path):
     assert resolve_paths(tmp_path) == [str(tmp_path / "a" / "server.log")]
 
 
+def test_a_file_reached_twice_through_links_is_read_once_and_links_do_not_loop(tmp_path):
+    """A versioned install beside a `current` link (`kafka-3.7`, `current -> kafka-3.7`): `**` reached every file
+    twice, and every event counted twice (2,326 produce rejections read as 4,652). A link back up (`up -> ..`)
+    repeated a file 41 times, and two of them made the walk never end. A file is read once, under the first name
+    it was reached by; a `**` follows no link below its root, as a directory's walk does not."""
+    (tmp_path / "kafka-3.7" / "broker-1").mkdir(parents=True)
+    (tmp_path / "kafka-3.7" / "broker-1" / "server.log").write_text("x\n")
+    (tmp_path / "current").symlink_to("kafka-3.7")
+    (tmp_path / "kafka-3.7" / "broker-1" / "up").symlink_to("..")
+    (tmp_path / "kafka-3.7" / "latest").symlink_to("broker-1")
+    one = [str(tmp_path / "kafka-3.7" / "broker-1" / "server.log")]
+    assert resolve_paths(str(tmp_path / "**" / "*.log")) == one
+    assert resolve_paths(str(tmp_path / "**")) == one
+    assert resolve_paths(tmp_path) == one
+    assert resolve_paths([str(tmp_path / "kafka-3.7"), str(tmp_path / "current")]) == one
+    assert resolve_paths(str(tmp_path / "current")) == [str(tmp_path / "current" / "broker-1" / "server.log")]
+    assert resolve_paths(str(tmp_path / "*" / "broker-1" / "*.log")) == [str(tmp_path / "current" / "broker-1" /
+                                                                             "server.log")]
+
+
+def test_logs_that_are_all_empty_are_refused_before_spark(tmp_path):
+    """Empty files hold no replication event: `analyze --logs` said so only once Spark had started (42 s on a loaded
+    machine). With no describe or log-dirs output beside them, nothing could be analyzed."""
+    from replicaflow.ingest.sources import plan
+    (tmp_path / "broker-1").mkdir()
+    for name in ("server.log", "state-change.log"):
+        (tmp_path / "broker-1" / name).write_text("")
+    with pytest.raises(ReplicaflowError, match=r"^--logs: the 2 file\(s\) given are all empty; nothing to analyze"):
+        plan([str(tmp_path)])
+    (tmp_path / "broker-1" / "server.log").write_text("[2024-01-01 10:00:00,000] INFO x (kafka.server.KafkaServer)\n")
+    assert [len(c.logs) for c in plan([str(tmp_path)])] == [2]
+
+
 def test_the_bytes_of_log_text_are_known_before_spark_starts(tmp_path):
     """``text_bytes`` sizes the JVM's compilers (``session.SHORT_RUN_LOG_BYTES``): a plain file's size, a gzip
     file's ISIZE trailer (RFC 1952 §2.3.1: the input's length modulo 2^32), never less than the file itself;

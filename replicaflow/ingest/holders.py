@@ -42,7 +42,7 @@ from typing import NamedTuple
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from replicaflow.ingest.broker_sessions import lead_rows
+from replicaflow.ingest.broker_sessions import active_set, lead_rows
 from replicaflow.ingest.log_changes import from_to_isr
 from replicaflow.ingest.log_text import id_list
 from replicaflow.ingest.replay import Assignment
@@ -196,19 +196,28 @@ class TopicEnds:
 
 
 def topic_deletions(events: DataFrame) -> TopicEnds:
-    """The lines that end a topic, from every cluster's events (few: collected in one job)."""
+    """The lines that end a topic, from every cluster's events (few: collected in one job). A list of topics ends
+    the ones it leaves out from the controller's list of live brokers two lines before it, read in the same step
+    (KafkaController.initializeControllerContext): the brokers it leaves out are down from that line, and the
+    partitions they led were offline for the millisecond to the topics' list (66 of them, on a wiped 2.8 cluster)."""
     kind = F.col("kind")
-    rows = (events.where(((kind == "topic_deleted") & F.col("topic").isNotNull()) | (kind == "topics_listed"))
-            .select("cluster", "ts_ms", "kind", "topic", F.regexp_extract("message", _LISTED_TOPICS, 1).alias("names"))
+    rows = (events.where(((kind == "topic_deleted") & F.col("topic").isNotNull()) | (kind == "topics_listed")
+                         | active_set())
+            .select("cluster", "ts_ms", "kind", "topic", "source", "line_number",
+                    F.regexp_extract("message", _LISTED_TOPICS, 1).alias("names"))
             .collect())
     deleted: dict[tuple[str, str], list[int]] = {}
     listings: dict[str, list[tuple[int, frozenset[str]]]] = {}
+    brokers_listed = {(r["cluster"], r["source"], r["line_number"]): r["ts_ms"] for r in rows
+                      if r["kind"] != "topics_listed" and r["kind"] != "topic_deleted"}
     for r in rows:
         if r["kind"] == "topic_deleted":
             deleted.setdefault((r["cluster"], r["topic"]), []).append(r["ts_ms"])
-        else:
+        elif r["kind"] == "topics_listed":
             names = frozenset(n for n in r["names"].split(", ") if n)
-            listings.setdefault(r["cluster"], []).append((r["ts_ms"], names))
+            at = next((brokers_listed[k] for k in ((r["cluster"], r["source"], r["line_number"] - n) for n in (2, 1))
+                       if k in brokers_listed), r["ts_ms"])
+            listings.setdefault(r["cluster"], []).append((at, names))
     return TopicEnds({k: tuple(sorted(v)) for k, v in deleted.items()},
                      {k: tuple(sorted(v, key=lambda x: x[0])) for k, v in listings.items()})
 

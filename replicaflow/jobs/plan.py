@@ -118,6 +118,7 @@ def prepare(a: PlanArgs) -> Prepared:
         cluster.network_bps = _rate("--network", a.network)
         if cluster.network_bps <= 0:
             raise ReplicaflowError("--network: expected a positive rate")
+        cluster.nics = {}  # one NIC for all, over a scenario's own
     topics = set(cluster.topics())
     if a.produce_rate and a.metrics is not None:
         raise ReplicaflowError("give produce rates with --produce-rate or --metrics, not both")

@@ -68,16 +68,17 @@ def steady_traffic(cluster: ClusterModel) -> dict[int, tuple[float, float]]:
 
 def headroom_throttle_bps(cluster: ClusterModel) -> tuple[float, int]:
     """The largest throttle keeping headroom on every broker: min over brokers and directions of
-    (NIC capacity − the traffic that is not the move) × 0.9, rounded down to a whole MB/s from 1MB/s up
-    (the rate an operator types, and never above the headroom); and the broker that sets it."""
-    best, who = float("inf"), cluster.brokers[0]
+    (the broker's own NIC capacity − the traffic that is not the move) × 0.9, rounded down to a whole MB/s
+    from 1MB/s up (the rate an operator types, and never above the headroom); and the broker that sets it."""
+    best, who, nic = float("inf"), cluster.brokers[0], cluster.network_bps
     for b, (t_in, t_out) in steady_traffic(cluster).items():
-        room = (cluster.network_bps - max(t_in, t_out)) * HEADROOM
-        if room < best:
-            best, who = room, b
+        for cap, used in ((cluster.net_in(b), t_in), (cluster.net_out(b), t_out)):
+            room = (cap - used) * HEADROOM
+            if room < best:
+                best, who, nic = room, b, cap
     if best <= 0:
         raise ReplicaflowError(f"broker {who} has no network headroom: its produce and replication traffic "
-                               f"already fill the {format_rate(cluster.network_bps)} NIC")
+                               f"already fill its {format_rate(nic)} NIC")
     return (whole_mb_bps(best) if best >= MB else best), who
 
 
@@ -167,7 +168,7 @@ def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | No
         "name": "plan", "duration": "1d", "tick": f"{tick_ms}ms", "scrape_interval": "1h",
         "kafka": {"version": cluster.version, "kip542": kip542},
         "cluster": {"brokers": [{"id": b, **({"rack": cluster.racks[b]} if b in cluster.racks else {}),
-                                 "network_in": cluster.network_bps, "network_out": cluster.network_bps}
+                                 "network_in": cluster.net_in(b), "network_out": cluster.net_out(b)}
                                 for b in cluster.brokers]},
         "topics": [{"name": t, "partitions": cluster.partitions(t),
                     "replication_factor": len(cluster.replicas[(t, 0)]), "min_insync_replicas": cluster.min_isr[t],
@@ -182,7 +183,9 @@ def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | No
     sizes = [cluster.size_bytes.get((t, p), 0) // DEFAULT_MESSAGE_BYTES
              for t in topics for p in range(cluster.partitions(t))]
     after = max((e.at_ms for e in cluster.extra_events), default=0)
-    naive_ms = sum(m.size_bytes * len(m.adding) for m in moves) / (throttle_bps or cluster.network_bps) * 1000
+    # only the sampling step: the slowest NIC receiving a replica (the longest a move can take) sets it
+    slowest = min((cluster.net_in(b) for m in moves for b in m.adding), default=cluster.network_bps)
+    naive_ms = sum(m.size_bytes * len(m.adding) for m in moves) / (throttle_bps or slowest) * 1000
     sample_ms = int(max(tick_ms, min(SAMPLE_MS, naive_ms // 100 // tick_ms * tick_ms)))
     return CandidateSpec(label=label, scenario=sc, size_messages=sizes, sample_ms=sample_ms,
                          batches=[reassign_event(g, throttle_bps) for g in groups[1:]],
@@ -205,16 +208,26 @@ def beyond_horizon(cluster: ClusterModel, moves: list[Move], spec: CandidateSpec
         for b in m.adding:
             receiving[b] = receiving.get(b, 0) + m.size_bytes
     for b, total in sorted(receiving.items()):
-        if total / cluster.network_bps * 1000 > spec.max_ms:
+        nic = cluster.net_in(b)
+        if total / nic * 1000 > spec.max_ms:
             return (f"broker {b}: {format_bytes(total)} to receive takes at least "
-                    f"{format_duration(total / cluster.network_bps * 1000)} at its {format_rate(cluster.network_bps)} "
+                    f"{format_duration(total / nic * 1000)} at its {format_rate(nic)} "
                     f"NIC; the planner simulates at most {days} days")
     return None
 
 
+def strimzi_nic_bps(cluster: ClusterModel, moves: list[Move]) -> float:
+    """The one NIC Strimzi's estimate takes (its formula has a single NIC for the whole cluster): the slowest
+    direction of the slowest broker that takes part in the moves (adding or removing a replica, or leading a
+    moving partition), since those are the NICs the copy crosses; a broker the plan leaves alone is left out."""
+    involved = {b for m in moves for b in (*m.adding, *m.removing, m.before[0])}
+    return min((min(cluster.net_in(b), cluster.net_out(b)) for b in involved), default=cluster.network_bps)
+
+
 def strimzi_eta_ms(data_bytes: float, n_brokers: int, network_bps: float, throttle_bps: float | None) -> float:
     """Strimzi proposal 088's estimate: maxMoves = min(brokers × per-broker concurrency, cluster max),
-    bandwidth = min(NIC / maxMoves, throttle), ETA = data / (maxMoves × bandwidth)."""
+    bandwidth = min(NIC / maxMoves, throttle), ETA = data / (maxMoves × bandwidth). ``network_bps`` is one
+    NIC for all brokers, as the formula has it (:func:`strimzi_nic_bps`)."""
     max_moves = min(n_brokers * STRIMZI_PER_BROKER, STRIMZI_CLUSTER_MAX)
     bandwidth = network_bps / max_moves if throttle_bps is None else min(network_bps / max_moves, throttle_bps)
     return data_bytes / (max_moves * bandwidth) * 1000.0

@@ -43,10 +43,18 @@ class ClusterModel:
     min_isr: dict[str, int]                      # per topic (the default 1 where not overridden)
     size_bytes: dict[tuple[str, int], int] = field(default_factory=dict)
     rate_bps: dict[str, float] = field(default_factory=dict)  # whole topic
-    network_bps: float = DEFAULT_NETWORK_BPS
+    network_bps: float = DEFAULT_NETWORK_BPS     # every broker's NIC, where ``nics`` does not name the broker
+    nics: dict[int, tuple[float, float]] = field(default_factory=dict)  # a scenario's (network_in, network_out)
     version: str = "3.7"
     extra_events: tuple = ()                    # a scenario's own events (broker restarts …), kept in the plan
     offline: dict[tuple[str, int], str] = field(default_factory=dict)  # 'describe.txt:N' of a 'Leader: none' line
+
+    def net_in(self, broker: int) -> float:
+        """The broker's own NIC in bytes/s: a scenario's ``network_in``, else the one ``network_bps`` of all."""
+        return self.nics[broker][0] if broker in self.nics else self.network_bps
+
+    def net_out(self, broker: int) -> float:
+        return self.nics[broker][1] if broker in self.nics else self.network_bps
 
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})
@@ -130,7 +138,7 @@ def cluster_from_scenario(path: Path, max_work: int) -> ClusterModel:
         replicas=replicas, size_bytes=sizes,
         min_isr={t.name: t.min_insync_replicas or sc.cluster.min_insync_replicas for t in sc.topics},
         rate_bps={t.name: t.produce_rate_bps for t in sc.topics},
-        network_bps=min(min(b.network_in_bps, b.network_out_bps) for b in sc.cluster.brokers),
+        nics={b.id: (b.network_in_bps, b.network_out_bps) for b in sc.cluster.brokers},  # each broker its own
         version=sc.kafka.version, extra_events=tuple(e for e in sc.events if e.kind != "reassign"))
 
 

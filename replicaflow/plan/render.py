@@ -12,7 +12,12 @@ from dataclasses import dataclass
 
 from replicaflow.model.units import format_bytes, format_duration, format_minutes, format_rate
 from replicaflow.model.version import KafkaVersion
-from replicaflow.plan.build import MB, Move, strimzi_eta_ms  # Cruise Control's dataToMoveMB is in MB too
+from replicaflow.plan.build import (  # Cruise Control's dataToMoveMB is in MB too
+    MB,
+    Move,
+    strimzi_eta_ms,
+    strimzi_nic_bps,
+)
 from replicaflow.plan.candidate import CandidateResult
 from replicaflow.plan.choose import Choice
 from replicaflow.plan.inputs import ClusterModel
@@ -194,8 +199,8 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         for i, (a, e, n) in enumerate(best.batches, 1):
             out.append(f"batch {i}: {n} partitions, {format_duration(a)} to {format_duration(e)}")
     naive = data / best.throttle_bps * 1000 if best.throttle_bps else 0
-    out.append(f"naive data/throttle: {format_duration(naive)}; Strimzi's ETA: "
-               f"{format_duration(strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps, best.throttle_bps))}")
+    strimzi = strimzi_eta_ms(data, len(cluster.brokers), strimzi_nic_bps(cluster, moves), best.throttle_bps)
+    out.append(f"naive data/throttle: {format_duration(naive)}; Strimzi's ETA: {format_duration(strimzi)}")
     other = choice.other_mode
     if other is not None:
         mode, hyp = ("KIP-542", f" — {HYPOTHETICAL}") if other.kip542 else ("KIP-73", "")
@@ -274,8 +279,8 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
             "throttle_bps": best.throttle_bps, "why": choice.why, "duration_ms": best.duration_ms,
             "commands": [c for p in _paths(plan_path)
                          for c in commands(p, best.throttle_bps, kip542, cluster.version, log_dirs)]},
-        "strimzi_eta_ms": None if best is None else strimzi_eta_ms(data, len(cluster.brokers), cluster.network_bps,
-                                                                   best.throttle_bps),
+        "strimzi_eta_ms": None if best is None else strimzi_eta_ms(
+            data, len(cluster.brokers), strimzi_nic_bps(cluster, moves), best.throttle_bps),
         "candidates": [result_json(r) for r in choice.results],
         "other_mode": None if choice.other_mode is None else result_json(choice.other_mode),
         "other_mode_candidates": [result_json(r) for r in choice.other_modes if r is not None],

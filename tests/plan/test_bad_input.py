@@ -222,7 +222,7 @@ def test_metrics_samples_that_are_not_rates_are_skipped_and_a_gauge_counts_once(
     (["--racks", "9" * 5000 + ":a"], "--racks: expected BROKER:RACK pairs like 1:a,2:b, found '999"),
     # both were found inside the first Spark job, after the JVM started (here: after --master was refused)
     (["--produce-rate", "orders=200MB/s"], "has no network headroom: its produce and replication traffic already "
-                                           "fill the 125MB/s NIC"),
+                                           "fill its 125MB/s NIC"),
     (["--produce-rate", "orders=1000000TB/s", "--network", "9000000TB/s"],
      "the cluster to plan on: topic 'orders': expected a log that fits Kafka's 64-bit offsets"),
 ])

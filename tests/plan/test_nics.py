@@ -1,0 +1,59 @@
+"""`plan --cluster`: each broker keeps its own NIC (docs/plan.md, "Inputs"). Kafka has no cluster-wide NIC:
+each broker's replica fetcher (``ReplicaFetcherThread``) and the leader's ``ReplicaManager.fetchMessages``
+run over that broker's own network, so a slow broker the plan leaves alone does not slow the move."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from replicaflow.jobs.plan import PlanArgs, plan, prepare
+from replicaflow.plan.build import candidate, headroom_throttle_bps, strimzi_nic_bps
+
+SCENARIO = """name: nic
+duration: 10m
+kafka: {{version: "3.7"}}
+cluster: {{brokers: [{{id: 1}}, {{id: 2}}, {{id: 3}}, {{id: 4}}, {{id: 5{nic5}}}]}}
+topics: [{{name: orders, partitions: 2, replication_factor: 2, initial_size: 1GB, produce_rate: 1MB/s,
+          assignment: [[1,2],[3,4]]}}]
+"""
+MOVE = '{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[1,3]}]}'
+
+
+def _args(tmp: Path, nic5: str, **kw) -> PlanArgs:
+    name = "slow5" if nic5 else "same"
+    (tmp / f"{name}.yaml").write_text(SCENARIO.format(nic5=nic5), encoding="utf-8")
+    (tmp / "move.json").write_text(MOVE, encoding="utf-8")
+    return PlanArgs(cluster=tmp / f"{name}.yaml", reassignment=tmp / "move.json", **kw)
+
+
+SLOW5 = ", network_in: 10MB/s, network_out: 20MB/s"
+
+
+def test_each_broker_keeps_its_own_nic(tmp_path):
+    """Broker 5's 10MB/s in, 20MB/s out reach broker 5 alone: the candidate's scenario, the headroom (which
+    names broker 5, whose inbound NIC is the smallest room) and Strimzi's one NIC (the brokers of the move)."""
+    prep = prepare(_args(tmp_path, SLOW5))
+    spec = candidate(prep.cluster, prep.moves, None, False, None, "check")
+    nics = {b.id: (b.network_in_bps, b.network_out_bps) for b in spec.scenario.cluster.brokers}
+    assert nics == {1: (125e6, 125e6), 2: (125e6, 125e6), 3: (125e6, 125e6), 4: (125e6, 125e6), 5: (10e6, 20e6)}
+    assert headroom_throttle_bps(prep.cluster) == (9e6, 5)  # (10MB/s − 0) × 0.9
+    assert strimzi_nic_bps(prep.cluster, prep.moves) == 125e6
+
+
+def test_network_flag_is_one_nic_for_all(tmp_path):
+    """``--network`` still gives every broker the same NIC, over the scenario's own."""
+    prep = prepare(_args(tmp_path, SLOW5, network="50MB/s"))
+    spec = candidate(prep.cluster, prep.moves, None, False, None, "check")
+    assert {(b.network_in_bps, b.network_out_bps) for b in spec.scenario.cluster.brokers} == {(50e6, 50e6)}
+
+
+def test_a_slow_broker_outside_the_move_changes_nothing(spark, tmp_path):
+    """The probe's case: orders-0 [1,2] → [1,3], 1GB, at 50MB/s; broker 5 (10MB/s) takes no part. The answer is
+    that of the same cluster with broker 5 at the default NIC (it was twice as slow, blaming broker 1's NIC)."""
+    _, slow, _ = plan(_args(tmp_path, SLOW5, throttle=["50MB/s"]), spark=spark)
+    _, same, _ = plan(_args(tmp_path, "", throttle=["50MB/s"]), spark=spark)
+    (a,), (b,) = slow.results, same.results
+    assert a.finished and b.finished
+    assert a.duration_ms == b.duration_ms
+    assert a.bottleneck["broker"] == b.bottleneck["broker"] and a.bottleneck["side"] == b.bottleneck["side"]
+    assert a.bottleneck["side"] != "network out"

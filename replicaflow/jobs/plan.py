@@ -164,6 +164,13 @@ def prepare(a: PlanArgs) -> Prepared:
     moves = moves_of(cluster, plan)
     if not moves:
         raise ReplicaflowError(f"{plan_path}: every partition already has the listed replicas; nothing to move")
+    doomed = next((m for m in moves if m.topic in cluster.deleting), None)
+    if doomed is not None:  # KafkaController.maybeTriggerPartitionReassignment skips it: UNKNOWN_TOPIC_OR_PARTITION
+        made = ("--generate would move it (kafka-reassign-partitions --generate fails on it too: 'Topic not found')"
+                if a.generate else f"{plan_path} moves it")
+        raise ReplicaflowError(f"{cluster.deleting[doomed.topic]}: topic {quote(doomed.topic)} is marked for deletion; "
+                               "Kafka refuses to reassign its partitions (KafkaController: UNKNOWN_TOPIC_OR_PARTITION), "
+                               f"and {made}: {doomed.topic}-{doomed.partition}; plan once its deletion has completed")
     dark = next((m for m in moves if m.adding and (m.topic, m.partition) in cluster.offline), None)
     if dark is not None:  # simulated as if led by its first replica, it 'finished'; in Kafka it waits for a leader
         raise ReplicaflowError(f"{cluster.offline[dark.topic, dark.partition]}: partition {dark.topic}-{dark.partition}, "

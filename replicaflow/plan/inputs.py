@@ -48,6 +48,7 @@ class ClusterModel:
     version: str = "3.7"
     extra_events: tuple = ()                    # a scenario's own events (broker restarts …), kept in the plan
     offline: dict[tuple[str, int], str] = field(default_factory=dict)  # 'describe.txt:N' of a 'Leader: none' line
+    deleting: dict[str, str] = field(default_factory=dict)  # topic → 'describe.txt:N' that says MarkedForDeletion
 
     def net_in(self, broker: int) -> float:
         """The broker's own NIC in bytes/s: a scenario's ``network_in``, else the one ``network_bps`` of all."""
@@ -104,9 +105,14 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
                                    "one replication factor for all partitions of a topic")
     min_isr = {t: int(d.configs.get("min.insync.replicas", "1")) for t, d in snap.topics.items()}  # checked there
     known = set(brokers or ()) | snap.brokers()
+    deleting: dict[str, str] = {}  # the header says it; a release that prints it on partition lines, the first one
+    for d in sorted((*snap.topics.values(), *snap.partitions.values()), key=lambda d: d.line):
+        if d.marked_for_deletion:
+            deleting.setdefault(d.topic, f"{describe}:{d.line}")
     model = ClusterModel(brokers=sorted(known), racks={}, replicas=replicas,
                          min_isr={t: min_isr.get(t, 1) for t, _ in replicas},
-                         offline={k: f"{describe}:{p.line}" for k, p in snap.partitions.items() if p.leader is None})
+                         offline={k: f"{describe}:{p.line}" for k, p in snap.partitions.items() if p.leader is None},
+                         deleting=deleting)
     if log_dirs is not None:
         for r in read_log_dirs(log_dirs):
             key = (r.topic, r.partition)

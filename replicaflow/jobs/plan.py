@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from replicaflow.plan.inputs import (
     brokers_text,
     cluster_from_describe,
     cluster_from_scenario,
+    isr_warnings,
     metrics_rates,
     produce_rates,
     read_reassignment,
@@ -74,6 +76,7 @@ class Prepared:
     plan_path: str
     generated: bool
     log_dirs: dict = field(default_factory=dict)   # (topic, partition) → the file's log_dirs, where given
+    warnings: list[str] = field(default_factory=list)  # said on stderr before Spark starts
 
 
 def _ids(flag: str, values: list[int]) -> list[int]:
@@ -184,7 +187,8 @@ def prepare(a: PlanArgs) -> Prepared:
                                    "moves; its size is unknown (run kafka-log-dirs --describe over every broker of the plan)")
     headroom_throttle_bps(cluster)  # a NIC the produce traffic fills is one sentence now, not once Spark started
     _simulable(cluster, moves, a)
-    return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate, log_dirs)
+    return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate, log_dirs,
+                    isr_warnings(cluster))
 
 
 def _simulable(cluster: ClusterModel, moves: list, a: PlanArgs) -> None:
@@ -251,6 +255,8 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
     from replicaflow.pipeline.session import check_master, get_spark
 
     prep = prepare(a)
+    for warning in prep.warnings:
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
     commit = None
     if a.out is not None:
         from replicaflow.telemetry.outputs import Commit

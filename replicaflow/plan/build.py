@@ -33,6 +33,11 @@ class Move:
     before: tuple[int, ...]
     after: tuple[int, ...]
     size_bytes: int
+    leader: int = -1                # the leader now (the describe's Leader); -1: the first replica
+
+    @property
+    def current_leader(self) -> int:
+        return self.leader if self.leader >= 0 else self.before[0]
 
     @property
     def adding(self) -> list[int]:
@@ -45,7 +50,7 @@ class Move:
 
 def moves_of(cluster: ClusterModel, plan: dict) -> list[Move]:
     """The partitions whose replica set or order changes (a reorder only moves leadership)."""
-    return [Move(t, p, cluster.replicas[(t, p)], tuple(r), cluster.size_bytes.get((t, p), 0))
+    return [Move(t, p, cluster.replicas[(t, p)], tuple(r), cluster.size_bytes.get((t, p), 0), cluster.leader((t, p)))
             for (t, p), r in sorted(plan.items()) if tuple(r) != cluster.replicas[(t, p)]]
 
 
@@ -55,14 +60,17 @@ def partition_rate_bps(cluster: ClusterModel, topic: str) -> float:
 
 def steady_traffic(cluster: ClusterModel) -> dict[int, tuple[float, float]]:
     """Per broker, (bytes in, bytes out) per second before any move: produce into the partitions it leads
-    and the in-sync followers' fetches (the first replica leads, as after a preferred election)."""
+    and the followers' fetches (the describe's leader leads; a scenario's first replica, as after a
+    preferred election)."""
     traffic = {b: [0.0, 0.0] for b in cluster.brokers}
-    for (t, _p), replicas in cluster.replicas.items():
+    for (t, p), replicas in cluster.replicas.items():
         rate = partition_rate_bps(cluster, t)
-        traffic[replicas[0]][0] += rate
-        traffic[replicas[0]][1] += rate * (len(replicas) - 1)
-        for f in replicas[1:]:
-            traffic[f][0] += rate
+        leader = cluster.leader((t, p))
+        traffic[leader][0] += rate
+        traffic[leader][1] += rate * (len(replicas) - 1)
+        for f in replicas:
+            if f != leader:
+                traffic[f][0] += rate
     return {b: (i, o) for b, (i, o) in traffic.items()}
 
 
@@ -102,7 +110,7 @@ def never_finishes(cluster: ClusterModel, moves: list[Move], throttle_bps: float
     insync, growth_out, growth_in = {}, {}, {}
     for m in moves:
         rate = partition_rate_bps(cluster, m.topic)
-        leader = m.before[0]
+        leader = m.current_leader
         if not kip542:
             insync[leader] = insync.get(leader, 0.0) + rate * (len(m.before) - 1)
         growth_out[leader] = growth_out.get(leader, 0.0) + rate * len(m.adding)
@@ -182,12 +190,14 @@ def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | No
     sc = sc.model_copy(update={"events": tuple(sorted(events, key=lambda e: e.at_ms))})
     sizes = [cluster.size_bytes.get((t, p), 0) // DEFAULT_MESSAGE_BYTES
              for t in topics for p in range(cluster.partitions(t))]
+    leader_slots = [cluster.replicas[(t, p)].index(cluster.leader((t, p)))
+                    for t in topics for p in range(cluster.partitions(t))]
     after = max((e.at_ms for e in cluster.extra_events), default=0)
     # only the sampling step: the slowest NIC receiving a replica (the longest a move can take) sets it
     slowest = min((cluster.net_in(b) for m in moves for b in m.adding), default=cluster.network_bps)
     naive_ms = sum(m.size_bytes * len(m.adding) for m in moves) / (throttle_bps or slowest) * 1000
     sample_ms = int(max(tick_ms, min(SAMPLE_MS, naive_ms // 100 // tick_ms * tick_ms)))
-    return CandidateSpec(label=label, scenario=sc, size_messages=sizes, sample_ms=sample_ms,
+    return CandidateSpec(label=label, scenario=sc, size_messages=sizes, sample_ms=sample_ms, leader_slots=leader_slots,
                          batches=[reassign_event(g, throttle_bps) for g in groups[1:]],
                          throttle_bps=throttle_bps, after_ms=after)
 
@@ -220,7 +230,7 @@ def strimzi_nic_bps(cluster: ClusterModel, moves: list[Move]) -> float:
     """The one NIC Strimzi's estimate takes (its formula has a single NIC for the whole cluster): the slowest
     direction of the slowest broker that takes part in the moves (adding or removing a replica, or leading a
     moving partition), since those are the NICs the copy crosses; a broker the plan leaves alone is left out."""
-    involved = {b for m in moves for b in (*m.adding, *m.removing, m.before[0])}
+    involved = {b for m in moves for b in (*m.adding, *m.removing, m.current_leader)}
     return min((min(cluster.net_in(b), cluster.net_out(b)) for b in involved), default=cluster.network_bps)
 
 

@@ -3,7 +3,8 @@ done or is shown unable to finish; the result is a small summary (docs/plan.md, 
 reports"). This is the function the Spark tasks run, so it takes and returns plain picklable values.
 
 The engine runs unchanged (``sim/engine.py``, the tick of docs/simulator.md); the candidate only
-seeds each partition's log size (kafka-log-dirs gives sizes per partition, scenario files per topic),
+seeds each partition's log size (kafka-log-dirs gives sizes per partition, scenario files per topic)
+and its leader (the describe's ``Leader``),
 feeds the next batch when the previous one completed, and samples the state every ``sample_ms``:
 bytes left to move, URP / at-min-ISR / under-min-ISR counts (``Partition.flags``), each broker's
 replication traffic and its quota and network use.
@@ -51,6 +52,7 @@ class CandidateSpec:
     max_ms: int = MAX_MS                    # a guard, far beyond any move a planner is asked about
     after_ms: int = 0                       # the last scenario event other than the reassignment
     keep_series: bool = True
+    leader_slots: list[int] = field(default_factory=list)  # per partition row: its leader's place in its replicas
 
 
 @dataclass
@@ -85,6 +87,15 @@ def seed_sizes(engine: Engine, size_messages: list[int]) -> None:
         grid[:] = np.where(assigned, n[:, None], grid)
     s.v_leo[:] = np.where(assigned, n[:, None], -1)
     s.hw[:] = n
+
+
+def seed_leaders(engine: Engine, leader_slots: list[int]) -> None:
+    """Each partition starts led by the describe's leader (``initial_state`` makes the first replica lead): the
+    leader quota, the produce and the fetches are that broker's, as in the cluster the describe was taken on.
+    The fetch topology is rebuilt from it (``layout_changed``)."""
+    if leader_slots and any(leader_slots):
+        engine.s.lslot[:] = np.asarray(leader_slots, dtype=engine.s.lslot.dtype)
+        engine.s.layout_changed()
 
 
 def _bytes_left(s) -> np.ndarray:
@@ -157,6 +168,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     engine = Engine(sc, DiscardingWriter(sc.name))
     s = engine.s
     seed_sizes(engine, spec.size_messages)
+    seed_leaders(engine, spec.leader_slots)
     engine.start()
     start, tick = sc.start_ms, sc.tick_ms
     names = [f"{s.topics[s.topic_idx[p]]}-{s.pnum[p]}" for p in range(s.n_partitions)]

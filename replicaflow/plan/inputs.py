@@ -49,6 +49,9 @@ class ClusterModel:
     extra_events: tuple = ()                    # a scenario's own events (broker restarts …), kept in the plan
     offline: dict[tuple[str, int], str] = field(default_factory=dict)  # 'describe.txt:N' of a 'Leader: none' line
     deleting: dict[str, str] = field(default_factory=dict)  # topic → 'describe.txt:N' that says MarkedForDeletion
+    leaders: dict[tuple[str, int], int] = field(default_factory=dict)  # the describe's Leader (else the first replica)
+    # the describe's partitions whose Isr lacks some of their Replicas: (isr, 'describe.txt:N')
+    out_of_sync: dict[tuple[str, int], tuple[tuple[int, ...], str]] = field(default_factory=dict)
 
     def net_in(self, broker: int) -> float:
         """The broker's own NIC in bytes/s: a scenario's ``network_in``, else the one ``network_bps`` of all."""
@@ -56,6 +59,14 @@ class ClusterModel:
 
     def net_out(self, broker: int) -> float:
         return self.nics[broker][1] if broker in self.nics else self.network_bps
+
+    def leader(self, key: tuple[str, int]) -> int:
+        """The partition's leader now: the describe's ``Leader``, else (a scenario) the first replica."""
+        return self.leaders.get(key, self.replicas[key][0])
+
+    def under_min_isr(self) -> list[tuple[str, int]]:
+        """The partitions the describe already shows with fewer in-sync replicas than ``min.insync.replicas``."""
+        return [k for k, (isr, _) in sorted(self.out_of_sync.items()) if len(isr) < self.min_isr[k[0]]]
 
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})
@@ -112,7 +123,10 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
     model = ClusterModel(brokers=sorted(known), racks={}, replicas=replicas,
                          min_isr={t: min_isr.get(t, 1) for t, _ in replicas},
                          offline={k: f"{describe}:{p.line}" for k, p in snap.partitions.items() if p.leader is None},
-                         deleting=deleting)
+                         deleting=deleting,
+                         leaders={k: p.leader for k, p in snap.partitions.items() if p.leader is not None},
+                         out_of_sync={k: (p.isr, f"{describe}:{p.line}") for k, p in snap.partitions.items()
+                                      if p.leader is not None and set(p.isr) != set(p.replicas)})
     if log_dirs is not None:
         for r in read_log_dirs(log_dirs):
             key = (r.topic, r.partition)
@@ -127,6 +141,38 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
             if not r.is_future and r.dir_error is None and r.broker in replicas[key]:  # not a stray log
                 model.size_bytes[key] = max(model.size_bytes.get(key, 0), r.size_bytes)
     return model
+
+
+def isr_text(cluster: ClusterModel, key: tuple[str, int]) -> str:
+    """``orders-0 is already under min ISR in the describe (ISR 2 of 1,2,3, min.insync.replicas=2)``'s parenthesis."""
+    isr = ",".join(map(str, cluster.out_of_sync[key][0]))
+    return (f"ISR {isr} of {','.join(map(str, cluster.replicas[key]))}, "
+            f"min.insync.replicas={cluster.min_isr[key[0]]}")
+
+
+def isr_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:
+    """One line per group of the describe's partitions whose ISR lacks the same replicas (a topic, the brokers
+    out of it): the plan starts every replica in sync (``seed_sizes``), so it does not see them catch up."""
+    groups: dict[tuple[str, tuple[int, ...]], list[tuple[str, int]]] = {}
+    for key, (isr, _) in sorted(cluster.out_of_sync.items()):
+        lacking = tuple(b for b in cluster.replicas[key] if b not in isr)
+        groups.setdefault((key[0], lacking), []).append(key)
+    lines = []
+    for (topic, lacking), keys in groups.items():
+        under = [k for k in keys if len(cluster.out_of_sync[k][0]) < cluster.min_isr[topic]]
+        where = cluster.out_of_sync[keys[0]][1]
+        out = "broker" + ("s " if len(lacking) > 1 else " ") + ",".join(map(str, lacking))
+        names = ", ".join(f"{t}-{p}" for t, p in keys[:shown]) + (", …" if len(keys) > shown else "")
+        if len(keys) == 1:
+            what = f"partition {names}: {out} out of its ISR ({isr_text(cluster, keys[0])})"
+            what += ", under min ISR" if under else ""
+        else:
+            what = f"{len(keys):,} partitions of {quote(topic)} ({names}) have {out} out of their ISR"
+            what += f", {len(under):,} of them under min.insync.replicas={cluster.min_isr[topic]}" if under else ""
+        lines.append(f"{where}: {what}; the plan simulates every replica in sync (the describe's leader leads), "
+                     "so it does not see them catch up, and Kafka completes a move only once every target "
+                     "replica is in the ISR")
+    return lines
 
 
 def cluster_from_scenario(path: Path, max_work: int) -> ClusterModel:

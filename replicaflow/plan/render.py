@@ -20,7 +20,7 @@ from replicaflow.plan.build import (  # Cruise Control's dataToMoveMB is in MB t
 )
 from replicaflow.plan.candidate import CandidateResult
 from replicaflow.plan.choose import Choice
-from replicaflow.plan.inputs import ClusterModel
+from replicaflow.plan.inputs import ClusterModel, isr_text
 from replicaflow.report.figures import HYPOTHETICAL, PALETTE, plotly_text
 
 # where the printed commands reach the cluster: the tools' own examples' addresses
@@ -98,7 +98,7 @@ def proposal_summary(moves: list[Move]) -> dict:
         "dataToMoveMB": round(sum(m.size_bytes * len(m.adding) for m in moves) / MB),
         "numIntraBrokerReplicaMovements": 0,
         "intraBrokerDataToMoveMB": 0,
-        "numLeaderMovements": sum(1 for m in moves if m.before[0] != m.after[0]),
+        "numLeaderMovements": sum(1 for m in moves if m.current_leader != m.after[0]),
     }
 
 
@@ -185,7 +185,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
         return "\n".join(_fit(out))
     out.append(f"recommended: --throttle {format_rate(best.throttle_bps)}, takes {format_duration(best.duration_ms)}")
     out.append(f"  ({choice.why})")
-    out.append(min_isr_line(best))
+    out.append(min_isr_line(best, cluster))
     if deadline_ms is not None:
         out.append(f"deadline {format_duration(deadline_ms)}: "
                    f"{'met' if best.duration_ms <= deadline_ms else 'missed'}")
@@ -225,8 +225,18 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def min_isr_line(r: CandidateResult) -> str:
-    """Whether acks=all producers are refused during the move (the <minISR column, in words)."""
+def min_isr_line(r: CandidateResult, cluster: ClusterModel | None = None) -> str:
+    """Whether acks=all producers are refused during the move (the <minISR column, in words). A partition the
+    describe already shows under min ISR refuses them now, whatever the simulation (which starts every replica
+    in sync) says: the line names it first."""
+    already = cluster.under_min_isr() if cluster is not None else []
+    if already:
+        more, them = ((f" and {len(already) - 1:,} more partitions are", "them") if len(already) > 1
+                      else (" is", "it"))
+        first = already[0]
+        return (f"acks=all: {first[0]}-{first[1]}{more} already under min ISR in the describe "
+                f"({isr_text(cluster, first)}); acks=all writes to {them} fail now (NOT_ENOUGH_REPLICAS), and the "
+                "plan assumes every replica in sync")
     under, at = (r.flags.get(k, {}) for k in ("under_min_isr", "at_min_isr"))
     if under.get("peak"):
         return (f"acks=all: {under['peak']:,} partitions under min ISR at the peak, "
@@ -279,6 +289,7 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
             "throttle_bps": best.throttle_bps, "why": choice.why, "duration_ms": best.duration_ms,
             "commands": [c for p in _paths(plan_path)
                          for c in commands(p, best.throttle_bps, kip542, cluster.version, log_dirs)]},
+        "already_under_min_isr": [f"{t}-{p}" for t, p in cluster.under_min_isr()],
         "strimzi_eta_ms": None if best is None else strimzi_eta_ms(
             data, len(cluster.brokers), strimzi_nic_bps(cluster, moves), best.throttle_bps),
         "candidates": [result_json(r) for r in choice.results],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from replicaflow.cli import app
@@ -66,3 +67,102 @@ def test_generate_does_not_move_a_topic_marked_for_deletion(tmp_path):
     assert result.exit_code == 2, result.output
     assert "describe.txt:1: topic 'orders' is marked for deletion" in result.output
     assert "--generate would move it (kafka-reassign-partitions --generate fails on it too" in result.output
+
+
+# The describe's Leader and Isr. orders-0: Replicas 1,2,3, Leader 2, Isr 2 (brokers 1 and 3 fell out of it), with
+# min.insync.replicas=2; the plan moves it to 1,2,4.
+RR6 = [[(p + k) % 6 + 1 for k in range(3)] for p in range(12)]
+
+
+def _isr_files(tmp_path):
+    from tests.plan.kafka_files import args
+
+    a = args(tmp_path, {"orders": RR6}, {("orders", 0): [1, 2, 4]}, 500_000_000, min_isr={"orders": 2},
+             produce_rate=["orders=10MB/s"], throttle=["30MB/s"])
+    text = a.topics.read_text(encoding="utf-8").replace("Partition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3",
+                                                         "Partition: 0\tLeader: 2\tReplicas: 1,2,3\tIsr: 2")
+    assert "Isr: 2\n" in text
+    a.topics.write_text(text, encoding="utf-8")
+    return a
+
+
+def test_the_describes_leader_leads(tmp_path):
+    """Partition.leaderReplicaIdOpt is the describe's Leader, not the first replica (that one leads only after a
+    preferred election, KafkaController.onPreferredReplicaElection): the plan's moves, the steady traffic the
+    headroom is taken from, Cruise Control's numLeaderMovements (2 → 1 is one) and the simulated partition
+    start from broker 2."""
+    from replicaflow.jobs.plan import prepare
+    from replicaflow.plan.build import candidate, steady_traffic
+    from replicaflow.plan.candidate import seed_leaders, seed_sizes
+    from replicaflow.plan.render import proposal_summary
+    from replicaflow.sim.engine import Engine
+    from replicaflow.telemetry.io import DiscardingWriter
+
+    prep = prepare(_isr_files(tmp_path))
+    (m,) = prep.moves
+    assert m.current_leader == 2
+    assert proposal_summary(prep.moves)["numLeaderMovements"] == 1
+    traffic = steady_traffic(prep.cluster)
+    rate = 10e6 / 12  # each broker led two partitions; now broker 2 leads three and broker 1 one
+    assert traffic[2][1] == pytest.approx(traffic[1][1] + 2 * 2 * rate)
+    spec = candidate(prep.cluster, prep.moves, 30e6, False, None, "t")
+    engine = Engine(spec.scenario, DiscardingWriter("t"))
+    seed_sizes(engine, spec.size_messages)
+    seed_leaders(engine, spec.leader_slots)
+    engine.start()
+    s = engine.s
+    row = next(p for p in range(s.n_partitions) if s.topics[s.topic_idx[p]] == "orders" and s.pnum[p] == 0)
+    assert int(s.broker_ids[s.rbi[row, s.lslot[row]]]) == 2
+    assert all(int(s.broker_ids[s.rbi[p, s.lslot[p]]]) == RR6[int(s.pnum[p])][0] for p in range(s.n_partitions)
+               if p != row)
+
+
+def test_a_partition_already_under_min_isr_is_said(tmp_path):
+    """Partition.checkEnoughReplicasReachOffset / appendRecordsToLeader refuse acks=all writes with
+    NOT_ENOUGH_REPLICAS while the ISR is below min.insync.replicas: the describe's orders-0 (ISR 2 of 1,2,3,
+    min ISR 2) already refuses them. One warning line before Spark, and the min-ISR answer names it instead
+    of 'no partition under min ISR'."""
+    from replicaflow.jobs.plan import prepare
+    from replicaflow.plan.candidate import CandidateResult
+    from replicaflow.plan.render import min_isr_line
+
+    prep = prepare(_isr_files(tmp_path))
+    assert prep.cluster.under_min_isr() == [("orders", 0)]
+    (warning,) = prep.warnings
+    assert warning.startswith(f"{tmp_path / 'describe.txt'}:2: partition orders-0: brokers 1,3 out of its ISR "
+                              "(ISR 2 of 1,2,3, min.insync.replicas=2), under min ISR; the plan simulates every "
+                              "replica in sync")
+    quiet = CandidateResult("t", 30e6, False, True, 1000, None, {}, {}, {}, [], None,
+                            {"under_min_isr": {"peak": 0, "partition_minutes": 0}, "at_min_isr": {"peak": 0}}, [])
+    assert min_isr_line(quiet, prep.cluster) == (
+        "acks=all: orders-0 is already under min ISR in the describe (ISR 2 of 1,2,3, min.insync.replicas=2); "
+        "acks=all writes to it fail now (NOT_ENOUGH_REPLICAS), and the plan assumes every replica in sync")
+
+
+def test_out_of_sync_groups_are_one_line_each(tmp_path):
+    """Broker 6 out of the ISR of all six orders partitions it holds: one line for the group, not six."""
+    from replicaflow.jobs.plan import prepare
+    from tests.plan.kafka_files import args
+
+    a = args(tmp_path, {"orders": RR6}, {("orders", 0): [1, 2, 4]}, 1000)
+    lines = []
+    for line in a.topics.read_text(encoding="utf-8").splitlines():
+        if "Isr:" in line and "6" in line.split("Replicas:")[1].split("\t")[0]:
+            head, isr = line.rsplit("Isr: ", 1)
+            line = head + "Isr: " + ",".join(b for b in isr.split(",") if b != "6")
+        lines.append(line.replace("Leader: 6", "Leader: " + line.split("Replicas: ")[1].split(",")[1]
+                                  if "Leader: 6" in line else "Leader: 6"))
+    a.topics.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (warning,) = prepare(a).warnings
+    assert ": 6 partitions of 'orders' (orders-3, orders-4, orders-5, …) have broker 6 out of their ISR;" in warning
+
+
+def test_the_answer_on_the_probes_case(spark, tmp_path):
+    """The whole answer, simulated: the acks=all line names orders-0, not 'no partition under min ISR'."""
+    from replicaflow.jobs.plan import plan
+
+    _, choice, text = plan(_isr_files(tmp_path), spark=spark)
+    assert choice.recommended is not None
+    assert "acks=all: orders-0 is already under min ISR in the describe (ISR 2 of 1,2,3, min.insync.replicas=2)" \
+        in text.replace("\n  ", " ")
+    assert "no partition under min ISR" not in text

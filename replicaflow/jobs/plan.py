@@ -185,7 +185,7 @@ def prepare(a: PlanArgs) -> Prepared:
             m = unsized[0]
             raise ReplicaflowError(f"{a.log_dirs}: no online replica of {m.topic}-{m.partition}, which the plan "
                                    "moves; its size is unknown (run kafka-log-dirs --describe over every broker of the plan)")
-    headroom_throttle_bps(cluster)  # a NIC the produce traffic fills is one sentence now, not once Spark started
+    headroom_throttle_bps(cluster, moves)  # a NIC the produce traffic fills is one sentence now, not once Spark started
     _simulable(cluster, moves, a)
     return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate, log_dirs,
                     isr_warnings(cluster))

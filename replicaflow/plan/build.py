@@ -74,12 +74,23 @@ def steady_traffic(cluster: ClusterModel) -> dict[int, tuple[float, float]]:
     return {b: (i, o) for b, (i, o) in traffic.items()}
 
 
-def headroom_throttle_bps(cluster: ClusterModel) -> tuple[float, int]:
-    """The largest throttle keeping headroom on every broker: min over brokers and directions of
-    (the broker's own NIC capacity − the traffic that is not the move) × 0.9, rounded down to a whole MB/s
-    from 1MB/s up (the rate an operator types, and never above the headroom); and the broker that sets it."""
-    best, who, nic = float("inf"), cluster.brokers[0], cluster.network_bps
+def reassigning_brokers(moves: list[Move]) -> set[int]:
+    """The brokers ``kafka-reassign-partitions --throttle`` sets the rate on: every current and target replica of
+    a moved partition (ReassignPartitionsCommand.calculateReassigningBrokers); no other broker carries the move."""
+    return {b for m in moves for b in (*m.before, *m.after)}
+
+
+def headroom_throttle_bps(cluster: ClusterModel, moves: list[Move] | None = None) -> tuple[float, int]:
+    """The largest throttle keeping headroom on every broker the move crosses (:func:`reassigning_brokers`; all
+    brokers without ``moves``): min over those brokers and directions of (the broker's own NIC capacity − the
+    traffic that is not the move) × 0.9, rounded down to a whole MB/s from 1MB/s up (the rate an operator
+    types, and never above the headroom); and the broker that sets it. A broker with a slow NIC that the plan
+    leaves alone carries none of the move, so it sets nothing."""
+    involved = reassigning_brokers(moves) if moves else set(cluster.brokers)
+    best, who, nic = float("inf"), min(involved), cluster.network_bps
     for b, (t_in, t_out) in steady_traffic(cluster).items():
+        if b not in involved:
+            continue
         for cap, used in ((cluster.net_in(b), t_in), (cluster.net_out(b), t_out)):
             room = (cap - used) * HEADROOM
             if room < best:

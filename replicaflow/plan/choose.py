@@ -54,8 +54,9 @@ class Choice:
                     None)
 
 
-def throttles(cluster: ClusterModel, given: list[float]) -> tuple[list[float], float, int]:
-    head, who = headroom_throttle_bps(cluster)
+def throttles(cluster: ClusterModel, given: list[float], moves: list[Move] | None = None
+              ) -> tuple[list[float], float, int]:
+    head, who = headroom_throttle_bps(cluster, moves)
     if given:
         return sorted(set(given)), head, who
     return [max(MB, whole_mb_bps(head * share)) for share in LADDER], head, who
@@ -139,7 +140,7 @@ def evaluate(spark, cluster: ClusterModel, moves: list[Move], given: list[float]
              step: Callable[[str], None] = lambda text: None) -> Choice:
     """Simulate every candidate in both quota modes in one Spark job (the chosen mode recommends; the other
     shows KIP-73 against KIP-542 at each throttle), then recommend one."""
-    rates, head, who = throttles(cluster, given)
+    rates, head, who = throttles(cluster, given, moves)
     results: dict[tuple[float, bool], CandidateResult] = {}
 
     def run(pairs: list[tuple[float, bool]]) -> None:

@@ -30,13 +30,18 @@ SLOW5 = ", network_in: 10MB/s, network_out: 20MB/s"
 
 
 def test_each_broker_keeps_its_own_nic(tmp_path):
-    """Broker 5's 10MB/s in, 20MB/s out reach broker 5 alone: the candidate's scenario, the headroom (which
-    names broker 5, whose inbound NIC is the smallest room) and Strimzi's one NIC (the brokers of the move)."""
+    """Broker 5's 10MB/s in, 20MB/s out reach broker 5 alone: the candidate's scenario; the headroom, over the
+    brokers the move crosses (1, 2, 3: ReassignPartitionsCommand.calculateReassigningBrokers, the ones the
+    --throttle rate is set on), is the default NIC's, and over all brokers names broker 5's inbound NIC;
+    Strimzi's one NIC is the move's brokers'."""
     prep = prepare(_args(tmp_path, SLOW5))
     spec = candidate(prep.cluster, prep.moves, None, False, None, "check")
     nics = {b.id: (b.network_in_bps, b.network_out_bps) for b in spec.scenario.cluster.brokers}
     assert nics == {1: (125e6, 125e6), 2: (125e6, 125e6), 3: (125e6, 125e6), 4: (125e6, 125e6), 5: (10e6, 20e6)}
     assert headroom_throttle_bps(prep.cluster) == (9e6, 5)  # (10MB/s − 0) × 0.9
+    assert headroom_throttle_bps(prep.cluster, prep.moves) == headroom_throttle_bps(prepare(_args(tmp_path, "")).cluster,
+                                                                                    prep.moves)
+    assert headroom_throttle_bps(prep.cluster, prep.moves)[1] in (1, 2, 3)
     assert strimzi_nic_bps(prep.cluster, prep.moves) == 125e6
 
 
@@ -52,6 +57,7 @@ def test_a_slow_broker_outside_the_move_changes_nothing(spark, tmp_path):
     that of the same cluster with broker 5 at the default NIC (it was twice as slow, blaming broker 1's NIC)."""
     _, slow, _ = plan(_args(tmp_path, SLOW5, throttle=["50MB/s"]), spark=spark)
     _, same, _ = plan(_args(tmp_path, "", throttle=["50MB/s"]), spark=spark)
+    assert (slow.headroom_bps, slow.headroom_broker, slow.why) == (same.headroom_bps, same.headroom_broker, same.why)
     (a,), (b,) = slow.results, same.results
     assert a.finished and b.finished
     assert a.duration_ms == b.duration_ms

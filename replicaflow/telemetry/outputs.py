@@ -46,6 +46,7 @@ REPORT = ("report.html", "metrics.om", "summary.json")
 MANIFEST = ".manifest.json"
 STEPS = ("prepare", "collect", "stage", "carry", "seal", "link", "switch", "clean")
 _GEN = re.compile(r"^gen-(\d+)-(\d+)(\.tmp)?$")
+_SEALED = re.compile(r"^gen-\d+-\d+$")
 
 
 _STEPS_TAKEN = [0]
@@ -110,6 +111,30 @@ def _ours(out: Path, name: str) -> bool:
     return path.is_symlink() and os.readlink(path) == f"{HOME}/{CURRENT}/{name}"
 
 
+def _refuse_a_home_not_ours(out: Path) -> None:
+    """``OUT/.replicaflow`` holds only what this module writes: generation folders, ``current`` (a link to one) and
+    temporary links. A copy that resolved the links (``cp -rL``, ``rsync -L``, a zip) turns ``current`` into a
+    folder: the tool could then no longer tell its outputs from a user's, and the switch would fail half-way."""
+    home = out / HOME
+    if not home.exists() and not home.is_symlink():
+        return
+    if not home.is_dir():
+        raise ReplicaflowError(f"{home}: not a folder replicaflow wrote; move it away or choose another folder")
+    for entry in sorted(home.iterdir()):
+        if entry.name == CURRENT:
+            if entry.is_symlink() and _SEALED.match(os.readlink(entry)):
+                continue
+            raise ReplicaflowError(f"{home} was copied with its links resolved ({entry} is not the link replicaflow "
+                                   f"wrote), so replicaflow cannot tell its outputs from yours; copy outputs with "
+                                   f"`cp -a`, or remove {home}")
+        if _TEMP_LINK.match(entry.name) and entry.is_symlink():
+            continue
+        if _GEN.match(entry.name) and entry.is_dir() and not entry.is_symlink():
+            continue
+        raise ReplicaflowError(f"{entry}: not written by replicaflow, which keeps only its own outputs in {home}; "
+                               f"move it away (or remove {home})")
+
+
 def _files(path: Path) -> list[str]:
     """Every file under an output, relative to it ('' for an output that is one file), sorted."""
     if not path.is_dir():
@@ -128,6 +153,7 @@ class Commit:
     def __init__(self, out: Path, writes: Iterable[str], drops: Iterable[str] = (), out_flag: bool = True):
         """``out_flag``: the folder is a command's ``--out`` (False for ``report DIR``, which has none)."""
         self.out = check_out_dir(out)
+        _refuse_a_home_not_ours(self.out)
         self.writes, self.drops = set(writes), set(drops)
         foreign = foreign_entries(self.out, sorted(self.writes | self.drops))
         if foreign:
@@ -137,6 +163,8 @@ class Commit:
         self.home = self.out / HOME
         self.stage: Path | None = None
         self.created: list[Path] = []  # folders this commit made, removed again if it aborts
+        self.sealed: Path | None = None  # the new generation, until current names it
+        self.links: list[Path] = []  # OUT/<name> links this commit made, removed again if the switch fails
         self._refuse_files_put_into(sorted(self.writes | self.drops))
 
     def manifest(self) -> dict[str, list[str]] | None:
@@ -219,6 +247,7 @@ class Commit:
         _step("seal")
         sealed = self.stage.with_name(self.stage.name.removesuffix(".tmp"))
         os.replace(self.stage, sealed)
+        self.sealed, self.stage = sealed, None
         _step("link")
         names = sorted(p.name for p in sealed.iterdir() if not p.name.startswith("."))
         for name in names:
@@ -230,13 +259,21 @@ class Commit:
                 tmp.unlink(missing_ok=True)
                 os.symlink(target, tmp)  # relative to OUT once renamed there; dangling until then
                 _step(f"link:{name}")
+                existed = link.is_symlink()
                 os.replace(tmp, link)
+                if not existed:
+                    self.links.append(link)
         _step("switch")
         tmp = self.home / f".{CURRENT}-{os.getpid()}-"
         tmp.unlink(missing_ok=True)
-        os.symlink(sealed.name, tmp)
-        _step("switch:rename")
-        os.replace(tmp, self.home / CURRENT)
+        try:
+            os.symlink(sealed.name, tmp)
+            _step("switch:rename")
+            os.replace(tmp, self.home / CURRENT)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
+        self.sealed, self.links = None, []
         _step("clean")
         for path, _, staging in self._generations():
             if path != sealed and not staging:
@@ -247,7 +284,6 @@ class Commit:
             if link.is_symlink() and not link.exists():
                 link.unlink()
                 _step(f"clean:{name}")
-        self.stage = None
 
     @contextmanager
     def staged(self) -> Iterator[Path]:
@@ -273,10 +309,16 @@ class Commit:
         return ReplicaflowError(f"{exc.filename or self.out}: cannot write the output ({exc.strerror or exc})")
 
     def abort(self) -> None:
-        """Remove the staging folder, and the folders this commit created when they hold nothing else."""
-        if self.stage is not None:
-            shutil.rmtree(self.stage, ignore_errors=True)
-            self.stage = None
+        """Remove the staging folder (or the generation sealed but never made current) and the links to it
+        made in OUT, and the folders this commit created when they hold nothing else."""
+        for link in self.links:
+            if link.is_symlink():
+                link.unlink(missing_ok=True)
+        self.links = []
+        for folder in (self.stage, self.sealed):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self.stage = self.sealed = None
         for folder in reversed(self.created):
             try:
                 folder.rmdir()

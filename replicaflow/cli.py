@@ -380,11 +380,19 @@ def main() -> None:
     except ReplicaflowError as exc:  # raised outside a command (e.g. at import of a sub-command)
         _print_error(exc)
         sys.exit(2)
+    except MemoryError:  # the traceback's frames (and their arrays) are let go before the sentence is printed
+        pass
     except OSError as exc:
         if exc.filename is None:  # not about a path the user gave (a socket, a pipe): a bug to see whole
             raise
         _print_error(_path_error(exc))
         sys.exit(2)
+    else:
+        return
+    # the command's outputs were staged, and the staging folder removed on the way out (Commit.staged)
+    _print_error(ReplicaflowError("the command needs more memory than this machine has; give it smaller inputs "
+                                  "(fewer partitions, brokers or files)"))
+    sys.exit(2)
 
 
 def _path_error(exc: OSError) -> ReplicaflowError:

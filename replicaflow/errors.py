@@ -44,3 +44,10 @@ def utf8_path(what: str, path: object) -> None:
         shown = str(path).encode("utf-8", "replace").decode()
         raise ReplicaflowError(f"{what}: the path {quote(shown)} is not valid UTF-8; rename it, or give another path") \
             from None
+
+
+def out_of_memory(source: str, brokers: int, replicas: int) -> ReplicaflowError:
+    """A scenario the engine ran out of memory on (the replica bound admits scenarios that need more than a
+    small machine has): one sentence with its size, raised after the engine's arrays were let go."""
+    return ReplicaflowError(f"{source}: the scenario needs more memory than this machine has ({brokers:,} brokers, "
+                            f"{replicas:,} replicas); reduce the partitions or brokers")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from replicaflow.errors import out_of_memory
 from replicaflow.jobs.analyze import analyze_into
 from replicaflow.pipeline.load import check_inputs
 from replicaflow.pipeline.session import get_spark_soon
@@ -24,7 +25,14 @@ def run(scenario: Path, out: Path, master: str = "local[2]", logs: bool = False,
     with commit.staged() as stage:
         # checks --master; the JVM starts while the scenario runs, sized for the rows it will write
         session = get_spark_soon(master, rows=None if logs else loaded.telemetry_rows)
-        run_simulation(loaded, stage, logs=logs, progress=progress)
+        try:
+            run_simulation(loaded, stage, logs=logs, progress=progress)
+        except MemoryError:
+            failed = True  # the sentence is raised below, once the engine's arrays are let go
+        else:
+            failed = False
+        if failed:
+            raise out_of_memory(loaded.source, len(loaded.cluster.brokers), loaded.replicas)
         shown_as = (os.path.abspath(stage), os.path.abspath(out))
         summary = analyze_into(check_inputs([stage], allow_empty=True), stage, master, progress, None,
                                [str(stage / "logs")] if logs else None, shown_as, starting=session)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from replicaflow.model.assignment import assign_replicas
@@ -90,4 +91,28 @@ def load_scenario(path: Path, *, max_work: int = DEFAULT_MAX_WORK) -> Scenario:
     version = doc.raw_numbers.get(("kafka", "version"))
     if version is not None and isinstance(data, dict) and isinstance(data.get("kafka"), dict):
         data = {**data, "kafka": {**data["kafka"], "version": version}}  # `version: 3.10` is 3.10, not 3.1
+    problems = Problems(str(path), lines={None: doc.lines})
+    for loc, text in sorted(doc.raw_numbers.items(), key=lambda item: doc.lines.get(item[0], 0)):
+        _number_as_name(loc, text, problems)
+    problems.raise_if_any()
     return parse_scenario(data, path.parent, str(path), max_work=max_work, lines=doc.lines)
+
+
+_NAMES = ("name", "topic")  # the scenario's name, topic names: a number there is refused
+_LABELS = ("rack", "log_dir", "log_dirs")  # a number there is refused where YAML changed what was written
+_BASES = (("0x", "hexadecimal"), ("0o", "octal"), ("0b", "binary"))
+
+
+def _number_as_name(loc: tuple, text: str, problems: Problems) -> None:
+    """An unquoted name YAML reads as a number (``0123`` is octal 83, ``1:30`` is 90, ``1_000`` is 1000) would
+    be renamed without a word: name the line and how to quote it."""
+    key = next((k for k in reversed(loc) if isinstance(k, str)), None)
+    value = yaml.safe_load(text)  # at most MAX_NUMBER_CHARS characters (yamldoc)
+    if key in _NAMES or key in _LABELS and str(value) != text:
+        shown = text.lstrip("+-")
+        how = next((f" as {base}" for prefix, base in _BASES if shown.lower().startswith(prefix)), None)
+        how = how or (" as octal" if len(shown) > 1 and shown[0] == "0" and shown.isdigit() else
+                      " in base 60" if ":" in text else " as a number")
+        read = f" (YAML reads {text}{how})" if str(value) != text else ""
+        quoted = f"{key}: '{text}'" if loc and loc[-1] == key else f"'{text}'"
+        problems.add(loc, f"expected a name, found the number {value}{read}; quote it: {quoted}")

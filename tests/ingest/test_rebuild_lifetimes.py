@@ -77,7 +77,7 @@ def test_a_partition_created_again_under_its_name_is_a_new_partition(out):
         assert _rows(out, "analysis/unclean_elections", cluster) == []
     replicas = [(_clock(r["ts_ms"]), r["replicas"]) for r in _rows(out, "telemetry/assignments", "recreated28")]
     assert replicas[1:] == [("23:28:16.891", []), ("02:33:34.235", [2])] and replicas[0][1] == [0]
-    states = _rows(out, "analysis/partition_state", "recreated28b")
+    states = [r for r in _rows(out, "analysis/partition_state", "recreated28b") if r["topic"] == "storage-system"]
     assert (_clock(states[-1]["from_ms"]), states[-1]["leader"], states[-1]["isr"], states[-1]["urp"]) == \
         ("00:11:31.140", 1, [1, 2, 0], False)
     assert _summary(out, "recreated28b")["urp_minutes"] < 0.01  # the 145 ms from the creation to the leader's line

@@ -65,7 +65,7 @@ SELECTED = "Selected new leader and ISR "  # OfflinePartitionLeaderSelector's el
 ELECTED = r"Changed partition \S+ from \w+ to OnlinePartition with state LeaderAndIsr\("
 # its election of a new leader for a partition that has one (preferred replica, controlled shutdown, reassignment):
 # the leader is a member of the ISR in force, and the line's ISR that ISR or less; or a new partition's first leader
-_FROM_ONLINE = r"Changed partition \S+ from (?:Online|New)Partition to OnlinePartition with state "
+_ISR_IN_FORCE = r"Changed partition \S+ from (?:Online|New)Partition to OnlinePartition with state "
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 # the logIdents of a KRaft controller's own components, which no broker process has: QuorumController's `[Controller N] `
@@ -203,13 +203,12 @@ def topic_deletions(events: DataFrame) -> TopicEnds:
     kind = F.col("kind")
     rows = (events.where(((kind == "topic_deleted") & F.col("topic").isNotNull()) | (kind == "topics_listed")
                          | active_set())
-            .select("cluster", "ts_ms", "kind", "topic", "source", "line_number",
+            .select("cluster", "ts_ms", "kind", "topic", "source", "line_number", active_set().alias("brokers"),
                     F.regexp_extract("message", _LISTED_TOPICS, 1).alias("names"))
             .collect())
     deleted: dict[tuple[str, str], list[int]] = {}
     listings: dict[str, list[tuple[int, frozenset[str]]]] = {}
-    brokers_listed = {(r["cluster"], r["source"], r["line_number"]): r["ts_ms"] for r in rows
-                      if r["kind"] != "topics_listed" and r["kind"] != "topic_deleted"}
+    brokers_listed = {(r["cluster"], r["source"], r["line_number"]): r["ts_ms"] for r in rows if r["brokers"]}
     for r in rows:
         if r["kind"] == "topic_deleted":
             deleted.setdefault((r["cluster"], r["topic"]), []).append(r["ts_ms"])
@@ -397,21 +396,21 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     old_isr = unclean_from_isr()
     sel = events.where(said).select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
                                     (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"),
-                                    old_isr.alias("old_isr"), F.col("message").rlike(_FROM_ONLINE).alias("online"))
+                                    old_isr.alias("old_isr"), F.col("message").rlike(_ISR_IN_FORCE).alias("isr_in_force"))
     known = leaders.select(*KEYS, "ts_ms", "leader", "leader_epoch", F.lit(None).cast("array<int>").alias("isr"),
                            "seq", F.lit(False).alias("said"), F.lit(None).cast("array<int>").alias("old_isr"),
-                           F.lit(False).alias("online"))
+                           F.lit(False).alias("isr_in_force"))
     before = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     sel = (sel.unionByName(known).select("*", F.max("leader_epoch").over(before).alias("past"))
            .where(F.col("said") & (F.col("past").isNull() | (F.col("leader_epoch") > F.col("past"))
-                                   | F.col("online") & (F.col("leader_epoch") == 0))))
+                                   | F.col("isr_in_force") & (F.col("leader_epoch") == 0))))
     named = sel.where(F.col("isr").isNotNull())
     # the ISR the KRaft controller elected from, in force just before (as isr_before_unseen_changes numbers it):
     # where the line is all the logs hold of the partition, no ISR was known and the election read as clean
-    chose_from = sel.where(F.col("old_isr").isNotNull() | (F.col("online") & F.col("isr").isNotNull())).select(
+    chose_from = sel.where(F.col("old_isr").isNotNull() | (F.col("isr_in_force") & F.col("isr").isNotNull())).select(
         *KEYS, "ts_ms", (F.col("seq") - 1).alias("seq"), F.coalesce("old_isr", "isr").alias("isr"),
         F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch"))
-    return (_isr_after(named.where(~F.col("online"))).unionByName(chose_from), lead_rows(sel, with_epoch=True),
+    return (_isr_after(named.where(~F.col("isr_in_force"))).unionByName(chose_from), lead_rows(sel, with_epoch=True),
             named.select(*KEYS, "ts_ms").distinct())
 
 

@@ -76,3 +76,16 @@ def test_out_of_memory_anywhere_else_is_one_sentence(tmp_path):
     assert done.stderr.strip() == ("error: the command needs more memory than this machine has; give it smaller "
                                    "inputs (fewer partitions, brokers or files)")
     assert not (tmp_path / "out").exists()
+
+
+def test_run_out_of_memory_in_the_engine_is_one_sentence_and_no_output(tmp_path):
+    """`run` stages the simulation, the analysis and the report in one commit (jobs.run.run): the engine running out
+    of memory, with the JVM already starting beside it, leaves the same sentence as `simulate` and no folder."""
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    code = ENGINE_OUT_OF_MEMORY.replace("replicaflow.jobs.simulate", "replicaflow.jobs.run")
+    done = _run(code, ["run", "s.yaml", "--out", "out", "--master", "local[1]"], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == ("error: s.yaml: the scenario needs more memory than this machine has (4 brokers, "
+                                   "15 replicas); reduce the partitions or brokers"), done.stderr
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name not in ("s.yaml",)], list(tmp_path.iterdir())

@@ -21,13 +21,16 @@ topics: [{{name: {name}, partitions: 1, replication_factor: 1}}]
     ("0123", "found the number 83 (YAML reads 0123 as octal); quote it: name: '0123'"),
     ("0x1F", "found the number 31 (YAML reads 0x1F as hexadecimal); quote it: name: '0x1F'"),
     ("0b101", "found the number 5 (YAML reads 0b101 as binary); quote it: name: '0b101'"),
-    ("1:30", "found the number 90 (YAML reads 1:30 in base 60); quote it: name: '1:30'"),
+    ("1:30", "found the number 90 (YAML reads 1:30 in base 60); quoted, '1:30' is no topic name either: "
+             "expected a topic name of ASCII letters, digits, '.', '_' and '-' (Kafka's legal characters)"),
     ("1_000", "found the number 1000 (YAML reads 1_000 as a number); quote it: name: '1_000'"),
-    ("+12", "found the number 12 (YAML reads +12 as a number); quote it: name: '+12'"),
+    ("+12", "found the number 12 (YAML reads +12 as a number); quoted, '+12' is no topic name either: "
+            "expected a topic name of ASCII letters, digits, '.', '_' and '-' (Kafka's legal characters)"),
     ("42", "found the number 42; quote it: name: '42'"),
     (".5", "found the number 0.5 (YAML reads .5 as a number); quote it: name: '.5'"),
 ], ids=["octal", "hex", "binary", "base 60", "underscore", "plus", "plain", "float"])
 def test_a_topic_name_yaml_reads_as_a_number_is_refused_with_its_line(tmp_path, written, found):
+    """A quoted form is suggested only where it is a legal topic name (Topic.validate: `1:30` and `+12` are not)."""
     path = tmp_path / "s.yaml"
     path.write_text(SCENARIO.format(name=written))
     with pytest.raises(ReplicaflowError) as exc:
@@ -64,3 +67,13 @@ def test_a_numeric_rack_is_kept_unless_yaml_changed_it(tmp_path):
     with pytest.raises(ReplicaflowError, match=r":4: cluster.brokers\[1\].rack: expected a name, found the number 8 "
                                                r"\(YAML reads 010 as octal\); quote it: rack: '010'$"):
         load_scenario(path)
+
+
+def test_a_scenario_name_in_base_60_is_told_to_quote_it(tmp_path):
+    """The scenario's name is a cluster name, not a topic's: `1:30` quoted is a legal one."""
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO.format(name="orders").replace("name: t", "name: 1:30"))
+    with pytest.raises(ReplicaflowError) as exc:
+        load_scenario(path)
+    assert str(exc.value) == (f"{path}:1: name: expected a name, found the number 90 (YAML reads 1:30 in base 60); "
+                              "quote it: name: '1:30'")

@@ -15,6 +15,7 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from replicaflow.model.assignment import assign_replicas
+from replicaflow.model.topic import topic_name_problem
 from replicaflow.sim.scenario import yamldoc
 from replicaflow.sim.scenario.checks import (
     check_failed_followers,
@@ -115,4 +116,6 @@ def _number_as_name(loc: tuple, text: str, problems: Problems) -> None:
                       " in base 60" if ":" in text else " as a number")
         read = f" (YAML reads {text}{how})" if str(value) != text else ""
         quoted = f"{key}: '{text}'" if loc and loc[-1] == key else f"'{text}'"
-        problems.add(loc, f"expected a name, found the number {value}{read}; quote it: {quoted}")
+        illegal = (key == "topic" or loc[:1] == ("topics",)) and topic_name_problem(text)
+        how_to = f"quoted, '{text}' is no topic name either: {illegal}" if illegal else f"quote it: {quoted}"
+        problems.add(loc, f"expected a name, found the number {value}{read}; {how_to}")

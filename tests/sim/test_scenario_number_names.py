@@ -77,3 +77,17 @@ def test_a_scenario_name_in_base_60_is_told_to_quote_it(tmp_path):
         load_scenario(path)
     assert str(exc.value) == (f"{path}:1: name: expected a name, found the number 90 (YAML reads 1:30 in base 60); "
                               "quote it: name: '1:30'")
+
+
+@pytest.mark.parametrize(("line", "field"), [("duration: 2:00", "duration"),
+                                             ("events: [{at: 1:30, broker_down: {broker: 1}}]", "events[0].at")])
+def test_a_value_in_base_60_is_refused_as_written(tmp_path, line, field):
+    """YAML 1.1 reads `2:00` as 120: the sentence quotes what was written, not "found 120"."""
+    path = tmp_path / "s.yaml"
+    text = SCENARIO.format(name="orders").replace("duration: 10s", "duration: 10m")
+    path.write_text(text.replace("duration: 10m", line) if field == "duration" else text + line + "\n")
+    written, number, at = ("2:00", 120, 2) if field == "duration" else ("1:30", 90, 6)
+    with pytest.raises(ReplicaflowError) as exc:
+        load_scenario(path)
+    assert str(exc.value) == (f"{path}:{at}: {field}: found {written}, which YAML reads in base 60 as the number "
+                              f"{number}; write a duration with its unit ('2m', '30s')")

@@ -106,7 +106,8 @@ _BASES = (("0x", "hexadecimal"), ("0o", "octal"), ("0b", "binary"))
 
 def _number_as_name(loc: tuple, text: str, problems: Problems) -> None:
     """An unquoted name YAML reads as a number (``0123`` is octal 83, ``1:30`` is 90, ``1_000`` is 1000) would
-    be renamed without a word: name the line and how to quote it."""
+    be renamed without a word: name the line and how to quote it. Any other value in base 60 is refused as
+    written, not as the number it became."""
     key = next((k for k in reversed(loc) if isinstance(k, str)), None)
     value = yaml.safe_load(text)  # at most MAX_NUMBER_CHARS characters (yamldoc)
     if key in _NAMES or key in _LABELS and str(value) != text:
@@ -119,3 +120,6 @@ def _number_as_name(loc: tuple, text: str, problems: Problems) -> None:
         illegal = (key == "topic" or loc[:1] == ("topics",)) and topic_name_problem(text)
         how_to = f"quoted, '{text}' is no topic name either: {illegal}" if illegal else f"quote it: {quoted}"
         problems.add(loc, f"expected a name, found the number {value}{read}; {how_to}")
+    elif ":" in text:  # `duration: 2:00` would be refused as "found 120", a number no one wrote
+        problems.add(loc, f"found {text}, which YAML reads in base 60 as the number {value}; write a duration "
+                          "with its unit ('2m', '30s')")

@@ -39,11 +39,11 @@ def load_plan(ref: Any, loc: tuple, base_dir: Path, problems: Problems) -> tuple
             return None, None
         try:
             ref = loads_json(text)
-        except json.JSONDecodeError as exc:
-            problems.add((), f"invalid JSON ({exc.msg})", str(path), exc.lineno)
+        except json.JSONDecodeError as exc:  # named as the event names it, as a missing file is
+            problems.add(loc + ("file",), f"{path}:{exc.lineno}: invalid JSON ({exc.msg})")
             return None, None
         except RecursionError:
-            problems.add((), "JSON nested too deeply", str(path))
+            problems.add(loc + ("file",), f"{path}: JSON nested too deeply")
             return None, None
         origin, loc = str(path), ()
         problems.texts[origin] = text

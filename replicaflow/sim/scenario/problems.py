@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from replicaflow.errors import ReplicaflowError, show
-from replicaflow.sim.scenario.yamldoc import load
+from replicaflow.sim.scenario.yamldoc import field_path, load
 
 MAX_LISTED = 50  # a file with thousands of bad rows still gives a readable message
 
@@ -22,14 +22,6 @@ class Problem:
     message: str
     source: str | None = None  # None: the scenario file itself; else a reassignment file it names
     line: int | None = None  # when known without a line map (a JSON syntax error)
-
-
-def field_path(loc: tuple) -> str:
-    """``("events", 2, "slow_network", "for")`` → ``events[2].slow_network.for``."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 # pydantic's words for a wrong container ("a valid tuple", "a valid dictionary or instance of BrokerSpec") in

@@ -61,10 +61,41 @@ def load(text: str, where: str) -> Document:
     except RecursionError:
         raise ReplicaflowError(f"{where}: YAML nested deeper than {MAX_DEPTH} levels") from None
     except (ValueError, OverflowError) as exc:  # a value the constructor cannot convert (e.g. a huge date)
-        raise ReplicaflowError(f"{where}: a YAML value cannot be read ({quote(str(exc))})") from None
+        raise _unconvertible(node, where) or ReplicaflowError(
+            f"{where}: a YAML value cannot be read ({quote(str(exc))})") from None
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def field_path(loc: tuple) -> str:
+    """``("events", 2, "slow_network", "for")`` → ``events[2].slow_network.for``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _unconvertible(root: yaml.Node, where: str) -> ReplicaflowError | None:
+    """The first scalar YAML types but cannot convert (``start: 2026-01-01T00:00:00+25:00``, a 30 February),
+    named by its line and field rather than by Python's words for the failure."""
+    constructor = yaml.constructor.SafeConstructor()
+    stack: list[tuple[yaml.Node, tuple]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                constructor.construct_object(node)
+            except (ValueError, OverflowError):
+                kind = {"timestamp": "date and time"}.get(node.tag.rsplit(":", 1)[-1], node.tag.rsplit(":", 1)[-1])
+                return ReplicaflowError(f"{where}:{node.start_mark.line + 1}: {field_path(path) or 'the document'}: "
+                                        f"{quote(node.value)} is no valid {kind}")
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, path + (i,)) for i, item in reversed(list(enumerate(node.value))))
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend((value, path + (key.value,) if isinstance(key, yaml.ScalarNode) else path)
+                         for key, value in reversed(node.value))
+    return None
 
 
 _NUMBER_TAGS = ("tag:yaml.org,2002:float", "tag:yaml.org,2002:int")

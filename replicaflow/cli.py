@@ -353,6 +353,7 @@ def plan(
     """
     from replicaflow.jobs.plan import PlanArgs, reassignment_json
     from replicaflow.jobs.plan import plan as plan_job
+    from replicaflow.model.reassign_tool import PROPOSED_HEADER
 
     try:
         args = PlanArgs(
@@ -367,7 +368,7 @@ def plan(
     except ReplicaflowError as exc:
         fail(exc)
     if prep.generated and out is None and not json_out:
-        typer.echo("Proposed partition reassignment configuration")
+        typer.echo(PROPOSED_HEADER)
         typer.echo(reassignment_json(prep.plan))
     typer.echo(text)
     if out is not None:

@@ -10,6 +10,11 @@ from replicaflow.errors import show
 from replicaflow.model import quota
 from replicaflow.model.version import KafkaVersion
 
+# the headers kafka-reassign-partitions prints above its JSON (ReassignPartitionsCommand.generateAssignment,
+# executeAssignment): the current assignment, kept for a rollback, and --generate's proposal
+CURRENT_HEADER = "Current partition replica assignment"
+PROPOSED_HEADER = "Proposed partition reassignment configuration"
+
 
 def execute_starts_moves(version: KafkaVersion, any_in_progress: bool) -> bool:
     """Whether ``--execute`` starts its moves: from 2.6 always; up to 2.5 only when no reassignment is in
@@ -80,4 +85,18 @@ def log_dirs_problem(move: Mapping) -> str | None:
         return f"expected a list of directories or \"any\", one per replica, found {show(dirs)}"
     if isinstance(replicas, list) and len(dirs) != len(replicas):
         return f"expected one directory per replica ({len(replicas)}), found {len(dirs)}"
+    return None
+
+
+def pasted_output_problem(text: str) -> tuple[int, str] | None:
+    """The line and sentence for a reassignment file that is the tool's own printed output rather than its JSON
+    (an operator pastes all of ``--generate``'s output, both headers and both JSON lines)."""
+    lines = [t.strip() for t in text.splitlines()]
+    found = "expected the reassignment JSON, found the printed output of kafka-reassign-partitions"
+    if PROPOSED_HEADER in lines:
+        return (lines.index(PROPOSED_HEADER) + 1,
+                f"{found} --generate; save only the JSON line under '{PROPOSED_HEADER}'")
+    if CURRENT_HEADER in lines:
+        return (lines.index(CURRENT_HEADER) + 1,
+                f"{found} ('{CURRENT_HEADER}': the JSON to roll back with); give the JSON to apply")
     return None

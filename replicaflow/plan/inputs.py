@@ -20,7 +20,7 @@ from pathlib import Path
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.ingest.log_dirs_command import read_log_dirs
 from replicaflow.ingest.topic_command import read_topic_describe
-from replicaflow.model.reassign_tool import log_dirs_problem, plan_version_problem
+from replicaflow.model.reassign_tool import log_dirs_problem, pasted_output_problem, plan_version_problem
 from replicaflow.model.topic import topic_name_problem
 from replicaflow.model.units import parse_rate_bps
 from replicaflow.telemetry.textfile import loads_json, read_text
@@ -315,7 +315,9 @@ def read_reassignment(path: Path, cluster: ClusterModel, log_dirs: dict[tuple[st
     try:
         doc = loads_json(text)
     except json.JSONDecodeError as exc:
-        raise ReplicaflowError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        pasted = pasted_output_problem(text)
+        line, problem = pasted or (exc.lineno, f"invalid JSON ({exc.msg})")
+        raise ReplicaflowError(f"{path}:{line}: {problem}") from None
     except RecursionError:
         raise ReplicaflowError(f"{path}: JSON nested too deeply") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("partitions"), list):

@@ -2,8 +2,8 @@
 
 One place decides what a readable text file is: bounded in size, UTF-8 with or without a byte-order
 mark, and — for outputs captured on Windows, where PowerShell's ``>`` writes UTF-16 — UTF-16 with a
-byte-order mark where the caller accepts it. Every refusal is one sentence naming the file (and the
-line, for a byte that is not text). JSON in such a file gives each key of an object once (``loads_json``).
+byte-order mark, or ASCII text in UTF-16 without one, where the caller accepts it. Every refusal is one
+sentence naming the file (and the line, for a byte that is not text). JSON in such a file gives each key of an object once (``loads_json``).
 """
 
 from __future__ import annotations
@@ -52,12 +52,33 @@ def read_text(path: Path, what: str, *, utf16: bool = True, max_bytes: int = MAX
             return data.decode("utf-16")
         except UnicodeDecodeError as exc:
             raise ReplicaflowError(f"{path}: the {what} is not valid UTF-16 (at byte offset {exc.start})") from None
+    wide = _utf16_without_bom(data)
+    if wide and not utf16:
+        raise ReplicaflowError(f"{path}: the {what} is {wide} without a byte-order mark (a NUL byte beside every "
+                               "character); save it as UTF-8")
+    if wide:  # ASCII two bytes a character, as the log reader takes it (docs/logs.md)
+        try:
+            return data.decode(wide.lower())
+        except UnicodeDecodeError as exc:
+            raise ReplicaflowError(f"{path}: the {what} is not valid {wide} (at byte offset {exc.start})") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ReplicaflowError(f"{path}:{line}: the {what} is not UTF-8 text "
                                f"(byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """``UTF-16LE``/``UTF-16BE`` when the first bytes are ASCII text written two bytes a character (every odd or
+    every even byte NUL), which UTF-8 would read as text with a NUL between characters."""
+    head = data[:4096]
+    if len(head) < 4:
+        return None
+    for order, zeros, chars in (("UTF-16LE", head[1::2], head[0::2]), ("UTF-16BE", head[0::2], head[1::2])):
+        if zeros.count(0) == len(zeros) and chars.count(0) == 0:
+            return order
+    return None
 
 
 def read_json(path: Path, what: str, *, utf16: bool = True, max_bytes: int = MAX_BYTES) -> object:

@@ -52,6 +52,15 @@ def _moves(*moves) -> str:
      "partitions[0].log_dirs: expected one directory per replica (3), found 1"),
     (json.dumps({"partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, 4], "log_dirs": "any"}]}),
      "partitions[0].log_dirs: expected a list of directories or \"any\", one per replica, found 'any'"),
+    # the tool's printed output pasted whole (ReassignPartitionsCommand.generateAssignment, executeAssignment)
+    ("Current partition replica assignment\n" + _moves(("orders", 0, [1, 2, 3])) + "\n\n"
+     "Proposed partition reassignment configuration\n" + _moves(("orders", 0, [2, 3, 4])) + "\n",
+     "plan.json:4: expected the reassignment JSON, found the printed output of kafka-reassign-partitions --generate; "
+     "save only the JSON line under 'Proposed partition reassignment configuration'"),
+    ("Current partition replica assignment\n\n" + _moves(("orders", 0, [1, 2, 3])) + "\n\nSave this to use as the "
+     "--reassignment-json-file option during rollback\nSuccessfully started partition reassignment for orders-0\n",
+     "plan.json:1: expected the reassignment JSON, found the printed output of kafka-reassign-partitions ('Current "
+     "partition replica assignment': the JSON to roll back with); give the JSON to apply"),
     # Python converts at most 4,300 digits to an int; json let that ValueError out as a traceback
     ('{"version": 1, "partitions": [\n {"topic": "orders", "partition": 0, "replicas": [2, 3, 4' + "0" * 5000 + "]}]}",
      "plan.json:2: invalid JSON (a number of 5,001 digits; at most 4,300)"),
@@ -63,6 +72,17 @@ def test_bad_plan_is_one_sentence_before_any_work(tmp_path, plan_text, sentence)
     assert sentence in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
     assert len(result.output) < 1000, len(result.output)
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_read(tmp_path, codec):
+    """UTF-8 reads ASCII in UTF-16 without a BOM as text with a NUL between characters ("Expecting property name"
+    at line 1 before): it is read as UTF-16, as the log reader reads it (textfile.read_text). The first sentence
+    is then the --master one: every input passed."""
+    argv = _plan(tmp_path, "")
+    (tmp_path / "plan.json").write_bytes(_moves(("orders", 0, [2, 3, 4])).encode(codec))
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2 and result.output.startswith("error: --master: "), result.output
 
 
 def test_log_dirs_naming_an_unknown_partition(tmp_path):

@@ -408,6 +408,17 @@ def test_a_date_yaml_cannot_convert_names_its_line_and_field(tmp_path: Path, wri
     assert str(info.value) == f"{path}:{line}: {field}: '{value}' is no valid date and time"
 
 
+def test_a_scenario_in_utf16_without_byte_order_mark_is_named(tmp_path: Path):
+    """A scenario is ours to define, UTF-8 only (yamldoc.read_text): UTF-16 without a BOM is named as such, not
+    read as text with a NUL between characters."""
+    path = tmp_path / "s.yaml"
+    path.write_bytes("name: x\nduration: 1m\n".encode("utf-16-le"))
+    with pytest.raises(ReplicaflowError) as info:
+        load_scenario(path)
+    assert str(info.value) == (f"{path}: the scenario file is UTF-16LE without a byte-order mark (a NUL byte beside "
+                               "every character); save it as UTF-8")
+
+
 def test_missing_scenario_file(tmp_path: Path):
     with pytest.raises(ReplicaflowError, match=rf"^{tmp_path / 'nope.yaml'}: scenario file does not exist"):
         load_scenario(tmp_path / "nope.yaml")
@@ -437,6 +448,19 @@ def test_invalid_reassignment_json_names_file_and_line(design_file: Path):
         load_scenario(design_file)
     assert str(info.value) == (f"{design_file}:26: events[0].reassign.file: {design_file.parent / 'plan.json'}:3: "
                                "invalid JSON (Expecting value)")
+
+
+def test_pasted_generate_output_as_reassignment_file_is_named(design_file: Path):
+    """`kafka-reassign-partitions --generate` prints two headers and two JSON lines (generateAssignment)."""
+    (design_file.parent / "plan.json").write_text('Current partition replica assignment\n{"version":1,"partitions":[]}'
+                                                  '\n\nProposed partition reassignment configuration\n'
+                                                  '{"version":1,"partitions":[]}\n')
+    with pytest.raises(ReplicaflowError) as info:
+        load_scenario(design_file)
+    assert str(info.value) == (f"{design_file}:26: events[0].reassign.file: {design_file.parent / 'plan.json'}:4: "
+                               "expected the reassignment JSON, found the printed output of kafka-reassign-partitions "
+                               "--generate; save only the JSON line under 'Proposed partition reassignment "
+                               "configuration'")
 
 
 def test_bad_partition_in_reassignment_file_names_the_file(design_file: Path):

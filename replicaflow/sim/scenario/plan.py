@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from replicaflow.errors import ReplicaflowError, show
-from replicaflow.model.reassign_tool import log_dirs_problem, plan_version_problem
+from replicaflow.model.reassign_tool import log_dirs_problem, pasted_output_problem, plan_version_problem
 from replicaflow.sim.scenario.models import ReassignPartition
 from replicaflow.sim.scenario.problems import Problems
 from replicaflow.sim.scenario.yamldoc import read_text
@@ -40,7 +40,8 @@ def load_plan(ref: Any, loc: tuple, base_dir: Path, problems: Problems) -> tuple
         try:
             ref = loads_json(text)
         except json.JSONDecodeError as exc:  # named as the event names it, as a missing file is
-            problems.add(loc + ("file",), f"{path}:{exc.lineno}: invalid JSON ({exc.msg})")
+            line, problem = pasted_output_problem(text) or (exc.lineno, f"invalid JSON ({exc.msg})")
+            problems.add(loc + ("file",), f"{path}:{line}: {problem}")
             return None, None
         except RecursionError:
             problems.add(loc + ("file",), f"{path}: JSON nested too deeply")

@@ -322,8 +322,8 @@ RULES: list[Rule] = [
          {"tp": 1}, state="remote log state failed"),
     Rule("fetch_error", rf"^Replication is failing due to a message that is greater than replica\.fetch\.max\.bytes for "
          rf"partition {_TP}\. .*$", {"tp": 1}, state="message too large"),
-    # ReplicaFetcherThread.processPartitionData 0.10-0.11: a KafkaStorageException appending the fetched data halts
-    Rule("storage_halt", rf"^Disk error while replicating data for {_TP}$", {"tp": 1}),
+    # ReplicaFetcherThread.processPartitionData 0.9-0.11: a KafkaStorageException appending the fetched data halts
+    Rule("storage_halt", rf"^Disk error while replicating data(?:\.| for {_TP})$", {"tp": 1}),
     # AbstractFetcherThread.onPartitionFenced (2.1+, KIP-320): `older` takes the partition out of the thread until
     # a new leader epoch (2.3+ marks it failed next); `newer` (2.5+, KAFKA-9654) only retries it, written `has an new
     # epoch (E) than the current leader. retry the partition later` until 3.3 (kept as `newer`)

@@ -52,7 +52,9 @@ def fetch_error_problem(version: KafkaVersion, error: str) -> str | None:
 
 
 def fetch_error_outcome(version: KafkaVersion, error: str) -> str:
-    """'failed' (KIP-461, 2.3+), 'thread_died' (≤ 2.2), 'fenced' or 'retried' (backoff 1000 ms) for an error kind.
+    """'failed' (KIP-461, 2.3+), 'thread_died' (≤ 2.2), 'fenced', 'retried' (backoff 1000 ms) or 'halted' for an
+    error kind. Before 1.0 a storage error halts the broker (ReplicaFetcherThread.processPartitionData catches
+    ``KafkaStorageException``: FATAL "Disk error while replicating data", then ``Runtime.getRuntime.halt(1)``).
 
     1.0 – 2.2 retry a storage error (``AbstractFetcherThread.processFetchRequest`` catches
     ``KafkaStorageException`` apart from the other errors that kill the thread). On 2.1 – 2.2 a fenced leader
@@ -64,6 +66,8 @@ def fetch_error_outcome(version: KafkaVersion, error: str) -> str:
         raise ReplicaflowError(f"error: unknown fetch error '{error}', expected one of {', '.join(sorted(FETCH_ERRORS))}")
     if (problem := fetch_error_problem(version, error)) is not None:
         raise ReplicaflowError(f"error: {problem}")
+    if error == "storage" and not version.at_least("1.0"):
+        return "halted"
     if error in RETRIED_ERRORS or (error == "storage" and version.storage_error_retried):
         return "retried"
     if version.fetcher_failure_isolated:
@@ -76,5 +80,6 @@ def takes_log_dir_offline(version: KafkaVersion, error: str) -> bool:
     appending is an I/O error that ``Log.maybeHandleIOException`` has reported to the
     ``LogDirFailureChannel`` before it throws ``KafkaStorageException``, so besides the fetcher's own
     handling (retried on 1.0 – 2.2, marked failed from 2.3) the broker's ``LogDirFailureHandler`` takes the
-    directory offline (docs/semantics.md §4, §6.1). Before 1.0 the error only reaches the fetcher thread."""
+    directory offline (docs/semantics.md §4, §6.1). Before 1.0 the error halts the broker
+    (``fetch_error_outcome``)."""
     return error == "storage" and version.at_least("1.0")

@@ -34,7 +34,7 @@ def update_fetch_state(fetch_offset, leader_leo, now_ms, last_fetch_leader_leo, 
 
 
 def last_caught_up_after_fetch(fetch_offset, leader_leo, now_ms, last_fetch_leader_leo, last_fetch_time_ms,
-                               last_caught_up_ms, fetched=True, kafka_4485: bool = True, read_end_offset=None):
+                               last_caught_up_ms, fetched=True, kafka_4485: bool = True):
     """§1.1 lastCaughtUpTimeMs after a fetch at ``fetch_offset``; it never moves back.
 
     Caught up to the current leader LEO → now; else caught up to what the leader had at the previous
@@ -42,9 +42,10 @@ def last_caught_up_after_fetch(fetch_offset, leader_leo, now_ms, last_fetch_lead
     the max with the old value" (the old value is its own candidate when not caught up, and for the
     replicas that did not fetch: ``fetched`` False).
 
-    Before 0.10.2 (``kafka_4485`` False, ``Replica.updateLogReadResult`` of 0.9 – 0.10.1) only a fetch
-    whose read reached the leader's log end (``read_end_offset``: the fetch offset plus what it got)
-    counts: it sets now; any other leaves the value as it was.
+    Before 0.10.2 (``kafka_4485`` False) only a fetch that starts at the leader's LEO counts, and it sets now:
+    ``ReplicaManager.readFromLocalLog`` of 0.9 – 0.10.1 sets ``isReadFromLogEnd`` from the LEO before the read
+    minus the read's start (``fetchOffsetMetadata``, the fetch offset), so a follower whose every fetch finds new
+    messages never catches up however fast it reads (the bug KAFKA-4485 fixed).
     """
     fetch_offset = np.asarray(fetch_offset)
     if kafka_4485:
@@ -52,8 +53,6 @@ def last_caught_up_after_fetch(fetch_offset, leader_leo, now_ms, last_fetch_lead
     else:
         candidate = np.array(np.broadcast_to(last_caught_up_ms, np.broadcast_shapes(
             np.shape(last_caught_up_ms), np.shape(fetch_offset))), dtype=np.int64)
-        if read_end_offset is not None:
-            fetch_offset = np.asarray(read_end_offset)
     np.putmask(candidate, (fetch_offset >= leader_leo) & fetched, now_ms)
     return np.maximum(last_caught_up_ms, candidate, out=candidate)
 

@@ -274,8 +274,35 @@ class KafkaVersion:
 
     @property
     def unclean_config_triggers_election(self) -> bool:
-        """From 2.1 enabling ``unclean.leader.election.enable`` on a topic elects its offline partitions at once."""
+        """From 2.1 enabling ``unclean.leader.election.enable`` on a topic elects its offline partitions at once
+        (KAFKA-6835, ``TopicUncleanLeaderElectionEnable``)."""
         return self.at_least("2.1")
+
+    @property
+    def rebalance_during_reassignment(self) -> bool:
+        """The ZooKeeper controller's automatic preferred-leader election runs while partitions are being
+        reassigned from 3.4 (KAFKA-10149); up to 3.3 any reassignment in the cluster holds back every automatic
+        election (``checkAndTriggerAutoLeaderRebalance``: ``partitionsBeingReassigned.isEmpty``). KRaft's never
+        looks at reassignments."""
+        return self.at_least("3.4")
+
+    @property
+    def unclean_default_triggers_election(self) -> bool:
+        """From 2.0 enabling the cluster-wide default elects every offline partition at once (KAFKA-6526:
+        ``DynamicLogConfig.reconfigure`` → ``KafkaController.enableDefaultUncleanLeaderElection``)."""
+        return self.at_least("2.0")
+
+    @property
+    def min_isr_and_unclean_configs(self) -> bool:
+        """``min.insync.replicas`` (NotEnoughReplicas, KAFKA-1555) and the topic config
+        ``unclean.leader.election.enable`` (KAFKA-1028) came in 0.8.2; 0.8.0 – 0.8.1 refuse both names."""
+        return self.at_least("0.8.2")
+
+    @property
+    def reassignment_cancellable(self) -> bool:
+        """A started reassignment can be cancelled from 2.4 (KIP-455's AlterPartitionReassignments with a null
+        target); before, deleting the znode only stops the controller tracking it."""
+        return self.at_least("2.4")
 
     @property
     def verify_waits_for_every_reassignment(self) -> bool:

@@ -30,7 +30,8 @@ class StoryPair:
 STORIES: tuple[StoryPair, ...] = (
     StoryPair("kip16", "KIP-16: time-based ISR",
               "A short produce burst: before 0.9 a follower more than replica.lag.max.messages behind is dropped "
-              "from the ISR even while it keeps up; 0.9 judges followers by time (replica.lag.time.max.ms).",
+              "from the ISR even while it keeps up; KIP-16 (0.9) judges followers by time (replica.lag.time.max.ms), "
+              "shown at 0.10.2, where a fetch that finds new messages still counts (KAFKA-4485).",
               "kip16-before", "kip16-after"),
     StoryPair("kip164", "KIP-164: UnderMinIsrPartitionCount",
               "Two brokers die one after the other: URP cannot tell 'fewer copies' from 'acks=all writes rejected'; "

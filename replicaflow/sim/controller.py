@@ -130,11 +130,13 @@ class KafkaController:
         for p in offline:
             self.elect(int(p), now)
 
-    def unclean_election_enabled(self, now: int) -> None:
+    def unclean_election_enabled(self, now: int, by_default: bool = False) -> None:
         """A config change may have enabled unclean election: offline partitions that may now elect a live
-        replica do (from 2.1, ``KafkaController.processTopicUncleanLeaderElectionEnable``; KRaft's
-        controller acts on the config record too)."""
-        if not self.version.unclean_config_triggers_election:
+        replica do — a topic's config from 2.1 (``KafkaController.processTopicUncleanLeaderElectionEnable``), the
+        cluster-wide default (``by_default``) from 2.0 (``UncleanLeaderElectionEnable``, KAFKA-6526); KRaft's
+        controller acts on the config record too."""
+        if not (self.version.unclean_default_triggers_election if by_default
+                else self.version.unclean_config_triggers_election):
             return
         s = self.s
         live = (s.rbi >= 0) & s.up[np.maximum(s.rbi, 0)]
@@ -230,12 +232,15 @@ class KafkaController:
             self.elect(int(p), now, prefer_slot=0)
 
     def leader_rebalance(self, at: int) -> None:
-        """Timer: ``auto.leader.rebalance.enable`` — preferred leaders back where the imbalance rule says (§6)."""
+        """Timer: ``auto.leader.rebalance.enable`` — preferred leaders back where the imbalance rule says (§6). A
+        reassigning partition's preferred replica is the head of its combined list; on ZooKeeper up to 3.3 any
+        reassignment in the cluster holds back every election (``version.rebalance_during_reassignment``)."""
         s = self.s
         self._rebalance_at = -1
         preferred = s.rbi[:, 0]
-        ready = ((preferred >= 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)]
-                 & ~s.offline_replica[:, 0] & ~np.isin(np.arange(s.n_partitions), list(s.reassignments)))
+        ready = (preferred >= 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)] & ~s.offline_replica[:, 0]
+        if self.mode == election.ZOOKEEPER and s.reassignments and not self.version.rebalance_during_reassignment:
+            ready[:] = False
         leader = np.where(s.lslot >= 0, s.leader_bi(), -1)
         for p in np.nonzero(election.imbalanced_partitions(self.mode, preferred, leader, ready))[0]:
             self.elect(int(p), at, prefer_slot=0)

@@ -280,6 +280,11 @@ class Emitter:
         self._log("thread_died", now, s.broker_ids[s.rbi[p, slot]], offset=int(s.log_leo[p, slot]),
                   **self._fetch_error_fields(p, leader_bi))
 
+    def fetch_storage_halted(self, p: int, slot: int, leader_bi: int, now: int) -> None:
+        """Before 1.0: a storage error appending the fetched data of partition ``p`` halts the follower's broker."""
+        self._log("fetch_storage_halt", now, self.s.broker_ids[self.s.rbi[p, slot]],
+                  **self._fetch_error_fields(p, leader_bi))
+
     # ------------------------------------------------------------------ producers (§1.5)
     def produce_rejected(self, rows: np.ndarray, requests: np.ndarray, min_isr: np.ndarray, now: int) -> None:
         """The leader's NotEnoughReplicas rejections: one logged per request, as ReplicaManager.appendToLocalLog

@@ -105,11 +105,12 @@ class Engine:
         self.configs.cancel(now, event.partitions)
 
     def _config(self, now: int, event, where: str) -> None:
-        """``kafka-configs --alter``; enabling unclean election on a topic elects its offline partitions
-        at once from 2.1 (``KafkaController`` TopicUncleanLeaderElectionEnable, §6)."""
+        """``kafka-configs --alter``; enabling unclean election elects offline partitions at once: on a topic from
+        2.1, as the cluster-wide default from 2.0 (``KafkaController`` TopicUncleanLeaderElectionEnable,
+        UncleanLeaderElectionEnable, §6)."""
         self.configs.alter(now, event, where)
         if any(name == UNCLEAN_LEADER_ELECTION_ENABLE for name, _ in event.configs):
-            self.controller.unclean_election_enabled(now)
+            self.controller.unclean_election_enabled(now, by_default=event.entity_type == "broker")
 
     # ------------------------------------------------------------------ running
     def _dispatch(self, now: int) -> None:
@@ -158,7 +159,7 @@ class Engine:
         topo = self.fetchers.topology()
         leader_leo, produce_in = self.replica_manager.produce(now, topo)
         fetch = self.fetchers.fetch(now, topo, leader_leo, produce_in)
-        partition.record_fetches(fetch.fetched, fetch.leader_leo_grid, now, fetch.msgs)
+        partition.record_fetches(fetch.fetched, fetch.leader_leo_grid, now)
         self.fetchers.append(fetch, topo, now)
         partition.expand(fetch.fetched, topo, now)
         partition.shrink(now, topo, leader_leo)

@@ -150,7 +150,7 @@ class Faults:
     def fail_partition(self, now: int, event, where: str) -> None:
         """The follower gets ``error`` fetching the partition: failed (2.3+), thread dead (≤ 2.2), out of the thread
         until a new leader epoch (a fenced epoch, 2.1 – 2.2) or retried (§4); from 1.0 a storage error also fails
-        the replica's log directory (§6.1)."""
+        the replica's log directory (§6.1), before 1.0 it halts the broker."""
         s = self.s
         b, p = s.broker_index(event.broker, where), s.partition_row(event.topic, event.partition, where)
         slots = np.nonzero(s.rbi[p] == b)[0]
@@ -159,6 +159,10 @@ class Faults:
                                    f"{event.topic}-{event.partition} at {now - self.start_ms}ms")
         slot, leader = int(slots[0]), int(s.rbi[p, s.lslot[p]]) if s.lslot[p] >= 0 else -1
         outcome = fetch_error_outcome(self.version, event.error)
+        if outcome == "halted":
+            self.emit.fetch_storage_halted(p, slot, leader, now)
+            self._halt(b, now)
+            return
         if event.error == "fenced_leader_epoch":
             self.emit.partition_fenced(p, slot, leader, now)
         if outcome in ("failed", "fenced"):

@@ -91,14 +91,12 @@ class Partition:
         return self._view
 
     # ------------------------------------------------------------------ fetches (§1.1)
-    def record_fetches(self, fetched: np.ndarray, leader_leo_grid: np.ndarray, now: int,
-                       msgs: np.ndarray | None = None) -> None:
-        """updateFollowerFetchState for every ``fetched`` replica, at its pre-append offset, in place; before
-        0.10.2 the read's end (pre-append offset + ``msgs`` it got) decides whether it caught up."""
+    def record_fetches(self, fetched: np.ndarray, leader_leo_grid: np.ndarray, now: int) -> None:
+        """updateFollowerFetchState for every ``fetched`` replica, at its pre-append offset (the fetch offset), in
+        place; ``leader_leo_grid`` is the leader's LEO at the read, this tick's messages appended."""
         s = self.s
-        read_end = None if self._kafka_4485 or msgs is None else s.log_leo + msgs
         s.v_lcu = isr_rules.last_caught_up_after_fetch(s.log_leo, leader_leo_grid, now, s.v_lfl, s.v_lft, s.v_lcu,
-                                                       fetched, self._kafka_4485, read_end)
+                                                       fetched, self._kafka_4485)
         lfl = isr_rules.fetch_leader_leo_after_fetch(leader_leo_grid, s.v_lfl, self._leo_is_max)
         np.putmask(s.v_lfl, fetched, lfl)
         np.putmask(s.v_lft, fetched, now)

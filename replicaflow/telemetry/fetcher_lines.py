@@ -86,3 +86,17 @@ def thread_died(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         (SERVER, "\tat kafka.server.AbstractFetcherThread.processFetchRequest(AbstractFetcherThread.scala:210)"),
         (SERVER, "\tat kafka.server.AbstractFetcherThread.doWork(AbstractFetcherThread.scala:111)"),
     ]
+
+
+def fetch_storage_halt(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """ReplicaFetcherThread.processPartitionData before 1.0: a KafkaStorageException appending the fetched data is
+    FATAL and halts the broker (``Runtime.getRuntime.halt(1)``, 0.11 ``Exit.halt(1)``); 0.9 names no partition,
+    0.10.0 its TopicAndPartition. From 1.0 (KIP-112) the directory goes offline instead (``log_dir_failed``)."""
+    if v.at_least("1.0"):
+        raise ValueError(f"event 'fetch_storage_halt' is Kafka < 1.0 behaviour; {v} logs 'log_dir_failed'")
+    pre = fetcher_prefix(fam, e["broker"], e["leader"], e["fetcher_id"], v)
+    named = f" for {topic_partition_since(v, FETCHER_TP_SINCE, e['topic'], e['partition'])}" if v.at_least("0.10") else "."
+    return [(SERVER, format_line(e["ts_ms"], "FATAL", pre + f"Disk error while replicating data{named}",
+                                 FETCHER_THREAD_LOGGER)),
+            (SERVER, f"kafka.common.KafkaStorageException: I/O exception in append to log "
+                     f"'{e['topic']}-{e['partition']}'")]

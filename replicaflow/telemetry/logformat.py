@@ -17,6 +17,7 @@ from pathlib import Path
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.config_lines import config_changed
 from replicaflow.telemetry.fetcher_lines import (
+    fetch_storage_halt,
     fetcher_added,
     fetcher_removed,
     partition_failed,
@@ -392,6 +393,7 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "partition_failed": partition_failed,
     "partition_fenced": partition_fenced,
     "thread_died": thread_died,
+    "fetch_storage_halt": fetch_storage_halt,
     "reassignment_started": _reassignment_started,
     "reassignment_completed": _reassignment_completed,
     "broker_started": _broker_started,

@@ -406,6 +406,12 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     (T + "INFO [QuorumController id=6] Creating new QuorumController with clusterId MkU3OEVBNTcwNTJENDM2Qk. Eligible "
      "leader replicas enabled. (org.apache.kafka.controller.QuorumController)",
      {"kind": "controller_started", "broker": 6, "topic": None}),
+    # ReplicaFetcherThread.processPartitionData: a KafkaStorageException appending fetched data halts the broker;
+    # 0.9 names no partition, 0.10.0 the TopicAndPartition, 0.10.1 – 0.11 the TopicPartition
+    ("[2016-01-02 03:04:05,678] FATAL [ReplicaFetcherThread-0-1], Disk error while replicating data. "
+     "(kafka.server.ReplicaFetcherThread)", {"kind": "storage_halt", "topic": None}),
+    ("[2017-07-02 03:04:05,678] FATAL [ReplicaFetcherThread-0-1]: Disk error while replicating data for t-3 "
+     "(kafka.server.ReplicaFetcherThread)", {"kind": "storage_halt", "topic": "t", "partition": 3}),
 ]
 
 QUIET = [

@@ -296,7 +296,7 @@ def test_the_metric_tables_name_each_release_once():
 
 # ---------------------------------------------------------------------------------------------- §4 fetchers
 @pytest.mark.parametrize(("error", "at_0_11", "at_1_0", "at_2_2", "at_2_3"), [
-    ("storage", "thread_died", "retried", "retried", "failed"),
+    ("storage", "halted", "retried", "retried", "failed"),
     ("unexpected", "thread_died", "thread_died", "thread_died", "failed"),
     ("corrupt_records", "retried", "retried", "retried", "retried"),
     ("not_leader", "retried", "retried", "retried", "retried"),
@@ -306,7 +306,9 @@ def test_the_metric_tables_name_each_release_once():
 ])
 def test_fetch_error_outcomes_across_1_0_and_2_3(error, at_0_11, at_1_0, at_2_2, at_2_3):
     """AbstractFetcherThread.processFetchRequest: 0.11.0.0 catches CorruptRecordException (retried) and rethrows any
-    other Throwable as KafkaException("Error processing data for partition ...") (thread dies); 1.0.0 adds
+    other Throwable as KafkaException("Error processing data for partition ...") (thread dies), but
+    ReplicaFetcherThread.processPartitionData has already caught a KafkaStorageException and halted (0.9 – 0.11,
+    `Exit.halt(1)`); 1.0.0 adds
     `case e: KafkaStorageException => partitionsWithError += topicPartition` (retried, through 2.2.0); 2.3.0
     (KIP-461) handles KafkaStorageException and other Throwables with markPartitionFailed. Partition errors in the
     response (OFFSET_OUT_OF_RANGE, UNKNOWN_LEADER_EPOCH, NOT_LEADER_FOR_PARTITION, others) go to partitionsWithError

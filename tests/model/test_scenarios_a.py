@@ -133,11 +133,12 @@ def test_a9_min_isr():
 
 def test_a10_fetcher_failure_outcome_per_version():
     """AbstractFetcherThread.processFetchRequest: 2.3+ marks the partition failed (KIP-461); 1.0 – 2.2 retry a
-    KafkaStorageException (JBOD, KIP-112) and die on other unexpected errors; 0.11 dies on both."""
+    KafkaStorageException (JBOD, KIP-112) and die on other unexpected errors; 0.11 halts the broker on a storage
+    error (ReplicaFetcherThread.processPartitionData) and dies on the others."""
     assert fetcher.fetch_error_outcome(KafkaVersion.parse("2.3"), "storage") == "failed"
     assert fetcher.fetch_error_outcome(KafkaVersion.parse("2.2"), "storage") == "retried"
     assert fetcher.fetch_error_outcome(KafkaVersion.parse("1.0"), "storage") == "retried"
-    assert fetcher.fetch_error_outcome(KafkaVersion.parse("0.11"), "storage") == "thread_died"
+    assert fetcher.fetch_error_outcome(KafkaVersion.parse("0.11"), "storage") == "halted"
     assert fetcher.fetch_error_outcome(KafkaVersion.parse("2.2"), "unexpected") == "thread_died"
     assert fetcher.fetch_error_outcome(KafkaVersion.parse("2.3"), "unexpected") == "failed"
     assert fetcher.fetch_error_outcome(KafkaVersion.parse("3.7"), "fenced_leader_epoch") == "failed"

@@ -318,7 +318,51 @@ def test_enabling_unclean_election_on_a_topic_elects_its_offline_partitions_from
     assert engine.s.leader_id(0) == 3 and engine.controller.messages_lost[0] == 1990
 
 
+@pytest.mark.parametrize(("version", "topic_elects", "default_elects"),
+                         [("1.1", False, False), ("2.0", False, True), ("2.1", True, True)])
+def test_enabling_unclean_election_elects_at_once_per_release_and_entity(version, topic_elects, default_elects):
+    """Two commits: the cluster-wide default from 2.0 (KAFKA-6526: DynamicLogConfig.reconfigure calls
+    KafkaController.enableDefaultUncleanLeaderElection, whose UncleanLeaderElectionEnable event runs
+    triggerOnlinePartitionStateChange), the topic config from 2.1 (KAFKA-6835, TopicUncleanLeaderElectionEnable).
+    1.1 has neither: the partition stays offline until a replica's broker starts."""
+    for entity, elects in (({"topic": "t"}, topic_elects), ({"broker": "all"}, default_elects)):
+        engine, writer, logs = unclean_cluster(version, False)
+        engine.clock.add_events(parse_scenario(small(kafka={"version": version}, events=[{"at": "45s", "config": {
+            **entity, "unclean.leader.election.enable": "true"}}]), SCENARIOS, "<t>").events, "<t>")
+        run_until(engine, 46)
+        assert engine.s.leader_id(0) == (3 if elects else -1), (version, entity)
+
+
 # ------------------------------------------------------------------ preferred-leader rebalance
+def _rebalance_during_a_move(version: str, controller: str) -> tuple:
+    """a-0 [1,2] led by 2 after broker 1's controlled shutdown and return; c-0 [2,3] moved to [3,1] at 30 s under a
+    1MB/s throttle (1 GB: still moving at 400 s, replicas [3,1,2], ISR [2,3]). Leaders of a-0 and c-0 at 400 s."""
+    t = {"replication_factor": 2, "partitions": 1, "produce_rate": "0B/s", "message_size": "1KB"}
+    engine, _, _ = started(small(
+        duration="400s", tick="1s", kafka={"version": version, "controller": controller, "auto_leader_rebalance": True},
+        topics=[{**t, "name": "a", "assignment": [[1, 2]], "initial_size": "1MB"},
+                {**t, "name": "c", "assignment": [[2, 3]], "initial_size": "1GB"}],
+        events=[{"at": "10s", "broker_down": {"broker": 1, "controlled": True}}, {"at": "20s", "broker_up": 1},
+                {"at": "30s", "throttle": "1MB/s", "reassign": {"version": 1, "partitions": [
+                    {"topic": "c", "partition": 0, "replicas": [3, 1]}]}}]))
+    run_until(engine, 400)
+    assert engine.s.reassignments, "c-0 still moving"
+    return engine.s.leader_id(0), engine.s.leader_id(1)
+
+
+@pytest.mark.parametrize(("version", "controller", "leaders"), [
+    ("3.3", "zookeeper", (2, 2)),   # partitionsBeingReassigned.isEmpty fails: no automatic election at all
+    ("3.4", "zookeeper", (1, 3)),   # KAFKA-10149: a-0 back to 1, and c-0 to the head of [3,1,2], in its ISR
+    ("3.7", "kraft", (1, 3)),       # maybeBalancePartitionLeaders never looks at reassignments
+])
+def test_auto_rebalance_while_a_partition_is_being_reassigned(version, controller, leaders):
+    """KafkaController.checkAndTriggerAutoLeaderRebalance up to 3.3.2 keeps a candidate only while
+    `controllerContext.partitionsBeingReassigned.isEmpty`; 3.4.0 dropped the condition (KAFKA-10149), so a
+    reassigning partition whose preferred replica (its assignment's head) is alive and in the ISR is elected too.
+    KRaft's ReplicationControlManager.maybeBalancePartitionLeaders has no such condition in any release."""
+    assert _rebalance_during_a_move(version, controller) == leaders
+
+
 @pytest.mark.parametrize(("controller", "back_at_s"), [("zookeeper", 305), ("kraft", 310)])
 def test_auto_leader_rebalance_moves_leadership_back_on_the_check_interval(controller, back_at_s):
     """Broker 1 shuts down at 10 s and returns at 20 s; partitions it prefers stay led by 2. ZooKeeper's

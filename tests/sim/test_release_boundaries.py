@@ -70,15 +70,35 @@ def test_caught_up_follower_outside_the_isr_holds_the_hw(version, hw_held):
 
 def test_caught_up_rule_before_and_after_0_10_2():
     """Replica.updateLogReadResult: from 0.10.2 a fetch reaching the leader LEO of the previous fetch is caught
-    up as of that fetch (A1: lastCaughtUp = t1); before (0.9 – 0.10.1, ``isReadFromLogEnd``), only a fetch
-    whose read reached the log end counts."""
+    up as of that fetch (A1: lastCaughtUp = t1). On 0.9 – 0.10.1 ReplicaManager.readFromLocalLog sets
+    ``isReadFromLogEnd`` from the LEO before the read minus the read's start (``fetchOffsetMetadata``, the
+    fetch offset): only a fetch that starts at the leader's LEO counts, however far its read gets."""
     t1, t2 = 1000, 2000
     after = isr.last_caught_up_after_fetch(np.array([10]), 15, t2, 10, t1, np.array([0]), True, kafka_4485=True)
     before = isr.last_caught_up_after_fetch(np.array([10]), 15, t2, 10, t1, np.array([0]), True, kafka_4485=False)
     assert after.tolist() == [t1] and before.tolist() == [0]
-    read_to_end = isr.last_caught_up_after_fetch(np.array([10]), 15, t2, 10, t1, np.array([0]), True,
-                                                 kafka_4485=False, read_end_offset=np.array([15]))
-    assert read_to_end.tolist() == [t2]                 # the read reached the log end: caught up now
+    at_end = isr.last_caught_up_after_fetch(np.array([15]), 15, t2, 10, t1, np.array([0]), True, kafka_4485=False)
+    assert at_end.tolist() == [t2]                      # it asked for nothing new: caught up now
+
+
+@pytest.mark.parametrize(("version", "shrinks"), [("0.10.1", True), ("0.10.2", False)])
+def test_steady_produce_churns_the_isr_only_before_0_10_2(version, shrinks):
+    """KAFKA-4485 on a whole run: 100 kB/s of 1 kB messages, no fault. On 0.10.1 every fetch finds new messages,
+    so no follower is ever caught up (readFromLocalLog's start-offset test): both leave at the first check after
+    lag (20 s, the check running every lag) and join again once a fetch reaches the HW, which only the ISR holds
+    there (§1.5); at every later check they leave again. On 0.10.2 the ISR stays whole."""
+    from tests.sim.conftest import simulate, small
+
+    run = simulate(small(duration="45s", kafka={"version": version, "replica_lag_time_max": "10s"}))
+    isr_rows = run.table("telemetry", "isr")
+    t_s = ((isr_rows["ts_ms"] - run.scenario.start_ms) / 1000).tolist()
+    sizes = [len(i) for i in isr_rows["isr"]]
+    if not shrinks:
+        assert sizes == [3]
+        return
+    left = [t for t, n in zip(t_s, sizes, strict=True) if n == 1]
+    assert left == [20.0, 30.0, 40.0]                   # each check every lag (10 s) from the broker's start
+    assert all(n in (1, 2, 3) for n in sizes) and sizes[-1] == 3
 
 
 def test_0_8_2_new_leader_forgets_follower_offsets():

@@ -419,6 +419,43 @@ def test_a_scenario_in_utf16_without_byte_order_mark_is_named(tmp_path: Path):
                                "every character); save it as UTF-8")
 
 
+@pytest.mark.parametrize(("version", "mutate", "expected"), [
+    # LogConfig of 0.8.1.1 has no min.insync.replicas, KafkaConfig neither (KAFKA-1555 and KAFKA-1028: 0.8.2)
+    ("0.8.1", _set("topics/0/min_insync_replicas", 2),
+     "topics[0].min_insync_replicas: expected no min ISR: Kafka has min.insync.replicas from 0.8.2, this cluster "
+     "runs 0.8.1"),
+    ("0.8.1", _set("cluster/min_insync_replicas", 2), "cluster.min_insync_replicas: expected no min ISR"),
+    ("0.8.1", _event({"at": "1m", "config": {"topic": "orders", "unclean.leader.election.enable": "false"}}),
+     f"events[{N}].config.unclean.leader.election.enable: expected a config of this release, found "
+     "unclean.leader.election.enable, which Kafka has from 0.8.2 (this cluster runs 0.8.1)"),
+    # AlterPartitionReassignments (KIP-455) first exists in 2.4.0's ApiKeys
+    ("2.3", _event({"at": "3m", "cancel_reassignment": {}}),
+     f"events[{N}].cancel_reassignment: expected no cancel_reassignment: Kafka cancels a reassignment from 2.4 "
+     "(KIP-455, AlterPartitionReassignments), this cluster runs 2.3"),
+])
+def test_configs_and_events_a_release_does_not_have_are_refused(tmp_path: Path, version, mutate, expected):
+    data = copy.deepcopy(BASE)
+    data["kafka"]["version"] = version
+    data["events"] = [e for e in data["events"] if "reassign" not in e]  # a throttle needs 0.10.1
+    data["events"].extend({"at": f"{k + 1}s", "produce_burst": {"topic": "orders", "rate": "1MB/s", "for": "1s"}}
+                          for k in range(N - len(data["events"])))
+    mutate(data)
+    with pytest.raises(ReplicaflowError) as info:
+        parse_scenario(data, tmp_path, "scenario.yaml")
+    assert expected in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("version", ["0.8.2", "2.4"])
+def test_the_same_configs_and_events_from_their_release(tmp_path: Path, version):
+    data = copy.deepcopy(BASE)
+    data["kafka"]["version"] = version
+    data["events"] = [{"at": "1m", "config": {"topic": "orders", "unclean.leader.election.enable": "false"}}]
+    if version == "2.4":
+        data["events"].append({"at": "3m", "cancel_reassignment": {}})
+    data["topics"][0]["min_insync_replicas"] = 2
+    assert parse_scenario(data, tmp_path, "scenario.yaml").kafka.version == version
+
+
 def test_missing_scenario_file(tmp_path: Path):
     with pytest.raises(ReplicaflowError, match=rf"^{tmp_path / 'nope.yaml'}: scenario file does not exist"):
         load_scenario(tmp_path / "nope.yaml")

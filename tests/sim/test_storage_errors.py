@@ -1,5 +1,5 @@
 """A follower's fetch error at the releases where Kafka changed what it does (docs/semantics.md §4, §6.1): the
-storage error at 0.11/1.0 (the thread dies; from 1.0 the log directory fails) and 2.2/2.3 (retried with the
+storage error at 0.11/1.0 (the broker halts; from 1.0 the log directory fails) and 2.2/2.3 (retried with the
 thread alive; from 2.3 marked failed first), and the unexpected error at 2.2/2.3 (the thread dies; KIP-461
 isolates the partition).
 
@@ -42,9 +42,10 @@ def outcome(version: str, error: str, dirs: list[str] | None = None) -> dict:
 
 
 @pytest.mark.parametrize(("version", "dirs", "isr", "down", "offline", "logged"), [
-    # AbstractFetcherThread 0.11: any exception appending data but corrupt records kills the thread, so t-1
-    # stops too and both leave the ISR at the 15 s check (no OfflineReplicaCount before 1.0)
-    ("0.11", TWO_DIRS, [(15.0, 0, [1, 3]), (15.0, 1, [1, 3])], [], None, ["thread_died"]),
+    # ReplicaFetcherThread.processPartitionData 0.9 – 0.11 catches the KafkaStorageException itself: FATAL "Disk
+    # error while replicating data", then Exit.halt(1) whatever the directories: a crash, removed from both ISRs
+    # after the 6 s session (no OfflineReplicaCount before 1.0)
+    ("0.11", TWO_DIRS, [(11.0, 0, [1, 3]), (11.0, 1, [1, 3])], [(5.0, 2)], None, ["fetch_storage_halt"]),
     # 1.0: Log.maybeHandleIOException hands the directory to the LogDirFailureChannel: with one directory
     # LogManager.handleLogDirFailure halts the broker, a crash removed from the ISRs after the 6 s session
     ("1.0", None, [(11.0, 0, [1, 3]), (11.0, 1, [1, 3])], [(5.0, 2)], [0.0, None, 0.0], ["log_dir_failed"]),
@@ -108,3 +109,25 @@ def test_a_fenced_leader_epoch_before_2_1_is_refused():
     """FENCED_LEADER_EPOCH came with KIP-320 (Errors.java at 2.1.0): a 2.0 fetcher can never receive it."""
     with pytest.raises(ReplicaflowError, match=r"fail_partition\.error: .*needs Kafka 2\.1\+ \(KIP-320\), found 2\.0"):
         simulate(story("2.0", "fenced_leader_epoch", None))
+
+
+@pytest.mark.parametrize(("version", "line"), [
+    ("0.9", "FATAL [ReplicaFetcherThread-0-1], Disk error while replicating data. (kafka.server.ReplicaFetcherThread)"),
+    ("0.10.0", "FATAL [ReplicaFetcherThread-0-1], Disk error while replicating data for [t,0] "
+               "(kafka.server.ReplicaFetcherThread)"),
+    ("0.11", "FATAL [ReplicaFetcherThread-0-1]: Disk error while replicating data for t-0 "
+             "(kafka.server.ReplicaFetcherThread)"),
+])
+def test_the_halt_is_logged_as_each_release_writes_it(version, line):
+    """ReplicaFetcherThread.processPartitionData: `fatal("Disk error while replicating data.", e)` at 0.9, then with
+    the TopicAndPartition (0.10.0) or TopicPartition (0.10.1+), and the exception's first line under it."""
+    from replicaflow.model.version import KafkaVersion
+    from replicaflow.telemetry.logformat import render_logs
+
+    logs: list = []
+    simulate(story("0.11", "storage", None), log_events=logs)
+    halt = [e for e in logs if e["kind"] == "fetch_storage_halt"]
+    assert len(halt) == 1 and halt[0]["broker"] == 2
+    got = render_logs(halt, KafkaVersion.parse(version))["broker-2/server.log"]
+    assert got[0].split(" ", 2)[2] == line
+    assert got[1] == "kafka.common.KafkaStorageException: I/O exception in append to log 't-0'"

@@ -8,9 +8,11 @@ import math
 from replicaflow.errors import show
 from replicaflow.model.configs import (
     DEFAULT_BROKER,
+    MIN_ISR,
     REASSIGNMENT_RATES,
     REPLICATION_RATES,
     THROTTLED_REPLICAS_LISTS,
+    UNCLEAN_LEADER_ELECTION_ENABLE,
 )
 from replicaflow.model.fetcher import fetch_error_problem
 from replicaflow.model.log_dirs import jbod_problem
@@ -140,7 +142,12 @@ def check_references(s: Scenario, events: list[tuple[int, object, str | None]], 
         problem = jbod_problem(s.version, s.kafka.controller, len(b.log_dirs))
         if problem is not None:
             problems.add(("cluster", "brokers", i, "log_dirs"), f"expected one directory: {problem}")
+    no_min_isr = f"expected no min ISR: Kafka has min.insync.replicas from 0.8.2, this cluster runs {s.version}"
+    if s.cluster.min_insync_replicas != 1 and not s.version.min_isr_and_unclean_configs:
+        problems.add(("cluster", "min_insync_replicas"), no_min_isr)
     for i, t in enumerate(s.topics):
+        if t.min_insync_replicas is not None and not s.version.min_isr_and_unclean_configs:
+            problems.add(("topics", i, "min_insync_replicas"), no_min_isr)
         if t.replication_factor > len(refs.ids):
             problems.add(("topics", i, "replication_factor"),
                          f"expected at most the {len(refs.ids)} brokers of the cluster, found {t.replication_factor}")
@@ -211,6 +218,9 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
         if ev.partitions == ():  # the rate spread over no partition: a division by zero mid-run
             problems.add(body + ("partitions",), "expected at least one partition (leave it out for all), found []")
     if isinstance(ev, CancelReassignmentEvent):
+        if not s.version.reassignment_cancellable:
+            problems.add(body, f"expected no cancel_reassignment: Kafka cancels a reassignment from 2.4 (KIP-455, "
+                               f"AlterPartitionReassignments), this cluster runs {s.version}")
         for j, (topic, partition) in enumerate(ev.partitions or ()):
             refs.topic_partition(topic, partition, body + ("partitions", j))
     if isinstance(ev, ReassignEvent):
@@ -260,6 +270,10 @@ def _check_config(s: Scenario, ev: ConfigEvent, body: tuple, refs: _References) 
     if ev.entity_type == "broker" and ev.entity != DEFAULT_BROKER:
         refs.broker(int(ev.entity), body + ("broker",))
     for name, value in ev.configs:
+        if name in (MIN_ISR, UNCLEAN_LEADER_ELECTION_ENABLE) and not s.version.min_isr_and_unclean_configs:
+            refs.problems.add(body + (name,), f"expected a config of this release, found {name}, which Kafka has "
+                                              f"from 0.8.2 (this cluster runs {s.version})")
+            continue
         if name in (*REPLICATION_RATES, *THROTTLED_REPLICAS_LISTS) and not s.version.replication_throttles:
             refs.problems.add(body + (name,), f"expected a config of this release, found a KIP-73 replication "
                                               f"throttle, which Kafka has from 0.10.1 (this cluster runs {s.version})")

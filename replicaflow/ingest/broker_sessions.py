@@ -102,10 +102,12 @@ def _halted_by(halts: DataFrame, events: DataFrame) -> DataFrame:
             .groupBy("cluster", "source", "line_number").agg(F.max_by("by", "by_at").alias("halted_by")))
 
 
-def unregistered(events: DataFrame, failing: Column) -> DataFrame:
+def unregistered(events: DataFrame, failing: Column, up_from_start: DataFrame | None = None) -> DataFrame:
     """Event rows (state ``NOT_REGISTERED``, the broker as ``target_broker``) for each broker that a
     new ZooKeeper controller's `Currently active brokers in the cluster: Set(…)` leaves out while the lines before
-    have it up (its last lifecycle row up, or none and a line of its own before).
+    have it up (its last lifecycle row up, or none and a line of its own before, or none and ``up_from_start``:
+    ``cluster, ts_ms, broker`` of a broker the rebuild has up from the start as a replica's, with no line of its
+    own — a public 2.5 controller's broker, its own lines in a file not read, stayed up past that list).
 
     That list is the controller's whole view (KafkaController.initializeControllerContext): a broker not in it has no
     registration in ZooKeeper, its session gone with no failure callback, since the controller that would have logged
@@ -129,6 +131,10 @@ def unregistered(events: DataFrame, failing: Column) -> DataFrame:
             .groupBy("cluster", F.col("broker").alias("b"))
             .agg(F.min(F.struct("ts_ms", "source", "line_number")).alias("w"))
             .select("cluster", "b", F.lit("seen").alias("state"), "w"))
+    if up_from_start is not None:
+        origin = F.struct("ts_ms", F.lit("").alias("source"), F.lit(0).cast("long").alias("line_number"))
+        seen = seen.unionByName(up_from_start.select("cluster", F.col("broker").alias("b"), F.lit("seen").alias("state"),
+                                                     origin.alias("w")))
     before = (words.unionByName(seen).join(F.broadcast(active), "cluster").where(F.col("w") < F.col("at"))
               .where(~F.array_contains("listed", F.col("b")))
               .groupBy(*line, "broker", "b")

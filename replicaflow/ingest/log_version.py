@@ -37,10 +37,11 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"Successfully updated assignment of partition", "2.4", None),
     (r"addingReplicas=\[", "2.4", None),  # LeaderAndIsrPartitionState (KIP-455), KRaft's records
     (r"starts at Leader Epoch", "0.11", "2.4"),
-    # Partition.makeLeader 2.5 (server.log); 2.6+ writes `Leader t-p ...` and `Follower t-p ...` in state-change.log
-    # (the topic a whole word: `Follower test2-2 starts ...` of 2.6-3.2 is no match at `est2-2`)
+    # Partition.makeLeader 2.4.1 – 2.5 (server.log; 2.4.0 `starts at Leader Epoch`, a 2.4.1 cluster prints `Kafka
+    # version: 2.4.1`); 2.6+ writes `Leader t-p ...` and `Follower t-p ...` in state-change.log (the topic a whole
+    # word: `Follower test2-2 starts ...` of 2.6-3.2 is no match at `est2-2`)
     (r"(?<![^\s\]])(?<!Leader )(?<!Follower )\S+-\d+ starts at leader epoch \d+ from offset \d+ with high watermark "
-     r"\d+\. Prev", "2.5", "2.5"),
+     r"\d+\. Prev", "2.4", "2.5"),
     (r"has an older epoch \(-?\d+\) than the current leader", "2.1", None),
     (r"Removing partition \S+ from the list of reassigned", "1.1", "1.1"),
     (r"Removing partitions Set\(", "2.0", "2.3"),

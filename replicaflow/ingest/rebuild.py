@@ -208,8 +208,10 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     sessions = events
     if any(p["active_set"] for p in periods.values()):
         failing = [m["cluster"] for m in metas if KafkaVersion.parse(m["kafka_version"]).at_least(OFFLINE_AT_FAILOVER)]
-        sessions = events.unionByName(unregistered(events, F.col("cluster").isin(*failing)).localCheckpoint(eager=False),
-                                      allowMissingColumns=True)
+        replicas = [(n, clusters[n].start_ms, b) for n, b in _replica_brokers(clusters, seen)[0]]
+        up_from_start = local_frame(spark, replicas, "cluster string, ts_ms long, broker int") if replicas else None
+        sessions = events.unionByName(unregistered(events, F.col("cluster").isin(*failing), up_from_start)
+                                      .localCheckpoint(eager=False), allowMissingColumns=True)
     brokers = _brokers(spark, sessions, clusters, seen).localCheckpoint(eager=False)
     histories = _histories(events, clusters, seen)
     isr, leaders = _isr_and_leaders(spark, parsed, sessions, clusters, tz, brokers, assigned_rows(spark, histories))
@@ -430,11 +432,10 @@ def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> li
     return [h for i, h in enumerate(hist) if i == 0 or h[1] != hist[i - 1][1]]
 
 
-def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster],
-             shown: dict[tuple[str, str, int], Seen]) -> DataFrame:
-    """Lifecycle lines as up/down rows; a broker logging (or listed, or with no describe shown holding a
-    replica) before any lifecycle line is up from the start. A KRaft controller that holds no replica anywhere
-    is no broker (``holders.controllers_alone``)."""
+def _replica_brokers(clusters: dict[str, _Cluster], shown: dict[tuple[str, str, int], Seen]
+                     ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """(listed, holders) per cluster: the brokers up from the start as replicas' (the describe's and the log-dirs
+    answer's, or without a describe those the lines show holding a replica), and those with the lines' holders."""
     listed, holders = [], []
     for name, c in clusters.items():
         ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()
@@ -444,6 +445,15 @@ def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluste
             ids |= lines
         listed += [(name, b) for b in sorted(ids)]
         holders += [(name, b) for b in sorted(ids | lines)]
+    return listed, holders
+
+
+def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster],
+             shown: dict[tuple[str, str, int], Seen]) -> DataFrame:
+    """Lifecycle lines as up/down rows; a broker logging (or listed, or with no describe shown holding a
+    replica) before any lifecycle line is up from the start. A KRaft controller that holds no replica anywhere
+    is no broker (``holders.controllers_alone``)."""
+    listed, holders = _replica_brokers(clusters, shown)
     alone = controllers_alone(events)
     if holders:
         alone = alone.join(local_frame(spark, holders, "cluster string, broker int"), ["cluster", "broker"], "left_anti")

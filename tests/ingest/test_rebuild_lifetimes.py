@@ -1,7 +1,8 @@
 """Lives the lines split: a partition deleted and created again under its name, a leader elected from an ISR no
-line of the files shows, a broker whose own lines prove it ran, a second process of a running broker. Real lines of
-three public clusters (tests/ingest/data/real_files/README.md, ``lifetimes/``), one cluster per case, analyzed as
-`replicaflow analyze --logs --cluster-from-path` does (docs/real-cluster.md)."""
+line of the files shows, a broker whose own lines prove it ran, a second process of a running broker, a broker a
+new controller does not list. Real lines of four public clusters (tests/ingest/data/real_files/README.md,
+``lifetimes/``), one cluster per case, analyzed as `replicaflow analyze --logs --cluster-from-path` does
+(docs/real-cluster.md)."""
 
 from __future__ import annotations
 
@@ -117,3 +118,17 @@ def test_a_broker_that_starts_a_controlled_shutdown_was_up(out):
     rows = [(_clock(r["ts_ms"]), r["broker"], r["state"]) for r in _rows(out, "telemetry/brokers", "stopping21")
             if r["broker"] == 2]
     assert rows[-3:] == [("23:37:46.174", 2, "down"), ("02:32:35.528", 2, "up"), ("02:32:39.482", 2, "down")]
+
+
+def test_a_broker_only_named_as_a_replica_is_down_from_a_new_controllers_list_without_it(out):
+    """KafkaController.initializeControllerContext (2.5.1) logs `Currently active brokers in the cluster: Set(1, 2)`
+    from ZooKeeper's registrations: broker 0, the old controller, whose own lines are in a file not read
+    (kafkaServer.out), had none. It was up from the start only as a replica of the LeaderAndIsr requests' lists; now
+    it is down from that line, so once 2 and then 1 shut down, first-topic-0 and -1 (ISR [1]) have no live broker:
+    offline for the 6.267 s from 1's `shut down completed` to the end of the logs (two partitions: 0.209
+    partition-minutes). Before, broker 0 stayed up and nothing went offline."""
+    states = [(_clock(r["ts_ms"]), r["broker"], r["state"]) for r in _rows(out, "telemetry/brokers", "unregistered25")]
+    assert states == [("00:53:00.000", 0, "up"), ("00:53:06.296", 1, "up"), ("00:53:07.453", 0, "down"),
+                      ("00:53:07.453", 2, "up"), ("00:53:13.334", 2, "down"), ("00:53:23.733", 1, "down")]
+    summary = _summary(out, "unregistered25")
+    assert (summary["peak_offline"], summary["offline_minutes"]) == (2, 0.209)

@@ -68,11 +68,14 @@ def test_version_forms_pick_the_earliest_release_they_allow():
     assert infer_version(seen(r"Added fetcher to broker ", r"zkVersion updated to")) == ("2.1", "2.7")
     # Partition.makeLeader/makeFollower name the previous leader from 3.6.0 (3.5.x: `Previous leader epoch was`)
     assert infer_version(seen(r"with topic id ", r"Previous leader (?:Some|None)")) == ("3.6", None)
-    # Partition.makeLeader: `starts at Leader Epoch` 0.11.0.0 - 2.4.0, 2.5.0 `... with high watermark H. Previous`
+    # Partition.makeLeader: `starts at Leader Epoch` 0.11.0.0 - 2.4.0, 2.4.1 - 2.5 `... with high watermark H. Previous`
     assert infer_version(seen(r"Successfully updated assignment of partition", r"starts at Leader Epoch")) == \
         ("2.4", "2.4")
-    two_five = next(p for p, first, _ in FORMS if first == "2.5" and "high watermark" in p)
-    assert infer_version(seen(r"Successfully updated assignment of partition", two_five)) == ("2.5", "2.5")
+    two_five = next(p for p, first, _ in FORMS if first == "2.4" and "high watermark" in p)
+    assert infer_version(seen(r"Successfully updated assignment of partition", two_five)) == ("2.4", "2.5")
+    assert infer_version(seen(r"Added fetcher to broker \d", two_five)) == ("2.5", "2.5")
+    # a public 2.4.1 cluster (sweep 7) was read as 2.5 over its brokers' own `Kafka version: 2.4.1` lines
+    assert release_of(seen(two_five), ["2.4.1"]) == ("2.4.1", "version line", "2.4.1")
     assert re.search(two_five, "[Partition t-0 broker=1] t-0 starts at leader epoch 5 from offset 12 with high "
                                "watermark 10. Previous leader epoch was 4.")
     for topic in ("t-0", "test2-2"):  # a real 2.7 follower line: the topic is a whole word, not its tail `est2-2`

@@ -434,8 +434,7 @@ def _from_whole_lines(seen: Seen, moves: list[replay.Move], start_ms: int) -> li
 
 def _replica_brokers(clusters: dict[str, _Cluster], shown: dict[tuple[str, str, int], Seen]
                      ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """(listed, holders) per cluster: the brokers up from the start as replicas' (the describe's and the log-dirs
-    answer's, or without a describe those the lines show holding a replica), and those with the lines' holders."""
+    """(listed, holders): brokers up from the start as the describe's, log-dirs' or lines' replicas; with holders."""
     listed, holders = [], []
     for name, c in clusters.items():
         ids = {b for p in c.inputs.topics.partitions.values() for b in p.replicas} if c.inputs.topics else set()

@@ -125,10 +125,14 @@ def _fetch_utilization(s, leo_prev: np.ndarray, sample_ms: int, cap_bps: float) 
 
 def _utilization(engine: Engine, now: int, rates_in: np.ndarray, rates_out: np.ndarray) -> np.ndarray:
     """[side, broker] the share of each limit used: leader / follower quota (this mode's rows), NIC out / in
-    (the per-partition fetch row is filled by the caller, :func:`_fetch_utilization`)."""
+    (the per-partition fetch row is filled by the caller, :func:`_fetch_utilization`).
+
+    The quota's rate is read at ``now + tick``, where ``ReplicationQuotaManager.throttle`` bounds the tick's
+    fetches: the fetcher manager records the tick ending at ``now`` at ``now``. Read at ``now``, the bytes sat
+    over one tick less of the sensor's life, and the first samples read up to twice the throttle."""
     q = engine.quotas
     rows = (LEADER_REASSIGNMENT, FOLLOWER_REASSIGNMENT) if q.kip542 else (LEADER_REPLICATION, FOLLOWER_REPLICATION)
-    rate = q.rates_bps(now)
+    rate = q.rates_bps(now + engine.scenario.tick_ms)
     out = np.zeros((len(SIDES), engine.s.n_brokers))
     for i, r in enumerate(rows):
         limit = q.limit_bps[r]

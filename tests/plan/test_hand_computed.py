@@ -51,6 +51,16 @@ def test_a_binding_throttle_stays_the_bottleneck():
     assert "limit_bps" not in r.bottleneck
 
 
+def test_the_binding_quotas_peak_use_is_the_throttle_plus_at_most_one_fetch():
+    """At 15MB/s the leader quota of broker 1 moves 15MB/s (docs/semantics.md §5.1: one 1 MiB fetch of
+    overshoot at most, over the 10-11 s the sampled rate spans). Its peak use read 200 % of the limit: the
+    quota's rate was read one tick before the instant its windows had recorded the bytes for."""
+    r = run(15e6)
+    assert 1.0 <= r.bottleneck["peak_utilization"] <= 1.0 + FETCH_MAX_BYTES / 15e6 / 10
+    leader = next(b for b in r.brokers if b["broker"] == 1)
+    assert leader["replication_out_peak_bps"] == pytest.approx(15e6, rel=0.01)
+
+
 def test_the_answer_says_why_a_higher_throttle_does_not_help():
     from replicaflow.plan.choose import Choice
     from replicaflow.plan.render import console_text

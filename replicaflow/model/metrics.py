@@ -98,6 +98,19 @@ BY_JMX = {m.jmx: m for m in BROKER_METRICS}
 TRAFFIC_METRICS = ("ReplicationBytesInPerSec", "ReplicationBytesOutPerSec",
                    "ReassignmentBytesInPerSec", "ReassignmentBytesOutPerSec")
 
+# Broker metrics read from a telemetry table that only replica offsets or byte counts fill (docs/metrics.md):
+# short name → that table. A cluster rebuilt from its logs alone has neither (its ``_meta.json`` provenance
+# says "unknown", docs/real-cluster.md), so these metrics are unknown there, not 0.
+SOURCE_TABLES = {"MaxLag": "replica_offsets", "ReassignmentMaxLag": "replica_offsets",
+                 **dict.fromkeys(TRAFFIC_METRICS, "traffic")}
+
+
+def unknown_metrics(provenance: dict | None) -> frozenset[str]:
+    """JMX names of the broker metrics whose table ``provenance`` (table → origin) marks "unknown"."""
+    gone = {table for table, origin in (provenance or {}).items() if origin == "unknown"}
+    return frozenset(BY_SHORT[short].jmx for short, table in SOURCE_TABLES.items() if table in gone)
+
+
 # Meters of the produce requests a leader rejects (telemetry `produce_errors`, docs/semantics.md §1.5).
 PRODUCE_ERROR_METERS = ("FailedProduceRequestsPerSec", "ErrorsPerSec")
 

@@ -48,6 +48,9 @@ def cluster_rows(s: Mapping) -> Rows:
     if s.get("unclean_elections") or s.get("messages_lost"):
         rows.insert(-1, ("unclean elections", f"{s.get('unclean_elections') or 0:,} (leader outside the ISR), "
                                               f"{_count(s.get('messages_lost', 0))} messages lost"))
+    if s.get("peak_failed_partitions"):
+        rows.insert(-1, ("failed partitions", f"peak {s['peak_failed_partitions']:,} (a replica fetcher marked them "
+                                              "failed and stopped fetching them, KIP-461)"))
     p = s.get("reassignment_progress")
     if p:
         if p["moves_that_cannot_finish"]:

@@ -278,6 +278,16 @@ def test_the_terminal_summary_writes_counts_as_the_cards_do():
     assert rows["unclean elections"] == "2 (leader outside the ISR), unknown messages lost"
 
 
+def test_the_terminal_summary_names_failed_partitions():
+    """KIP-461: a partition a replica fetcher marked failed stays out of the ISR until its broker restarts; the
+    report's card and summary.json had the peak, the terminal of `analyze` said nothing of it."""
+    rows = cluster_rows({**HEADLINES["alpha"], "peak_failed_partitions": 3})
+    assert dict(rows)["failed partitions"] == \
+        "peak 3 (a replica fetcher marked them failed and stopped fetching them, KIP-461)"
+    assert [label for label, _ in rows][-2:] == ["failed partitions", "reassignments"]
+    assert "failed partitions" not in dict(cluster_rows({**HEADLINES["alpha"], "peak_failed_partitions": 0}))
+
+
 def test_a_release_inferred_from_log_lines_is_said_with_the_releases_they_allow():
     """ingest/log_version.infer_version takes the earliest release the lines allow, and 3.6 to 4.x read alike:
     "Kafka: 3.6" read as if the cluster ran 3.6 when the simulator had written 3.7's lines. The terminal and

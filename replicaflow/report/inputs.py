@@ -329,7 +329,9 @@ def _plan(analysis: Analysis, cluster: str) -> str:
     if moves.empty:
         return "no reassignment"
     parts = moves[["topic", "partition"]].drop_duplicates()
-    size = moves["bytes_to_move"].dropna().sum()
+    sizes = moves["bytes_to_move"].dropna()
+    # no log line carries a size (docs/real-cluster.md): all null is unknown, not 0B; some null, at least that
+    size = "bytes to copy unknown" if sizes.empty else \
+        f"{'at least ' if len(sizes) < len(moves) else ''}{format_bytes(float(sizes.sum()))} to copy"
     dest = ", ".join(str(b) for b in sorted(moves["replica"].unique()))
-    return (f"{len(parts)} partition(s), {len(moves)} adding replica(s) onto broker(s) {dest}, "
-            f"{format_bytes(float(size))} to copy")
+    return f"{len(parts)} partition(s), {len(moves)} adding replica(s) onto broker(s) {dest}, {size}"

@@ -113,6 +113,21 @@ def test_throttle_in_force_own_config_over_the_default(throttled):
     assert inputs.throttle_series(changes, FOLLOWER_REPLICATION_RATE, 1, grid) == [None, 2e6, 2e6]
 
 
+def test_a_move_whose_size_no_input_gave_is_not_0B_to_copy(throttled):
+    """A cluster rebuilt from its logs knows its moves but no size (`bytes_to_move` null,
+    docs/real-cluster.md): the panel said "0B to copy", as of an empty partition."""
+    from replicaflow.report.inputs import _plan
+
+    analysis = load_analysis(throttled)
+    moves = analysis.tables["reassignments"]
+    assert _plan(analysis, "alpha").endswith(", 55MB to copy")
+    analysis.tables["reassignments"] = moves.assign(bytes_to_move=None)
+    assert _plan(analysis, "alpha") == "1 partition(s), 1 adding replica(s) onto broker(s) 4, bytes to copy unknown"
+    two = pd.concat([moves, moves.assign(replica=5, bytes_to_move=None)], ignore_index=True)
+    analysis.tables["reassignments"] = two
+    assert _plan(analysis, "alpha").endswith("onto broker(s) 4, 5, at least 55MB to copy")
+
+
 def test_inputs_panel_and_markers_from_the_runs_files(throttled):
     analysis = load_analysis(throttled)
     section = cluster_section(analysis, "alpha", "c0-alpha")

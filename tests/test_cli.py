@@ -46,6 +46,17 @@ def test_simulate_piped_prints_only_the_paths_on_stdout(tmp_path):
         assert proc.stderr == ("" if quiet else "next: replicaflow analyze o --out o\n")
 
 
+def test_simulate_with_logs_names_the_snapshots_it_wrote(tmp_path):
+    """With --logs, simulate writes the describe (and log-dirs) outputs that docs/real-cluster.md feeds to
+    `analyze --topics`, into snapshots/; its line said only "telemetry/, truth/, logs/"."""
+    (tmp_path / "s.yaml").write_text(TINY)
+    proc = subprocess.run([sys.executable, "-m", "replicaflow.cli", "-q", "simulate", "s.yaml", "--out", "o", "--logs"],
+                          cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "wrote telemetry/, truth/, logs/, snapshots/ in o/\n"
+    assert (tmp_path / "o" / "snapshots" / "kafka-topics-describe-end.txt").is_file()
+
+
 def test_every_help_fits_80_columns_explains_each_option_and_shows_an_example():
     """run's options said only 'Output directory.' and 'Spark master URL.'; simulate, report, run and the
     top level showed no command line to start from; --max-work did not say what it raises; plan's --version

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from replicaflow.errors import out_of_memory
+from replicaflow.sim.runner import SNAPSHOTS  # noqa: F401  (the CLI names the folder it wrote)
 from replicaflow.sim.runner import simulate as run_simulation
 from replicaflow.sim.scenario import DEFAULT_MAX_WORK, load_scenario
 from replicaflow.telemetry.outputs import ANALYSIS, REPORT, SIMULATION, Commit

@@ -268,13 +268,25 @@ def wrapped(command: str, width: int = 78) -> str:
         return "\n".join(textwrap.wrap(command, width, subsequent_indent="# ", break_on_hyphens=False,
                                        break_long_words=False))  # a path stays whole
     lines, line = [], ""
-    for word in command.split(" "):
+    for word in _option_units(command.split(" ")):
         if line and len(line) + 1 + len(word) > width - 2:
             lines.append(line + " \\")
             line = "    " + word
         else:
             line = f"{line} {word}" if line else word
     return "\n".join([*lines, line])
+
+
+def _option_units(words: list[str]) -> list[str]:
+    """``words`` with each ``--option`` joined to its value (``--entity-type brokers``), so that a cut never leaves
+    an option at a line's end and its value on the next."""
+    units: list[str] = []
+    for word in words:
+        if units and units[-1].startswith("--") and " " not in units[-1] and not word.startswith("-"):
+            units[-1] += " " + word
+        else:
+            units.append(word)
+    return units
 
 
 def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str | Sequence[str], kip542: bool,

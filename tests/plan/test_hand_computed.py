@@ -256,6 +256,22 @@ def test_the_commands_connect_as_the_releases_tools_take_it():
     assert both == commands("p.json", None, False, "2.6")
 
 
+def test_a_wrapped_command_keeps_each_option_with_its_value():
+    """The answer printed `kafka-configs --bootstrap-server localhost:9092 --describe --entity-type \\`, then
+    `    brokers` on the next line."""
+    from replicaflow.plan.render import commands, wrapped
+
+    text = wrapped(commands("p.json", 50e6, False, "3.7")[1])
+    assert text.splitlines() == ["kafka-configs --bootstrap-server localhost:9092 --describe \\",
+                                 "    --entity-type brokers"]
+    long = wrapped(commands("/a/long/path/to/the/reassignment-plan.json", 40e6, False, "3.7")[0])
+    assert long.splitlines() == ["kafka-reassign-partitions --bootstrap-server localhost:9092 \\",
+                                 "    --reassignment-json-file /a/long/path/to/the/reassignment-plan.json \\",
+                                 "    --execute --throttle 40000000"]
+    assert all(not x.rstrip(" \\").endswith(("--entity-type", "--throttle", "--reassignment-json-file"))
+               for x in (text + "\n" + long).splitlines())
+
+
 def replace_kip542(r):
     from dataclasses import replace
 

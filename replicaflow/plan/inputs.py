@@ -29,6 +29,9 @@ DEFAULT_NETWORK_BPS = 125e6  # 1 Gbit/s NIC per direction, the scenario files' d
 DEFAULT_MESSAGE_BYTES = 1024
 BYTES_IN_METRIC = "kafka_server_brokertopicmetrics_bytesin"  # JMX BrokerTopicMetrics BytesInPerSec, per topic
 _BYTES_IN_NAMES = {BYTES_IN_METRIC + suffix for suffix in ("", "_rate", "persec", "_total")}
+# the meter's Count (bytes since the broker started): Strimzi's ``…_total``; Confluent's jmx-monitoring-stacks
+# writes it as ``…bytesinpersec`` (its rule ``kafka_$1_$2_$3`` of ``<type, name, topic><>Count``, docs/metrics.md)
+_COUNTER_SUFFIXES = ("_total", "persec")
 # Prometheus text: NAME{LABELS} VALUE [TIMESTAMP]; prometheus-client's parser takes the last word as the timestamp
 _PROMETHEUS_SAMPLE = re.compile(r'[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{(?:[^"}]|"(?:[^"\\]|\\.)*")*\})?[ \t]+\S+(?:[ \t]+\S+)?')
 
@@ -215,9 +218,9 @@ def produce_rates(flags: list[str], topics: set[str]) -> dict[str, float]:
 def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
     """Per-topic produce rates from a Prometheus/OpenMetrics text file (prometheus-client's parser).
 
-    A gauge ``…bytesin``, ``…bytesin_rate`` or ``…bytesinpersec`` (bytes/s) gives its latest sample per
-    series; a counter ``…bytesin_total`` needs two samples with timestamps of the same series, and the rate
-    is their difference over time. Each topic's rate is the sum over its series (brokers). A series is its
+    A gauge ``…bytesin`` or ``…bytesin_rate`` (bytes/s) gives its latest sample per series; a counter
+    ``…bytesin_total`` or ``…bytesinpersec`` (the meter's Count, Confluent's name for it) needs two samples
+    with timestamps of the same series, and the rate is their difference over time (``_total`` first). Each topic's rate is the sum over its series (brokers). A series is its
     labels: one broker's BytesInPerSec exported under two of these names (an exporter that writes the
     counter and a rate gauge beside it) is one rate, not two summed: the counter's, measured over the
     samples' span, where it gives one, else the latest gauge's. Other samples of the family (``_created``,
@@ -236,18 +239,15 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
             raise ReplicaflowError(f"{path}: {s.name}{{{labels}}}: expected a finite non-negative number of bytes, "
                                    f"found {s.value}")
         key, ts = (labels, topic), float(s.timestamp or 0.0)
-        if s.name.endswith("_total"):
-            counters.setdefault(key, (f"{s.name}{{{labels}}}", []))[1].append((ts, s.value))
+        if s.name.endswith(_COUNTER_SUFFIXES):
+            counters.setdefault((*key, s.name.endswith("persec")), (f"{s.name}{{{labels}}}", []))[1].append(
+                (ts, s.value))
         elif key not in gauges or ts >= gauges[key][0]:
             gauges[key] = (ts, float(s.value))  # a gauge scraped twice: its latest value
     rates: dict[str, float] = {}
-    for key in {**gauges, **counters}:
-        try:
-            rate = _counter_rate(path, *counters[key]) if key in counters else gauges[key][1]
-        except ReplicaflowError:
-            if key not in gauges:
-                raise
-            rate = gauges[key][1]
+    for key in {**gauges, **{k[:2]: None for k in counters}}:
+        rate = _series_rate(path, [counters[(*key, c)] for c in (False, True) if (*key, c) in counters],
+                            gauges.get(key))
         rates[key[1]] = rates.get(key[1], 0.0) + rate
     if not rates:
         raise ReplicaflowError(f"{path}: no {BYTES_IN_METRIC} sample with a topic label of the cluster")
@@ -259,11 +259,28 @@ def metrics_rates(path: Path, topics: set[str]) -> dict[str, float]:
     return rates
 
 
+def _series_rate(path: Path, counters: list[tuple[str, list[tuple[float, float]]]],
+                 gauge: tuple[float, float] | None) -> float:
+    """One series' bytes/s: its first counter that gives a rate, else its gauge's latest value; else the first
+    counter's sentence saying why it gives none."""
+    problems = []
+    for name, points in counters:
+        try:
+            return _counter_rate(path, name, points)
+        except ReplicaflowError as exc:
+            problems.append(exc)
+    if gauge is None:
+        raise problems[0]
+    return gauge[1]
+
+
 def _counter_rate(path: Path, name: str, points: list[tuple[float, float]]) -> float:
     """A counter's bytes/s over its first and last samples; ReplicaflowError saying why it gives none."""
     points.sort()
     if len(points) < 2 or points[-1][0] <= points[0][0]:
-        raise ReplicaflowError(f"{path}: {name} needs two samples with timestamps to give a rate")
+        count = " (…persec is the BytesInPerSec meter's Count, as Confluent's exporter names it)" \
+            if "persec{" in name else ""
+        raise ReplicaflowError(f"{path}: {name} needs two samples with timestamps to give a rate{count}")
     (t0, v0), (t1, v1) = points[0], points[-1]
     if v1 < v0:
         raise ReplicaflowError(f"{path}: {name} went down from {v0:g} to {v1:g} (a broker restart resets the "

@@ -142,13 +142,33 @@ def test_one_brokers_rate_under_two_names_counts_once(tmp_path):
                        for suffix, b, v, ts in rows)
 
     om.write_text(samples(("_total", 1, 1e6, 1000), ("_total", 1, 21e6, 11000), ("_rate", 1, 1.9e6, 11000),
-                          ("persec", 1, 1.8e6, 11000), ("_rate", 2, 5e5, 11000), ("persec", 2, 7e5, 12000)),
-                  encoding="utf-8")
+                          ("persec", 1, 1.8e6, 11000), ("persec", 1, 20.8e6, 21000), ("_rate", 2, 5e5, 11000),
+                          ("", 2, 7e5, 12000)), encoding="utf-8")
     assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 2e6 + 7e5})
-    # a counter scraped once, or reset by a restart, gives no rate: that series' gauge does
+    # a counter scraped once, or reset by a restart, gives no rate: that series' other counter or gauge does
     om.write_text(samples(("_total", 1, 1e6, 1000), ("_rate", 1, 1.9e6, 1000), ("_total", 2, 900, 1000),
-                          ("_total", 2, 100, 2000), ("persec", 2, 5e5, 2000)), encoding="utf-8")
-    assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 1.9e6 + 5e5})
+                          ("_total", 2, 100, 2000), ("persec", 2, 9e5, 2000), ("persec", 2, 14e5, 3000),
+                          ("_total", 3, 5, 1000), ("persec", 3, 5e5, 2000), ("_rate", 3, 3e5, 2000)), encoding="utf-8")
+    assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 1.9e6 + 5e5 + 3e5})
+
+
+def test_confluents_bytesinpersec_is_the_meters_count(tmp_path):
+    """confluentinc/jmx-monitoring-stacks (kafka_broker.yml) exports BytesInPerSec{topic}'s Count as
+    ``kafka_server_brokertopicmetrics_bytesinpersec``, untyped: bytes since the broker started. Read as a rate,
+    812GB of them made `plan` say that broker 1's produce alone filled its 125MB/s NIC; 240MB in 60 s is 4MB/s."""
+    from replicaflow.plan.inputs import metrics_rates
+
+    om = tmp_path / "m.prom"
+    om.write_text("# TYPE kafka_server_brokertopicmetrics_bytesinpersec untyped\n"
+                  'kafka_server_brokertopicmetrics_bytesinpersec{topic="orders"} 812000000000 1700000000000\n'
+                  'kafka_server_brokertopicmetrics_bytesinpersec{topic="orders"} 812240000000 1700000060000\n',
+                  encoding="utf-8")
+    assert metrics_rates(om, {"orders"}) == pytest.approx({"orders": 4e6})
+    om.write_text('kafka_server_brokertopicmetrics_bytesinpersec{topic="orders"} 812000000000 1700000000000\n',
+                  encoding="utf-8")
+    with pytest.raises(ReplicaflowError, match="bytesinpersec.* needs two samples with timestamps to give a rate "
+                                               r"\(…persec is the BytesInPerSec meter's Count"):
+        metrics_rates(om, {"orders"})
 
 
 def test_plan_help_explains_every_option():

@@ -198,7 +198,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
     if len(best.batches) > 1:
         for i, (a, e, n) in enumerate(best.batches, 1):
             out.append(f"batch {i}: {n} partitions, {format_duration(a)} to {format_duration(e)}")
-    naive = data / best.throttle_bps * 1000 if best.throttle_bps else 0
+    naive = naive_eta_ms(data, best.throttle_bps)
     strimzi = strimzi_eta_ms(data, len(cluster.brokers), strimzi_nic_bps(cluster, moves), best.throttle_bps)
     out.append(f"naive data/throttle: {format_duration(naive)}; Strimzi's ETA: {format_duration(strimzi)}")
     other = choice.other_mode
@@ -289,6 +289,11 @@ def _option_units(words: list[str]) -> list[str]:
     return units
 
 
+def naive_eta_ms(data_bytes: float, throttle_bps: float | None) -> float:
+    """The data to copy over the throttle, the estimate that ignores which broker carries the moves (0 unthrottled)."""
+    return data_bytes / throttle_bps * 1000 if throttle_bps else 0.0
+
+
 def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_path: str | Sequence[str], kip542: bool,
               deadline_ms: int | None, log_dirs: bool = False) -> str:
     data = data_to_move_bytes(moves)
@@ -302,6 +307,7 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
             "commands": [c for p in _paths(plan_path)
                          for c in commands(p, best.throttle_bps, kip542, cluster.version, log_dirs)]},
         "already_under_min_isr": [f"{t}-{p}" for t, p in cluster.under_min_isr()],
+        "naive_eta_ms": None if best is None else naive_eta_ms(data, best.throttle_bps),
         "strimzi_eta_ms": None if best is None else strimzi_eta_ms(
             data, len(cluster.brokers), strimzi_nic_bps(cluster, moves), best.throttle_bps),
         "candidates": [result_json(r) for r in choice.results],

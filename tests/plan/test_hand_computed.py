@@ -73,6 +73,24 @@ def test_the_answer_says_why_a_higher_throttle_does_not_help():
     assert max(map(len, text.splitlines())) <= 80
 
 
+def test_the_json_carries_the_naive_estimate_the_terminal_prints():
+    """`--json` is the terminal's answer as JSON: the terminal printed 'naive data/throttle: 5m' (6e9 / 20e6)
+    beside Strimzi's ETA, the JSON had Strimzi's alone."""
+    import json
+
+    from replicaflow.plan.choose import Choice
+    from replicaflow.plan.render import console_text, plan_json
+
+    cluster, moves = tiny()
+    r = run(20e6)
+    choice = Choice([r], r, "given", 112e6, 1, [r])
+    doc = json.loads(plan_json(cluster, moves, choice, "p.json", False, None))
+    assert doc["naive_eta_ms"] == 300_000
+    assert doc["strimzi_eta_ms"] == pytest.approx(SIZE / 125e6 * 1000)  # min(NIC / 15 moves, 20MB/s) x 15 moves
+    text = console_text(cluster, moves, choice, "p.json", False, None)
+    assert "naive data/throttle: 5m; Strimzi's ETA: 48s" in text
+
+
 def test_headroom_by_hand_and_the_ladder_keeps_it():
     """10MB/s into t (5MB/s per partition): broker 2 leads t-1 and follows t-0, 10MB/s in, so the
     headroom is (125 − 10) × 0.9 = 103.5MB/s, offered as 103MB/s. The ladder's top rate used to be

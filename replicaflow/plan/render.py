@@ -268,7 +268,7 @@ def wrapped(command: str, width: int = 78) -> str:
         return "\n".join(textwrap.wrap(command, width, subsequent_indent="# ", break_on_hyphens=False,
                                        break_long_words=False))  # a path stays whole
     lines, line = [], ""
-    for word in _option_units(command.split(" ")):
+    for word in _option_units(command.split(" "), width - 6):
         if line and len(line) + 1 + len(word) > width - 2:
             lines.append(line + " \\")
             line = "    " + word
@@ -277,12 +277,14 @@ def wrapped(command: str, width: int = 78) -> str:
     return "\n".join([*lines, line])
 
 
-def _option_units(words: list[str]) -> list[str]:
+def _option_units(words: list[str], longest: int) -> list[str]:
     """``words`` with each ``--option`` joined to its value (``--entity-type brokers``), so that a cut never leaves
-    an option at a line's end and its value on the next."""
+    an option at a line's end and its value on the next; a pair longer than ``longest`` stays two words (a long
+    path keeps a line of its own rather than run past the width)."""
     units: list[str] = []
     for word in words:
-        if units and units[-1].startswith("--") and " " not in units[-1] and not word.startswith("-"):
+        if units and units[-1].startswith("--") and " " not in units[-1] and not word.startswith("-") \
+                and len(units[-1]) + 1 + len(word) <= longest:
             units[-1] += " " + word
         else:
             units.append(word)

@@ -288,6 +288,9 @@ def test_a_wrapped_command_keeps_each_option_with_its_value():
                                  "    --execute --throttle 40000000"]
     assert all(not x.rstrip(" \\").endswith(("--entity-type", "--throttle", "--reassignment-json-file"))
                for x in (text + "\n" + long).splitlines())
+    path = "/" + "x" * 60 + "/plan.json"  # with its option, past 78 columns: the path keeps a line of its own
+    lines = wrapped(commands(path, 40e6, False, "3.7")[0]).splitlines()
+    assert f"    {path} \\" in lines and max(map(len, lines)) <= 78
 
 
 def replace_kip542(r):

@@ -123,7 +123,8 @@ def reassignments(analysis, cluster: str, prefix: str) -> dict:
         known = pd.notna(r.bytes_to_move)
         pct = 100.0 * r.bytes_moved / r.bytes_to_move if known and r.bytes_to_move else 100.0
         moved = (f"{format_bytes(r.bytes_moved)} / {format_bytes(r.bytes_to_move)} ({pct:.0f}%)" if known
-                 else f"{format_bytes(r.bytes_moved)} / ? (no leader)")
+                 else f"{format_bytes(r.bytes_moved)} / ? (no leader)" if pd.notna(r.bytes_moved)
+                 else "unknown (no offsets)")  # rebuilt from logs: no line carries sizes (docs/real-cluster.md)
         rate = None if pd.isna(r.rate_bps) else float(r.rate_bps)
         growth = None if pd.isna(r.leader_growth_bps) else float(r.leader_growth_bps)
         rows.append({"partition": f"{r.topic}-{r.partition}", "replica": int(r.replica), "status": r.status,

@@ -128,6 +128,23 @@ def test_a_move_whose_size_no_input_gave_is_not_0B_to_copy(throttled):
     assert _plan(analysis, "alpha").endswith("onto broker(s) 4, 5, at least 55MB to copy")
 
 
+def test_a_move_of_a_cluster_rebuilt_from_logs_is_unknown_not_without_leader(throttled):
+    """From logs alone a move has neither bytes moved nor bytes to move (no line carries offsets or sizes):
+    the table said 'n/a / ? (no leader)' of a partition whose leader the logs showed all along."""
+    from replicaflow.report.tables import reassignments
+
+    analysis = load_analysis(throttled)
+    moves = analysis.tables["reassignments"]
+    (row,) = reassignments(analysis, "alpha", "c0")["rows"]
+    assert row["moved"].endswith("%)")
+    nan = float("nan")
+    analysis.tables["reassignments"] = moves.assign(bytes_to_move=nan, bytes_moved=nan, rate_bps=nan)
+    (row,) = reassignments(analysis, "alpha", "c0")["rows"]
+    assert (row["moved"], row["pct"], row["rate"]) == ("unknown (no offsets)", None, "–")
+    analysis.tables["reassignments"] = moves.assign(bytes_to_move=nan)  # the simulator's move without a leader
+    assert reassignments(analysis, "alpha", "c0")["rows"][0]["moved"].endswith(" / ? (no leader)")
+
+
 def test_inputs_panel_and_markers_from_the_runs_files(throttled):
     analysis = load_analysis(throttled)
     section = cluster_section(analysis, "alpha", "c0-alpha")

@@ -195,7 +195,8 @@ def refinement(tried: list[float], meets) -> list[float]:
 
 def recommend(ordered: list[CandidateResult], head_bps: float,
               deadline_ms: int | None) -> tuple[CandidateResult | None, str]:
-    """The smallest throttle meeting the deadline, else the largest that finishes; without a deadline the
+    """The smallest throttle meeting the deadline, else the smallest as fast as the fastest (the largest that
+    finishes, unless the fetch size or the network already outpaces it); without a deadline the
     smallest that is as fast as the largest keeping headroom (a higher throttle that the fetch size or the
     network already outpaces only lets a burst through), else (none keeps headroom) the smallest that
     finishes. And why, in words."""
@@ -206,7 +207,13 @@ def recommend(ordered: list[CandidateResult], head_bps: float,
         meeting = [r for r in done if r.duration_ms <= deadline_ms]
         if meeting:
             return min(meeting, key=lambda r: r.throttle_bps), "the smallest throttle that meets the deadline"
-        return max(done, key=lambda r: r.throttle_bps), "no candidate meets the deadline; the largest that finishes"
+        largest = max(done, key=lambda r: r.throttle_bps)
+        fastest = min(r.duration_ms for r in done)
+        as_fast = min((r for r in done if r.duration_ms <= fastest * AS_FAST), key=lambda r: r.throttle_bps)
+        if as_fast is largest:
+            return largest, "no candidate meets the deadline; the largest that finishes"
+        return as_fast, ("no candidate meets the deadline; the smallest throttle as fast as the fastest: "
+                         f"{format_rate(largest.throttle_bps)} takes {format_duration(largest.duration_ms)}")
     fitting = [r for r in done if r.throttle_bps <= head_bps + 1]
     if fitting:
         largest = max(fitting, key=lambda r: r.throttle_bps)

@@ -129,6 +129,21 @@ def test_the_recommendation_says_what_it_did():
     assert recommend([_result(50e6, 0, finished=False)], 103e6, None) == (None, "no candidate can finish")
 
 
+def test_a_missed_deadline_does_not_recommend_a_throttle_that_gains_nothing():
+    """Four 3 GB copies into one broker, 1-minute deadline: 87MB/s and 109MB/s both take 2m32s (one partition's
+    fetches, 21MB/s, are the limit); the answer named 109MB/s beside 'a higher throttle does not speed it up'."""
+    from replicaflow.plan.choose import recommend
+
+    ladder = [_result(21e6, 707_000), _result(43e6, 309_000), _result(65e6, 198_000), _result(87e6, 152_000),
+              _result(109e6, 152_000)]
+    best, why = recommend(ladder, 109e6, 60_000)
+    assert best.throttle_bps == 87e6
+    assert why == "no candidate meets the deadline; the smallest throttle as fast as the fastest: 109MB/s takes 2m32s"
+    assert recommend(ladder[:-1], 109e6, 60_000) == (ladder[3], "no candidate meets the deadline; the largest that "
+                                                                "finishes")
+    assert recommend(ladder, 109e6, 152_000)[0].throttle_bps == 87e6  # met: the smallest meeting it, as before
+
+
 def test_without_a_deadline_a_higher_throttle_that_gains_nothing_is_not_recommended():
     """At 50MB/s and above one partition's fetches (21MB/s) are the limit: every throttle from 21MB/s up
     takes 286 s (6e9 / 20.97e6), so the smallest of them is the answer, not the largest keeping headroom;

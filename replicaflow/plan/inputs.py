@@ -175,6 +175,24 @@ def isr_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:
         lines.append(f"{where}: {what}; the plan simulates every replica in sync (the describe's leader leads), "
                      "so it does not see them catch up, and Kafka completes a move only once every target "
                      "replica is in the ISR")
+    return offline_warnings(cluster, shown) + lines
+
+
+def offline_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:
+    """One line per topic whose partitions the describe shows without a leader (``Leader: none``) and the plan
+    leaves alone (a moved one is refused): every write to them fails now, acks=all or not, while the
+    simulation leads them by their first replica; its acks=all answer is of the other partitions."""
+    by_topic: dict[str, list[tuple[str, int]]] = {}
+    for key in sorted(cluster.offline):
+        by_topic.setdefault(key[0], []).append(key)
+    lines = []
+    for topic, keys in by_topic.items():
+        names = ", ".join(f"{t}-{p}" for t, p in keys[:shown]) + (", …" if len(keys) > shown else "")
+        what = (f"partition {names} has" if len(keys) == 1 else f"{len(keys):,} partitions of {quote(topic)} ({names}) "
+                                                                 "have")
+        lines.append(f"{cluster.offline[keys[0]]}: {what} no leader (offline): producers' writes to "
+                     f"{'it' if len(keys) == 1 else 'them'} fail now, acks=all or not; the plan simulates "
+                     f"{'it' if len(keys) == 1 else 'them'} online, led by the first replica")
     return lines
 
 

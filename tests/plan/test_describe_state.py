@@ -139,6 +139,23 @@ def test_a_partition_already_under_min_isr_is_said(tmp_path):
         "acks=all writes to it fail now (NOT_ENOUGH_REPLICAS), and the plan assumes every replica in sync")
 
 
+def test_a_partition_without_a_leader_is_said(tmp_path):
+    """Kafka 4.0's describe of tests/ingest/data: orders-1 `Leader: none` (ISR 2, min ISR 2). The plan of
+    orders-0 alone answered 'acks=all: no partition under min ISR' and not a word of orders-1, whose writes
+    fail now; it simulated it online."""
+    from pathlib import Path
+
+    from replicaflow.jobs.plan import PlanArgs, prepare
+
+    (tmp_path / "m.json").write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [1, 2, 4]}]}), encoding="utf-8")
+    describe_40 = Path(__file__).parents[1] / "ingest" / "data" / "describe-4.0.txt"
+    prep = prepare(PlanArgs(reassignment=tmp_path / "m.json", topics=describe_40, brokers=[1, 2, 3, 4],
+                            throttle=["10MB/s"], version="4.0"))
+    assert prep.warnings == [f"{describe_40}:3: partition orders-1 has no leader (offline): producers' writes to it "
+                             "fail now, acks=all or not; the plan simulates it online, led by the first replica"]
+
+
 def test_out_of_sync_groups_are_one_line_each(tmp_path):
     """Broker 6 out of the ISR of all six orders partitions it holds: one line for the group, not six."""
     from replicaflow.jobs.plan import prepare

@@ -517,7 +517,8 @@ def test_a_4_x_not_enough_replicas_names_the_isr_after_its_size(spark, tmp_path)
 
 
 # kinds the simulator writes that the reader names after what the line says
-READ_AS = {"partition_fenced": "fetch_epoch_mismatch", "unclean_leader_election": "unclean_election"}
+READ_AS = {"partition_fenced": "fetch_epoch_mismatch", "unclean_leader_election": "unclean_election",
+           "fetch_storage_halt": "storage_halt"}  # ReplicaFetcherThread's halt before 1.0 is a halt as the produce path's
 
 
 def test_every_kind_the_simulator_writes_has_a_reading_rule():

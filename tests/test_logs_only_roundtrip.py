@@ -123,6 +123,22 @@ def mismatches(fleet, shorts: tuple[str, ...]) -> tuple[dict, list]:
     return truth, bad
 
 
+def test_metrics_logs_cannot_know_are_not_written(fleet):
+    """docs/real-cluster.md: no log line carries offsets or bytes, so ``analysis/broker_metrics`` holds no
+    MaxLag, ReassignmentMaxLag or byte-meter row for a cluster rebuilt from its logs (``load.meta_row``); a 0
+    there read "no lag" to anyone reading the table."""
+    from replicaflow.model.metrics import unknown_metrics
+
+    _, out = fleet
+    rows = pq.read_table(out / "analysis" / "broker_metrics", columns=["cluster", "name"]).to_pylist()
+    written = {(r["cluster"], r["name"]) for r in rows}
+    for cluster, meta in metas(out).items():
+        unknown = unknown_metrics(meta["provenance"])
+        assert jmx("MaxLag") in unknown and jmx("ReassignmentBytesInPerSec") in unknown
+        assert not {(cluster, n) for n in unknown} & written, cluster
+        assert (cluster, jmx("UnderReplicatedPartitions")) in written
+
+
 def test_gauges_equal_truth_from_logs_alone(fleet):
     truth, bad = mismatches(fleet, GAUGES)
     assert not bad

@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as T
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.metrics import broker_metrics_for
+from replicaflow.model.metrics import broker_metrics_for, unknown_metrics
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import checks
 from replicaflow.telemetry.checks import Checked
@@ -64,10 +64,15 @@ def check_inputs(telemetry_dirs: Path | str | Sequence[Path | str], allow_empty:
 
 
 def meta_row(meta: dict) -> tuple:
+    """One ``META_SCHEMA`` row. ``metrics`` lists the broker metrics of the cluster's release and controller,
+    less those read from a table the provenance marks unknown (``model.metrics.unknown_metrics``): from logs
+    alone MaxLag and the byte meters are not known, and written as 0 they would read "no lag", "nothing
+    copied" in the table, the report and metrics.om alike."""
     version = KafkaVersion.parse(str(meta["kafka_version"]), bool(meta.get("kip542", False)))
+    unknown = unknown_metrics(meta.get("provenance"))
     return (str(meta["cluster"]), str(meta["kafka_version"]), int(meta["start_ms"]), int(meta["end_ms"]),
             int(meta["scrape_interval_ms"]), version.urp_semantics == "kip352", version.min_isr_capped,
-            [m.jmx for m in broker_metrics_for(version, meta.get("controller"))])
+            [m.jmx for m in broker_metrics_for(version, meta.get("controller")) if m.jmx not in unknown])
 
 
 def meta_frame(spark: SparkSession, metas: Sequence[dict]) -> DataFrame:

@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 
 from replicaflow.errors import ReplicaflowError, quote, show
-from replicaflow.model.metrics import BY_JMX, unknown_metrics
+from replicaflow.model.metrics import BY_JMX
 from replicaflow.telemetry.checks import check_meta, check_metas, is_number, type_problem
 from replicaflow.telemetry.io import META_FILE, METAS_FILE, read_table
 from replicaflow.telemetry.schema import ANALYSIS
@@ -109,17 +109,6 @@ def _empty(name: str) -> pd.DataFrame:
     return pa.Table.from_pylist([], schema=ANALYSIS[name]).to_pandas()
 
 
-def _known_metrics(bm: pd.DataFrame, meta: dict[str, dict]) -> pd.DataFrame:
-    """``broker_metrics`` without the rows of a metric whose source table the cluster's telemetry does not hold
-    (``model.metrics.unknown_metrics``: MaxLag and the byte meters of a cluster rebuilt from logs alone). The
-    pipeline writes them as 0; shown, exported and alerted on, they read "no lag", "nothing copied"."""
-    drop = {c: unknown_metrics(m.get("provenance")) for c, m in meta.items()}
-    if bm.empty or not any(drop.values()):
-        return bm
-    keep = [name not in drop.get(cluster, ()) for cluster, name in zip(bm["cluster"], bm["name"], strict=True)]
-    return bm[keep].reset_index(drop=True)
-
-
 def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
     """Read ``directory/analysis``; ``metas`` (one per cluster) default to ``directory/telemetry/_meta.json``, or
     to its ``_metas.json`` for a fleet analyzed from its logs alone."""
@@ -146,7 +135,6 @@ def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
         metas = ([check_meta(directory)] if (tele / META_FILE).exists()
                  else check_metas(directory) if (tele / METAS_FILE).exists() else [])
     meta = {str(m.get("cluster")): m for m in metas if m.get("cluster") is not None}
-    tables["broker_metrics"] = _known_metrics(tables["broker_metrics"], meta)
     spath = root / SUMMARY_FILE
     if not spath.exists():
         raise ReplicaflowError(f"{spath}: missing (it holds the headline numbers); run `replicaflow analyze` again")

@@ -97,6 +97,25 @@ def test_the_meta_table_is_a_local_relation_no_python_worker_reads(spark):
     assert none.schema == META_SCHEMA and none.count() == 0
 
 
+def test_metrics_a_cluster_from_logs_alone_cannot_know_are_not_written():
+    """docs/real-cluster.md: from logs alone `replica_offsets` and `traffic` are unknown, so MaxLag,
+    ReassignmentMaxLag and the byte meters are not in the meta row's metrics, and ``broker_metrics`` never
+    builds their rows. Written as 0 they read "MaxLag: 0 throughout" in the report, were exported as 0 in
+    metrics.om, and fired ReassignmentStalled on a move copying at its throttle."""
+    from replicaflow.model.metrics import jmx, unknown_metrics
+
+    six = {jmx(m) for m in ("MaxLag", "ReassignmentMaxLag", "ReplicationBytesInPerSec", "ReplicationBytesOutPerSec",
+                            "ReassignmentBytesInPerSec", "ReassignmentBytesOutPerSec")}
+    unknown = {"replica_offsets": "unknown", "traffic": "unknown", "isr": "logs"}
+    assert unknown_metrics(unknown) == six
+    assert unknown_metrics({"traffic": "unknown"}) == six - {jmx("MaxLag"), jmx("ReassignmentMaxLag")}
+    assert unknown_metrics(None) == frozenset()
+    meta = {"cluster": "a", "kafka_version": "3.7", "start_ms": 0, "end_ms": 60_000, "scrape_interval_ms": 30_000}
+    every, logs = meta_row(meta)[-1], meta_row({**meta, "provenance": unknown})[-1]
+    assert six <= set(every) and set(logs) == set(every) - six
+    assert jmx("UnderReplicatedPartitions") in logs
+
+
 def test_generated_classes_are_named_without_their_codegen_stage_number(spark):
     """``spark.sql.codegen.useIdInClassName`` off (``CollapseCodegenStages`` numbers the stages of a plan in
     the order it meets them; the number named the generated class). Two pipelines swapped under a union

@@ -366,30 +366,3 @@ def test_the_demo_writes_counts_as_the_cards_do():
     rows = dict(story_rows(b, a))
     assert rows["acks=all requests rejected"] == "1,713 → 0" and rows["ISR shrinks"] == "12,000 → 12,000"
     assert "rejected 1,713 acks=all produce requests" in what_changed("kip164", b, a)
-
-
-def test_metrics_a_cluster_from_logs_alone_cannot_know_are_left_out_not_zero(tmp_path):
-    """docs/real-cluster.md: from logs alone `replica_offsets` and `traffic` are unknown, so MaxLag,
-    ReassignmentMaxLag and the byte meters are absent. The pipeline writes them as 0, and the report showed
-    "MaxLag: 0 throughout", exported 0 in metrics.om and fired ReassignmentStalled on a move that was
-    copying at its throttle (no reassignment bytes for 2 minutes)."""
-    from replicaflow.model.metrics import jmx, unknown_metrics
-    from replicaflow.report.data import load_analysis
-    from replicaflow.report.openmetrics import to_openmetrics
-
-    unknown = {"replica_offsets": "unknown", "traffic": "unknown", "isr": "logs"}
-    assert unknown_metrics(unknown) == {jmx(m) for m in (
-        "MaxLag", "ReassignmentMaxLag", "ReplicationBytesInPerSec", "ReplicationBytesOutPerSec",
-        "ReassignmentBytesInPerSec", "ReassignmentBytesOutPerSec")}
-    assert unknown_metrics({"traffic": "unknown"}) == {jmx("ReplicationBytesInPerSec"), jmx("ReplicationBytesOutPerSec"),
-                                                       jmx("ReassignmentBytesInPerSec"), jmx("ReassignmentBytesOutPerSec")}
-    assert unknown_metrics(None) == frozenset()
-
-    meta = write_analysis(tmp_path, ("alpha",), logs=True)["alpha"]["meta"]
-    full = load_analysis(tmp_path, [meta]).tables["broker_metrics"]
-    logs = load_analysis(tmp_path, [{**meta, "provenance": unknown}]).tables["broker_metrics"]
-    moved = full["name"] == jmx("ReassignmentBytesInPerSec")
-    assert moved.any() and full.loc[moved, "value"].max() > 0
-    assert logs.equals(full[~full["name"].isin(unknown_metrics(unknown))].reset_index(drop=True))
-    om = to_openmetrics(logs, meta={"alpha": meta})
-    assert "reassignmentbytesin" not in om and "underreplicatedpartitions" in om

@@ -97,14 +97,14 @@ def simulate(
     \b
     Example: replicaflow simulate scenarios/kip16-before.yaml --out out/kip16
     """
-    from replicaflow.jobs.simulate import SNAPSHOTS
+    from replicaflow.jobs.simulate import folders_written
     from replicaflow.jobs.simulate import simulate as simulate_job
 
     try:
         simulate_job(scenario, _out(out), logs=logs, progress=_progress(), max_work=max_work)
     except ReplicaflowError as exc:
         fail(exc)
-    wrote = ", ".join(f"{d}/" for d in ("telemetry", "truth", *(("logs", SNAPSHOTS) if logs else ())))
+    wrote = ", ".join(f"{d}/" for d in folders_written(logs))
     typer.echo(f"wrote {wrote} in {Path(out)}/")
     _said(f"next: replicaflow analyze {out} --out {out}")
 

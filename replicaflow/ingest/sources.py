@@ -25,9 +25,10 @@ from replicaflow.model.topic import cluster_name_problem
 from replicaflow.model.units import format_duration, parse_duration_ms
 from replicaflow.model.version import written_release
 from replicaflow.telemetry.checks import MAX_MS
+from replicaflow.telemetry.outputs import SNAPSHOTS
 
 _BROKER_DIR = re.compile(r"^(?:broker|kafka)[-_]?\d+$", re.IGNORECASE)
-_SKIPPED = {"logs", "snapshots", "log"}
+_SKIPPED = {"logs", "log", SNAPSHOTS}  # folders below a cluster's, not its name (simulate --logs writes both)
 ANCHORS = ("start", "end")
 FIRST_RELEASE_MS = 1_293_840_000_000  # 2011-01-01: no Kafka broker logged before
 # the recomputed gauges' grid starts at the first event rounded down to the interval: 400d began it in 1970

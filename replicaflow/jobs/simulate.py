@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from replicaflow.errors import out_of_memory
-from replicaflow.sim.runner import SNAPSHOTS  # noqa: F401  (the CLI names the folder it wrote)
 from replicaflow.sim.runner import simulate as run_simulation
 from replicaflow.sim.scenario import DEFAULT_MAX_WORK, load_scenario
 from replicaflow.telemetry.outputs import ANALYSIS, REPORT, SIMULATION, Commit
+
+
+def folders_written(logs: bool) -> tuple[str, ...]:
+    """The folders ``simulate`` writes in its output directory, as the CLI names them."""
+    return SIMULATION if logs else SIMULATION[:2]
 
 
 def simulate(scenario: Path, out: Path, logs: bool = False, progress: bool = True,

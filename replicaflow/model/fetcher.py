@@ -66,7 +66,7 @@ def fetch_error_outcome(version: KafkaVersion, error: str) -> str:
         raise ReplicaflowError(f"error: unknown fetch error '{error}', expected one of {', '.join(sorted(FETCH_ERRORS))}")
     if (problem := fetch_error_problem(version, error)) is not None:
         raise ReplicaflowError(f"error: {problem}")
-    if error == "storage" and not version.at_least("1.0"):
+    if error == "storage" and version.storage_error_halts_broker:
         return "halted"
     if error in RETRIED_ERRORS or (error == "storage" and version.storage_error_retried):
         return "retried"
@@ -82,4 +82,4 @@ def takes_log_dir_offline(version: KafkaVersion, error: str) -> bool:
     handling (retried on 1.0 – 2.2, marked failed from 2.3) the broker's ``LogDirFailureHandler`` takes the
     directory offline (docs/semantics.md §4, §6.1). Before 1.0 the error halts the broker
     (``fetch_error_outcome``)."""
-    return error == "storage" and version.at_least("1.0")
+    return error == "storage" and not version.storage_error_halts_broker

@@ -50,4 +50,4 @@ def failure_halts_broker(version: KafkaVersion, live_dirs_left: int) -> bool:
     (``ReplicaManager.appendToLocalLog``: "Halting due to unrecoverable I/O error"); from 1.0 (KIP-112) the
     broker stops serving that directory's replicas and halts only when no live directory is left
     (``LogManager.handleLogDirFailure``: "Shutdown broker because all log dirs in … have failed")."""
-    return not version.at_least("1.0") or live_dirs_left == 0
+    return version.storage_error_halts_broker or live_dirs_left == 0

@@ -232,9 +232,15 @@ class KafkaVersion:
         return self.at_least("2.1")
 
     @property
+    def storage_error_halts_broker(self) -> bool:
+        """Before 1.0 any storage error halts the broker (``ReplicaFetcherThread.processPartitionData``,
+        ``ReplicaManager.appendToLocalLog``); from 1.0 (KIP-112) it takes only its log directory offline (§4)."""
+        return not self.at_least("1.0")
+
+    @property
     def storage_error_retried(self) -> bool:
         """1.0 – 2.2 (JBOD, KIP-112): a storage error is retried and the thread lives (§4)."""
-        return self.at_least("1.0") and not self.fetcher_failure_isolated
+        return not self.storage_error_halts_broker and not self.fetcher_failure_isolated
 
     # --- the controller (section 6) ---
     @property

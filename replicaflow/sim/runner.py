@@ -10,9 +10,9 @@ from replicaflow.sim.engine import Engine
 from replicaflow.sim.scenario import DEFAULT_MAX_WORK, Scenario, load_scenario
 from replicaflow.sim.snapshot import describe_now, log_dirs_now
 from replicaflow.telemetry.io import TelemetryWriter
+from replicaflow.telemetry.outputs import SNAPSHOTS
 from replicaflow.telemetry.toolformat import has_log_dirs_tool
 
-SNAPSHOTS = "snapshots"  # out/snapshots/: Kafka tool outputs, apart from logs/ (which the log reader walks)
 DESCRIBE_START, DESCRIBE_END = "kafka-topics-describe-start.txt", "kafka-topics-describe-end.txt"
 LOG_DIRS_END = "kafka-log-dirs-end.txt"
 

@@ -40,7 +40,8 @@ from replicaflow.errors import ReplicaflowError
 HOME = ".replicaflow"
 CURRENT = "current"
 # what each command writes into OUT (one home for the names)
-SIMULATION = ("telemetry", "truth", "logs", "snapshots")
+SNAPSHOTS = "snapshots"  # simulate --logs: Kafka tool outputs, apart from logs/ (which the log reader walks)
+SIMULATION = ("telemetry", "truth", "logs", SNAPSHOTS)  # logs/ and snapshots/ only with --logs
 ANALYSIS = ("analysis",)
 REPORT = ("report.html", "metrics.om", "summary.json")
 MANIFEST = ".manifest.json"

@@ -38,6 +38,7 @@ V = KafkaVersion.parse
     ("fetch_response_capped", "0.10.0.1", "0.10.1", False, True),
     ("leader_epoch_fencing", "2.0.1", "2.1", False, True),
     ("fetcher_failure_isolated", "2.2", "2.3", False, True),
+    ("storage_error_halts_broker", "0.11", "1.0", True, False),
     ("storage_error_retried", "0.11", "1.0", False, True),
     ("storage_error_retried", "2.2", "2.3", True, False),
     # §5.1 KIP-73 throttles (0.10.1), the reassignment tool (2.6), the quota's sampled rate (3.8)

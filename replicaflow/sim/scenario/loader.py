@@ -94,7 +94,7 @@ def load_scenario(path: Path, *, max_work: int = DEFAULT_MAX_WORK) -> Scenario:
         data = {**data, "kafka": {**data["kafka"], "version": version}}  # `version: 3.10` is 3.10, not 3.1
     problems = Problems(str(path), lines={None: doc.lines})
     for loc, text in sorted(doc.raw_numbers.items(), key=lambda item: doc.lines.get(item[0], 0)):
-        _number_as_name(loc, text, problems)
+        _number_yaml_changed(loc, text, problems)
     problems.raise_if_any()
     return parse_scenario(data, path.parent, str(path), max_work=max_work, lines=doc.lines)
 
@@ -104,10 +104,10 @@ _LABELS = ("rack", "log_dir", "log_dirs")  # a number there is refused where YAM
 _BASES = (("0x", "hexadecimal"), ("0o", "octal"), ("0b", "binary"))
 
 
-def _number_as_name(loc: tuple, text: str, problems: Problems) -> None:
-    """An unquoted name YAML reads as a number (``0123`` is octal 83, ``1:30`` is 90, ``1_000`` is 1000) would
-    be renamed without a word: name the line and how to quote it. Any other value in base 60 is refused as
-    written, not as the number it became."""
+def _number_yaml_changed(loc: tuple, text: str, problems: Problems) -> None:
+    """A number YAML read other than as written. An unquoted name (``0123`` is octal 83, ``1:30`` is 90,
+    ``1_000`` is 1000) would be renamed without a word: name the line and how to quote it. Any other value in
+    base 60 is refused as written, not as the number it became."""
     key = next((k for k in reversed(loc) if isinstance(k, str)), None)
     value = yaml.safe_load(text)  # at most MAX_NUMBER_CHARS characters (yamldoc)
     if key in _NAMES or key in _LABELS and str(value) != text:

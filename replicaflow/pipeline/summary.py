@@ -117,6 +117,26 @@ def _by_kind(incidents: DataFrame) -> dict:
         F.count(F.lit(1)).alias("n"), F.sum("duration_ms").alias("ms")).collect()}
 
 
+LONGEST_SHOWN = 3  # incidents named per cluster (the terminal's "longest incidents"; the report lists them all)
+
+
+def _longest(incidents: DataFrame) -> dict[str, list[dict]]:
+    """{cluster: its LONGEST_SHOWN worst incidents}: offline first, then under min ISR, then URP (what an
+    operator looks at first), the longest of each kind first; with when each began and whether it was still
+    open when the telemetry or logs end."""
+    severity = F.when(F.col("kind") == "offline", 0).when(F.col("kind") == "under_min_isr", 1).otherwise(2)
+    rank = Window.partitionBy("cluster").orderBy(severity, F.col("duration_ms").desc(), "start_ms", "topic",
+                                                 "partition")
+    rows = (incidents.withColumn("rn", F.row_number().over(rank)).filter(F.col("rn") <= LONGEST_SHOWN)
+            .orderBy("cluster", "rn").collect())
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        out.setdefault(r["cluster"], []).append({
+            "kind": r["kind"], "topic": r["topic"], "partition": int(r["partition"]),
+            "start": format_ts_ms(r["start_ms"]), "duration_ms": int(r["duration_ms"]), "open": r["end_ms"] is None})
+    return out
+
+
 def _by_status(reassignments: DataFrame) -> dict:
     return {(r["cluster"], r["status"]): int(r["n"]) for r in reassignments.groupBy("cluster", "status").agg(
         F.count(F.lit(1)).alias("n")).collect()}
@@ -137,6 +157,7 @@ JOBS: dict[str, tuple[str, Callable[[DataFrame], dict]]] = {
     "gauges": ("broker_metrics", _summed_gauge_peaks),
     "overall": ("reassignments", _overall_progress),
     "elections": ("unclean_elections", _elections),
+    "longest": ("incidents", _longest),
 }
 INSTANT_PEAKS_READ = "partition_state"  # the job of the clusters rebuilt from logs (``jobs``)
 TABLES = tuple(dict.fromkeys([*(table for table, _ in JOBS.values()), INSTANT_PEAKS_READ]))
@@ -159,7 +180,7 @@ def summarize(metas: Sequence[Mapping], tables: Mapping[str, DataFrame]) -> dict
 
 def headlines(metas: Sequence[Mapping], got: Mapping[str, dict]) -> dict:
     """{cluster: headline numbers} from the results of every job of :func:`jobs`, one per meta."""
-    peaks, by_kind, by_status, meters, gauges, overall, elections = (got[name] for name in JOBS)
+    peaks, by_kind, by_status, meters, gauges, overall, elections, longest = (got[name] for name in JOBS)
     out: dict = {}
     for meta in metas:
         c = str(meta["cluster"])
@@ -178,6 +199,7 @@ def headlines(metas: Sequence[Mapping], got: Mapping[str, dict]) -> dict:
             **{key: int(p[key] or 0) if p else 0 for key in PEAKS.values()},
             **{f"{k}_minutes": _minutes(kinds[k]["ms"]) if kinds[k] else 0.0 for k in INCIDENT_KINDS},
             "incidents": {k: int(kinds[k]["n"]) if kinds[k] else 0 for k in INCIDENT_KINDS},
+            "longest_incidents": longest.get(c, []),
             "reassignments": {s: by_status.get((c, s), 0) for s in STATUSES},
             **{key: int(meters.get((c, short), 0.0)) for short, key in METER_TOTALS.items()},
             # rebuilt from logs, the elections the lines show (the meter is a rebuild of them, and KRaft has it

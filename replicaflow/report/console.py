@@ -20,6 +20,7 @@ from replicaflow.model import progress
 from replicaflow.model.units import format_bytes, format_duration, format_minutes
 from replicaflow.report.inputs import kafka_version_said
 from replicaflow.report.stories import StoryPair, what_changed
+from replicaflow.report.tables import HEALTH
 
 Rows = list[tuple[str, str]]
 SUMMED = "summed over partitions"  # a partition-time: the cards' words and format_minutes, as the report shows it
@@ -43,6 +44,7 @@ def cluster_rows(s: Mapping) -> Rows:
             ("writes rejected", f"{s.get('produce_requests_rejected') or 0:,} acks=all requests (NOT_ENOUGH_REPLICAS)"),
             ("offline", f"peak {s['peak_offline']:,}, {format_minutes(s['offline_minutes'])} {SUMMED}"),
             ("incidents", ", ".join(f"{k} {v:,}" for k, v in s["incidents"].items() if v) or "none"),
+            *longest_rows(s.get("longest_incidents") or []),
             ("ISR shrinks / expands", f"{s['isr_shrinks']:,} / {s['isr_expands']:,}"),
             ("reassignments", moves)]
     if s.get("unclean_elections") or s.get("messages_lost"):
@@ -64,6 +66,15 @@ def cluster_rows(s: Mapping) -> Rows:
     return rows
 
 
+def longest_rows(longest: Sequence[Mapping]) -> Rows:
+    """The pipeline's ``longest_incidents``, one row each: which partition, for how long, from when; the
+    report's incidents table has the rest. The label is on the first row only."""
+    return [("longest incidents" if i == 0 else "",
+             f"{HEALTH[x['kind']]} {x['topic']}-{x['partition']}, {format_duration(x['duration_ms'])} from "
+             f"{x['start']}" + (", still at the end" if x["open"] else ""))
+            for i, x in enumerate(longest)]
+
+
 def receiving_most(p: Mapping) -> str:
     """The pipeline's ``bottleneck_broker``, in words: the adding side, not what holds the moves back
     (a starved move is held by its leader's quota; the table's "why" says which)."""
@@ -79,7 +90,8 @@ def print_rows(console: Console, title: str, sections: Sequence[tuple[str, Rows]
             if name:
                 console.print(f"{title}: {name}", highlight=False, markup=False)
             for label, value in rows:
-                console.print(textwrap.fill(f"  {label}: {value}", console.width, subsequent_indent="    ",
+                line = f"  {label}: {value}" if label else f"    {value}"  # a list's later items, indented on
+                console.print(textwrap.fill(line, console.width, subsequent_indent="    ",
                                             break_long_words=False, break_on_hyphens=False),
                               highlight=False, markup=False, soft_wrap=True)
         return

@@ -76,10 +76,6 @@ def urp_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Marke
     return between_points(analysis, cluster, cm, chart, {"urp_kip352": "KIP-352", "urp_legacy": "legacy"})
 
 
-HEALTH = {"urp": "under-replicated", "under_min_isr": "under min ISR", "at_min_isr": "at min ISR",
-          "offline": "offline", "reassigning": "reassigning"}
-
-
 def between_points(analysis: Analysis, cluster: str, cm: pd.DataFrame, chart: Chart, labels: dict[str, str]) -> Chart:
     """A cluster rebuilt from logs peaks at any instant, not only at the grid's points (docs/real-cluster.md,
     "The scrape grid"): where a card's peak (``peak_<column>``) is above every point the chart draws, the chart
@@ -107,9 +103,9 @@ def health_chart(analysis: Analysis, cluster: str, prefix: str, markers: list[Ma
         return None
     grid = [int(t) for t in cm["ts_ms"]]
     chart = line_chart(f"{prefix}-health", "Partition health (cluster)", "partitions", grid,
-                       [Series(label, clean(cm[c])) for c, label in HEALTH.items()], markers,
+                       [Series(label, clean(cm[c])) for c, label in tables.HEALTH.items()], markers,
                        what="Partition health (URP, under/at min ISR, offline, reassigning)")
-    return between_points(analysis, cluster, cm, chart, HEALTH)
+    return between_points(analysis, cluster, cm, chart, tables.HEALTH)
 
 
 def churn_heatmap(analysis: Analysis, cluster: str, prefix: str, markers: list[Marker]) -> Chart | None:

@@ -24,6 +24,9 @@ from replicaflow.report.alerts import value_text
 
 ROWS_SHOWN = 5000  # a browser table sorts and filters this many rows at once without trouble
 
+# the partition health flags of cluster_metrics and the incident kinds, in words
+HEALTH = {"urp": "under-replicated", "under_min_isr": "under min ISR", "at_min_isr": "at min ISR",
+          "offline": "offline", "reassigning": "reassigning"}
 # what incidents.worst_value counts, per kind (pipeline/events.incidents)
 WORST = {"urp": "{n} replica(s) out of the ISR", "under_min_isr": "ISR {n} below min ISR",
          "offline": "{n} replica(s) without a leader"}

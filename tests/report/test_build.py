@@ -366,3 +366,34 @@ def test_the_demo_writes_counts_as_the_cards_do():
     rows = dict(story_rows(b, a))
     assert rows["acks=all requests rejected"] == "1,713 → 0" and rows["ISR shrinks"] == "12,000 → 12,000"
     assert "rejected 1,713 acks=all produce requests" in what_changed("kip164", b, a)
+
+
+def test_the_terminal_names_the_worst_incidents_with_partition_start_and_length():
+    """An operator's first question after "how many" is "which, since when": the analyze terminal gave counts
+    only. The pipeline's ``longest_incidents`` (offline first) are printed one per row, the label once."""
+    rows = cluster_rows(HEADLINES["alpha"])
+    labels = [label for label, _ in rows]
+    at = labels.index("longest incidents")
+    assert rows[at:at + 3] == [("longest incidents", "offline orders-1, 40s from 2026-01-01 00:03:20"),
+                               ("", "under min ISR orders-0, 50s from 2026-01-01 00:01:40"),
+                               ("", "under-replicated orders-0, 50s from 2026-01-01 00:01:40")]
+    still = {**HEADLINES["beta"]["longest_incidents"][0], "open": True}
+    assert dict(cluster_rows({**HEADLINES["beta"], "longest_incidents": [still]}))["longest incidents"] == \
+        "under-replicated logs-0, 1m10s from 2026-01-01 00:01:20, still at the end"
+    assert "longest incidents" not in dict(cluster_rows({**HEADLINES["beta"], "longest_incidents": []}))
+
+
+def test_the_plain_terminal_indents_a_lists_later_items_under_its_label():
+    """Piped into a file, ``label: value`` lines; a row without a label (a list's later item) is indented
+    under the first, not printed as ': value'."""
+    import io
+
+    from rich.console import Console
+
+    from replicaflow.report.console import print_rows
+
+    out = io.StringIO()
+    print_rows(Console(file=out, width=80, force_terminal=False), "replicaflow analyze",
+               [("alpha", [("longest incidents", "offline orders-1"), ("", "urp orders-0")])])
+    assert out.getvalue().splitlines() == ["replicaflow analyze: alpha", "  longest incidents: offline orders-1",
+                                           "    urp orders-0"]

@@ -53,17 +53,28 @@ BETA = [
 _RUN = {"kafka_version": "3.7", "kip542": False, "start": "2026-01-01 00:00:00", "end": "2026-01-01 00:05:00",
         "time_zone": "UTC", "inputs": {"source": "test", "scrape_interval_ms": STEP}}
 _NO_MOVES = {s: 0 for s in STATUSES}
+
+
+def _incident(kind: str, topic: str, partition: int, start_s: int, seconds: int) -> dict:
+    return {"kind": kind, "topic": topic, "partition": partition, "start": f"2026-01-01 00:{start_s // 60:02d}:{start_s % 60:02d}",
+            "duration_ms": seconds * 1000, "open": False}
+
+
+# alpha's worst incidents: orders-1 offline, orders-0 under min ISR, then the longer of orders-0's two URP incidents
 HEADLINES = {
     "alpha": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 2, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 1,
               "peak_under_min_isr": 1, "peak_offline": 1, "peak_reassigning": 1, "urp_minutes": 1.5,
               "under_min_isr_minutes": 0.833, "offline_minutes": 0.667,
               "incidents": {"urp": 2, "under_min_isr": 1, "offline": 1},
+              "longest_incidents": [_incident("offline", "orders", 1, 200, 40), _incident("under_min_isr", "orders", 0, 100, 50),
+                                    _incident("urp", "orders", 0, 100, 50)],
               "reassignments": {**_NO_MOVES, "completed": 1}, "isr_shrinks": 3, "isr_expands": 2, "produce_requests_rejected": 0, "unclean_elections": 0, "messages_lost": 0,
               "peak_failed_partitions": 1, "reassignment_progress": None},
     "beta": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 1, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 0,
              "peak_under_min_isr": 0, "peak_offline": 0, "peak_reassigning": 0, "urp_minutes": 1.167,
              "under_min_isr_minutes": 0.0, "offline_minutes": 0.0,
              "incidents": {"urp": 1, "under_min_isr": 0, "offline": 0},
+             "longest_incidents": [_incident("urp", "logs", 0, 80, 70)],
              "reassignments": _NO_MOVES, "isr_shrinks": 1, "isr_expands": 1, "produce_requests_rejected": 0, "unclean_elections": 0, "messages_lost": 0,
              "peak_failed_partitions": 0,
              "reassignment_progress": None},

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from replicaflow.model import progress
 from replicaflow.model.units import format_bytes, format_duration, format_minutes
-from replicaflow.report.inputs import kafka_version_said
+from replicaflow.report.inputs import describe_said, kafka_version_said
 from replicaflow.report.stories import StoryPair, what_changed
 from replicaflow.report.tables import HEALTH
 
@@ -38,6 +38,7 @@ def cluster_rows(s: Mapping) -> Rows:
     inputs = s.get("inputs", {})
     said = kafka_version_said(version, inputs.get("kafka_version_source"), inputs.get("kafka_version_last"))
     rows = [("Kafka", said + (" + KIP-542 (hypothetical)" if s.get("kip542") else "")),
+            *([("topics describe", describe)] if (describe := describe_said(inputs)) else []),
             ("peak URP", f"{s['peak_urp']:,} (as Kafka {version} counts it)"),
             ("reassignment-induced URP", f"peak {s['peak_reassignment_induced_urp']:,} (URP before 2.5, not since KIP-352)"),
             ("under min ISR", f"peak {s['peak_under_min_isr']:,}, {format_minutes(s['under_min_isr_minutes'])} {SUMMED}"),

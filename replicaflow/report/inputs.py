@@ -187,6 +187,15 @@ def kafka_version_said(version: str | None, source: str | None, last: str | None
     return f"{version} (inferred from the log lines' forms: {allowed})"
 
 
+def describe_said(inputs: dict) -> str | None:
+    """The describe output a cluster rebuilt from logs starts from, and the instant it was read as
+    (``--topics-at``): by default the last log line, so a describe taken earlier needs ``--topics-at``."""
+    snapshot, at_ms = inputs.get("topics_snapshot"), inputs.get("topics_at_ms")
+    if not snapshot or not isinstance(at_ms, int):
+        return None
+    return f"{snapshot}, read as the assignment at {format_ts_ms(at_ms)} UTC (--topics-at; by default the last log line)"
+
+
 def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.DataFrame | None) -> list[dict]:
     """The inputs panel: (what, value, hypothetical?) rows, in the order an operator asks about them."""
     meta = analysis.meta.get(cluster, {})
@@ -218,6 +227,8 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
             by_origin.setdefault(str(origin), []).append(str(table))
         add("rebuilt from", "; ".join(f"{origin}: {', '.join(t)}" for origin, t in sorted(by_origin.items()))
             + " (unknown: lag gauges and byte meters absent)")
+    if (describe := describe_said(meta)) is not None:
+        add("topics describe", describe)
     if {"start_ms", "end_ms"} <= set(meta):
         add("run", f"{format_ts_ms(meta['start_ms'])} → {format_ts_ms(meta['end_ms'])} UTC "
                    f"({format_duration(meta['end_ms'] - meta['start_ms'])})")

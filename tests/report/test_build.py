@@ -397,3 +397,17 @@ def test_the_plain_terminal_indents_a_lists_later_items_under_its_label():
                [("alpha", [("longest incidents", "offline orders-1"), ("", "urp orders-0")])])
     assert out.getvalue().splitlines() == ["replicaflow analyze: alpha", "  longest incidents: offline orders-1",
                                            "    urp orders-0"]
+
+
+def test_the_describe_a_cluster_is_rebuilt_from_is_said_with_the_instant_it_was_read_as():
+    """docs/real-cluster.md: the describe output is the assignment at one instant, by default the last log
+    line (``--topics-at end``); the terminal and the inputs panel never said so, and a describe taken at the
+    start then read as the end moved every partition's history without a word."""
+    from replicaflow.report.inputs import describe_said
+
+    inputs = {"source": "logs", "topics_snapshot": "snap/describe.txt", "topics_at_ms": 1_767_225_900_000}
+    said = "snap/describe.txt, read as the assignment at 2026-01-01 00:05:00 UTC (--topics-at; by default the last log line)"
+    assert describe_said(inputs) == said
+    assert dict(cluster_rows({**HEADLINES["alpha"], "inputs": inputs}))["topics describe"] == said
+    assert describe_said({"source": "logs", "topics_snapshot": None, "topics_at_ms": None}) is None
+    assert "topics describe" not in dict(cluster_rows(HEADLINES["alpha"]))

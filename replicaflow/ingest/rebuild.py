@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -38,7 +38,6 @@ from replicaflow.ingest import line_tables, replay
 from replicaflow.ingest.assignment_rows import History, assigned_rows, assignment_rows
 from replicaflow.ingest.broker_sessions import (
     OFFLINE_AT_FAILOVER,
-    active_set,
     any_isr_removal,
     elected_at_removals,
     first_isr_member_back,
@@ -72,7 +71,8 @@ from replicaflow.ingest.holders import (
 )
 from replicaflow.ingest.line_tables import numbered
 from replicaflow.ingest.log_changes import from_to_isr
-from replicaflow.ingest.log_version import FORMS, release_of
+from replicaflow.ingest.log_version import release_of
+from replicaflow.ingest.logged_period import in_utc, logged_until_by_cluster, periods_of
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
@@ -83,7 +83,6 @@ from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
 from replicaflow.telemetry.spark import conform, local_frame
 
 UNKNOWN_EPOCH = -1
-QUIET_MS = 24 * 3_600_000  # a day without a line ends the logged period (_logged_until)
 BROKER_SEES_LATER = 1 << 40  # a broker's line of one instant replays after the controller's (moves number from 0)
 WHOLE_24 = r"addingReplicas=([\d,]*), removingReplicas=([\d,]*)\)$"
 WHOLE_KRAFT = r"removingReplicas=\[([\d, ]*)\], addingReplicas=\[([\d, ]*)\]"
@@ -98,38 +97,6 @@ class Rebuilt:
     log_events: DataFrame
     rejects: DataFrame
     line_counts: DataFrame
-
-
-def _in_utc(col: Column, tz: str | None) -> Column:
-    """Log4j writes the broker's local time: ``--log-timezone`` turns it into UTC epoch ms."""
-    return col if tz is None else F.unix_millis(F.to_utc_timestamp(F.timestamp_millis(col), tz))
-
-
-def _periods(events: DataFrame) -> dict[str, dict]:
-    """Per cluster: first and last event, event count and the log forms seen -- one Spark job for the fleet."""
-    forms = [F.max(F.col("message").rlike(p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
-    active = active_set()
-    rows = events.groupBy("cluster").agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"),
-                                         F.count("*").alias("events"), F.max(active).alias("active_set"),
-                                         *forms).collect()
-    return {r["cluster"]: {"lo": r["lo"], "hi": r["hi"], "events": r["events"], "active_set": bool(r["active_set"]),
-                           "forms": [bool(r[f"form{i}"]) for i in range(len(FORMS))]} for r in rows}
-
-
-def _logged_until(spark: SparkSession, lines: DataFrame, periods: dict[str, dict], tz: str | None) -> dict[str, int]:
-    """Per cluster, the last line its brokers wrote after its last event, up to the first day without a line
-    (``QUIET_MS``): a stamp that far past the rest is no line of the logged run (a broken clock, a stray file), and
-    it would stretch the scrape grid over the gap. One Spark job for the fleet; the lines before the last event are
-    filtered out first."""
-    last = local_frame(spark, [(c, p["hi"]) for c, p in periods.items()], "cluster string, ts_ms long")
-    after = (lines.select("cluster", _in_utc(F.col("ts_ms"), tz).alias("ts_ms"))
-             .join(F.broadcast(last.withColumnRenamed("ts_ms", "hi")), "cluster")
-             .where(F.col("ts_ms") > F.col("hi")).select("cluster", "ts_ms").unionByName(last))
-    prev = F.lag("ts_ms").over(Window.partitionBy("cluster").orderBy("ts_ms"))
-    rows = (after.select("cluster", "ts_ms", prev.alias("prev")).groupBy("cluster")
-            .agg(F.min(F.when(F.col("ts_ms") - F.col("prev") > QUIET_MS, F.col("prev"))).alias("quiet"),
-                 F.max("ts_ms").alias("last")).collect())
-    return {r["cluster"]: r["last"] if r["quiet"] is None else r["quiet"] for r in rows}
 
 
 @dataclass(frozen=True)
@@ -154,8 +121,8 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
     parsed = read_logs(spark, [f for i in inputs for f in i.logs], {f: i.cluster for i in inputs for f in i.logs},
                        shown_as)
     # checkpoints, not caches: every query below would analyze the reader's plan again (docs/real-cluster.md)
-    events = parsed["log_events"].withColumn("ts_ms", _in_utc(F.col("ts_ms"), tz)).localCheckpoint(eager=False)
-    periods = _periods(events)
+    events = parsed["log_events"].withColumn("ts_ms", in_utc(F.col("ts_ms"), tz)).localCheckpoint(eager=False)
+    periods = periods_of(events)
     printed: dict[str, list[str]] = {}
     for r in parsed["printed_versions"].collect():
         printed.setdefault(r["cluster"], []).append(r["kafka_version"])
@@ -171,7 +138,7 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         raise ReplicaflowError(f"--logs: no replication event in {files} file(s) of cluster(s) "
                                f"{', '.join(i.cluster for i in inputs)}{why}; nothing to analyze (docs/logs.md)")
     step(f"analyze: rebuilding telemetry from {sum(p['events'] for p in periods.values()):,} events")
-    logged_until = _logged_until(spark, parsed["line_times"], periods, tz)
+    logged_until = logged_until_by_cluster(spark, parsed["line_times"], periods, tz)
     interval = opts.scrape_interval_ms
     clusters: dict[str, _Cluster] = {}
     metas = []
@@ -245,10 +212,10 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     partition's previous ISR and epoch dropped."""
     keys = ["cluster", "topic", "partition"]
     isr = parsed["isr"].select(
-        *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "isr",
+        *keys, in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "isr",
         F.coalesce("leader_epoch", F.lit(UNKNOWN_EPOCH)).alias("leader_epoch"))
     lead = parsed["leaders"].select(
-        *keys, _in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "leader",
+        *keys, in_utc(F.col("ts_ms"), tz).alias("ts_ms"), (F.col("seq") * 2 + 1).alias("seq"), "leader",
         "leader_epoch", "start_offset", "replicas_end_offset")
     changes = (events.where(F.col("kind").isin("isr_shrink", "isr_expand"))
                .select(*keys, "ts_ms", from_to_isr(1).alias("a"), F.array_sort(from_to_isr(2)).alias("b"))

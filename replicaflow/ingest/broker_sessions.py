@@ -17,6 +17,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.ingest.log_messages import ACTIVE_SET
+from replicaflow.ingest.unlogged_ends import unlogged_ends
 from replicaflow.model.election import removes_from_isr
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 
@@ -38,7 +39,7 @@ NOT_REGISTERED = "not registered"
 OFFLINE_AT_FAILOVER = "2.3"
 
 
-def lifecycle(events: DataFrame) -> DataFrame:
+def lifecycle(events: DataFrame, lines: DataFrame | None = None) -> DataFrame:
     """(cluster, ts_ms, broker, source, line_number, state) up/down rows: the broker's own "started" and "shut down
     completed", and the controller's view of it, the only one a crash leaves: ZooKeeper's failure and startup
     callbacks (KafkaController.onBrokerFailure, onBrokerStartup), KRaft's fencing of a broker whose session timed
@@ -55,7 +56,9 @@ def lifecycle(events: DataFrame) -> DataFrame:
     or, without that line, not taken. A second process of a running broker fails its start on the lock of the log
     dirs (LogManager.lockLogDirs: `Failed to acquire lock on file .lock in D. A Kafka instance in another process …`,
     under `Fatal error during KafkaServer startup`) and logs "shut down completed": not the broker's, which runs on
-    (a public 3.8 broker read down twice for 17 s until its own controlled shutdown)."""
+    (a public 3.8 broker read down twice for 17 s until its own controlled shutdown). With ``lines`` (the reader's
+    ``line_times``), two own "started" with no down row between are a process that ended unlogged (killed, its
+    machine lost): down from its last line (``unlogged_ends``)."""
     kind, state = F.col("kind"), F.col("state")
     halted = kind.isin(*HALTS)
     own = (kind.isin("broker_started", "broker_shutdown") | halted) & F.col("broker").isNotNull()
@@ -81,7 +84,11 @@ def lifecycle(events: DataFrame) -> DataFrame:
         F.when(in_shared, F.col("halted_by")).when(own, F.col("broker")).otherwise(F.col("target_broker"))
         .alias("broker"),
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
-        (~own | halted).alias("repeatable"))
+        (~own | halted).alias("repeatable"), (own & (kind == "broker_started")).alias("own_start"))
+    if lines is not None:
+        rows = rows.unionByName(unlogged_ends(rows, lines).select(
+            "*", F.lit(True).alias("repeatable"), F.lit(False).alias("own_start")))
+    rows = rows.drop("own_start")
     # the repeats go once the inferred rows are in: a down row that repeats an earlier one may follow a start that
     # only the broker's replica lines tell (a halt, the broker back, then its own "shut down completed")
     inferred = serving_while_down(events, rows).withColumn("repeatable", F.lit(True))

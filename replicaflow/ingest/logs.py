@@ -53,6 +53,7 @@ from replicaflow.ingest.log_messages import (
 from replicaflow.ingest.log_text import decode_files, groups, id_list, method_boundary, split_lines
 from replicaflow.ingest.log_truncation import TRUNCATED_LIST, TRUNCATED_STARTS
 from replicaflow.ingest.regex_literals import guard, guarded_rlike
+from replicaflow.ingest.unlogged_ends import start_marker
 from replicaflow.telemetry.schema import ANALYSIS
 from replicaflow.telemetry.spark import conform, spark_path
 
@@ -380,6 +381,7 @@ def _rows(lines: DataFrame) -> DataFrame:
         F.when(is_reject, shown_raw(F.col("raw"), F.col("raw_length"))).alias("raw_line"),
         F.when(is_event | (F.col("category") == "other") & F.col("message").startswith("Kafka version"),
                F.col("message")).alias("message"),
+        start_marker().alias("start"),  # a process's first lines (ingest/unlogged_ends.py)
         F.posexplode_outer(tokens).alias("token_pos", "token"))
     t, is_list = F.col("token"), F.col("is_list")
     # (a method of its own: with the explode's code and the sort's, one generated method outgrew what
@@ -392,6 +394,7 @@ def _rows(lines: DataFrame) -> DataFrame:
     printed = F.when(F.col("category") == "other", F.nullif(F.regexp_extract("message", PRINTED_VERSION, 1), F.lit("")))
     return df.select(
         "source", "line_number", "category", "reason", "raw_line", "message", "event_ts_ms", printed.alias("printed"),
+        "start",
         *[c for c in EVENT_COLUMNS if c not in ("topic", "partition", "leader", "leader_epoch", "target_broker")],
         F.coalesce(F.col("leader_epoch"), F.when(F.col("kind") == "fetcher_added", _int(F.nullif(
             F.regexp_extract(t, TOKEN_EPOCH, 1), F.lit(""))))).alias("leader_epoch"),
@@ -441,7 +444,8 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     """Broker logs -> ``log_events``, ``rejects`` (ANALYSIS schemas), ``isr``, ``leaders`` (TELEMETRY
     schemas), ``line_counts`` (source, category, lines: how every line was accounted for),
     ``printed_versions`` (cluster, kafka_version: what each `Kafka version: X` line says, AppInfoParser at a start)
-    and ``line_times`` (cluster, ts_ms: the timestamp of every readable line, for the end of the logged period).
+    and ``line_times`` (cluster, ts_ms, broker, source, line_number, start: every readable line, for the end of the
+    logged period and the end of a process that logged none, ``unlogged_ends``).
 
     ``cluster``: the cluster's name, or for a fleet each file's cluster (``{file: cluster}``, every file of
     ``paths``). A fleet is read as one query: the reader's plan is large (a rule table of expressions),
@@ -466,8 +470,8 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     counts = rows.where("first").groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
     printed = rows.where(F.col("printed").isNotNull()).select(
         named, F.col("printed").alias("kafka_version")).distinct()
-    times = rows.where(F.col("category").isin("event", "other") & F.col("event_ts_ms").isNotNull()).select(
-        named, F.col("event_ts_ms").alias("ts_ms"))
+    times = rows.where(F.col("category").isin("event", "other") & F.col("event_ts_ms").isNotNull() & F.col("first")) \
+        .select(named, F.col("event_ts_ms").alias("ts_ms"), "broker", "source", "line_number", "start")
     isr, leaders = changes(events)
     return {"log_events": events, "rejects": rejects, "isr": isr, "leaders": leaders, "line_counts": counts,
             "printed_versions": printed, "line_times": times}

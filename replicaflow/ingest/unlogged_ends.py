@@ -1,0 +1,61 @@
+"""The end of a broker process that logged none: a second start with no shutdown line between (docs/real-cluster.md,
+``brokers``, "A process that ends unlogged").
+
+A broker killed (``kill -9``, an OOM kill, a machine that lost power) writes no ``shutting down`` or ``shut down
+completed`` (KafkaServer.shutdown, BrokerServer.shutdown never run). Its next process logs its start again
+(KafkaServer.startup's ``starting`` … ``started``; KafkaRaftServer's ``Kafka Server started``). Where no line of the
+broker or of the controller has it down between the two starts, the old process ended between its last line and the
+new process's first: the broker is down from the millisecond after that last line until the new start (or the new
+process's first line as a replica, ``broker_sessions.serving_while_down``: it registered before "started").
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from replicaflow.ingest.regex_literals import guarded_rlike
+
+# the first records of a broker process, before it registers (KafkaServer.startup's `starting`; KafkaConfig's dump
+# and Log4jControllerRegistration at Kafka.main; BrokerServer's lifecycle, 2.8+): where the new process begins
+START_MARKER = (r"^(?:\[(?:Kafka Server \d+\],|KafkaServer id=\d+\]) starting\s*$"
+                r"|\[BrokerServer id=\d+\] Transition from SHUTDOWN to STARTING\s*$"
+                r"|KafkaConfig values:|Registered kafka:type=kafka\.Log4jController MBean\s*$)")
+
+
+def start_marker(message: str = "message") -> Column:
+    """True on a line that opens a broker process (``START_MARKER``), the regex run only where its literals are."""
+    return F.coalesce(guarded_rlike(F.col(message), START_MARKER), F.lit(False))
+
+
+def unlogged_ends(rows: DataFrame, lines: DataFrame) -> DataFrame:
+    """Down rows (cluster, ts_ms, broker, source, line_number, state) of the processes that ended unlogged.
+
+    ``rows``: the lifecycle rows (cluster, ts_ms, broker, source, line_number, state, own_start: the broker's own
+    "started"); ``lines``: every readable line (cluster, broker, ts_ms, source, line_number, start: ``start_marker``).
+    For each own "started" whose row before, of those that are own "started" or down, is an own "started", the new
+    process begins at the broker's first start marker after that earlier start, and the old process's last line is
+    the broker's last line before it, at or after that earlier start. The down row is 1 ms after that line (the
+    process wrote it, so it ran through that millisecond; never past the new process's first line), in that line's
+    file and number. Without a marker (an excerpt of event lines) no row: the new process's lines before its
+    "started" (its LeaderAndIsr) cannot be told from the old one's."""
+    at = F.struct("ts_ms", "source", "line_number")
+    w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
+    # a controller's up row between the two starts (the new process registered) is no end of the old one
+    pairs = (rows.where(F.col("own_start") | (F.col("state") == "down"))
+             .select("cluster", "broker", "own_start", at.alias("at"), F.lag(at).over(w).alias("prev"),
+                     F.lag("own_start").over(w).alias("before"))
+             .where(F.col("own_start") & F.col("before")).select("cluster", "broker", "prev", "at"))
+    mine = lines.select("cluster", "broker", "start", at.alias("l"))
+    opened = (mine.where("start").join(F.broadcast(pairs), ["cluster", "broker"])
+              .where((F.col("l") > F.col("prev")) & (F.col("l") < F.col("at")))
+              .groupBy("cluster", "broker", "at").agg(F.min("l").alias("opened")))
+    bounds = pairs.join(opened, ["cluster", "broker", "at"]).select("cluster", "broker", "prev", "at",
+                                                                    F.col("opened").alias("bound"))
+    last = (mine.join(F.broadcast(bounds), ["cluster", "broker"])
+            .where((F.col("l") >= F.col("prev")) & (F.col("l") < F.col("bound")))
+            .groupBy("cluster", "broker", "bound").agg(F.max("l").alias("last")))
+    # never past the new process's first line: a last line in that millisecond keeps it
+    ts = F.least(F.col("last.ts_ms") + 1, F.col("bound.ts_ms"))
+    return last.select("cluster", ts.alias("ts_ms"), "broker", F.col("last.source").alias("source"),
+                       F.col("last.line_number").alias("line_number"), F.lit("down").alias("state"))

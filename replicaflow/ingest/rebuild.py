@@ -69,6 +69,7 @@ from replicaflow.ingest.holders import (
     stepped_down,
     topic_deletions,
 )
+from replicaflow.ingest.leader_requests import isr_of_requested_leaders
 from replicaflow.ingest.line_tables import numbered
 from replicaflow.ingest.log_changes import from_to_isr
 from replicaflow.ingest.log_version import release_of
@@ -226,9 +227,10 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     read, isr = isr, isr.unionByName(before)
     requested_isr, requested_lead, requested = requested_state(events, parsed["isr"], parsed["leaders"])
     recorded_isr, recorded_lead, recorded = recorded_state(events, lead.unionByName(requested_lead))
+    applied_isr, applied = isr_of_requested_leaders(events, lead)  # a leader line before 2.6 names no ISR
     lead = lead.unionByName(requested_lead).unionByName(recorded_lead).localCheckpoint(eager=False)
     elected_isr, elected_lead, elected = elected_state(events, lead)
-    isr = isr.unionByName(requested_isr).unionByName(recorded_isr).unionByName(elected_isr)
+    isr = isr.unionByName(requested_isr).unionByName(recorded_isr).unionByName(elected_isr).unionByName(applied_isr)
     lead = lead.unionByName(elected_lead)
     rows = [(name, c.start_ms, -1 - n, p.topic, p.partition, list(p.isr), -1 if p.leader is None else p.leader)
             for name, c in clusters.items() if c.snapshot_first
@@ -258,7 +260,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     lead = lead.unionByName(first_isr_member_back(brokers, lead, isr, events)).localCheckpoint(eager=False)
     isr = isr.unionByName(isr_before_unseen_changes(events, read, lead))
     carried = (events.where((F.col("kind") == "leader_start") & F.col("isr").isNotNull())
-               .select(*keys, "ts_ms").unionByName(requested).unionByName(recorded).unionByName(elected).distinct())
+               .select(*keys, "ts_ms").unionByName(requested).unionByName(recorded).unionByName(elected).unionByName(applied).distinct())
     isr, lead = _instant_order(isr, lead, carried)
     w = Window.partitionBy(*keys).orderBy("ts_ms", "seq")
     prev = F.lag(F.struct(F.array_sort("isr").alias("s"), F.col("leader_epoch").alias("e"))).over(w)

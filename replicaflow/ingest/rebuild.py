@@ -171,17 +171,18 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
             "provenance": provenance(i),
         })
     seen = seen_replicas(events)
+    listed, holders = _replica_brokers(clusters, seen)
     # the brokers a new ZooKeeper controller finds unregistered fail as at a failure callback: not a line of the logs,
     # so not in log_events
     sessions = events
     if any(p["active_set"] for p in periods.values()):
         failing = [m["cluster"] for m in metas if KafkaVersion.parse(m["kafka_version"]).at_least(OFFLINE_AT_FAILOVER)]
-        replicas = [(n, clusters[n].start_ms, b) for n, b in _replica_brokers(clusters, seen)[0]]
+        replicas = [(n, clusters[n].start_ms, b) for n, b in listed]
         up_from_start = local_frame(spark, replicas, "cluster string, ts_ms long, broker int") if replicas else None
         sessions = events.unionByName(unregistered(events, F.col("cluster").isin(*failing), up_from_start)
                                       .localCheckpoint(eager=False), allowMissingColumns=True)
     lines = parsed["line_times"].withColumn("ts_ms", in_utc(F.col("ts_ms"), tz))
-    brokers = _brokers(spark, sessions, clusters, seen, lines).localCheckpoint(eager=False)
+    brokers = _brokers(spark, sessions, clusters, listed, holders, lines).localCheckpoint(eager=False)
     histories = _histories(events, clusters, seen)
     isr, leaders = _isr_and_leaders(spark, parsed, sessions, clusters, tz, brokers, assigned_rows(spark, histories))
     first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
@@ -417,12 +418,11 @@ def _replica_brokers(clusters: dict[str, _Cluster], shown: dict[tuple[str, str, 
     return listed, holders
 
 
-def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster],
-             shown: dict[tuple[str, str, int], Seen], lines: DataFrame) -> DataFrame:
+def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], listed: list[tuple[str, int]],
+             holders: list[tuple[str, int]], lines: DataFrame) -> DataFrame:
     """Lifecycle lines as up/down rows (``lines``: a process that ended unlogged); a broker logging (or listed, or with
     no describe shown holding a replica) before any lifecycle line is up from the start. A KRaft controller that
     holds no replica anywhere is no broker (``holders.controllers_alone``)."""
-    listed, holders = _replica_brokers(clusters, shown)
     alone = controllers_alone(events)
     if holders:
         alone = alone.join(local_frame(spark, holders, "cluster string, broker int"), ["cluster", "broker"], "left_anti")

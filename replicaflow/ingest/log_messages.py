@@ -9,35 +9,7 @@ line at which release is in docs/logs.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-_TP = r"(\[[^\[\]]+,\d+\]|\S+-\d+)"  # TopicAndPartition `[t,p]` (<= 0.11, old controller) or TopicPartition `t-p`
-_L = r"((?:\d[\d,]*)?(?<!,))"  # `1,2,3` (mkString(",")), possibly empty, never ending in a comma
-_LS = r"([\d, ]*)"    # `1, 2, 3` (List/Set toString, Java lists)
-_N = r"(-?\d+)"
-_PARTITION_KEY = r"\bpartition(?:Index|Id)=(\d+)"
-_MIN_ISR_SET = r"(?:^|[\s(,{])min\.insync\.replicas(?: -> |=)(\d+)"  # in a config listing: `k -> v` or `k=v`
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One message form. ``fields`` maps a log_events field to a group of ``pattern``, or to
-    (group, sub-pattern, sub-group) for a key inside a captured structure such as ``LeaderAndIsr(...)``.
-    ``explode``: a field holding several partitions (one event row each); ``where``: 'body' or 'attached'
-    (a stack-trace line continuing a record whose body matches ``parent``); ``ident``: the logIdent the
-    record must carry, where other classes write the same body (``[ReplicaFetcherManager on broker 1]
-    shutting down`` is not the broker shutting down)."""
-
-    kind: str
-    pattern: str
-    fields: dict = field(default_factory=dict)
-    state: str | None = None
-    explode: str | None = None
-    parent: str | None = None
-    ident: str | None = None
-    sparse: bool = False  # unchanged fields are left out of the message: an empty list group is unknown, not []
-    states: dict | None = None  # the state as the rule's text spells it -> the state kept (None: no state)
-
+from replicaflow.ingest.log_rule import LS, MIN_ISR_SET, PARTITION_KEY, RECOVERY_BYTE, TP, L, N, Rule, kv
 
 # KafkaServer (0.10-0.11 `[Kafka Server N], `, 1.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
 _SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer nodeId|BrokerServer id)=\d+\]) "
@@ -61,20 +33,6 @@ PREFIX_PARTITION_KINDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update
 BROKER_LIST_KINDS = ("broker_failed", "broker_registered")  # lists name brokers (ZooKeeper controller callbacks)
 ACTIVE_SET = "active set"  # broker_registered from a new controller's whole view of the live brokers
 
-# PartitionChangeRecord prints LeaderRecoveryState as its byte (-1: no change), PartitionRegistration by its name
-_RECOVERY_BYTE = {"-1": None, "0": "RECOVERED", "1": "RECOVERING"}
-_KV = {  # keys of LeaderAndIsr(...), PartitionState(...), PartitionChangeRecord(...), PartitionRegistration(...)
-    "leader": r"\bleader[=:](-?\d+)",
-    "leader_epoch": r"\b[lL]eaderEpoch[=:](-?\d+)",  # `LeaderEpoch:E` in LeaderIsrAndControllerEpoch.toString
-    "partition_epoch": r"\b(?:[zZ]kVersion|partitionEpoch)[=:](-?\d+)",
-    "isr": r"\bisr[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
-    "replicas": r"\breplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
-    "adding": r"\baddingReplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
-    "removing": r"\bremovingReplicas[=:](\[[\d, ]*\]|List\([\d, ]*\)|[\d,]+)",
-    "state": r"\bleaderRecoveryState=([\w-]+)",
-}
-
-
 # `partition change for t-p with topic ID x: replicas: [..] -> [..], isr: [..] -> [..], ..., leader: a -> b,
 # leaderEpoch: a -> b, partitionEpoch: a -> b` (PartitionRegistration.diff: that order, unchanged fields left out;
 # 3.7+ adds `directories: [..] -> [..]` after the replicas and `elr`, `lastKnownElr` before the partition epoch).
@@ -91,19 +49,15 @@ _PARTITION_DIFF_FIELDS = {"tp": 1, "replicas": 2, "isr": 3, "removing": 4, "addi
                           "leader_epoch": 8, "partition_epoch": 9}
 
 
-def _kv(group: int, *keys: str) -> dict:
-    return {k: (group, _KV[k], 1) for k in keys}
-
-
 RULES: list[Rule] = [
     # --- ISR changes: kafka.cluster.Partition (server.log) ------------------------------------------
-    Rule("isr_shrink", rf"^Shrinking ISR (?:for partition \[[^\[\]]+,\d+\] )?from {_L} to {_L}(?:\. Leader: "
-         rf"\(highWatermark: {_N}, endOffset: (-?\d+|unknown)\)\. Out of sync replicas: .*\.)?$",
+    Rule("isr_shrink", rf"^Shrinking ISR (?:for partition \[[^\[\]]+,\d+\] )?from {L} to {L}(?:\. Leader: "
+         rf"\(highWatermark: {N}, endOffset: (-?\d+|unknown)\)\. Out of sync replicas: .*\.)?$",
          {"isr": 2, "offset": 4}),
-    Rule("isr_expand", rf"^Expanding ISR (?:for partition {_TP} )?from {_L} to {_L}$", {"isr": 3}),
-    Rule("isr_updated", rf"^ISR updated (?:from AlterIsr )?to \[?{_L}\]? *(\(under-min-isr\))? *and "
-         rf"(?:zk[Vv]ersion|version) updated to \[?{_N}\]?$", {"isr": 1, "state": 2, "partition_epoch": 3}),
-    Rule("isr_update_failed", rf"^Cached zkVersion \[?{_N}\]? not equal to that in zookeeper, skip updating ISR\.?$",
+    Rule("isr_expand", rf"^Expanding ISR (?:for partition {TP} )?from {L} to {L}$", {"isr": 3}),
+    Rule("isr_updated", rf"^ISR updated (?:from AlterIsr )?to \[?{L}\]? *(\(under-min-isr\))? *and "
+         rf"(?:zk[Vv]ersion|version) updated to \[?{N}\]?$", {"isr": 1, "state": 2, "partition_epoch": 3}),
+    Rule("isr_update_failed", rf"^Cached zkVersion \[?{N}\]? not equal to that in zookeeper, skip updating ISR\.?$",
          {"partition_epoch": 1}),
     # Partition.handleAlterIsrError / handleAlterPartitionError: `Controller failed to update ISR to S due to unexpected
     # E. Retrying.` (2.7), `Failed to update ISR to S due to unexpected E. Retrying.` (2.8+), `Failed to alter
@@ -113,123 +67,123 @@ RULES: list[Rule] = [
     # --- leadership: Partition.makeLeader / makeFollower (state-change.log from 2.6) -----------------
     # (trunk between KAFKA-8470 and KAFKA-9802, 2020-03/05, printed the lists bare: `ISR 3,2,1 addingReplicas
     # removingReplicas .Previous leader epoch was -1.`; 2.6.0 shipped the bracketed form)
-    Rule("leader_start", rf"^Leader {_TP} (?:with topic id \S+ )?starts at leader epoch {_N} from offset {_N} with "
-         rf"(?:partition epoch {_N}, )?high watermark {_N},? ISR \[?{_L}\]?,? (?:addingReplicas|adding replicas) "
-         rf"\[?{_L}\]?,? (?:removingReplicas|and removing replicas) \[?{_L}\]? *(\(under-min-isr\))? *\. ?Previous "
-         rf"(?:leader (?:Some\((-?\d+)\)|None) and previous )?leader epoch was {_N}\.?$",
+    Rule("leader_start", rf"^Leader {TP} (?:with topic id \S+ )?starts at leader epoch {N} from offset {N} with "
+         rf"(?:partition epoch {N}, )?high watermark {N},? ISR \[?{L}\]?,? (?:addingReplicas|adding replicas) "
+         rf"\[?{L}\]?,? (?:removingReplicas|and removing replicas) \[?{L}\]? *(\(under-min-isr\))? *\. ?Previous "
+         rf"(?:leader (?:Some\((-?\d+)\)|None) and previous )?leader epoch was {N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "isr": 6, "adding": 7, "removing": 8,
           "state": 9, "target_broker": 10}),
     # Partition.makeLeader up to 2.5 (server.log): `Leader Epoch ... was: E` up to 2.4.0; 2.4.1 lowercases it and adds the HW
-    Rule("leader_start", rf"^{_TP} starts at (?:Leader Epoch|leader epoch) {_N} from offset {_N}(?: with high "
-         rf"watermark -?\d+)?\. Previous (?:Leader Epoch was: |leader epoch was ){_N}\.?$",
+    Rule("leader_start", rf"^{TP} starts at (?:Leader Epoch|leader epoch) {N} from offset {N}(?: with high "
+         rf"watermark -?\d+)?\. Previous (?:Leader Epoch was: |leader epoch was ){N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3}),
     # Partition.makeFollower (2.6+). From 3.6 until KAFKA-19776 (fixed 2025-10) it sets the new leader and epoch before
     # it logs them as "previous": a previous epoch equal to the new one says the previous leader is unknown (logs.py)
-    Rule("follower_start", rf"^Follower {_TP} starts at leader epoch {_N} from offset {_N} with (?:partition epoch "
-         rf"{_N} and )?high watermark {_N}\. (?:Current leader is {_N}\. )?Previous (?:leader (?:Some\((-?\d+)\)|None) "
-         rf"and previous )?leader epoch was {_N}\.?$",
+    Rule("follower_start", rf"^Follower {TP} starts at leader epoch {N} from offset {N} with (?:partition epoch "
+         rf"{N} and )?high watermark {N}\. (?:Current leader is {N}\. )?Previous (?:leader (?:Some\((-?\d+)\)|None) "
+         rf"and previous )?leader epoch was {N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3, "partition_epoch": 4, "leader": 6, "target_broker": 7,
           "prev_leader_epoch": 8}),
     # --- LeaderAndIsr requests: ReplicaManager (state-change.log) ----------------------------------
     Rule("become_leader", rf"^(?:Broker (\d+) h|H)andling LeaderAndIsr request correlationId \d+ from controller "
-         rf"(\d+) epoch \d+ starting the become-leader transition for partition {_TP}$",
+         rf"(\d+) epoch \d+ starting the become-leader transition for partition {TP}$",
          {"broker": 1, "target_broker": 2, "tp": 3}, state="started"),
     Rule("become_follower", rf"^(?:Broker (\d+) h|H)andling LeaderAndIsr request correlationId \d+ from controller "
-         rf"(\d+) epoch \d+ starting the become-follower transition for partition {_TP}(?: with leader {_N})?$",
+         rf"(\d+) epoch \d+ starting the become-follower transition for partition {TP}(?: with leader {N})?$",
          {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}, state="started"),
     Rule("become_leader", rf"^(?:Broker (\d+) c|C)ompleted LeaderAndIsr request correlationId \d+ from controller "
-         rf"(\d+) epoch \d+ for the become-leader transition for partition {_TP}$",
+         rf"(\d+) epoch \d+ for the become-leader transition for partition {TP}$",
          {"broker": 1, "target_broker": 2, "tp": 3}, state="completed"),
     Rule("become_follower", rf"^(?:Broker (\d+) c|C)ompleted LeaderAndIsr request correlationId \d+ from controller "
-         rf"(\d+) epoch \d+ for the become-follower transition for partition {_TP}(?: with leader {_N})?$",
+         rf"(\d+) epoch \d+ for the become-follower transition for partition {TP}(?: with leader {N})?$",
          {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}, state="completed"),
     Rule("leader_and_isr", rf"^(?:Broker (\d+) r|R)eceived LeaderAndIsr request (.*) correlation id \d+ from "
-         rf"controller (\d+) epoch \d+(?: for partition {_TP})?$",
+         rf"controller (\d+) epoch \d+(?: for partition {TP})?$",
          {"broker": 1, "target_broker": 3, "tp": 4, "topic_name": (2, r"topicName='([^']*)'", 1),
-          "partition_index": (2, _PARTITION_KEY, 1),
-          **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")}),
+          "partition_index": (2, PARTITION_KEY, 1),
+          **kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")}),
     # Partition.makeLeader/makeFollower 3.3+: a change skipped as already applied names the partition's current state
     # (a KRaft broker's at each ISR change); one skipped as older (`… already at a newer partition epoch N.`) is none.
     # 4.x names server-common's PartitionState (KAFKA-18486), then a PartitionRegistration (KAFKA-19447: `… with
     # topic id Some(X), partition registration PartitionRegistration(…) and isNew=false since …`)
-    Rule("leader_and_isr", rf"^Skipped the become-(?:leader|follower) state change for {_TP} with topic id \S+?,? "
+    Rule("leader_and_isr", rf"^Skipped the become-(?:leader|follower) state change for {TP} with topic id \S+?,? "
          r"(?:and partition state|partition registration) (\w*Partition(?:State|Registration)[(\[].*[)\]])"
          r"(?: and isNew=\w+)? since it is already (?:the leader|a follower) with leader epoch -?\d+\..*$",
-         {"tp": 1, **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
+         {"tp": 1, **kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
          state="skipped"),
     # ReplicaManager.makeFollowers: the leader is not in the metadata cache (-1: offline), so no fetcher starts for it
     Rule("become_follower", rf"^(?:Broker (\d+) r|R)eceived LeaderAndIsrRequest with correlation id \d+ from controller "
-         rf"(\d+) epoch \d+ for partition {_TP} (?:\(last update controller epoch \d+\) )?but cannot become follower "
-         rf"since the new leader {_N} is unavailable\.$",
+         rf"(\d+) epoch \d+ for partition {TP} (?:\(last update controller epoch \d+\) )?but cannot become follower "
+         rf"since the new leader {N} is unavailable\.$",
          {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}, state="leader unavailable"),
     Rule("fetchers_stopped", rf"^(?:Broker (\d+) s|S)topped fetchers as part of become-follower request from "
-         rf"controller (\d+) epoch \d+ with correlation id \d+ for partition {_TP}(?: with leader {_N})?$",
+         rf"controller (\d+) epoch \d+ with correlation id \d+ for partition {TP}(?: with leader {N})?$",
          {"broker": 1, "target_broker": 2, "tp": 3, "leader": 4}),
     # --- ZooKeeper controller: PartitionStateMachine (state-change.log), elections -----------------
-    Rule("partition_state", rf"^Changed partition {_TP} from (\w+) to (\w+) with state (LeaderAndIsr\(.*\))$",
+    Rule("partition_state", rf"^Changed partition {TP} from (\w+) to (\w+) with state (LeaderAndIsr\(.*\))$",
          {"tp": 1, "state": 3, "isr_states": (4, r"isrWithBrokerEpoch=List\((.*)\)", 1),
-          **_kv(4, "leader", "leader_epoch", "partition_epoch", "isr")}),
-    Rule("partition_state", rf"^Changed partition {_TP} state from (\w+) to (\w+)(?: with (?:assigned replicas "
-         rf"\[?{_L}\]?|leader {_N}|state (LeaderAndIsr\(.*\)|\(Leader:.*\)))?)?$",
+          **kv(4, "leader", "leader_epoch", "partition_epoch", "isr")}),
+    Rule("partition_state", rf"^Changed partition {TP} state from (\w+) to (\w+)(?: with (?:assigned replicas "
+         rf"\[?{L}\]?|leader {N}|state (LeaderAndIsr\(.*\)|\(Leader:.*\)))?)?$",
          {"tp": 1, "state": 3, "replicas": 4, "leader": 5, "isr_states": (6, r"isrWithBrokerEpoch=List\((.*)\)", 1),
-          **_kv(6, "leader", "leader_epoch", "partition_epoch", "isr"),
+          **kv(6, "leader", "leader_epoch", "partition_epoch", "isr"),
           "old_leader": (6, r"Leader:(-?\d+)", 1), "old_isr": (6, r"ISR:([\d,]*)", 1)}),
     # the same transitions up to 1.0, the leader elected named alone: `Controller C epoch E changed partition [t,p]
     # from S1 to S2 with leader L` and `... changed partition [t,p] state from S1 to S2[ with assigned replicas R]`
     # (0.8-0.11), `Changed partition t-p from S1 to S2 with leader L` (1.0)
-    Rule("partition_state", rf"^(?:Controller (\d+) epoch \d+ c|C)hanged partition {_TP} from (\w+) to (\w+) with leader "
-         rf"{_N}$", {"broker": 1, "tp": 2, "state": 4, "leader": 5}),
-    Rule("partition_state", rf"^Controller (\d+) epoch \d+ changed partition {_TP} state from (\w+) to (\w+)(?: with "
-         rf"assigned replicas {_L})?$", {"broker": 1, "tp": 2, "state": 4, "replicas": 5}),
+    Rule("partition_state", rf"^(?:Controller (\d+) epoch \d+ c|C)hanged partition {TP} from (\w+) to (\w+) with leader "
+         rf"{N}$", {"broker": 1, "tp": 2, "state": 4, "leader": 5}),
+    Rule("partition_state", rf"^Controller (\d+) epoch \d+ changed partition {TP} state from (\w+) to (\w+)(?: with "
+         rf"assigned replicas {L})?$", {"broker": 1, "tp": 2, "state": 4, "replicas": 5}),
     # ReplicaStateMachine (2.6+, state-change.log): the controller takes a dead replica out of the ISR itself
-    Rule("partition_state", rf"^Partition {_TP} state changed to (\(Leader:.*\)) after removing replica (\d+) from the "
+    Rule("partition_state", rf"^Partition {TP} state changed to (\(Leader:.*\)) after removing replica (\d+) from the "
          r"ISR as part of transition to (\w+)$",
          {"tp": 1, "target_broker": 3, "state": 4, "old_leader": (2, r"Leader:(-?\d+)", 1),
-          "old_isr": (2, r"ISR:([\d,]*)", 1), **_kv(2, "leader_epoch", "partition_epoch")}),
+          "old_isr": (2, r"ISR:([\d,]*)", 1), **kv(2, "leader_epoch", "partition_epoch")}),
     # OfflinePartitionLeaderSelector (ZooKeeper controller 0.8-1.0; LeaderAndIsr.toString is JSON): the leader it
     # elected for an offline partition, clean or not (an unclean election's WARN comes first); from 1.1 the
     # `Changed partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(...)` line above
-    Rule("partition_state", rf'^Selected new leader and ISR \{{"leader":{_N},"leader_epoch":{_N},"isr":\[{_L}\]\}} for '
-         rf'offline partition {_TP}$', {"leader": 1, "leader_epoch": 2, "isr": 3, "tp": 4}, state="OnlinePartition"),
-    Rule("unclean_election", rf"^No broker in ISR is alive for {_TP}\. Elect leader {_N} from live brokers {_L}\. "
+    Rule("partition_state", rf'^Selected new leader and ISR \{{"leader":{N},"leader_epoch":{N},"isr":\[{L}\]\}} for '
+         rf'offline partition {TP}$', {"leader": 1, "leader_epoch": 2, "isr": 3, "tp": 4}, state="OnlinePartition"),
+    Rule("unclean_election", rf"^No broker in ISR is alive for {TP}\. Elect leader {N} from live brokers {L}\. "
          r"There's potential data loss\.$", {"tp": 1, "leader": 2, "replicas": 3}),
     Rule("unclean_election", r"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using an unclean "
          r"election$", {"topic_id": 1, "partition_index": 2, "leader": 3}),
     # --- KRaft controller: PartitionRegistration.maybeLogPartitionChange (3.0+), the changed fields only ---
     Rule("unclean_election", rf"^UNCLEAN {_PARTITION_DIFF}", _PARTITION_DIFF_FIELDS, sparse=True),
     Rule("partition_change", rf"^{_PARTITION_DIFF}", _PARTITION_DIFF_FIELDS, sparse=True),
-    Rule("partition_offline", rf"^No (?:broker in ISR for partition {_TP} is alive|replica in ISR for partition "
-         rf"{_TP} is alive)\. Live brokers are: \[(?:Set\()?{_LS}\)?\], ISR brokers are: \[{_L}\]$",
+    Rule("partition_offline", rf"^No (?:broker in ISR for partition {TP} is alive|replica in ISR for partition "
+         rf"{TP} is alive)\. Live brokers are: \[(?:Set\()?{LS}\)?\], ISR brokers are: \[{L}\]$",
          {"tp": 1, "tp2": 2, "isr": 4}),
     # PartitionStateMachine: a new or offline partition left without a leader (1.1+; the failed election of an
     # online partition, preferred or for a controlled shutdown, leaves it online under its old leader)
-    Rule("partition_offline", rf"^(?:Controller \d+ epoch \d+ failed to change state for partition {_TP} from "
-         rf"(?:New|Offline)Partition to (OnlinePartition)|Failed to elect leader for partition {_TP} under strategy "
+    Rule("partition_offline", rf"^(?:Controller \d+ epoch \d+ failed to change state for partition {TP} from "
+         rf"(?:New|Offline)Partition to (OnlinePartition)|Failed to elect leader for partition {TP} under strategy "
          r"OfflinePartitionLeaderElectionStrategy\b.*)$", {"tp": 1, "state": 2, "tp2": 3}),
     # up to 1.0: `Controller N epoch E initiated ...` (0.8-0.11), `[Controller id=N epoch=E] Initiated ...`; trace: FAILED_ELECTION
-    Rule("partition_offline", rf"^(?:Controller (\d+) epoch \d+ i|I)nitiated state change for partition {_TP} from "
+    Rule("partition_offline", rf"^(?:Controller (\d+) epoch \d+ i|I)nitiated state change for partition {TP} from "
          r"(?:New|Offline)Partition to (OnlinePartition) failed$", {"broker": 1, "tp": 2, "state": 3}),
     # --- KRaft controller: ReplicationControlManager, ClusterControlManager, BrokerHeartbeatManager ---
     Rule("reassignment_started", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
          r".*addingReplicas=\[[, ]*\d[\d, ]*\].*|.*removingReplicas=\[[, ]*\d[\d, ]*\].*)\) for topic (\S+)$",
-         {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 3,
-          **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}, states=_RECOVERY_BYTE),
+         {"partition_index": (1, PARTITION_KEY, 1), "topic_name": 3,
+          **kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}, states=RECOVERY_BYTE),
     # a record that empties both lists ends the reassignment (PartitionChangeBuilder.completeReassignmentIfNeeded on
     # any change of the partition, or a cancel: then `replicas` are the origin's)
     Rule("reassignment_completed", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
          r".*removingReplicas=\[\], addingReplicas=\[\].*)\) for topic (\S+)$",
-         {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 3, **_kv(1, "leader", "isr", "replicas")}),
+         {"partition_index": (1, PARTITION_KEY, 1), "topic_name": 3, **kv(1, "leader", "isr", "replicas")}),
     Rule("partition_change", r"^Replayed partition (?:assignment )?change PartitionChangeRecord\((.*)\) for topic "
-         r"(\S+)$", {"partition_index": (1, _PARTITION_KEY, 1), "topic_name": 2,
-                      **_kv(1, "leader", "isr", "replicas", "adding", "removing", "state")},
-         states=_RECOVERY_BYTE),
-    Rule("partition_change", rf"^Replayed PartitionRecord for (new|existing) partition {_TP} (?:with topic ID \S+ )?and "
+         r"(\S+)$", {"partition_index": (1, PARTITION_KEY, 1), "topic_name": 2,
+                      **kv(1, "leader", "isr", "replicas", "adding", "removing", "state")},
+         states=RECOVERY_BYTE),
+    Rule("partition_change", rf"^Replayed PartitionRecord for (new|existing) partition {TP} (?:with topic ID \S+ )?and "
          r"(PartitionRegistration\(.*\))\.$",
-         {"state": 1, "tp": 2, **_kv(3, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding",
+         {"state": 1, "tp": 2, **kv(3, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding",
                                      "removing")}),
     # the same replay of a new partition's PartitionRecord, KRaft 3.0-3.5 (ReplicationControlManager.replay)
-    Rule("partition_change", rf"^Created partition {_TP} with topic ID \S+ and (PartitionRegistration\(.*\))\.$",
-         {"tp": 1, **_kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
+    Rule("partition_change", rf"^Created partition {TP} with topic ID \S+ and (PartitionRegistration\(.*\))\.$",
+         {"tp": 1, **kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")},
          state="new"),
     # ClusterControlManager.replay 2.8-3.2 logs the record (3.3.0-3.3.1 `Fenced broker: N`; none in 3.3.2-3.5): `Fenced broker: FenceBrokerRecord(id=N, epoch=E)`
     Rule("broker_fenced", r"^(?:Fenced broker: (?:FenceBrokerRecord\(id=)?|Added new fenced broker: )(\d+)(?:, epoch=\d+\))?$",
@@ -284,65 +238,65 @@ RULES: list[Rule] = [
     # future partitions ...`): not read, one row per partition
     Rule("log_dir_offline", r"^Partitions (.*) are offline due to failure on log directory (\S+)$", {"log_dir": 2},
          explode="list", ident=_REPLICA_MANAGER),
-    Rule("partition_failed", rf"^Partition {_TP} marked as failed$", {"tp": 1}),
+    Rule("partition_failed", rf"^Partition {TP} marked as failed$", {"tp": 1}),
     # the whole fetch request to the leader failed (it is gone or unreachable; AbstractFetcherThread, WARN, once per
     # try): `Error in fetch <request>` (0.8.0, 0.10), `... <request>. Possible cause: <exception>` (0.8.2-0.9),
     # `Error in fetch to broker L, request <request>` (0.11-1.0), `Error in response for fetch request <request>`
     # (1.1+). No partition: the request names every partition of the thread, none of which failed alone
     Rule("fetch_request_failed", r"^Error in (?:fetch to broker (\d+), request |response for fetch request |fetch )"
          r"\S.*?(?:\. Possible cause: ([\w.$]+)(?::.*)?)?$", {"leader": 1, "error": 2}, ident=_REPLICA_FETCHER_THREAD),
-    Rule("fetch_error", rf"^Error for partition {_TP} (?:at offset {_N}|to broker (\d+):([\w.$]+)(?::.*)?)$",
+    Rule("fetch_error", rf"^Error for partition {TP} (?:at offset {N}|to broker (\d+):([\w.$]+)(?::.*)?)$",
          {"tp": 1, "offset": 2, "leader": 3, "error": 4}),
     # AbstractFetcherThread.processFetchRequest from 2.7 (KAFKA-9930): these errors leave "Error for partition" for a WARN
     # of their own (UNKNOWN_TOPIC_ID and INCONSISTENT_TOPIC_ID from 3.1); the partition is marked with error the same way
     Rule("fetch_error", rf"^Received (UNKNOWN_TOPIC_OR_PARTITION|UNKNOWN_TOPIC_ID|INCONSISTENT_TOPIC_ID) from the leader "
-         rf"for partition {_TP}\. This error may be returned transiently .*$", {"error": 1, "tp": 2}),
+         rf"for partition {TP}\. This error may be returned transiently .*$", {"error": 1, "tp": 2}),
     # `Error while processing data for partition t-p` (a KafkaStorageException, 1.0+), ` at offset O` from 2.3
-    Rule("fetch_error", rf"^(?:Unexpected error occurred|Error) while processing data for partition {_TP}(?: at offset "
-         rf"{_N})?$", {"tp": 1, "offset": 2}),
+    Rule("fetch_error", rf"^(?:Unexpected error occurred|Error) while processing data for partition {TP}(?: at offset "
+         rf"{N})?$", {"tp": 1, "offset": 2}),
     # (0.10-1.0 append the exception's message, ` error <message>`; 1.1+ log the exception apart)
-    Rule("fetch_error", rf"^Found invalid messages during fetch for partition {_TP} offset {_N}(?: error .*)?$",
+    Rule("fetch_error", rf"^Found invalid messages during fetch for partition {TP} offset {N}(?: error .*)?$",
          {"tp": 1, "offset": 2}, state="invalid messages"),
     # the leader answered NOT_LEADER_FOR_PARTITION (NOT_LEADER_OR_FOLLOWER from 2.7): INFO in 1.1-2.0, DEBUG from 2.1
     # (before 1.1 it was an `Error for partition ... to broker L:...NotLeaderForPartitionException`); and from 2.1
     # (KIP-320) UNKNOWN_LEADER_EPOCH, the leader behind the follower's epoch (DEBUG). The partition is retried
-    Rule("fetch_error", rf"^Remote broker is not the leader for partition {_TP}, which could indicate that the "
+    Rule("fetch_error", rf"^Remote broker is not the leader for partition {TP}, which could indicate that the "
          r"partition is being moved$", {"tp": 1}, state="not leader"),
-    Rule("fetch_error", rf"^Remote broker has a smaller leader epoch for partition {_TP} than this replica's current "
-         rf"leader epoch of {_N}\.$", {"tp": 1, "leader_epoch": 2}, state="smaller leader epoch"),
+    Rule("fetch_error", rf"^Remote broker has a smaller leader epoch for partition {TP} than this replica's current "
+         rf"leader epoch of {N}\.$", {"tp": 1, "leader_epoch": 2}, state="smaller leader epoch"),
     # the partition cannot replicate: its leader answered the offset lookup of an out-of-range fetch with an error
     # (`[t,p] to broker L` 0.10-0.11, `t-p to broker L` 1.0), or a message over replica.fetch.max.bytes (before KIP-74)
-    Rule("fetch_error", rf"^Error getting offset for partition {_TP}(?: to broker (\d+))?$", {"tp": 1, "leader": 2},
+    Rule("fetch_error", rf"^Error getting offset for partition {TP}(?: to broker (\d+))?$", {"tp": 1, "leader": 2},
          state="offset lookup failed"),
     # the same lookup failing with an error the thread retries (AbstractFetcherThread.handleOutOfRangeError, INFO,
     # 2.4+), and the tiered-storage lookup of an offset moved to remote storage (handleOffsetsMovedToTieredStorage,
     # 3.5+: INFO for a retried error, ERROR with its stack trace for the others)
-    Rule("fetch_error", rf"^Could not fetch offset for {_TP} due to error: .*$", {"tp": 1}, state="offset lookup failed"),
-    Rule("fetch_error", rf"^(?:Could not build|Error building) remote log auxiliary state for {_TP}(?: due to error: .*)?$",
+    Rule("fetch_error", rf"^Could not fetch offset for {TP} due to error: .*$", {"tp": 1}, state="offset lookup failed"),
+    Rule("fetch_error", rf"^(?:Could not build|Error building) remote log auxiliary state for {TP}(?: due to error: .*)?$",
          {"tp": 1}, state="remote log state failed"),
     Rule("fetch_error", rf"^Replication is failing due to a message that is greater than replica\.fetch\.max\.bytes for "
-         rf"partition {_TP}\. .*$", {"tp": 1}, state="message too large"),
+         rf"partition {TP}\. .*$", {"tp": 1}, state="message too large"),
     # ReplicaFetcherThread.processPartitionData 0.9-0.11: a KafkaStorageException appending the fetched data halts
-    Rule("storage_halt", rf"^Disk error while replicating data(?:\.| for {_TP})$", {"tp": 1}),
+    Rule("storage_halt", rf"^Disk error while replicating data(?:\.| for {TP})$", {"tp": 1}),
     # AbstractFetcherThread.onPartitionFenced (2.1+, KIP-320): `older` takes the partition out of the thread until
     # a new leader epoch (2.3+ marks it failed next); `newer` (2.5+, KAFKA-9654) only retries it, written `has an new
     # epoch (E) than the current leader. retry the partition later` until 3.3 (kept as `newer`)
-    Rule("fetch_epoch_mismatch", rf"^Partition {_TP} has an? (older|newer|new) epoch \({_N}\) than the current "
+    Rule("fetch_epoch_mismatch", rf"^Partition {TP} has an? (older|newer|new) epoch \({N}\) than the current "
          r"leader\..*$", {"tp": 1, "state": 2, "leader_epoch": 3}, states={"new": "newer"}),
     # a log cut back to an offset (Log.truncateTo): `Truncating log t-p to offset O.` (0.8-1.0), `Truncating to offset
     # O` (1.1+, the partition in the logIdent `[Log partition=t-p, dir=D] `, UnifiedLog's from 3.1); the line that
     # says it had no effect (`Truncating to O has no effect as ...`) is no event
     # Log.truncateTo up to 0.10 logs this before it checks the offset: a negative one is refused
     # (IllegalArgumentException) and nothing is cut, so no event; from 0.11 it is logged after the checks
-    Rule("log_truncated", rf"^Truncating log {_TP} to offset (\d+)\.$", {"tp": 1, "offset": 2}),
-    Rule("log_truncated", rf"^Truncating to offset {_N}$", {"offset": 1}),
+    Rule("log_truncated", rf"^Truncating log {TP} to offset (\d+)\.$", {"tp": 1, "offset": 2}),
+    Rule("log_truncated", rf"^Truncating to offset {N}$", {"offset": 1}),
     # the follower removed records its high watermark covered (ReplicaFetcherThread.truncate, WARN, 2.0+)
-    Rule("truncated_below_hw", rf"^Truncating {_TP} to offset {_N} below high watermark {_N}$", {"tp": 1, "offset": 2}),
+    Rule("truncated_below_hw", rf"^Truncating {TP} to offset {N} below high watermark {N}$", {"tp": 1, "offset": 2}),
     # a follower whose leader has fewer records than it, with unclean leader election off, exits rather than lose
     # them (ReplicaFetcherThread.handleOffsetOutOfRange, FATAL): `Halting ... for topic T, Current leader L's ...`
     # (0.8-0.9), `Exiting ... for partition t-p, Current|current leader L's latest offset O is less than replica
     # R's latest offset O2` (0.10-0.11), `..., current leader's latest offset O is less than replica's ...` (1.0-2.0)
-    Rule("truncation_refused", rf"^(?:Halting|Exiting) because log truncation is not allowed for (?:partition {_TP}|"
+    Rule("truncation_refused", rf"^(?:Halting|Exiting) because log truncation is not allowed for (?:partition {TP}|"
          r"topic (\S+)), [Cc]urrent leader(?: (\d+))?'s latest offset (\d+) is less than replica(?: \d+)?'s latest "
          r"offset \d+$", {"tp": 1, "topic_name": 2, "leader": 3, "offset": 4}),
     # the follower's fetch offset was out of the leader's range, so it moved it (ReplicaFetcherThread.
@@ -354,17 +308,17 @@ RULES: list[Rule] = [
     # state: `latest` (the follower was ahead of its leader and truncates to it: an unclean election or a lost
     # write), `start` (it fell behind the leader's log start offset and starts over there), `local end`. The
     # `Current offset F for partition t-p [is] out of range...` line written after it is the same event: no row.
-    Rule("fetch_offset_reset", rf"^Replica (\d+) for partition {_TP} reset its fetch offset (?:from -?\d+ )?to current "
-         rf"leader (\d+)'s (latest|start) offset {_N}$", {"broker": 1, "tp": 2, "leader": 3, "state": 4, "offset": 5}),
-    Rule("fetch_offset_reset", rf"^Reset fetch offset for partition {_TP} from -?\d+ to current leader's (latest|start) "
-         rf"offset {_N}$", {"tp": 1, "state": 2, "offset": 3}),
-    Rule("fetch_offset_reset", rf"^Truncate fully and reset fetch offset for partition {_TP} from -?\d+ to the current "
-         rf"leader's (start) offset {_N} because .*$", {"tp": 1, "state": 2, "offset": 3}),
-    Rule("fetch_offset_reset", rf"^Reset fetch offset for partition {_TP} from -?\d+ to the current local replica's "
-         rf"end offset {_N}$", {"tp": 1, "offset": 2}, state="local end"),
+    Rule("fetch_offset_reset", rf"^Replica (\d+) for partition {TP} reset its fetch offset (?:from -?\d+ )?to current "
+         rf"leader (\d+)'s (latest|start) offset {N}$", {"broker": 1, "tp": 2, "leader": 3, "state": 4, "offset": 5}),
+    Rule("fetch_offset_reset", rf"^Reset fetch offset for partition {TP} from -?\d+ to current leader's (latest|start) "
+         rf"offset {N}$", {"tp": 1, "state": 2, "offset": 3}),
+    Rule("fetch_offset_reset", rf"^Truncate fully and reset fetch offset for partition {TP} from -?\d+ to the current "
+         rf"leader's (start) offset {N} because .*$", {"tp": 1, "state": 2, "offset": 3}),
+    Rule("fetch_offset_reset", rf"^Reset fetch offset for partition {TP} from -?\d+ to the current local replica's "
+         rf"end offset {N}$", {"tp": 1, "offset": 2}, state="local end"),
     # `Failed to truncate t-p` (INFO, 1.0-2.2), ERROR with ` at offset O` from 2.3
-    Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {_TP}(?: at "
-         rf"offset {_N})?$", {"tp": 1, "offset": 2}),
+    Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {TP}(?: at "
+         rf"offset {N})?$", {"tp": 1, "offset": 2}),
     # --- log directories: LogManager, ReplicaManager -------------------------------------------------
     Rule("log_dir_failed", r"^Stopping serving replicas in dir (\S+)(?: with uuid (\S+) because the log directory "
          r"has failed\.)?$", {"log_dir": 1}),
@@ -383,7 +337,7 @@ RULES: list[Rule] = [
     Rule("broker_halted", r"^Unable to propagate directory failure disabled because directory (\S+) has no UUID$",
          {"log_dir": 1}),
     # --- deletion: LogManager.asyncDelete (a replica's log), TopicDeletionManager, ReplicationControlManager ---
-    Rule("replica_deleted", rf"^Log for partition {_TP} is renamed to \S+ and is scheduled for deletion$",
+    Rule("replica_deleted", rf"^Log for partition {TP} is renamed to \S+ and is scheduled for deletion$",
          {"tp": 1}),
     Rule("topic_deleted", r"^Deletion of topic (\S+) successfully completed$", {"topic_name": 1}),
     # ReplicationControlManager.replay(RemoveTopicRecord): `Removed topic` up to 3.5, then `Replayed RemoveTopicRecord`
@@ -395,34 +349,34 @@ RULES: list[Rule] = [
     # (the broker that took the request; 2.4-2.7 printed its KafkaConfig object) and KRaft's publisher (every broker; a
     # node's own config, that node): `k -> v,k2 -> v2`, empty when no override is left
     Rule("config_changed", r"^Processing override for entityPath: topics/([^\s/]+) with config: (.*)$",
-         {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
+         {"topic_name": 1, "min_isr": (2, MIN_ISR_SET, 1)}, state="topic"),
     Rule("config_changed", r"^Processing override for entityType: topics, entity: (\S+) with config: (.*)$",
-         {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
+         {"topic_name": 1, "min_isr": (2, MIN_ISR_SET, 1)}, state="topic"),
     Rule("config_changed", r"^Processing override for entityPath: brokers/<default> with config: (.*)$",
-         {"min_isr": (1, _MIN_ISR_SET, 1)}, state="default"),
+         {"min_isr": (1, MIN_ISR_SET, 1)}, state="default"),
     Rule("config_changed", r"^Processing override for entityPath: brokers/(\d+) with config: .*$", {"target_broker": 1},
          state="broker"),
     Rule("config_changed", r"^Updating topic (\S+) with new configuration :(.*)$",
-         {"topic_name": 1, "min_isr": (2, _MIN_ISR_SET, 1)}, state="topic"),
-    Rule("config_changed", r"^Updating cluster configuration :(.*)$", {"min_isr": (1, _MIN_ISR_SET, 1)},
+         {"topic_name": 1, "min_isr": (2, MIN_ISR_SET, 1)}, state="topic"),
+    Rule("config_changed", r"^Updating cluster configuration :(.*)$", {"min_isr": (1, MIN_ISR_SET, 1)},
          state="default"),
     Rule("config_changed", r"^Updating node (\d+) with new configuration :.*$", {"target_broker": 1}, state="broker"),
     # --- reassignment: KafkaController, ReplicationControlManager (controller.log) -------------------
-    Rule("reassignment_started", rf"^Handling reassignment of partition {_TP} to new replicas {_L}$",
+    Rule("reassignment_started", rf"^Handling reassignment of partition {TP} to new replicas {L}$",
          {"tp": 1, "replicas": 2}),
-    Rule("reassignment_started", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
-         rf"replicas={_L}, addingReplicas=(,*\d[\d,]*), removingReplicas={_L}\)$",
+    Rule("reassignment_started", rf"^Successfully updated assignment of partition {TP} to ReplicaAssignment\("
+         rf"replicas={L}, addingReplicas=(,*\d[\d,]*), removingReplicas={L}\)$",
          {"tp": 1, "replicas": 2, "adding": 3, "removing": 4}),
-    Rule("reassignment_started", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
-         rf"replicas={_L}, addingReplicas={_L}, removingReplicas=(,*\d[\d,]*)\)$",
+    Rule("reassignment_started", rf"^Successfully updated assignment of partition {TP} to ReplicaAssignment\("
+         rf"replicas={L}, addingReplicas={L}, removingReplicas=(,*\d[\d,]*)\)$",
          {"tp": 1, "replicas": 2, "adding": 3, "removing": 4}),
     # the target replicas as a Scala collection: ArrayBuffer (the Admin API, the znode), List (read back at a fail-over)
-    Rule("reassignment_caught_up", rf"^Target replicas \w{{1,32}}\({_LS}\) have all caught up with the leader for "
-         rf"reassigning partition {_TP}$", {"replicas": 1, "tp": 2}),
-    Rule("reassignment_completed", rf"^Successfully updated assignment of partition {_TP} to ReplicaAssignment\("
-         rf"replicas={_L}, addingReplicas=, removingReplicas=\)$", {"tp": 1, "replicas": 2}),
+    Rule("reassignment_caught_up", rf"^Target replicas \w{{1,32}}\({LS}\) have all caught up with the leader for "
+         rf"reassigning partition {TP}$", {"replicas": 1, "tp": 2}),
+    Rule("reassignment_completed", rf"^Successfully updated assignment of partition {TP} to ReplicaAssignment\("
+         rf"replicas={L}, addingReplicas=, removingReplicas=\)$", {"tp": 1, "replicas": 2}),
     # KafkaController to 1.0 (`Removed partition t-p …`), 1.1 (`Removing …`), 2.0-2.3 (a Set of them); 2.4+ not read
-    Rule("reassignment_completed", rf"^Remov(?:ed|ing) partition {_TP} from the list of reassigned partitions in "
+    Rule("reassignment_completed", rf"^Remov(?:ed|ing) partition {TP} from the list of reassigned partitions in "
          r"zookeeper$", {"tp": 1}),
     Rule("reassignment_completed", r"^Removing partitions Set\([^()]*\) from the list of reassigned partitions in "
          r"zookeeper$", {}, explode="list"),
@@ -444,9 +398,9 @@ RULES: list[Rule] = [
     Rule("broker_registered", r"^New broker startup callback for [\d,]+$", {}, explode="list"),
     Rule("broker_registered", r"^Currently active brokers in the cluster: (?:Hash)?Set\([\d, ]*\)$", {},
          explode="list", state=ACTIVE_SET),
-    Rule("reassignment_waiting", rf"^New replicas {_L} for partition {_TP} being reassigned not yet caught up with "
+    Rule("reassignment_waiting", rf"^New replicas {L} for partition {TP} being reassigned not yet caught up with "
          r"the leader$", {"replicas": 1, "tp": 2}),
-    Rule("reassignment_waiting", rf"^Partition {_TP} to be reassigned is already assigned to replicas {_L}\. "
+    Rule("reassignment_waiting", rf"^Partition {TP} to be reassigned is already assigned to replicas {L}\. "
          r"Ignoring request for partition reassignment\.?$", {"tp": 1, "replicas": 2}, state="already assigned"),
     # --- broker lifecycle: KafkaServer, BrokerServer, KafkaRaftServer, Kafka -------------------------
     Rule("broker_started", r"^(?:Kafka Server )?started$", ident=_SERVER_IDENT),
@@ -472,18 +426,18 @@ RULES: list[Rule] = [
     Rule("broker_exit", r"^Exiting Kafka.*$"),
     # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): (?:The size of the current "
-         rf"ISR (?:(?:Hash)?Set\()?{_LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
-         rf"{_TP}.*|Number of insync replicas for partition {_TP} is \[(\d+)\], below required minimum \[(\d+)\])$",
+         rf"ISR (?:(?:Hash)?Set\()?{LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
+         rf"{TP}.*|Number of insync replicas for partition {TP} is \[(\d+)\], below required minimum \[(\d+)\])$",
          {"error": 1, "isr": 2, "min_isr": 3, "tp": 4, "tp2": 5, "isr_size": 6, "min_isr2": 7},
          parent=r"^Error processing append operation on partition ", sparse=True),  # <= 1.0 gives the ISR's size only
     # 4.x (Partition.appendRecordsToLeader): the ISR's size, then its members
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): The size of the current ISR : "
-         rf"(\d+) is insufficient to satisfy the min\.isr requirement of (\d+) for partition {_TP}, live replica\(s\) "
-         rf"broker\.id are : (?:(?:Hash)?Set\()?{_LS}\)?$", {"error": 1, "isr_size": 2, "min_isr": 3, "tp": 4, "isr": 5},
+         rf"(\d+) is insufficient to satisfy the min\.isr requirement of (\d+) for partition {TP}, live replica\(s\) "
+         rf"broker\.id are : (?:(?:Hash)?Set\()?{LS}\)?$", {"error": 1, "isr_size": 2, "min_isr": 3, "tp": 4, "isr": 5},
          parent=r"^Error processing append operation on partition "),
     # ReplicaManager.appendToLocalLog before 1.0 (KIP-112): an I/O error appending to a log halts the broker; the
     # exception, Log.append's, names the log ('t-p', its directory's name)
-    Rule("storage_halt", rf"^(?:\S+\.)?KafkaStorageException: I/O exception in append to log '{_TP}'$", {"tp": 1},
+    Rule("storage_halt", rf"^(?:\S+\.)?KafkaStorageException: I/O exception in append to log '{TP}'$", {"tp": 1},
          parent=r"^Halting due to unrecoverable I/O error while handling produce request:\s*$"),
     # Partition.maybeShrinkIsr through KafkaZkClient.conditionalUpdatePath (1.1-3.x with ZooKeeper, before AlterIsr):
     # a ZooKeeper error writing the shrunk ISR (its session expired, say) escapes the shrink after its INFO line and
@@ -495,6 +449,6 @@ RULES: list[Rule] = [
     Rule("startup_failed", r"^(?:\S+\.)?KafkaException: Failed to acquire lock on file \.lock in (.+)\. A Kafka "
          r"instance in another process or thread is using this directory\.$", {"log_dir": 1},
          parent=r"^Fatal error during (?:KafkaServer|broker) startup\. Prepare to shutdown$"),
-    Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {_TP} offset {_N}$",
+    Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {TP} offset {N}$",
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
 ]

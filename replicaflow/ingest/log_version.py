@@ -57,6 +57,13 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"lastCaughtUpTimeMs", "3.6", None),
     # a KRaft controller's PartitionRecord (PartitionRegistration.toString): directories (KIP-858) and the ELR from 3.7
     (r"PartitionRegistration\(replicas=\[[\d, ]*\], directories=", "3.7", None),
+    # PartitionChangeBuilder.tryElection: an election from the eligible leader replicas (KIP-966) from 3.7 (TRACE up
+    # to 4.0); from 4.1 its lines and the unclean one's name the registration before the change
+    (r"Setting new leader for topicId \S+, partition \d+ to -?\d+ using ELR", "3.7", None),
+    (r"Setting new leader for topicId \S+, partition \d+ to -?\d+ using (?:ELR|an unclean election)\. Previous "
+     r"partition: ?PartitionRegistration\(", "4.1", None),
+    # ReplicationControlManager.maybeFenceOneStaleBroker names the broker's epoch from 4.0
+    (r"Fencing broker \d+ at epoch \d+ because its session has timed out", "4.0", None),
     # Partition.appendRecordsToLeader's NotEnoughReplicasException: `[t,p]` up to 0.10.1, the TopicPartition from
     # 0.10.2, the ISR's members from 2.1; the ISR's size and its members apart after 3.8 (not in 3.8.0)
     (r"Number of insync replicas for partition \[", None, "0.10"),

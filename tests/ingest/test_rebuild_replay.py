@@ -126,6 +126,38 @@ def test_version_forms_pick_the_earliest_release_they_allow():
                    "false)") == ("2.4", None)
 
 
+def test_kraft_4_forms_bound_the_release():
+    """ReplicationControlManager.maybeFenceOneStaleBroker writes `Fencing broker N at epoch E because its session has
+    timed out.` from 4.0.0 (3.9.0: `Fencing broker N because …`); PartitionChangeBuilder.tryElection logs an election
+    from the eligible leader replicas at TRACE from 3.7.0 (`… using ELR`, absent in 3.6.0), and from 4.1.0 that line
+    and the unclean one name the registration before the change (`… Previous partition: PartitionRegistration(…),
+    change record: …`, not in 4.0). Kafka 4.1.1 logs without a `Kafka version:` line were read as 3.6."""
+    def release(*lines: str) -> tuple[str, str | None]:
+        return infer_version([any(re.search(p, line) for line in lines) for p, _, _ in FORMS])
+    reg = ("PartitionRegistration(replicas=[1, 2], directories=[AAAAAAAAAAAAAAAAAAAAAQ, AAAAAAAAAAAAAAAAAAAAAQ], "
+           "isr=[], removingReplicas=[], addingReplicas=[], elr=[2], lastKnownElr=[1], leader=-1, "
+           "leaderRecoveryState=RECOVERED, leaderEpoch=2, partitionEpoch=3), change record: PartitionChangeRecord("
+           "partitionId=0, topicId=Fs3yVbY9S2qtNEF8A-xMSA, isr=[2], leader=2, replicas=null, removingReplicas=null, "
+           "addingReplicas=null, leaderRecoveryState=-1, directories=null, eligibleLeaderReplicas=[], lastKnownElr=null)")
+    fence = "[QuorumController id=3] Fencing broker 2 at epoch 10 because its session has timed out."
+    elr = "[QuorumController id=3] Setting new leader for topicId Fs3yVbY9S2qtNEF8A-xMSA, partition 0 to 2 using ELR"
+    unclean = elr.replace("using ELR", "using an unclean election")
+    assert release(fence) == ("4.0", None)
+    assert release(elr) == ("3.7", None)
+    assert release(f"{elr}. Previous partition: {reg}") == ("4.1", None)
+    assert release(f"{unclean}. Previous partition: {reg}") == ("4.1", None)
+    assert release(unclean) == ("3.5", None)  # 3.6+ in fact: the line alone bounds nothing beyond its logIdent
+    assert release(fence.replace(" at epoch 10", "")) == ("3.5", None)
+    # a 4.1.1 controller's excerpt, no `Kafka version:` line: its earliest release, not 3.6 (as before)
+    excerpt = [fence, f"{elr}. Previous partition: {reg}", "[Broker id=1] Leader t-0 with topic id Some(Fs3yVbY9S2qtN"
+               "EF8A-xMSA) starts at leader epoch 3 from offset 7 with partition epoch 4, high watermark 7, ISR [2], "
+               "adding replicas [] and removing replicas [] . Previous leader Some(-1) and previous leader epoch was 2."]
+    forms = [any(re.search(p, line) for line in excerpt) for p, _, _ in FORMS]
+    assert release_of(forms, []) == ("4.1", "logs", None)
+    assert release_of(forms, ["4.1.1"]) == ("4.1.1", "version line", "4.1.1")
+    assert release_of(forms, ["4.0.0"]) == ("4.1", "logs", None)  # a client of 4.0 logging beside it
+
+
 def test_the_brokers_kafka_version_line_names_the_release_within_the_forms():
     """AppInfoParser logs `Kafka version: X` at every start (`Kafka version : X` up to 0.10); Confluent's builds print
     their own number (7.3.5-ccs is Kafka 3.3). The earliest release named that the forms allow is taken, a rolling

@@ -43,6 +43,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.ingest.broker_sessions import active_set, lead_rows
+from replicaflow.ingest.kraft_elections import LEADERLESS_BEFORE, eligible_before
 from replicaflow.ingest.log_changes import from_to_isr
 from replicaflow.ingest.log_text import id_list
 from replicaflow.ingest.replay import Assignment
@@ -56,7 +57,8 @@ BROKER_HOLDS = ("isr_shrink", "isr_expand", "isr_updated", "isr_update_failed", 
                 "fetcher_removed", "partition_failed", "fetch_error", "fetch_epoch_mismatch", "fetch_offset_reset",
                 "truncation_failed", "log_dir_offline", "produce_rejected", "thread_died", "replica_deleted")
 # kinds whose `replicas` are assigned replicas (all of them, or the live ones of an unclean election)
-REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "unclean_election", "partition_offline")
+REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "unclean_election", "elr_election",
+                 "partition_offline")
 # lines of a partition's deletion: its logs renamed for deletion, fetchers removed, NonExistentPartition
 DELETION_KINDS = ("replica_deleted", "fetcher_removed")
 NONEXISTENT = "NonExistentPartition"
@@ -376,7 +378,10 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8, …)`, TRACE
     up to 2.5, INFO from 2.6: its only line of an unclean election, or of a partition's return after a failed one),
     and a KRaft controller's unclean one (`UNCLEAN partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0,
-    leaderEpoch: 85 -> 86, …`, 3.0+). An election `from OnlinePartition` picks a member of the ISR in force and keeps
+    leaderEpoch: 85 -> 86, …`, 3.0+) and its elections by PartitionChangeBuilder where a line names the leader epoch
+    (4.1's `Setting new leader for topicId X, partition p to L using ELR|an unclean election. Previous partition: …`:
+    the registration's epoch plus one, its ISR and ELR the replicas it elected from, and where it had no leader, a -1
+    row just before the election). An election `from OnlinePartition` picks a member of the ISR in force and keeps
     the others but the brokers shutting down (PartitionLeaderElectionAlgorithms: preferred replica, controlled shutdown,
     reassignment): the ISR it names is numbered just before its leader (``CONTROLLER_ISR_EPOCH``), as the ISR it was
     elected from, since the leader's expansion that made it a member may be in no file (a public 2.1 cluster's auto
@@ -390,16 +395,17 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     ``CONTROLLER_ISR_EPOCH``)."""
     kind = F.col("kind")
     by_zookeeper = F.col("message").contains(SELECTED) | F.col("message").rlike(ELECTED)
-    said = (((kind == "partition_state") & by_zookeeper) | (kind == "unclean_election")) \
+    said = (((kind == "partition_state") & by_zookeeper) | kind.isin("unclean_election", "elr_election")) \
         & F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("leader").isNotNull() \
         & F.col("leader_epoch").isNotNull()
-    old_isr = unclean_from_isr()
+    old_isr = F.coalesce(unclean_from_isr(), eligible_before())
     sel = events.where(said).select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
                                     (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"),
-                                    old_isr.alias("old_isr"), F.col("message").rlike(_ISR_IN_FORCE).alias("isr_in_force"))
+                                    old_isr.alias("old_isr"), F.col("message").rlike(_ISR_IN_FORCE).alias("isr_in_force"),
+                                    F.col("message").rlike(LEADERLESS_BEFORE).alias("leaderless"))
     known = leaders.select(*KEYS, "ts_ms", "leader", "leader_epoch", F.lit(None).cast("array<int>").alias("isr"),
                            "seq", F.lit(False).alias("said"), F.lit(None).cast("array<int>").alias("old_isr"),
-                           F.lit(False).alias("isr_in_force"))
+                           F.lit(False).alias("isr_in_force"), F.lit(False).alias("leaderless"))
     before = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     sel = (sel.unionByName(known).select("*", F.max("leader_epoch").over(before).alias("past"))
            .where(F.col("said") & (F.col("past").isNull() | (F.col("leader_epoch") > F.col("past"))
@@ -410,7 +416,11 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
     chose_from = sel.where(F.col("old_isr").isNotNull() | (F.col("isr_in_force") & F.col("isr").isNotNull())).select(
         *KEYS, "ts_ms", (F.col("seq") - 1).alias("seq"), F.coalesce("old_isr", "isr").alias("isr"),
         F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch"))
-    return (_isr_after(named.where(~F.col("isr_in_force"))).unionByName(chose_from), lead_rows(sel, with_epoch=True),
+    # a 4.1 election line whose registration before had no leader (`leader=-1`): none until the line, the epoch before
+    none = sel.where(F.col("leaderless")).select(*KEYS, "ts_ms", (F.col("seq") - 2).alias("seq"), F.lit(-1).alias(
+        "leader"), (F.col("leader_epoch") - 1).alias("leader_epoch"))
+    return (_isr_after(named.where(~F.col("isr_in_force"))).unionByName(chose_from),
+            lead_rows(sel, with_epoch=True).unionByName(lead_rows(none, with_epoch=True)),
             named.select(*KEYS, "ts_ms").distinct())
 
 

@@ -9,7 +9,19 @@ line at which release is in docs/logs.md.
 
 from __future__ import annotations
 
-from replicaflow.ingest.log_rule import LS, MIN_ISR_SET, PARTITION_KEY, RECOVERY_BYTE, TP, L, N, Rule, kv
+from replicaflow.ingest.log_rule import (
+    ELECTION_FIELDS,
+    ELECTION_TAIL,
+    LS,
+    MIN_ISR_SET,
+    PARTITION_KEY,
+    RECOVERY_BYTE,
+    TP,
+    L,
+    N,
+    Rule,
+    kv,
+)
 
 # KafkaServer (0.10-0.11 `[Kafka Server N], `, 1.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
 _SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer nodeId|BrokerServer id)=\d+\]) "
@@ -147,8 +159,14 @@ RULES: list[Rule] = [
          rf'offline partition {TP}$', {"leader": 1, "leader_epoch": 2, "isr": 3, "tp": 4}, state="OnlinePartition"),
     Rule("unclean_election", rf"^No broker in ISR is alive for {TP}\. Elect leader {N} from live brokers {L}\. "
          r"There's potential data loss\.$", {"tp": 1, "leader": 2, "replicas": 3}),
-    Rule("unclean_election", r"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using an unclean "
-         r"election$", {"topic_id": 1, "partition_index": 2, "leader": 3}),
+    # PartitionChangeBuilder.tryElection (KRaft, 3.6+; the partition named by topic id: kraft_elections.py). 4.1 adds the
+    # registration before the change and the record: its replicas, the leader epoch the record raises, the ISR it sets
+    Rule("unclean_election", rf"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using an unclean "
+         rf"election{ELECTION_TAIL}$", ELECTION_FIELDS),
+    # the same election from the eligible leader replicas (KIP-966, 3.7+: TRACE; 4.1: INFO, with the tail): the new
+    # leader becomes the ISR alone, clean; `leader=-1` before says the partition had no leader until this line
+    Rule("elr_election", rf"^Setting new leader for topicId (\S+), partition (\d+) to (-?\d+) using ELR{ELECTION_TAIL}$",
+         ELECTION_FIELDS),
     # --- KRaft controller: PartitionRegistration.maybeLogPartitionChange (3.0+), the changed fields only ---
     Rule("unclean_election", rf"^UNCLEAN {_PARTITION_DIFF}", _PARTITION_DIFF_FIELDS, sparse=True),
     Rule("partition_change", rf"^{_PARTITION_DIFF}", _PARTITION_DIFF_FIELDS, sparse=True),

@@ -54,3 +54,12 @@ KV = {  # keys of LeaderAndIsr(...), PartitionState(...), PartitionChangeRecord(
 def kv(group: int, *keys: str) -> dict:
     """Fields read as keys (``KV``) of the structure a rule captures in ``group``."""
     return {k: (group, KV[k], 1) for k in keys}
+
+
+# `. Previous partition: PartitionRegistration(…), change record: PartitionChangeRecord(…)` after a KRaft controller's
+# election line (PartitionChangeBuilder.tryElection, 4.1+): neither structure holds parentheses of its own
+ELECTION_TAIL = r"(?:\. Previous partition: ?(PartitionRegistration\([^()]*\)), change record: ?(PartitionChangeRecord\([^()]*\)))?"
+# the fields of such a line (topic_id, partition_index, leader) and of its tail: the registration's replicas and
+# leader epoch (the record's leader raises it by one, PartitionRegistration.merge), the ISR the record sets
+ELECTION_FIELDS = {"topic_id": 1, "partition_index": 2, "leader": 3, "replicas": (4, KV["replicas"], 1),
+                   "prev_leader_epoch": (4, KV["leader_epoch"], 1), "isr": (5, KV["isr"], 1)}

@@ -27,6 +27,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from replicaflow.errors import ReplicaflowError
+from replicaflow.ingest.kraft_elections import name_topics
 from replicaflow.ingest.log_changes import changes, mark_refused
 from replicaflow.ingest.log_envelopes import grep_path, stream, unwrap
 from replicaflow.ingest.log_files import resolve_paths
@@ -277,7 +278,9 @@ def _classify(df: DataFrame) -> DataFrame:
               F.lit("unknown message"))
     )
     return df.select(
-        "*", _int(f["leader_epoch"]).alias("leader_epoch"), broker.alias("broker"), reason.alias("reason"),
+        # a KRaft controller's election line of 4.1 names the epoch before it: the record raises it by one
+        "*", F.coalesce(_int(f["leader_epoch"]), F.when(k.isin(*ELECTION_KINDS), _int(f["prev_leader_epoch"]) + 1))
+        .alias("leader_epoch"), broker.alias("broker"), reason.alias("reason"),
         # -2 names no broker: a PartitionChangeRecord's "no change", ZooKeeper's LeaderDuringDelete
         F.nullif(_int(F.coalesce(f["leader"], f["old_leader"], F.when(k.isin(*FETCHER_KINDS),
                                                                       _x(msg, FETCHER_LEADER, 1)))), F.lit(-2))
@@ -294,6 +297,7 @@ def _classify(df: DataFrame) -> DataFrame:
 
 
 # fields Kafka writes as an int: broker ids, leader and partition epochs, partition numbers, counts
+ELECTION_KINDS = ("unclean_election", "elr_election")  # with the registration before: log_rule.ELECTION_FIELDS
 INT_FIELDS = ("leader", "old_leader", "leader_epoch", "prev_leader_epoch", "partition_epoch", "broker", "target_broker",
               "min_isr", "min_isr2", "partition_index", "isr_size")
 NUMBER = r"^-?\d+$"
@@ -464,7 +468,7 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     named = _cluster_column(cluster, shown_as).alias("cluster")
     events = conform(rows.where("event_row").select(
         named, F.col("event_ts_ms").alias("ts_ms"), "source",
-        "line_number", "message", *EVENT_COLUMNS), ANALYSIS["log_events"])
+        "line_number", "message", *EVENT_COLUMNS), ANALYSIS["log_events"]).transform(name_topics)
     rejects = conform(rows.where(F.col("category") == "reject").select("source", "line_number", "raw_line", "reason"),
                       ANALYSIS["rejects"])
     counts = rows.where("first").groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))

@@ -113,6 +113,33 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      "topicId=AAAAAAAAAAAAAAAAAAAAAA, isr=[1, 2], leader=-1, replicas=null, removingReplicas=null, "
      "addingReplicas=null, leaderRecoveryState=-1) for topic t (org.apache.kafka.controller.ReplicationControlManager)",
      {"kind": "partition_change", "leader": -1, "isr": [1, 2], "topic": "t", "partition": 0}),
+    # PartitionChangeBuilder.tryElection (KRaft): an election from the eligible leader replicas, INFO with the
+    # registration before and the change record from 4.1 (TRACE without them 3.7-4.0), and the unclean one (3.6+,
+    # the same tail from 4.1); the topic is the one the record above names with that topic id
+    (T + "INFO [QuorumController id=9] Setting new leader for topicId AAAAAAAAAAAAAAAAAAAAAA, partition 3 to 2 using "
+     "ELR. Previous partition: PartitionRegistration(replicas=[1, 2, 3], directories=[AAAAAAAAAAAAAAAAAAAAAQ, "
+     "AAAAAAAAAAAAAAAAAAAAAQ, AAAAAAAAAAAAAAAAAAAAAQ], isr=[], removingReplicas=[], addingReplicas=[], elr=[2], "
+     "lastKnownElr=[1], leader=-1, leaderRecoveryState=RECOVERED, leaderEpoch=4, partitionEpoch=11), change record: "
+     "PartitionChangeRecord(partitionId=3, topicId=AAAAAAAAAAAAAAAAAAAAAA, isr=[2], leader=2, replicas=null, "
+     "removingReplicas=null, addingReplicas=null, leaderRecoveryState=-1, directories=null, "
+     "eligibleLeaderReplicas=[], lastKnownElr=null) (org.apache.kafka.controller.PartitionChangeBuilder)",
+     {"kind": "elr_election", "topic": "t", "partition": 3, "leader": 2, "leader_epoch": 5, "isr": [2],
+      "replicas": [1, 2, 3]}),
+    (T + "TRACE [QuorumController id=9] Setting new leader for topicId AAAAAAAAAAAAAAAAAAAAAA, partition 4 to 1 using "
+     "ELR (org.apache.kafka.controller.PartitionChangeBuilder)",
+     {"kind": "elr_election", "topic": "t", "partition": 4, "leader": 1, "leader_epoch": None, "isr": None}),
+    (T + "INFO [QuorumController id=9] Setting new leader for topicId AAAAAAAAAAAAAAAAAAAAAA, partition 5 to 3 using "
+     "an unclean election. Previous partition: PartitionRegistration(replicas=[1, 3], directories=["
+     "AAAAAAAAAAAAAAAAAAAAAQ, AAAAAAAAAAAAAAAAAAAAAQ], isr=[1], removingReplicas=[], addingReplicas=[], elr=[], "
+     "lastKnownElr=[], leader=-1, leaderRecoveryState=RECOVERED, leaderEpoch=7, partitionEpoch=9), change record: "
+     "PartitionChangeRecord(partitionId=5, topicId=AAAAAAAAAAAAAAAAAAAAAA, isr=[3], leader=3, replicas=null, "
+     "removingReplicas=null, addingReplicas=null, leaderRecoveryState=1, directories=null, eligibleLeaderReplicas=[], "
+     "lastKnownElr=[]) (org.apache.kafka.controller.PartitionChangeBuilder)",
+     {"kind": "unclean_election", "topic": "t", "partition": 5, "leader": 3, "leader_epoch": 8, "isr": [3],
+      "replicas": [1, 3]}),
+    (T + "INFO [QuorumController id=9] Setting new leader for topicId AAAAAAAAAAAAAAAAAAAAAA, partition 6 to 3 using "
+     "an unclean election (org.apache.kafka.controller.PartitionChangeBuilder)",
+     {"kind": "unclean_election", "topic": "t", "partition": 6, "leader": 3, "leader_epoch": None}),
     (T + "INFO [QuorumController id=9] Fencing broker 3 because its session has timed out. "
      "(org.apache.kafka.controller.ReplicationControlManager)", {"kind": "broker_fenced", "target_broker": 3}),
     # KRaft 3.0-3.2: ClusterControlManager.replay logs the fence records, BrokerHeartbeatManager the caught-up offset

@@ -271,3 +271,47 @@ def test_a_0_10_controllers_election_line_without_epoch_ends_the_outage(spark, t
         ("20:20:00.000", 2, [2], False), ("20:22:54.391", -1, [2], True), ("20:22:59.591", 1, [1], False)]
     summary = json.loads((tmp_path / "out" / "analysis" / "_summary.json").read_text(encoding="utf-8"))
     assert summary["cluster"]["unclean_elections"] == 0  # an election with no epoch is no counted election
+
+
+def test_a_4_1_election_from_the_eligible_replicas_ends_the_outage_a_fencing_began(spark, tmp_path):
+    """PartitionChangeBuilder.tryElection (4.1) logs at INFO an election from the eligible leader replicas (KIP-966):
+    `Setting new leader for topicId X, partition p to L using ELR. Previous partition: PartitionRegistration(…,
+    leader=-1, …, leaderEpoch=E, …), change record: PartitionChangeRecord(…, isr=[L], leader=L, …)`. Brokers 2 and 1
+    are fenced in turn (ReplicationControlManager.maybeFenceOneStaleBroker, 4.0+ `… at epoch N …`): no ISR member is
+    left, the partition has no leader. Broker 2, in the ELR, is unfenced 288 ms later and elected, the ISR itself
+    alone, clean (its ELR seat counts as the ISR it was elected from). The line names the partition by topic id
+    only; the PartitionRecord names that id's topic. Before, the line was neither read nor rejected: the partition
+    stayed offline until broker 1 came back 54 s later (0.9 offline minutes for 0.005) and then read as led by 1, and
+    with no `Kafka version:` line the release was inferred as 3.7; now 4.1, as the forms allow."""
+    rcm, pcb = "(org.apache.kafka.controller.ReplicationControlManager)", "(org.apache.kafka.controller.PartitionChangeBuilder)"
+    bhm, tid, d = "(org.apache.kafka.controller.BrokerHeartbeatManager)", "Fs3yVbY9S2qtNEF8A-xMSA", "AAAAAAAAAAAAAAAAAAAAAQ"
+
+    def reg(isr: str, elr: str, known: str, leader: int, epoch: int, partition_epoch: int) -> str:
+        return (f"PartitionRegistration(replicas=[1, 2], directories=[{d}, {d}], isr=[{isr}], removingReplicas=[], "
+                f"addingReplicas=[], elr=[{elr}], lastKnownElr=[{known}], leader={leader}, leaderRecoveryState=RECOVERED, "
+                f"leaderEpoch={epoch}, partitionEpoch={partition_epoch})")
+    qc = "[2025-11-27 07:{t}] INFO [QuorumController id=3] "
+    write_files(tmp_path / "logs", {"broker-3/controller.log": "".join([
+        qc.format(t="40:00,000") + f"Replayed PartitionRecord for new partition orders-0 with topic ID {tid} and "
+        f"{reg('1, 2', '', '', 1, 0, 0)}. {rcm}\n",
+        qc.format(t="40:05,000") + f"Fencing broker 2 at epoch 10 because its session has timed out. {rcm}\n",
+        qc.format(t="40:06,000") + f"Fencing broker 1 at epoch 11 because its session has timed out. {rcm}\n",
+        qc.format(t="40:06,288") + "The request from broker 2 to unfence has been granted because it has caught up with "
+        f"the offset of its register broker record 40. {bhm}\n",
+        qc.format(t="40:06,288") + f"Setting new leader for topicId {tid}, partition 0 to 2 using ELR. Previous partition: "
+        f"{reg('', '2', '1', -1, 2, 3)}, change record: PartitionChangeRecord(partitionId=0, topicId={tid}, isr=[2], "
+        "leader=2, replicas=null, removingReplicas=null, addingReplicas=null, leaderRecoveryState=-1, directories=null, "
+        f"eligibleLeaderReplicas=[], lastKnownElr=null) {pcb}\n",
+        qc.format(t="41:00,000") + "The request from broker 1 to unfence has been granted because it has caught up with "
+        f"the offset of its register broker record 44. {bhm}\n"])})
+    analyze_logs([str(tmp_path / "logs")], tmp_path / "out", spark=spark)
+    rows = sorted(pq.read_table(tmp_path / "out" / "analysis" / "partition_state").to_pylist(), key=lambda r: r["from_ms"])
+    assert [(_clock(r["from_ms"]), r["leader"], r["isr"], r["offline"], r["urp"]) for r in rows] == [
+        ("07:40:00.000", 1, [1, 2], False, False), ("07:40:05.000", 1, [1], False, True),
+        ("07:40:06.000", -1, [1], True, False), ("07:40:06.288", 2, [2], False, True)]
+    summary = json.loads((tmp_path / "out" / "analysis" / "_summary.json").read_text(encoding="utf-8"))["cluster"]
+    assert (summary["offline_minutes"], summary["incidents"]["offline"], summary["unclean_elections"]) == (0.005, 1, 0)
+    assert summary["kafka_version"] == "4.1"
+    events = pq.read_table(tmp_path / "out" / "analysis" / "log_events").to_pylist()
+    assert [(e["kind"], e["topic"], e["partition"], e["leader"], e["leader_epoch"], e["isr"]) for e in events
+            if e["kind"] == "elr_election"] == [("elr_election", "orders", 0, 2, 3, [2])]

@@ -356,7 +356,8 @@ def unless_elected_with_it(removed: DataFrame, elected: DataFrame) -> DataFrame:
     keys = ["cluster", "topic", "partition"]
     both = (removed.select("*", F.lit(False).alias("_told"))
             .unionByName(elected.select(*removed.columns, F.lit(True).alias("_told"))))
-    after = Window.partitionBy(*keys).orderBy("ts_ms", F.col("_told").asc()).rowsBetween(0, Window.unboundedFollowing)
+    after = Window.partitionBy(*keys).orderBy("ts_ms", F.col("_told").asc(), "seq").rowsBetween(
+        0, Window.unboundedFollowing)
     told = F.first(F.when(F.col("_told"), F.struct("ts_ms", "leader")), ignorenulls=True).over(after)
     # a line that says the partition had no leader until its election (4.1's `Previous partition: …leader=-1`, a
     # -1 row of elected_state's just before the election) confirms the -1: an ELR leader elected at a broker's unfence

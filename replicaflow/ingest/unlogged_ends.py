@@ -46,6 +46,8 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame) -> DataFrame:
              .select("cluster", "broker", "own_start", at.alias("at"), F.lag(at).over(w).alias("prev"),
                      F.lag("own_start").over(w).alias("before"))
              .where(F.col("own_start") & F.col("before")).select("cluster", "broker", "prev", "at"))
+    if pairs.isEmpty():  # the usual case: every start follows a down row, and no line need be scanned
+        return rows.select("cluster", "ts_ms", "broker", "source", "line_number", "state").limit(0)
     mine = lines.select("cluster", "broker", "start", at.alias("l"))
     opened = (mine.where("start").join(F.broadcast(pairs), ["cluster", "broker"])
               .where((F.col("l") > F.col("prev")) & (F.col("l") < F.col("at")))

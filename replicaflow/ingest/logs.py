@@ -27,7 +27,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.ingest.kraft_elections import name_topics
+from replicaflow.ingest.kraft_elections import ELECTION_KINDS, name_topics
 from replicaflow.ingest.log_changes import changes, mark_refused
 from replicaflow.ingest.log_envelopes import grep_path, stream, unwrap
 from replicaflow.ingest.log_files import resolve_paths
@@ -297,7 +297,6 @@ def _classify(df: DataFrame) -> DataFrame:
 
 
 # fields Kafka writes as an int: broker ids, leader and partition epochs, partition numbers, counts
-ELECTION_KINDS = ("unclean_election", "elr_election")  # with the registration before: log_rule.ELECTION_FIELDS
 INT_FIELDS = ("leader", "old_leader", "leader_epoch", "prev_leader_epoch", "partition_epoch", "broker", "target_broker",
               "min_isr", "min_isr2", "partition_index", "isr_size")
 NUMBER = r"^-?\d+$"

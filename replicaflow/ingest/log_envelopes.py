@@ -43,6 +43,13 @@ CRI = rf"^(\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{OFFSET}) (s
 # (`java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.TimeoutException: ...` is one
 # stack-trace line). groups: the host, the line
 PDSH = r"^([A-Za-z0-9][\w.-]{0,252}+)(?<!Exception|Error|Throwable|Suppressed): (.*)$"
+# A Java service wrapper's log file (Kafka run as a Windows or Unix service), which writes each line the JVM prints
+# behind the wrapper's own fields, `|`-separated, its time last: YAJSW's `L|P|N|T|M` (`INFO|5652/0|Service
+# org.apache.kafka|22-01-19 10:44:46|[2022-01-19 10:44:46,289] ERROR ...`, a yy-MM-dd time), the Tanuki wrapper's
+# `L|P|T|M` (`INFO   | jvm 1    | 2022/01/19 10:44:46 | [2022-...`). The level is the wrapper's (stdout), not the
+# record's. groups: the line
+WRAPPER = (r"^[A-Z]{3,7} *\| ?[^|]{1,64}\|(?:[^|]{1,256}\|)? ?(?:\d{2}|\d{4})[-/]\d{2}[-/]\d{2} "
+           r"\d{2}:\d{2}:\d{2}(?:[.,]\d{1,3})? ?\| ?(.*)$")
 # docker compose `kafka-1  | `, `kafka | ` (service names are [a-zA-Z0-9._-])
 COMPOSE = r"^([A-Za-z0-9][\w.-]{0,127}) *\| ?(.*)$"
 # stern (`stern kafka`, the Kubernetes multi-pod tail): `<pod> <container> <line>`, DNS names, no other mark
@@ -106,6 +113,8 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
     ("csv", lambda inner: F.when(inner.startswith('"'), F.array(F.regexp_replace(
         groups(inner, CSV, ["[$1] $2 $4 ($3)"])[0], '""', '"'))), False, False),
     ("pdsh", lambda inner: F.when(inner.contains(": "), groups(inner, PDSH, 2)), False, True),
+    ("wrapper", lambda inner: F.when(F.substring(inner, 1, 1).between("A", "Z") & inner.contains("|"),
+                                     groups(inner, WRAPPER, 1)), True, False),
     ("compose", lambda inner: F.when(inner.contains("|"), groups(inner, COMPOSE, 2)), True, True),
     ("stern", lambda inner: F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
                                    groups(inner, STERN, 2)), False, True),
@@ -157,6 +166,8 @@ def unwrap(df: DataFrame) -> DataFrame:
         after = F.element_at(F.col(f"_{name}"), -1)
         own_time = after.rlike(LEVEL_START) if name == "stamp" else F.lit(False)
         follows = after.rlike(STACK_LINE) if name == "cloudwatch" else continues(after)
+        if name == "wrapper":  # the wrapper writes the JVM's empty lines too (a blank between a record and its trace)
+            follows = follows | (F.trim(after) == "")
         df = stage(df, **{f"_take_{name}": after.isNotNull() & ~own_time
                            & ((F.ltrim(after) if trim else after).rlike(RECORD_START) | follows)})
         take = F.col(f"_take_{name}")

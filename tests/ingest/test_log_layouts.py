@@ -377,3 +377,31 @@ def test_unknown_time_zone_is_one_sentence(spark, tmp_path):
     (tmp_path / "server.log").write_text(T + "INFO x\n")
     with pytest.raises(ReplicaflowError, match="not an IANA time zone"):
         read_logs(spark, str(tmp_path), cluster="r", log_timezone="Mars/Olympus")
+
+
+YAJSW = "INFO|5652/0|Service org.apache.kafka|22-01-19 10:44:46|"
+
+
+def test_a_java_service_wrappers_fields_come_off_before_the_line(spark, tmp_path):
+    """Kafka run as a service under a Java service wrapper (YAJSW, as a product's Windows install runs it) has each
+    line the JVM prints behind the wrapper's level, process, name and time: every line was an `unknown prefix before a
+    log record` or `no timestamp` reject, so an ISR change there (Partition.maybeShrinkIsr / maybeExpandIsr) was lost.
+    The first two lines are verbatim from a KB article (intercax, LogDirFailureChannel.maybeAddOfflineLogDir's error
+    and its exception); the Tanuki wrapper's `L|P|T|M` reads the same way. The time read is the record's own."""
+    out = read_file(spark, tmp_path, "broker-1/wrapper.log",
+        YAJSW + "[2022-01-19 10:44:46,289] ERROR Failed to clean up log for __consumer_offsets-30 in dir "
+        "C:\\cygwin64\\opt\\kafka-current\\logs due to IOException (kafka.server.LogDirFailureChannel)\n"
+        + YAJSW + "java.nio.file.FileSystemException: C:\\cywin64\\opt\\kafka-current\\logs__consumer_offsets-30\\"
+        "00000000000000000000.log.cleaned -> C:\\cygwin64\\opt\\kafka-current\\logs__consumer_offsets-30\\"
+        "00000000000000000000.log.swap: The process cannot access the file because it is being used by another "
+        "process.\n"
+        + YAJSW + "\n"
+        + YAJSW.replace("46|", "47|") + "[2022-01-19 10:44:47,001] INFO [Partition orders-0 broker=1] Shrinking ISR "
+        "from 1,2 to 1 (kafka.cluster.Partition)\n"
+        "INFO   | jvm 1    | 2022/01/19 10:44:48 | [2022-01-19 10:44:48,002] INFO [Partition orders-0 broker=1] "
+        "Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)\n")
+    assert out["rejects"].count() == 0, out["rejects"].collect()
+    assert sorted((r["line_number"], r["kind"], r["broker"], r["ts_ms"]) for r in out["log_events"].collect()) == [
+        (4, "isr_shrink", 1, 1642589087001), (5, "isr_expand", 1, 1642589088002)]
+    assert {r["category"]: r["lines"] for r in out["line_counts"].collect()} == {
+        "other": 1, "attached": 1, "blank": 1, "event": 2}

@@ -18,6 +18,14 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     ("Jan 02 03:04:05 host kafka-server-start.sh[123]: " + T + "INFO [Partition t-0 broker=1] ISR updated to 1 "
      "(under-min-isr) and version updated to 8 (kafka.cluster.Partition)",
      {"kind": "isr_updated", "isr": [1], "state": "under-min-isr"}),
+    # journald's ISO forms (`journalctl -o short-iso`, `short-iso-precise`; rsyslog's RSYSLOG_FileFormat) and
+    # `short-precise`: the ISO ones were `unknown prefix` rejects (the runtime-time envelope took the time off alone)
+    ("2024-01-02T03:04:05+0000 host kafka-server-start.sh[123]: " + T + "INFO [Partition t-0 broker=1] Shrinking ISR "
+     "from 1,2 to 1 (kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
+    ("2024-01-02T04:04:05.123456+01:00 host kafka[123]: " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to "
+     "1,2 (kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "ts_ms": 1704164645678}),
+    ("Jan 02 03:04:05.123456 host kafka-server-start.sh[123]: " + T + "INFO [Partition t-0 broker=1] Shrinking ISR "
+     "from 1,2 to 1 (kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
     ("   " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
      {"kind": "isr_shrink", "isr": [1]}),
     # the logger, then ` - `, before the message: log4j's tutorial `%d %-5p %c{1}:%L - %m` (these lines were read as
@@ -475,6 +483,7 @@ QUIET = [
     # ... through the runtime's time (`kubectl logs --timestamps`) and journald's prefix; a log4j2 frame names its jar
     "2024-01-02T02:04:05.678123456Z \tat kafka.Kafka$.main(Kafka.scala:82)",
     "Jan 02 03:04:05 host kafka-server-start.sh[123]: \tat kafka.Kafka.main(Kafka.scala) [kafka_2.13-4.0.0.jar:?]",
+    "2024-01-02T03:04:05.123456+00:00 host kafka-server-start.sh[123]: \tat kafka.Kafka.main(Kafka.scala)",
     "\tat kafka.server.KafkaRaftServer.<init>(KafkaRaftServer.scala:56) ~[kafka_2.13-4.0.0.jar:?]",
     ">     at kafka.server.KafkaRaftServer.<init>(KafkaRaftServer.scala:56)",  # a trace quoted in Markdown
     # the config dump of AbstractConfig.logAll: a tab-indented `name = value` per setting (an empty value too),

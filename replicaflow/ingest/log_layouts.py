@@ -191,7 +191,7 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
         F.when(F.col("json_layout"), F.col("_j_level")).when(layout, F.col("_p_level")).alias("level"),
         F.when(F.col("json_layout"), F.substring(F.col("_j_msg"), 1, MAX_LINE_CHARS))
         .when(layout, F.when(has_logger | cut_logger, head_bytes(rest, F.octet_length(rest) - F.octet_length(tail) - 2))
-              .otherwise(rest))
+              .otherwise(F.rtrim(rest)))  # no ` (logger)`: blanks after the message are a paste's (KAFKA-13804's)
         .alias("msg"),
         F.when(F.col("json_layout"), F.col("_j_logger")).when(layout, F.coalesce(F.col("_pre_logger"), F.when(
             has_logger, F.substring_index(head_bytes(tail, F.octet_length(tail) - 1), ":", 1))

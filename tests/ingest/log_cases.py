@@ -26,6 +26,8 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      "1,2 (kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "ts_ms": 1704164645678}),
     ("Jan 02 03:04:05.123456 host kafka-server-start.sh[123]: " + T + "INFO [Partition t-0 broker=1] Shrinking ISR "
      "from 1,2 to 1 (kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
+    # no ` (logger)` and a blank after the message (apache/kafka#12028 pasted KafkaServer's last line so): no event before
+    (T + "INFO [KafkaServer id=0] shut down completed ", {"kind": "broker_shutdown", "broker": 0}),
     ("   " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
      {"kind": "isr_shrink", "isr": [1]}),
     # the logger, then ` - `, before the message: log4j's tutorial `%d %-5p %c{1}:%L - %m` (these lines were read as

@@ -79,7 +79,7 @@ _KRAFT_BROKER = r"^\[(?:BrokerServer|BrokerLifecycleManager) id=(\d+)\] "
 # the controller's lines of a broker's session: the node they name is a broker
 _SESSION_KINDS = ("broker_registered", "broker_unfenced", "broker_fenced", "broker_failed", "controlled_shutdown")
 _INFERRED_SEQ = -(1 << 39)  # an inferred leader row comes first at its instant, as a snapshot's does
-_REQUEST_SEQ = 1 << 38  # a request's rows: apart from the reader's (odd, from 1), in line order
+REQUEST_SEQ = 1 << 38  # a request's rows: apart from the reader's (odd, from 1), in line order
 # a follower's row comes after the leader rows and ISR changes of its instant: the old leader's change of that
 # millisecond is its own (rebuild._instant_order), and the new leader's line of it tells the epoch first
 _FOLLOWED_SEQ = 1 << 41
@@ -343,7 +343,7 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
                         & F.col("leader_epoch").isNotNull())
            .join(logged, KEYS, "left_anti")
            .select(*KEYS, "ts_ms", "source", "line_number", "leader", "leader_epoch", "isr",
-                   (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq")))
+                   (F.col("line_number") * 4 + REQUEST_SEQ).alias("seq")))
     w = Window.partitionBy(*KEYS).orderBy("ts_ms", "source", "line_number")
     before = F.lag(F.struct("leader", "leader_epoch")).over(w)
     new_leader = req.select("*", before.alias("before")).where(
@@ -364,7 +364,7 @@ def recorded_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Da
                         & F.col("isr").isNotNull() & F.col("leader_epoch").isNotNull())
            .join(first, KEYS, "left").where(F.col("first_ms").isNull() | (F.col("ts_ms") < F.col("first_ms")))
            .select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
-                   (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq")))
+                   (F.col("line_number") * 4 + REQUEST_SEQ).alias("seq")))
     w = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     rec = rec.select("*", F.max("leader_epoch").over(w).alias("before")).where(
         F.col("before").isNull() | (F.col("leader_epoch") > F.col("before")))
@@ -400,7 +400,7 @@ def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Dat
         & F.col("leader_epoch").isNotNull()
     old_isr = F.coalesce(unclean_from_isr(), eligible_before())
     sel = events.where(said).select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
-                                    (F.col("line_number") * 4 + _REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"),
+                                    (F.col("line_number") * 4 + REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"),
                                     old_isr.alias("old_isr"), F.col("message").rlike(_ISR_IN_FORCE).alias("isr_in_force"),
                                     F.col("message").rlike(LEADERLESS_BEFORE).alias("leaderless"))
     known = leaders.select(*KEYS, "ts_ms", "leader", "leader_epoch", F.lit(None).cast("array<int>").alias("isr"),

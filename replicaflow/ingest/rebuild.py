@@ -69,7 +69,7 @@ from replicaflow.ingest.holders import (
     stepped_down,
     topic_deletions,
 )
-from replicaflow.ingest.leader_requests import isr_of_requested_leaders
+from replicaflow.ingest.leader_requests import isr_of_requested_leaders, leaderless_requests
 from replicaflow.ingest.line_tables import numbered
 from replicaflow.ingest.log_changes import from_to_isr
 from replicaflow.ingest.log_version import release_of
@@ -233,6 +233,7 @@ def _isr_and_leaders(spark: SparkSession, parsed: dict[str, DataFrame], events: 
     elected_isr, elected_lead, elected = elected_state(events, lead)
     isr = isr.unionByName(requested_isr).unionByName(recorded_isr).unionByName(elected_isr).unionByName(applied_isr)
     lead = lead.unionByName(elected_lead)
+    lead = lead.unionByName(leaderless_requests(events, lead))  # the controller elected no one
     rows = [(name, c.start_ms, -1 - n, p.topic, p.partition, list(p.isr), -1 if p.leader is None else p.leader)
             for name, c in clusters.items() if c.snapshot_first
             for n, p in enumerate(sorted(c.inputs.topics.partitions.values(), key=lambda p: (p.topic, p.partition)))]

@@ -55,3 +55,38 @@ def test_a_leader_line_before_2_6_takes_the_isr_and_replicas_of_the_request_it_a
         (1, [1, 2], [1, 2, 3], True, False)]
     summary = json.loads((out / "analysis" / "_summary.json").read_text(encoding="utf-8"))[cluster]
     assert summary["urp_minutes"] == pytest.approx(0.983, abs=0.001)
+
+
+# a leader=-1 request (2.1's PartitionState form) to the follower, between two leader lines of broker 1
+B2_START = "[2021-03-04 10:00:00,000] INFO [KafkaServer id=2] started (kafka.server.KafkaServer)\n"
+REQUEST_21_LEADER = REQUEST_21.replace("isr=1,2", "isr=1").replace("replicas=1,2,3", "replicas=1,2")
+LEADERLESS_21 = ("[2021-03-04 10:00:30,000] TRACE [Broker id=2] Received LeaderAndIsr request PartitionState(controllerEpoch=1, "
+                 "leader=-1, leaderEpoch=6, isr=1, zkVersion=8, replicas=1,2, isNew=false) correlation id 9 from controller "
+                 f"0 epoch 1 for partition t-0 {SC}\n")
+STALE_21 = LEADERLESS_21.replace("10:00:30", "10:00:05").replace("leaderEpoch=6", "leaderEpoch=4")
+LEADER_AGAIN_21 = (f"[2021-03-04 10:00:50,000] INFO [Partition t-0 broker=1] t-0 starts at Leader Epoch 7 from offset 100. "
+                   f"Previous Leader Epoch was: 5 {P}\n")
+
+
+@pytest.fixture(scope="module")
+def leaderless(spark, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("leaderless")
+    write_files(root / "logs" / "v21", {
+        "broker-1/state-change.log": REQUEST_21_LEADER, "broker-1/server.log": START + LEADER_21 + LEADER_AGAIN_21 + END,
+        "broker-2/state-change.log": STALE_21 + LEADERLESS_21, "broker-2/server.log": B2_START})
+    analyze_logs([str(root / "logs")], root / "out", cluster_from_path=True, spark=spark)
+    return root / "out"
+
+
+def test_a_request_without_a_leader_past_the_last_leader_epoch_leaves_the_partition_offline(leaderless):
+    """The ZooKeeper controller that elects no one for a partition whose leader failed writes NoLeader at the next
+    leader epoch (ReplicaStateMachine.removeReplicasFromIsr, LeaderAndIsr.newLeaderAndIsr) and sends that state to the
+    other replicas, which log it on receipt (ReplicaManager.becomeLeaderOrFollower, TRACE). Broker 2's request of epoch
+    6 at 10:00:30 says t-0, led by 1 at epoch 5, has no leader until broker 1's line of epoch 7 at 10:00:50: 20 s
+    offline (0.333 partition-minutes), and a leader row -1. Its request of epoch 4 at 10:00:05 is older than the
+    leader line's and says nothing. Before, the partition stayed under leader 1 (offline 0)."""
+    leaders = [(r["ts_ms"] % 100_000, r["leader"], r["leader_epoch"])
+               for r in pq.read_table(leaderless / "telemetry" / "leaders").to_pylist()]
+    assert sorted(leaders) == [(1_010, 1, 5), (30_000, -1, 6), (50_000, 1, 7)]
+    summary = json.loads((leaderless / "analysis" / "_summary.json").read_text(encoding="utf-8"))["v21"]
+    assert summary["offline_minutes"] == pytest.approx(0.333, abs=0.001)

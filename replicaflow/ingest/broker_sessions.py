@@ -348,8 +348,8 @@ def elected_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame, assi
 
 def unless_elected_with_it(removed: DataFrame, elected: DataFrame) -> DataFrame:
     """``elected_at_removals``' rows less a -1 that the controller's own election line of the partition follows within
-    ``ELECTED_WITH_REMOVAL_MS`` (``holders.elected_state``): a KRaft controller elects an unclean leader in the very
-    record that fences the leader's broker, where the topic allows it (ReplicationControlManager
+    ``ELECTED_WITH_REMOVAL_MS`` (``controller_elections.elected_state``): a KRaft controller elects an unclean leader in
+    the very record that fences the leader's broker, where the topic allows it (ReplicationControlManager
     .generateLeaderAndIsrUpdates), and logs it as `UNCLEAN partition change …` once it replays that record. The
     partition was never without a leader; the -1 made a one-millisecond offline incident of it. One window over both
     (each read once: ``removed`` carries the whole leader plan before it)."""

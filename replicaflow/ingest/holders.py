@@ -20,7 +20,7 @@ tells more than nothing:
   leader and ISR from that instant;
 - a ZooKeeper controller up to 1.0 logs the leader, leader epoch and ISR it elects for an offline partition
   (``Selected new leader and ISR {…}``), which no broker line before 0.11 names the epoch of, and a KRaft controller
-  its unclean elections (``UNCLEAN partition change …``) (``elected_state``);
+  its unclean elections (``UNCLEAN partition change …``) (``controller_elections.elected_state``);
 - the broker that logs "Shrinking/Expanding ISR", "ISR updated" or a NotEnoughReplicas rejection is the
   leader at that instant (``Partition.maybeShrinkIsr``, ``maybeExpandIsr`` and ``appendRecordsToLeader``
   run on the leader only). Before a partition's first leader line this is its leader, with an unknown
@@ -43,7 +43,6 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.ingest.broker_sessions import active_set, lead_rows
-from replicaflow.ingest.kraft_elections import LEADERLESS_BEFORE, eligible_before
 from replicaflow.ingest.log_changes import from_to_isr
 from replicaflow.ingest.log_text import id_list
 from replicaflow.ingest.replay import Assignment
@@ -62,12 +61,6 @@ REPLICA_LISTS = ("leader_and_isr", "partition_change", "partition_state", "uncle
 # lines of a partition's deletion: its logs renamed for deletion, fetchers removed, NonExistentPartition
 DELETION_KINDS = ("replica_deleted", "fetcher_removed")
 NONEXISTENT = "NonExistentPartition"
-SELECTED = "Selected new leader and ISR "  # OfflinePartitionLeaderSelector's election, 0.8-1.0
-# PartitionStateMachine's election, or a new partition's first leader, 1.1+ (`… state from …` is another transition's)
-ELECTED = r"Changed partition \S+ from \w+ to OnlinePartition with state LeaderAndIsr\("
-# its election of a new leader for a partition that has one (preferred replica, controlled shutdown, reassignment):
-# the leader is a member of the ISR in force, and the line's ISR that ISR or less; or a new partition's first leader
-_ISR_IN_FORCE = r"Changed partition \S+ from (?:Online|New)Partition to OnlinePartition with state "
 # kinds only the partition's leader logs
 LEADER_LOGS = ("isr_shrink", "isr_expand", "isr_updated", "produce_rejected")
 # the logIdents of a KRaft controller's own components, which no broker process has: QuorumController's `[Controller N] `
@@ -326,7 +319,7 @@ def stepped_down(events: DataFrame, lead: DataFrame) -> DataFrame:
             .where(F.col("broker").isNotNull() & (F.col("in_force") == F.col("broker"))).transform(lead_rows))
 
 
-def _isr_after(rows: DataFrame) -> DataFrame:
+def isr_after(rows: DataFrame) -> DataFrame:
     """The ISR a request or a controller's line names, as an ``isr`` row numbered right after its leader row."""
     return rows.select(*KEYS, "ts_ms", (F.col("seq") + 2).alias("seq"), "isr", "leader_epoch")
 
@@ -348,7 +341,7 @@ def requested_state(events: DataFrame, isr: DataFrame, leaders: DataFrame) -> tu
     before = F.lag(F.struct("leader", "leader_epoch")).over(w)
     new_leader = req.select("*", before.alias("before")).where(
         ~F.col("before").eqNullSafe(F.struct("leader", "leader_epoch")))
-    return _isr_after(req), lead_rows(new_leader, with_epoch=True), new_leader.select(*KEYS, "ts_ms").distinct()
+    return isr_after(req), lead_rows(new_leader, with_epoch=True), new_leader.select(*KEYS, "ts_ms").distinct()
 
 
 def recorded_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
@@ -368,60 +361,8 @@ def recorded_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, Da
     w = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
     rec = rec.select("*", F.max("leader_epoch").over(w).alias("before")).where(
         F.col("before").isNull() | (F.col("leader_epoch") > F.col("before")))
-    return _isr_after(rec), lead_rows(rec, with_epoch=True), rec.select(*KEYS, "ts_ms").distinct()
+    return isr_after(rec), lead_rows(rec, with_epoch=True), rec.select(*KEYS, "ts_ms").distinct()
 
-
-def elected_state(events: DataFrame, leaders: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """Leader and ISR rows of the elections a controller logs with their leader epoch: a ZooKeeper controller's for
-    an offline partition up to 1.0 (OfflinePartitionLeaderSelector: `Selected new leader and ISR {"leader":L,
-    "leader_epoch":E,"isr":[…]} for offline partition [t,p]`) and every one from 1.1 (PartitionStateMachine: `Changed
-    partition t-p from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=8, …)`, TRACE
-    up to 2.5, INFO from 2.6: its only line of an unclean election, or of a partition's return after a failed one),
-    and a KRaft controller's unclean one (`UNCLEAN partition change for t-p …: isr: [1] -> [0], leader: 1 -> 0,
-    leaderEpoch: 85 -> 86, …`, 3.0+) and its elections by PartitionChangeBuilder where a line names the leader epoch
-    (4.1's `Setting new leader for topicId X, partition p to L using ELR|an unclean election. Previous partition: …`:
-    the registration's epoch plus one, its ISR and ELR the replicas it elected from, and where it had no leader, a -1
-    row just before the election). An election `from OnlinePartition` picks a member of the ISR in force and keeps
-    the others but the brokers shutting down (PartitionLeaderElectionAlgorithms: preferred replica, controlled shutdown,
-    reassignment): the ISR it names is numbered just before its leader (``CONTROLLER_ISR_EPOCH``), as the ISR it was
-    elected from, since the leader's expansion that made it a member may be in no file (a public 2.1 cluster's auto
-    rebalance read as an unclean election); so is a new partition's (`from NewPartition`, leader epoch 0, a partition
-    created again too), whose first leader no one elected. Before 0.11 no broker line names a leader epoch, and a
-    controller's file is often alone: without these an unclean election counted nowhere, and the KRaft partition
-    stayed offline from its leader's fencing. An election raises the leader epoch past every earlier one: a line whose epoch is not past
-    every earlier leader row's (``leaders``) is a KRaft controller replaying its log at a start, or a broker's line
-    told it first. Returns rows numbered as a request's (``requested_state``); an ISR row where the line names the
-    ISR, and for an `UNCLEAN` line one just before it of the ISR the controller elected from (its old value,
-    ``CONTROLLER_ISR_EPOCH``)."""
-    kind = F.col("kind")
-    by_zookeeper = F.col("message").contains(SELECTED) | F.col("message").rlike(ELECTED)
-    said = (((kind == "partition_state") & by_zookeeper) | kind.isin("unclean_election", "elr_election")) \
-        & F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("leader").isNotNull() \
-        & F.col("leader_epoch").isNotNull()
-    old_isr = F.coalesce(unclean_from_isr(), eligible_before())
-    sel = events.where(said).select(*KEYS, "ts_ms", "leader", "leader_epoch", "isr",
-                                    (F.col("line_number") * 4 + REQUEST_SEQ).alias("seq"), F.lit(True).alias("said"),
-                                    old_isr.alias("old_isr"), F.col("message").rlike(_ISR_IN_FORCE).alias("isr_in_force"),
-                                    F.col("message").rlike(LEADERLESS_BEFORE).alias("leaderless"))
-    known = leaders.select(*KEYS, "ts_ms", "leader", "leader_epoch", F.lit(None).cast("array<int>").alias("isr"),
-                           "seq", F.lit(False).alias("said"), F.lit(None).cast("array<int>").alias("old_isr"),
-                           F.lit(False).alias("isr_in_force"), F.lit(False).alias("leaderless"))
-    before = Window.partitionBy(*KEYS).orderBy("ts_ms", "seq").rowsBetween(Window.unboundedPreceding, -1)
-    sel = (sel.unionByName(known).select("*", F.max("leader_epoch").over(before).alias("past"))
-           .where(F.col("said") & (F.col("past").isNull() | (F.col("leader_epoch") > F.col("past"))
-                                   | F.col("isr_in_force") & (F.col("leader_epoch") == 0))))
-    named = sel.where(F.col("isr").isNotNull())
-    # the ISR the KRaft controller elected from, in force just before (as isr_before_unseen_changes numbers it):
-    # where the line is all the logs hold of the partition, no ISR was known and the election read as clean
-    chose_from = sel.where(F.col("old_isr").isNotNull() | (F.col("isr_in_force") & F.col("isr").isNotNull())).select(
-        *KEYS, "ts_ms", (F.col("seq") - 1).alias("seq"), F.coalesce("old_isr", "isr").alias("isr"),
-        F.lit(CONTROLLER_ISR_EPOCH).alias("leader_epoch"))
-    # a 4.1 election line whose registration before had no leader (`leader=-1`): none until the line, the epoch before
-    none = sel.where(F.col("leaderless")).select(*KEYS, "ts_ms", (F.col("seq") - 2).alias("seq"), F.lit(-1).alias(
-        "leader"), (F.col("leader_epoch") - 1).alias("leader_epoch"))
-    return (_isr_after(named.where(~F.col("isr_in_force"))).unionByName(chose_from),
-            lead_rows(sel, with_epoch=True).unionByName(lead_rows(none, with_epoch=True)),
-            named.select(*KEYS, "ts_ms").distinct())
 
 
 def isr_before_unseen_changes(events: DataFrame, read: DataFrame, lead: DataFrame) -> DataFrame:

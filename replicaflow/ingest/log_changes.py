@@ -128,7 +128,7 @@ def _unclean_from(events: DataFrame, keys: list[str]) -> DataFrame:
 def _elected_with_epoch(events: DataFrame, keys: list[str]) -> DataFrame:
     """The ZooKeeper controller's election lines that name the leader epoch (`Selected new leader and ISR {…} for
     offline partition [t,p]` up to 1.0, `Changed partition t-p from OfflinePartition to OnlinePartition with state
-    LeaderAndIsr(…)` from 1.1), which the rebuild takes as leader rows (``holders.elected_state``): an election that
+    LeaderAndIsr(…)` from 1.1), which the rebuild takes as leader rows (``controller_elections.elected_state``): an election that
     ``told_leaders`` must see, or a failed election after it repeated the one before (a 0.10.2 partition read online
     through a real 5 s outage)."""
     return events.where(_elected() & F.col("leader_epoch").isNotNull()).select(

@@ -47,6 +47,7 @@ from replicaflow.ingest.broker_sessions import (
     unless_elected_with_it,
     unregistered,
 )
+from replicaflow.ingest.controller_elections import elected_state
 from replicaflow.ingest.controller_restart import (
     START_KINDS,
     Started,
@@ -58,7 +59,6 @@ from replicaflow.ingest.holders import (
     Seen,
     controllers_alone,
     deleted_at,
-    elected_state,
     followed_leaders,
     inferred_leaders,
     isr_before_unseen_changes,

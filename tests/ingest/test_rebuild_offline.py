@@ -315,3 +315,47 @@ def test_a_4_1_election_from_the_eligible_replicas_ends_the_outage_a_fencing_beg
     events = pq.read_table(tmp_path / "out" / "analysis" / "log_events").to_pylist()
     assert [(e["kind"], e["topic"], e["partition"], e["leader"], e["leader_epoch"], e["isr"]) for e in events
             if e["kind"] == "elr_election"] == [("elr_election", "orders", 0, 2, 3, [2])]
+
+
+def test_an_unclean_election_line_without_an_epoch_ends_the_outage(spark, tmp_path):
+    """PartitionChangeBuilder.tryElection (3.6-4.0) logs an unclean election as `Setting new leader for topicId X,
+    partition p to L using an unclean election`, with no epoch: the PartitionChangeRecord the controller writes next
+    sets leader L (PartitionRegistration.merge raises the leader epoch by one) and the ISR [L]. Brokers 2 and 1 are
+    fenced in turn, the partition has no leader (ISR [1]); broker 2 is unfenced at 07:40:20 and elected from outside
+    the ISR. Before, the line gave no leader row: offline until broker 1 came back at 07:41:00 (54 s, 0.9
+    partition-minutes) and then read as led by 1; now 14 s (0.233), led by 2 at epoch 1, one unclean election. Where
+    the record's replay follows (`UNCLEAN partition change … leaderEpoch: 1 -> 2`, maybeLogPartitionChange, 1 ms
+    later), it is the same election: one row and one unclean election, not two (its old ISR [1] before it read as a
+    second one); before, only that line led, 1 ms later."""
+    rcm, pcb = "(org.apache.kafka.controller.ReplicationControlManager)", "(org.apache.kafka.controller.PartitionChangeBuilder)"
+    bhm, tid, d = "(org.apache.kafka.controller.BrokerHeartbeatManager)", "Fs3yVbY9S2qtNEF8A-xMSA", "AAAAAAAAAAAAAAAAAAAAAQ"
+    qc = "[2025-11-27 07:{t}] INFO [QuorumController id=3] "
+    lines = [
+        qc.format(t="40:00,000") + f"Replayed PartitionRecord for new partition orders-0 with topic ID {tid} and "
+        f"PartitionRegistration(replicas=[1, 2], directories=[{d}, {d}], isr=[1, 2], removingReplicas=[], "
+        "addingReplicas=[], elr=[], lastKnownElr=[], leader=1, leaderRecoveryState=RECOVERED, leaderEpoch=0, "
+        f"partitionEpoch=0). {rcm}\n",
+        qc.format(t="40:05,000") + f"Fencing broker 2 because its session has timed out. {rcm}\n",
+        qc.format(t="40:06,000") + f"Fencing broker 1 because its session has timed out. {rcm}\n",
+        qc.format(t="40:20,000") + "The request from broker 2 to unfence has been granted because it has caught up with "
+        f"the offset of its register broker record 40. {bhm}\n",
+        qc.format(t="40:20,000") + f"Setting new leader for topicId {tid}, partition 0 to 2 using an unclean election "
+        f"{pcb}\n"]
+    replay = (qc.format(t="40:20,001") + f"UNCLEAN partition change for orders-0 with topic ID {tid}: isr: [1] -> [2], "
+              f"leader: -1 -> 2, leaderEpoch: 1 -> 2, partitionEpoch: 2 -> 3 {rcm}\n")
+    back = (qc.format(t="41:00,000") + "The request from broker 1 to unfence has been granted because it has caught up "
+            f"with the offset of its register broker record 44. {bhm}\n")
+    write_files(tmp_path / "logs", {"alone/broker-3/controller.log": "".join([*lines, back]),
+                                    "replayed/broker-3/controller.log": "".join([*lines, replay, back])})
+    analyze_logs([str(tmp_path / "logs")], tmp_path / "out", cluster_from_path=True, spark=spark)
+    rows = sorted(pq.read_table(tmp_path / "out" / "analysis" / "partition_state").to_pylist(),
+                  key=lambda r: (r["cluster"], r["from_ms"]))
+    summary = json.loads((tmp_path / "out" / "analysis" / "_summary.json").read_text(encoding="utf-8"))
+    leaders = pq.read_table(tmp_path / "out" / "telemetry" / "leaders").to_pylist()
+    for cluster in ("alone", "replayed"):
+        assert [(_clock(r["from_ms"]), r["leader"], r["isr"], r["offline"]) for r in rows if r["cluster"] == cluster] == [
+            ("07:40:00.000", 1, [1, 2], False), ("07:40:05.000", 1, [1], False), ("07:40:06.000", -1, [1], True),
+            ("07:40:20.000", 2, [2], False)]
+        assert (summary[cluster]["offline_minutes"], summary[cluster]["unclean_elections"]) == (0.233, 1)
+        assert [(_clock(r["ts_ms"]), r["leader_epoch"]) for r in leaders
+                if r["cluster"] == cluster and r["leader"] == 2] == [("07:40:20.000", 1)]

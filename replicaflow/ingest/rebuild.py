@@ -182,7 +182,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         sessions = events.unionByName(unregistered(events, F.col("cluster").isin(*failing), up_from_start)
                                       .localCheckpoint(eager=False), allowMissingColumns=True)
     lines = parsed["line_times"].withColumn("ts_ms", in_utc(F.col("ts_ms"), tz))
-    brokers = _brokers(spark, sessions, clusters, listed, holders, lines).localCheckpoint(eager=False)
+    zk_session_ms = {m["cluster"]: KafkaVersion.parse(m["kafka_version"]).default_zookeeper_session_timeout_ms
+                     for m in metas}
+    brokers = _brokers(spark, sessions, clusters, listed, holders, lines, zk_session_ms).localCheckpoint(eager=False)
     histories = _histories(events, clusters, seen)
     isr, leaders = _isr_and_leaders(spark, parsed, sessions, clusters, tz, brokers, assigned_rows(spark, histories))
     first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
@@ -420,15 +422,15 @@ def _replica_brokers(clusters: dict[str, _Cluster], shown: dict[tuple[str, str, 
 
 
 def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], listed: list[tuple[str, int]],
-             holders: list[tuple[str, int]], lines: DataFrame) -> DataFrame:
-    """Lifecycle lines as up/down rows (``lines``: a process that ended unlogged); a broker logging (or listed, or with
-    no describe shown holding a replica) before any lifecycle line is up from the start. A KRaft controller that
+             holders: list[tuple[str, int]], lines: DataFrame, zk_session_ms: dict[str, int]) -> DataFrame:
+    """Lifecycle lines as up/down rows (``lines``, ``zk_session_ms``: a process that ended unlogged); a broker logging
+    (or listed, or with no describe shown holding a replica) before any lifecycle line is up from the start. A KRaft controller that
     holds no replica anywhere is no broker (``holders.controllers_alone``)."""
     alone = controllers_alone(events)
     if holders:
         alone = alone.join(local_frame(spark, holders, "cluster string, broker int"), ["cluster", "broker"], "left_anti")
     starts = local_frame(spark, [(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
-    life = (lifecycle(events, lines).join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
+    life = (lifecycle(events, lines, zk_session_ms).join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
             .join(F.broadcast(starts), "cluster")  # an up row 1 ms before the logs' first line is at their start
             .withColumn("ts_ms", F.greatest("ts_ms", "start_ms")).drop("start_ms"))
     seen = (events.where(F.col("broker").isNotNull()).select("cluster", "broker")

@@ -4,9 +4,15 @@
 A broker killed (``kill -9``, an OOM kill, a machine that lost power) writes no ``shutting down`` or ``shut down
 completed`` (KafkaServer.shutdown, BrokerServer.shutdown never run). Its next process logs its start again
 (KafkaServer.startup's ``starting`` … ``started``; KafkaRaftServer's ``Kafka Server started``). Where no line of the
-broker or of the controller has it down between the two starts, the old process ended between its last line and the
+broker's own has it down between the two starts, the old process ended between its last line and the
 new process's first: the broker is down from the millisecond after that last line until the new start (or the new
 process's first line as a replica, ``broker_sessions.serving_while_down``: it registered before "started").
+
+The controller's failure callback or fencing between the two starts does not change that: it is the controller
+noticing, a session timeout after the broker's last heartbeat (ZooKeeper's session expiry, KRaft's
+``broker.session.timeout.ms``), not the end of the process. The process ended no later than that line less the
+timeout (``session_ms``, the release's default: the last heartbeat), and no earlier than its own last line: the down
+row is at the later of the two, so a broker that logged little is not down long before it crashed.
 """
 
 from __future__ import annotations
@@ -32,17 +38,19 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame) -> DataFrame:
     """Down rows (cluster, ts_ms, broker, source, line_number, state) of the processes that ended unlogged.
 
     ``rows``: the lifecycle rows (cluster, ts_ms, broker, source, line_number, state, own_start: the broker's own
-    "started"); ``lines``: every readable line (cluster, broker, ts_ms, source, line_number, start: ``start_marker``).
-    For each own "started" whose row before, of those that are own "started" or down, is an own "started", the new
-    process begins at the broker's first start marker after that earlier start, and the old process's last line is
-    the broker's last line before it, at or after that earlier start. The down row is 1 ms after that line (the
-    process wrote it, so it ran through that millisecond; never past the new process's first line), in that line's
-    file and number. Without a marker (an excerpt of event lines) no row: the new process's lines before its
-    "started" (its LeaderAndIsr) cannot be told from the old one's."""
+    "started", own: a row of the broker's own line, session_ms: on a controller's row of a session that ended, the
+    session timeout it came after); ``lines``: every readable line (cluster, broker, ts_ms, source, line_number,
+    start: ``start_marker``). For each own "started" whose row before, of the broker's own "started" and down rows,
+    is an own "started", the new process begins at the broker's first start marker after that earlier start, and the
+    old process's last line is the broker's last line before it, at or after that earlier start. The down row is 1 ms
+    after that line (the process wrote it, so it ran through that millisecond), or the controller's first
+    session end after that line and by the new "started", less its timeout, if later; never past the new process's
+    first line; in that line's file and number. Without a marker (an excerpt of event lines) no row: the new
+    process's lines before its "started" (its LeaderAndIsr) cannot be told from the old one's."""
     at = F.struct("ts_ms", "source", "line_number")
     w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
-    # a controller's up row between the two starts (the new process registered) is no end of the old one
-    pairs = (rows.where(F.col("own_start") | (F.col("state") == "down"))
+    # the controller's rows between the two starts are its view: a session end it noticed late, a registration
+    pairs = (rows.where(F.col("own_start") | F.col("own") & (F.col("state") == "down"))
              .select("cluster", "broker", "own_start", at.alias("at"), F.lag(at).over(w).alias("prev"),
                      F.lag("own_start").over(w).alias("before"))
              .where(F.col("own_start") & F.col("before")).select("cluster", "broker", "prev", "at"))
@@ -57,7 +65,13 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame) -> DataFrame:
     last = (mine.join(F.broadcast(bounds), ["cluster", "broker"])
             .where((F.col("l") >= F.col("prev")) & (F.col("l") < F.col("bound")))
             .groupBy("cluster", "broker", "bound").agg(F.max("l").alias("last")))
+    ends = (rows.where(F.col("session_ms").isNotNull())
+            .select("cluster", "broker", "ts_ms", (F.col("ts_ms") - F.col("session_ms")).alias("beat")))
+    noticed = (last.join(bounds, ["cluster", "broker", "bound"]).join(ends, ["cluster", "broker"])
+               .where((F.col("ts_ms") > F.col("last.ts_ms")) & (F.col("ts_ms") <= F.col("at.ts_ms")))
+               .groupBy("cluster", "broker", "bound").agg(F.min_by("beat", "ts_ms").alias("beat")))
     # never past the new process's first line: a last line in that millisecond keeps it
-    ts = F.least(F.col("last.ts_ms") + 1, F.col("bound.ts_ms"))
-    return last.select("cluster", ts.alias("ts_ms"), "broker", F.col("last.source").alias("source"),
-                       F.col("last.line_number").alias("line_number"), F.lit("down").alias("state"))
+    ts = F.least(F.greatest(F.col("last.ts_ms") + 1, F.col("beat")), F.col("bound.ts_ms"))
+    return (last.join(noticed, ["cluster", "broker", "bound"], "left")
+            .select("cluster", ts.alias("ts_ms"), "broker", F.col("last.source").alias("source"),
+                    F.col("last.line_number").alias("line_number"), F.lit("down").alias("state")))

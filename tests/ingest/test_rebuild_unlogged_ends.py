@@ -54,6 +54,16 @@ CRASH28 = {
 }
 
 
+def _with_callback(at: str) -> dict[str, str]:
+    """CRASH28 with broker 1 running on as the controller, and its failure callback for broker 2 at ``at``."""
+    files = {**CRASH28, "broker-1/server.log": _zk(1, "00:00,000", "Kafka version: 2.8.1",
+                                                   "org.apache.kafka.common.utils.AppInfoParser")
+             + _server(1, "00:00,000", "started")}
+    files["broker-1/controller.log"] = _zk(1, at, "[Controller id=1] Broker failure callback for 2",
+                                           "kafka.controller.KafkaController")
+    return files
+
+
 @pytest.fixture(scope="module")
 def out(spark, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("unlogged")
@@ -62,6 +72,8 @@ def out(spark, tmp_path_factory) -> Path:
     cut = {k: "".join(line for line in v.splitlines(keepends=True) if "starting" not in line and "KafkaConfig" not in line)
            for k, v in CRASH28.items()}
     write_files(root / "logs" / "cut28", cut)
+    for cluster, at in (("quiet28", "02:30,000"), ("busy28", "02:15,000")):
+        write_files(root / "logs" / cluster, _with_callback(at))
     analyze_logs([str(root / "logs")], root / "out", cluster_from_path=True, spark=spark)
     return root / "out"
 
@@ -106,3 +118,16 @@ def test_without_the_new_process_first_lines_no_end_is_placed(out):
     two "started" stay two lifetimes, as before."""
     assert _brokers(out, "cut28") == [
         ("10:00:00.000", 1, "up"), ("10:00:00.500", 2, "up"), ("10:01:00.000", 1, "down"), ("10:05:04.000", 2, "up")]
+
+
+@pytest.mark.parametrize(("cluster", "down"), [("quiet28", "10:02:12.000"), ("busy28", "10:02:00.001")])
+def test_a_killed_broker_is_down_before_the_controller_notices(out, cluster, down):
+    """KafkaController.onBrokerFailure runs when ZooKeeper expires the broker's session, `zookeeper.session.timeout.ms`
+    (18 s from 2.5, KIP-537) after the last heartbeat of a process that a `kill -9` ended: the process was gone from
+    then, not from the callback. Broker 2's own log shows the kill (its last line at 10:02:00.000, a new process at
+    10:05:00, no `shut down completed`); the controller's callback for it at 10:02:30 puts the end 18 s earlier, at
+    10:02:12.000 (`quiet28`), and one at 10:02:15 at its last line's next millisecond, 10:02:00.001, as the process
+    wrote that line (`busy28`). Down 170,999 ms and 182,998 ms to 1 ms before its new leader line; before, both were
+    down from the callback (152,999 ms and 167,999 ms)."""
+    rows = _brokers(out, cluster)
+    assert rows == [("10:00:00.000", 1, "up"), ("10:00:00.500", 2, "up"), (down, 2, "down"), ("10:05:02.999", 2, "up")]

@@ -57,6 +57,9 @@ _PARTITION_DIFF = (r"partition change for (\S+-\d+) with topic ID \S+: "
                    r"(?:leaderRecoveryState: \S+ -> ([\w-]+)(?:, |$))?(?:leaderEpoch: -?\d+ -> (-?\d+)(?:, |$))?"
                    r"(?:elr: \[[\d, ]*\] -> \[[\d, ]*\](?:, |$))?(?:lastKnownElr: \[[\d, ]*\] -> \[[\d, ]*\](?:, |$))?"
                    r"(?:partitionEpoch: -?\d+ -> (-?\d+))?.*$")
+# ReplicationControlManager.replay(PartitionChangeRecord) 4.3+: `… for topic t. (isr: [..] -> [..], replicaSet: [..] ->
+# [..], partitionEpoch: E, leaderEpoch: L)` (apache/kafka#21221; not in 4.2)
+_REPLAY_TAIL = r"(?:\. \(isr: \[[\d, ]*\] -> \[[\d, ]*\], replicaSet: [^()]*\))?"
 _PARTITION_DIFF_FIELDS = {"tp": 1, "replicas": 2, "isr": 3, "removing": 4, "adding": 5, "leader": 6, "state": 7,
                           "leader_epoch": 8, "partition_epoch": 9}
 
@@ -89,7 +92,7 @@ RULES: list[Rule] = [
     Rule("leader_start", rf"^{TP} starts at (?:Leader Epoch|leader epoch) {N} from offset {N}(?: with high "
          rf"watermark -?\d+)?\. Previous (?:Leader Epoch was: |leader epoch was ){N}\.?$",
          {"tp": 1, "leader_epoch": 2, "offset": 3}),
-    # Partition.makeFollower (2.6+). From 3.6 until KAFKA-19776 (fixed 2025-10) it sets the new leader and epoch before
+    # Partition.makeFollower (2.6+). From 3.6 to 4.1 (KAFKA-19776, fixed in 4.2.0) it sets the new leader and epoch before
     # it logs them as "previous": a previous epoch equal to the new one says the previous leader is unknown (logs.py)
     Rule("follower_start", rf"^Follower {TP} starts at leader epoch {N} from offset {N} with (?:partition epoch "
          rf"{N} and )?high watermark {N}\. (?:Current leader is {N}\. )?Previous (?:leader (?:Some\((-?\d+)\)|None) "
@@ -116,7 +119,7 @@ RULES: list[Rule] = [
           **kv(2, "leader", "leader_epoch", "partition_epoch", "isr", "replicas", "adding", "removing")}),
     # Partition.makeLeader/makeFollower 3.3+: a change skipped as already applied names the partition's current state
     # (a KRaft broker's at each ISR change); one skipped as older (`… already at a newer partition epoch N.`) is none.
-    # 4.x names server-common's PartitionState (KAFKA-18486), then a PartitionRegistration (KAFKA-19447: `… with
+    # 4.0-4.1 name server-common's PartitionState (KAFKA-18486), 4.2+ a PartitionRegistration (KAFKA-19447: `… with
     # topic id Some(X), partition registration PartitionRegistration(…) and isNew=false since …`)
     Rule("leader_and_isr", rf"^Skipped the become-(?:leader|follower) state change for {TP} with topic id \S+?,? "
          r"(?:and partition state|partition registration) (\w*Partition(?:State|Registration)[(\[].*[)\]])"
@@ -182,17 +185,19 @@ RULES: list[Rule] = [
     Rule("partition_offline", rf"^(?:Controller (\d+) epoch \d+ i|I)nitiated state change for partition {TP} from "
          r"(?:New|Offline)Partition to (OnlinePartition) failed$", {"broker": 1, "tp": 2, "state": 3}),
     # --- KRaft controller: ReplicationControlManager, ClusterControlManager, BrokerHeartbeatManager ---
+    # replay(PartitionChangeRecord): 4.3+ appends the registration before and after (_REPLAY_TAIL), which adds nothing
+    # the record and the lines before it do not give: read as the record alone, as in 4.2
     Rule("reassignment_started", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
-         r".*addingReplicas=\[[, ]*\d[\d, ]*\].*|.*removingReplicas=\[[, ]*\d[\d, ]*\].*)\) for topic (\S+)$",
+         rf".*addingReplicas=\[[, ]*\d[\d, ]*\].*|.*removingReplicas=\[[, ]*\d[\d, ]*\].*)\) for topic (\S+?){_REPLAY_TAIL}$",
          {"partition_index": (1, PARTITION_KEY, 1), "topic_name": 3,
           **kv(1, "leader", "isr", "replicas", "adding", "removing", "state")}, states=RECOVERY_BYTE),
     # a record that empties both lists ends the reassignment (PartitionChangeBuilder.completeReassignmentIfNeeded on
     # any change of the partition, or a cancel: then `replicas` are the origin's)
     Rule("reassignment_completed", r"^Replayed partition assignment change PartitionChangeRecord\((partitionId=(\d+), "
-         r".*removingReplicas=\[\], addingReplicas=\[\].*)\) for topic (\S+)$",
+         rf".*removingReplicas=\[\], addingReplicas=\[\].*)\) for topic (\S+?){_REPLAY_TAIL}$",
          {"partition_index": (1, PARTITION_KEY, 1), "topic_name": 3, **kv(1, "leader", "isr", "replicas")}),
     Rule("partition_change", r"^Replayed partition (?:assignment )?change PartitionChangeRecord\((.*)\) for topic "
-         r"(\S+)$", {"partition_index": (1, PARTITION_KEY, 1), "topic_name": 2,
+         rf"(\S+?){_REPLAY_TAIL}$", {"partition_index": (1, PARTITION_KEY, 1), "topic_name": 2,
                       **kv(1, "leader", "isr", "replicas", "adding", "removing", "state")},
          states=RECOVERY_BYTE),
     Rule("partition_change", rf"^Replayed PartitionRecord for (new|existing) partition {TP} (?:with topic ID \S+ )?and "
@@ -308,7 +313,9 @@ RULES: list[Rule] = [
     # (IllegalArgumentException) and nothing is cut, so no event; from 0.11 it is logged after the checks
     Rule("log_truncated", rf"^Truncating log {TP} to offset (\d+)\.$", {"tp": 1, "offset": 2}),
     Rule("log_truncated", rf"^Truncating to offset {N}$", {"offset": 1}),
-    # the follower removed records its high watermark covered (ReplicaFetcherThread.truncate, WARN, 2.0+)
+    # the follower removed records its high watermark covered (WARN): ReplicaFetcherThread.truncate 2.0-4.1 (leader from
+    # its logIdent), UnifiedLog.truncateTo from 4.2 (KAFKA-19474, `[UnifiedLog partition=t-p, dir=D] `, before its
+    # `Truncating to offset O`); 4.2's `Truncating future t-p …` is a copy between the broker's own dirs: no event
     Rule("truncated_below_hw", rf"^Truncating {TP} to offset {N} below high watermark {N}$", {"tp": 1, "offset": 2}),
     # a follower whose leader has fewer records than it, with unclean leader election off, exits rather than lose
     # them (ReplicaFetcherThread.handleOffsetOutOfRange, FATAL): `Halting ... for topic T, Current leader L's ...`
@@ -399,13 +406,16 @@ RULES: list[Rule] = [
     Rule("reassignment_completed", r"^Removing partitions Set\([^()]*\) from the list of reassigned partitions in "
          r"zookeeper$", {}, explode="list"),
     # ReplicationControlManager (`AlterIsr` to 3.1); a new leader: `... and triggered a leadership change. Returning E.`
+    # 4.3+ puts the registration's change before `. Returning` (or at the end): `isr: [..] -> [..], replicaSet: …`
     Rule("reassignment_completed", r"^Alter(?:Partition|Isr) request from node (\d+) for (\S+-\d+) completed the "
-         r"ongoing partition reassignment(?: and triggered a leadership change\. Re(?:tu|ut)rning \w+)?\.?$",
+         r"ongoing partition reassignment(?: and triggered a leadership change)?(?:\.? isr: \[[\d, ]*\] -> "
+         r"\[[\d, ]*\], replicaSet: [^.]*)?(?:\. Re(?:tu|ut)rning \w+)?\.?$",
          {"leader": 1, "tp": 2}),
     # ReplicationControlManager.validateAlterPartitionData (KRaft, `alterIsr` up to 3.1): the controller refuses a
     # leader's proposed ISR, so the ISR stays as it was; the reasons that name the current partition epoch give it
+    # (4.3+ follows every reason with `. Proposed ISR was [..] and current ISR is [..]. …`)
     Rule("alter_partition_rejected", r"^Rejecting (?:AlterPartition|alterIsr) request from node (\d+) for (\S+-\d+) "
-         r"because (?:the current partition epoch is (\d+), not \d+|.*)\.$",
+         r"because (?:the current partition epoch is (\d+), not \d+(?:\. Proposed ISR was .*)?|.*)\.$",
          {"target_broker": 1, "tp": 2, "partition_epoch": 3}),
     # KafkaController.onBrokerFailure (ZooKeeper, 0.8-3.x): brokers whose session expired (dead, cut off; 2.2+ also back
     # with a new epoch), whose leaderships and ISR seats the controller then takes. A row per broker (target_broker)

@@ -4,6 +4,7 @@ per case), and a text read as one broker's file: shared by test_log_rules.py and
 from __future__ import annotations
 
 from replicaflow.ingest.logs import read_logs
+from tests.ingest.log_cases_4x import CASES_4X, QUIET_4X
 
 T = "[2024-01-02 03:04:05,678] "
 CASES = [  # (line, expected fields of its one event, or None: no event)
@@ -451,6 +452,7 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      "(kafka.server.ReplicaFetcherThread)", {"kind": "storage_halt", "topic": "t", "partition": 3}),
 ]
 
+CASES += CASES_4X  # Kafka 4.2+
 QUIET = [
     # a truncation that removed nothing, and the fetcher's account of one (its log writes the event)
     T + "INFO [UnifiedLog partition=t-0, dir=/data/k1] Truncating to 9 has no effect as the largest offset in the log "
@@ -504,6 +506,7 @@ QUIET = [
     T + "INFO [ReplicaAlterLogDirsManager on broker 1] Removed fetcher for partitions Set(t-0) "
         "(kafka.server.ReplicaAlterLogDirsManager)",
 ]
+QUIET += QUIET_4X
 
 
 def write_files(root, files: dict[str, str]) -> list[str]:

@@ -44,8 +44,8 @@ def test_4_3_forms_bound_the_release():
     """ReplicationControlManager 4.3.0 (apache/kafka#21221, not on the 4.2 branch) follows its replay of a
     PartitionChangeRecord with `. (isr: [..] -> [..], replicaSet: [..] -> [..], partitionEpoch: E, leaderEpoch: L)`,
     a reassignment's completion by AlterPartition with `. isr: … -> …, leaderEpoch: a -> b`, and each refused
-    AlterPartition with `. Proposed ISR was [..] and current ISR is [..]. …`; the lines without are 4.2 at the
-    latest. A 4.3.0 controller's excerpt with no `Kafka version:` line was read as 3.5."""
+    AlterPartition with `. Proposed ISR was [..] and current ISR is [..]. …`. The lines without bound nothing (the
+    simulator writes them for 4.3). A 4.3.0 controller's excerpt with no `Kafka version:` line was read as 3.5."""
     tail = ". (isr: [1, 2, 3] -> [1, 2, 4], replicaSet: [1, 2, 4, 3] -> [1, 2, 4], partitionEpoch: 12, leaderEpoch: 5)"
     change = ". isr: [1, 2, 3] -> [1, 2, 4], replicaSet: [1, 2, 4, 3] -> [1, 2, 4], partitionEpoch: 11 -> 12, " \
              "leaderEpoch: 5 -> 5"
@@ -54,9 +54,9 @@ def test_4_3_forms_bound_the_release():
     assert _release(_RECORD + tail) == ("4.3", None)
     assert _release(_DONE + change) == ("4.3", None)
     assert _release(_REFUSED + proposed) == ("4.3", None)
-    assert _release(_RECORD) == ("3.5", "4.2")
-    assert _release(_DONE + ".") == ("3.5", "4.2")
-    assert _release(_REFUSED + ".") == ("3.5", "4.2")
+    assert _release(_RECORD) == ("3.5", None)
+    assert _release(_DONE + ".") == ("3.5", None)
+    assert _release(_REFUSED + ".") == ("3.5", None)
     # a 4.3 broker's `Kafka version:` line (Apache's or Confluent's 8.3) within the forms names the release
     forms = [any(re.search(p, line) for line in [_RECORD + tail]) for p, _, _ in FORMS]
     assert release_of(forms, ["4.3.0"]) == ("4.3", "version line", "4.3")

@@ -27,23 +27,19 @@ ELECTION_KINDS = ("unclean_election", "elr_election")
 
 
 def _topic_id(message: Column) -> Column:
-    return F.nullif(F.regexp_extract(message, TOPIC_ID, 1), F.lit(""))
+    return F.when(message.contains("opic"), F.nullif(F.regexp_extract(message, TOPIC_ID, 1), F.lit("")))
 
 
 def name_topics(events: DataFrame) -> DataFrame:
-    """``events`` (log_events) with the topic of each election line that has none filled from the topic id its
-    message names, as the cluster's other rows name that id (a handful of ids per cluster: one broadcast map).
-    Only those lines go through the join, and only lines that mention a topic id are read for the map: the other
-    rows pass as they are (a join of every row cost the rebuild of a 150 MB log folder about 6 s)."""
-    topic, message = F.col("topic"), F.col("message")
-    unnamed = topic.isNull() & F.coalesce(F.col("kind").isin(*ELECTION_KINDS), F.lit(False))
-    named = (events.where(topic.isNotNull() & message.contains("opic"))
-             .select("cluster", _topic_id(message).alias("_id"), "topic")
+    """``events`` (log_events) with the topic of each row that has none filled from the topic id its message names,
+    as the cluster's other rows name that id (a handful of ids per cluster: one broadcast map)."""
+    topic = F.col("topic")
+    named = (events.where(topic.isNotNull()).select("cluster", _topic_id(F.col("message")).alias("_id"), "topic")
              .where(F.col("_id").isNotNull()).groupBy("cluster", "_id").agg(F.min("topic").alias("_named")))
-    elections = (events.where(unnamed).withColumn("_id", _topic_id(message))
-                 .join(F.broadcast(named), ["cluster", "_id"], "left")
-                 .select(*[F.col("_named").alias("topic") if c == "topic" else F.col(c) for c in events.columns]))
-    return events.where(~unnamed).unionByName(elections)
+    unnamed = events.select("*", F.when(topic.isNull(), _topic_id(F.col("message"))).alias("_id"))
+    return (unnamed.join(F.broadcast(named), ["cluster", "_id"], "left")
+            .select(*[F.coalesce(topic, F.col("_named")).alias("topic") if c == "topic" else F.col(c)
+                      for c in events.columns]))
 
 
 def eligible_before() -> Column:

@@ -8,6 +8,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.ingest.broker_sessions import active_set
 from replicaflow.ingest.log_version import FORMS
+from replicaflow.ingest.regex_literals import guarded_rlike
 from replicaflow.telemetry.spark import local_frame
 
 QUIET_MS = 24 * 3_600_000  # a day without a line ends the logged period (logged_until_by_cluster)
@@ -20,7 +21,7 @@ def in_utc(col: Column, tz: str | None) -> Column:
 
 def periods_of(events: DataFrame) -> dict[str, dict]:
     """Per cluster: first and last event, event count and the log forms seen -- one Spark job for the fleet."""
-    forms = [F.max(F.col("message").rlike(p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
+    forms = [F.max(guarded_rlike(F.col("message"), p).cast("int")).alias(f"form{i}") for i, (p, _, _) in enumerate(FORMS)]
     active = active_set()
     rows = events.groupBy("cluster").agg(F.min("ts_ms").alias("lo"), F.max("ts_ms").alias("hi"),
                                          F.count("*").alias("events"), F.max(active).alias("active_set"),

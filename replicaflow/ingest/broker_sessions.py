@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.ingest.log_messages import ACTIVE_SET
 from replicaflow.ingest.unlogged_ends import unlogged_ends
-from replicaflow.model.election import KRAFT_BROKER_SESSION_TIMEOUT_MS, removes_from_isr
+from replicaflow.model.election import KRAFT, ZOOKEEPER, removes_from_isr
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 
 # numbered before every other ISR row of its instant: the controller decides, then the brokers log
@@ -39,7 +39,8 @@ NOT_REGISTERED = "not registered"
 OFFLINE_AT_FAILOVER = "2.3"
 
 
-def lifecycle(events: DataFrame, lines: DataFrame | None = None, zk_session_ms: dict[str, int] | None = None) -> DataFrame:
+def lifecycle(events: DataFrame, lines: DataFrame | None = None,
+              session_ms: dict[str, dict[str, int]] | None = None) -> DataFrame:
     """(cluster, ts_ms, broker, source, line_number, state) up/down rows: the broker's own "started" and "shut down
     completed", and the controller's view of it, the only one a crash leaves: ZooKeeper's failure and startup
     callbacks (KafkaController.onBrokerFailure, onBrokerStartup), KRaft's fencing of a broker whose session timed
@@ -59,8 +60,8 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None, zk_session_ms: 
     (a public 3.8 broker read down twice for 17 s until its own controlled shutdown). With ``lines`` (the reader's
     ``line_times``), two own "started" with no down row of its own between are a process that ended unlogged (killed,
     its machine lost): down from its last line, or from the controller's failure callback or fencing less the session
-    timeout (``zk_session_ms``: each cluster's ZooKeeper one, its release's default) where that is later
-    (``unlogged_ends``)."""
+    timeout (``session_ms``: each cluster's, by controller kind, ``model.election.session_timeout_ms``) where that is
+    later (``unlogged_ends``)."""
     kind, state = F.col("kind"), F.col("state")
     halted = kind.isin(*HALTS)
     own = (kind.isin("broker_started", "broker_shutdown") | halted) & F.col("broker").isNotNull()
@@ -87,9 +88,7 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None, zk_session_ms: 
         .alias("broker"),
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
         (~own | halted).alias("repeatable"), (own & (kind == "broker_started")).alias("own_start"), own.alias("own"),
-        F.when(_session_ended(), F.when(kind == "broker_fenced", F.lit(KRAFT_BROKER_SESSION_TIMEOUT_MS))
-               .otherwise(F.create_map(*[F.lit(x) for kv in (zk_session_ms or {}).items() for x in kv])[F.col("cluster")]
-                          if zk_session_ms else F.lit(None).cast("int"))).alias("session_ms"))
+        F.when(_session_ended(), _session_timeout(session_ms or {})).alias("session_ms"))
     if lines is not None:
         rows = rows.unionByName(unlogged_ends(rows, lines).select(
             "*", F.lit(True).alias("repeatable"), F.lit(False).alias("own_start"), F.lit(True).alias("own"),
@@ -99,6 +98,18 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None, zk_session_ms: 
     # only the broker's replica lines tell (a halt, the broker back, then its own "shut down completed")
     inferred = serving_while_down(events, rows).withColumn("repeatable", F.lit(True))
     return _without_repeats(rows.unionByName(inferred), "repeatable")
+
+
+def _session_timeout(session_ms: dict[str, dict[str, int]]) -> Column:
+    """The session timeout after which the controller ended a broker's session: its cluster's for KRaft at a fencing
+    line, for ZooKeeper at a failure callback (``session_ms``: cluster → controller kind → ms)."""
+    if not session_ms:
+        return F.lit(None).cast("int")
+
+    def of(controller: str) -> Column:
+        return F.create_map(*[F.lit(x) for name, ms in session_ms.items() for x in (name, ms[controller])])[
+            F.col("cluster")]
+    return F.when(F.col("kind") == "broker_fenced", of(KRAFT)).otherwise(of(ZOOKEEPER))
 
 
 def _halted_by(halts: DataFrame, events: DataFrame) -> DataFrame:

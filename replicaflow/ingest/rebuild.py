@@ -77,6 +77,7 @@ from replicaflow.ingest.logged_period import in_utc, logged_until_by_cluster, pe
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
+from replicaflow.model.election import KRAFT, ZOOKEEPER, session_timeout_ms
 from replicaflow.model.units import format_duration, parse_id
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.checks import MAX_SCRAPES
@@ -182,9 +183,9 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         sessions = events.unionByName(unregistered(events, F.col("cluster").isin(*failing), up_from_start)
                                       .localCheckpoint(eager=False), allowMissingColumns=True)
     lines = parsed["line_times"].withColumn("ts_ms", in_utc(F.col("ts_ms"), tz))
-    zk_session_ms = {m["cluster"]: KafkaVersion.parse(m["kafka_version"]).default_zookeeper_session_timeout_ms
-                     for m in metas}
-    brokers = _brokers(spark, sessions, clusters, listed, holders, lines, zk_session_ms).localCheckpoint(eager=False)
+    session_ms = {m["cluster"]: {c: session_timeout_ms(KafkaVersion.parse(m["kafka_version"]), c) for c in (ZOOKEEPER, KRAFT)}
+                  for m in metas}
+    brokers = _brokers(spark, sessions, clusters, listed, holders, lines, session_ms).localCheckpoint(eager=False)
     histories = _histories(events, clusters, seen)
     isr, leaders = _isr_and_leaders(spark, parsed, sessions, clusters, tz, brokers, assigned_rows(spark, histories))
     first = (isr.groupBy("cluster", "topic", "partition").agg(F.min("ts_ms").alias("i"))
@@ -422,15 +423,15 @@ def _replica_brokers(clusters: dict[str, _Cluster], shown: dict[tuple[str, str, 
 
 
 def _brokers(spark: SparkSession, events: DataFrame, clusters: dict[str, _Cluster], listed: list[tuple[str, int]],
-             holders: list[tuple[str, int]], lines: DataFrame, zk_session_ms: dict[str, int]) -> DataFrame:
-    """Lifecycle lines as up/down rows (``lines``, ``zk_session_ms``: a process that ended unlogged); a broker logging
+             holders: list[tuple[str, int]], lines: DataFrame, session_ms: dict[str, dict[str, int]]) -> DataFrame:
+    """Lifecycle lines as up/down rows (``lines``, ``session_ms``: a process that ended unlogged); a broker logging
     (or listed, or with no describe shown holding a replica) before any lifecycle line is up from the start. A KRaft controller that
     holds no replica anywhere is no broker (``holders.controllers_alone``)."""
     alone = controllers_alone(events)
     if holders:
         alone = alone.join(local_frame(spark, holders, "cluster string, broker int"), ["cluster", "broker"], "left_anti")
     starts = local_frame(spark, [(n, c.start_ms) for n, c in clusters.items()], "cluster string, start_ms long")
-    life = (lifecycle(events, lines, zk_session_ms).join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
+    life = (lifecycle(events, lines, session_ms).join(F.broadcast(alone), ["cluster", "broker"], "left_anti")
             .join(F.broadcast(starts), "cluster")  # an up row 1 ms before the logs' first line is at their start
             .withColumn("ts_ms", F.greatest("ts_ms", "start_ms")).drop("start_ms"))
     seen = (events.where(F.col("broker").isNotNull()).select("cluster", "broker")

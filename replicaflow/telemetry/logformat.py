@@ -118,9 +118,10 @@ def _leader_start(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
                f"{e.get('controller', e['broker'])} epoch 1 for the become-leader transition for partition {named}")
         return [(STATE_CHANGE, format_line(e["ts_ms"], "TRACE", msg, STATE_CHANGE_LOGGER))]
     if not v.at_least("2.6"):
-        # Before 2.6 the leader logs through its Partition logger (server.log), without the ISR; 2.5 adds the HW.
+        # Before 2.6 the leader logs through its Partition logger (server.log), without the ISR; 2.4.1 adds the HW
+        # (KAFKA-9491 on the 2.4 branch: 2.4.0 `Leader Epoch`, 2.4.1 and 2.5.0 the form below)
         pre = partition_prefix(fam, e["topic"], e["partition"], e["broker"])
-        if v.at_least("2.5"):
+        if v.at_least("2.4.1"):
             msg = (f"{e['topic']}-{e['partition']} starts at leader epoch {epoch} from offset {e['leo']} with high "
                    f"watermark {e['hw']}. Previous leader epoch was {prev}.")
         else:

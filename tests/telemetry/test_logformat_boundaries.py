@@ -77,8 +77,13 @@ def test_leader_start_line_at_its_boundaries(version, text):
     assert _msg(LEADER, version) == text
 
 
-def test_leader_start_line_2_5():
-    assert _msg(LEADER, "2.5") == PREFIX + (
+@pytest.mark.parametrize("version", ["2.4.1", "2.5"])
+def test_leader_start_line_2_4_1_and_2_5(version):
+    """Partition.makeLeader at 2.4.1 and 2.5.0: info(s"$topicPartition starts at leader epoch ... from offset
+    $leaderEpochStartOffset with high watermark ${leaderLog.highWatermark}. Previous leader epoch was $leaderEpoch.")
+    (KAFKA-9491, commit a692a18e6b8 on the 2.4 branch, first tagged 2.4.1); 2.4.0 still writes `Leader Epoch`
+    (the "2.4" row above)."""
+    assert _msg(LEADER, version) == PREFIX + (
         "orders-3 starts at leader epoch 5 from offset 1200 with high watermark 1190. Previous leader epoch was 4.")
 
 

@@ -81,6 +81,44 @@ def test_every_version_switch_on_both_sides(switch, before, first, old, new):
     assert getattr(V(first), switch) == new
 
 
+# Point releases (probe 8): the bug-fix releases of the line before each boundary, read at their tags (or, where the
+# mirror has no tag, at the head of the line's branch, named below), keep the old value: no switch's behaviour was
+# backported to an earlier line. KAFKA-7128 is the one switch that landed in a bug-fix release (2.0.1, above); its
+# commit on the 1.1 branch (74d5c916542) came after 1.1.1, the line's last release (the branch reads 1.1.2-SNAPSHOT).
+POINT_RELEASES_WITHOUT = [
+    ("lag_rule", "0.8.2.2", "messages"),                 # KafkaConfig replica.lag.max.messages at 0.8.2.2
+    ("kafka_4485", "0.10.1.1", False),                   # ReplicaManager.startup period replicaLagTimeMaxMs, 0.10.1.1
+    ("default_unclean_leader_election", "0.10.2.2", True),   # KafkaConfig UncleanLeaderElectionEnable true, 0.10.2.2
+    ("storage_error_halts_broker", "0.11.0.3", True),    # AbstractFetcherThread: no KafkaStorageException, 0.11.0 branch
+    ("expansion_needs_epoch_start", "1.1.1", False),     # Partition.maybeExpandIsr: no leaderEpochStartOffsetOpt, 1.1.1
+    ("equal_leo_in_sync", "2.0.1", False),               # Partition.getOutOfSyncReplicas: KAFKA-7152 is 2.1.0 only
+    ("unclean_config_triggers_election", "2.0.1", False),    # no processTopicUncleanLeaderElectionEnable at 2.0.1
+    ("fetcher_failure_isolated", "2.2.2", False),        # AbstractFetcherThread: no markPartitionFailed at 2.2.2
+    ("storage_error_retried", "2.2.2", True),            # `case e: KafkaStorageException` retried at 2.2.2
+    ("default_replica_lag_time_max_ms", "2.4.1", 10_000),    # KafkaConfig ReplicaLagTimeMaxMs 10000L at 2.4.1
+    ("default_zookeeper_session_timeout_ms", "2.4.1", 6_000),  # KafkaConfig ZkSessionTimeoutMs 6000 at 2.4.1
+    ("urp_semantics", "2.4.1", "legacy"),                # Partition.isUnderReplicated `< allReplicaIds.size`, 2.4.1
+    ("verify_waits_for_every_reassignment", "2.5.1", False),  # ReassignPartitionsCommand: no partsOngoing, 2.5.1
+    ("cancel_clears_throttles", "2.5.1", False),         # ReassignPartitionsCommand: no cancelAssignment at 2.5.1
+    ("alter_partition", "2.6.3", False),                 # Partition: no AlterIsr at 2.6.3
+    ("fetch_leader_leo_is_max", "3.2.3", False),         # Replica.updateFetchState plain assignment, 3.2.3 and 3.2 head
+    ("kraft_keeps_epoch_on_isr_shrink", "3.5.2", False),  # no isLeaderEpochBumpRequiredOnIsrShrink at 3.5.2 (KAFKA-15021)
+    ("min_isr_capped", "3.6.2", False),                  # Partition: no effectiveMinIsr at 3.6.2 (KAFKA-15583, 3.7.0)
+    ("hw_frozen_under_min_isr", "3.6.2", False),         # maybeIncrementLeaderHW without the under-min-ISR return, 3.6.2
+    ("quota_keeps_overlapping_window", "3.7.2", False),  # SampledStat.purgeObsoleteSamples by lastWindowMs: 3.7.1, and
+                                                         # the 3.7 branch head (3.7.2-SNAPSHOT); #15889 is 3.8.0
+    ("default_eligible_leader_replicas", "4.0.1", False),  # Confluent v8.0.7 (4.0.x): ELRV_1 bootstraps at IBP_4_1_IV0,
+                                                           # MetadataVersion.LATEST_PRODUCTION IBP_4_0_IV3
+]
+
+
+@pytest.mark.parametrize(("switch", "release", "old"), POINT_RELEASES_WITHOUT)
+def test_no_backport_to_the_earlier_lines_bug_fix_releases(switch, release, old):
+    """The last bug-fix release of the line before each boundary has the old behaviour (the class and the tag read
+    are on each row), so a switch stays a lower bound on the release and needs no per-line exception."""
+    assert getattr(V(release), switch) == old
+
+
 # ---------------------------------------------------------------------------------------------- §1 rules
 @pytest.mark.parametrize(("version", "out"), [("2.0", True), ("2.1", False)])
 def test_out_of_sync_equal_leo_exemption(version, out):

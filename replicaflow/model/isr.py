@@ -116,7 +116,7 @@ def is_out_of_sync_legacy(follower_leo, leader_leo, last_fetch_time_ms, now_ms, 
 
 def expansion_eligible(follower_leo, leader_hw, leader_epoch_start_offset, follower_alive,
                        needs_epoch_start: bool = True):
-    """§1.4: a fetching non-ISR follower joins when LEO ≥ HW and, from 2.1 (``needs_epoch_start``, KAFKA-7128),
+    """§1.4: a fetching non-ISR follower joins when LEO ≥ HW and, from 2.0.1 (``needs_epoch_start``, KAFKA-7128),
     ≥ the leader epoch's start offset."""
     follower_leo = np.asarray(follower_leo)
     ok = (follower_leo >= leader_hw) & np.asarray(follower_alive, dtype=bool)

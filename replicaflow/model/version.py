@@ -158,7 +158,7 @@ class KafkaVersion:
 
     @property
     def equal_leo_in_sync(self) -> bool:
-        """From 2.1 a follower whose LEO equals the leader's is never out of sync (§1.2)."""
+        """From 2.1 (KAFKA-7152, not in 2.0.1) a follower whose LEO equals the leader's is never out of sync (§1.2)."""
         return self.at_least("2.1")
 
     @property

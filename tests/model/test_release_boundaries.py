@@ -20,7 +20,7 @@ V = KafkaVersion.parse
 
 # ---------------------------------------------------------------------------------------------- switches
 @pytest.mark.parametrize(("switch", "before", "first", "old", "new"), [
-    # §1 ISR: KIP-16 (0.9), KAFKA-4485 (0.10.2), 2.1 (KAFKA-7128 and getOutOfSyncReplicas), 3.3, 2.7 (KIP-497)
+    # §1 ISR: KIP-16 (0.9), KAFKA-4485 (0.10.2), KAFKA-7152 (2.1), KAFKA-7128 (2.0.1), 3.3, 2.7 (KIP-497)
     ("lag_rule", "0.8.2", "0.9", "messages", "time"),
     ("kafka_4485", "0.10.1", "0.10.2", False, True),
     ("isr_check_period_divisor", "0.10.1", "0.10.2", 1, 2),

@@ -23,6 +23,8 @@ LEADER_ISR_SHRINK = "leader_isr_shrink"
 KRAFT_BROKER_SESSION_TIMEOUT_MS = 9_000  # broker.session.timeout.ms (KafkaConfig.BrokerSessionTimeoutMs, 3.3+)
 LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000  # leader.imbalance.check.interval.seconds = 300
 LEADER_IMBALANCE_PER_BROKER_PERCENTAGE = 10  # leader.imbalance.per.broker.percentage (ZooKeeper controller only)
+# unclean.leader.election.interval.ms (ReplicationConfigs, 3.9+): KRaft's check of leaderless partitions
+KRAFT_UNCLEAN_CHECK_INTERVAL_MS = 300_000
 ZK_FIRST_REBALANCE_CHECK_MS = 5_000  # KafkaController.onControllerFailover: scheduleAutoLeaderRebalanceTask(5 s)
 
 
@@ -46,6 +48,13 @@ def session_timeout_ms(version: KafkaVersion, controller: str) -> int:
     if controller == KRAFT:
         return KRAFT_BROKER_SESSION_TIMEOUT_MS
     return version.default_zookeeper_session_timeout_ms
+
+
+def reads_unclean_config(version: KafkaVersion, controller: str) -> bool:
+    """Whether the controller elects uncleanly where ``unclean.leader.election.enable`` says so: ZooKeeper's always,
+    KRaft's from 3.9 (``version.kraft_reads_unclean_config``); before, only ``kafka-leader-election
+    --election-type unclean`` elects outside the ISR."""
+    return controller == ZOOKEEPER or version.kraft_reads_unclean_config
 
 
 def bumps_leader_epoch(version: KafkaVersion, controller: str, change: str) -> bool:

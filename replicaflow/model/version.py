@@ -285,6 +285,12 @@ class KafkaVersion:
         return self.at_least("2.1")
 
     @property
+    def kraft_reads_unclean_config(self) -> bool:
+        """KRaft's controller reads ``unclean.leader.election.enable`` from 3.9 (KAFKA-12670); in 3.3 – 3.8
+        ``ConfigurationControlManager.uncleanLeaderElectionEnabledForTopic`` returns false whatever is set."""
+        return self.at_least("3.9")
+
+    @property
     def rebalance_during_reassignment(self) -> bool:
         """The ZooKeeper controller's automatic preferred-leader election runs while partitions are being
         reassigned from 3.4 (KAFKA-10149); up to 3.3 any reassignment in the cluster holds back every automatic

@@ -31,6 +31,7 @@ from replicaflow.sim.state import FRESH_REPLICA, STATE_UP, ClusterState, Reassig
 
 SESSION_EXPIRED = "session_expired"  # the clock's timer kinds
 LEADER_REBALANCE = "leader_rebalance"
+UNCLEAN_CHECK = "unclean_check"
 
 
 class KafkaController:
@@ -50,6 +51,8 @@ class KafkaController:
         self.unclean_elections = 0
         self.crashed = np.zeros(state.n_brokers, dtype=bool)  # down after a crash (not a controlled shutdown)
         self._rebalance_at = -1  # the scheduled leader-rebalance check, -1 none
+        self.reads_unclean = election.reads_unclean_config(self.version, self.mode)
+        self._unclean_check_at = -1  # KRaft's scheduled check of leaderless partitions (3.9+), -1 none
         self._completion_checked: tuple[int, int] | None = None  # (layout, ISR) versions of the last check
 
     def start(self, now: int) -> None:
@@ -125,23 +128,46 @@ class KafkaController:
         returning broker elect it; with unclean election enabled, any offline partition it holds a
         replica of (§6)."""
         s = self.s
-        eligible = s.in_isr | self.configs.unclean_leader_election()[:, None] | (s.elr & ~s.in_isr.any(axis=1)[:, None])
+        eligible = s.in_isr | self._unclean_enabled()[:, None] | (s.elr & ~s.in_isr.any(axis=1)[:, None])
         offline = np.nonzero((s.lslot < 0) & ((s.rbi == b) & eligible).any(axis=1))[0]
         for p in offline:
             self.elect(int(p), now)
 
     def unclean_election_enabled(self, now: int, by_default: bool = False) -> None:
-        """A config change may have enabled unclean election: offline partitions that may now elect a live
-        replica do — a topic's config from 2.1 (``KafkaController.processTopicUncleanLeaderElectionEnable``), the
-        cluster-wide default (``by_default``) from 2.0 (``UncleanLeaderElectionEnable``, KAFKA-6526); KRaft's
-        controller acts on the config record too."""
-        if not (self.version.unclean_default_triggers_election if by_default
-                else self.version.unclean_config_triggers_election):
+        """A config change may have enabled unclean election: on ZooKeeper, offline partitions that may now elect a
+        live replica do at once — a topic's config from 2.1 (``KafkaController.processTopicUncleanLeaderElectionEnable``),
+        the cluster-wide default (``by_default``) from 2.0 (``UncleanLeaderElectionEnable``, KAFKA-6526). KRaft's
+        controller waits for its periodic check (``unclean_check``, 3.9+) and before 3.9 never reads the config."""
+        if self.mode == election.KRAFT or not (self.version.unclean_default_triggers_election if by_default
+                                               else self.version.unclean_config_triggers_election):
             return
+        self._elect_unclean_where_enabled(now)
+
+    def unclean_check(self, at: int) -> None:
+        """Timer: KRaft's check of leaderless partitions (``QuorumController.maybeScheduleNextElectUncleanLeaders``,
+        3.9+), ``unclean.leader.election.interval.ms`` after a controller write left a partition without a leader:
+        where the topic's config allows, a live replica leads (``ReplicationControlManager.maybeElectUncleanLeaders``);
+        while any partition stays leaderless, the next check is one interval later."""
+        self._unclean_check_at = -1
+        self._elect_unclean_where_enabled(at)
+        self._schedule_unclean_check(at)
+
+    def _elect_unclean_where_enabled(self, now: int) -> None:
         s = self.s
         live = (s.rbi >= 0) & s.up[np.maximum(s.rbi, 0)]
-        for p in np.nonzero((s.lslot < 0) & self.configs.unclean_leader_election() & live.any(axis=1))[0]:
+        for p in np.nonzero((s.lslot < 0) & self._unclean_enabled() & live.any(axis=1))[0]:
             self.elect(int(p), now)
+
+    def _unclean_enabled(self) -> np.ndarray:
+        """[P] whether each partition may elect outside its ISR: its ``unclean.leader.election.enable`` where the
+        controller reads it (``model.election.reads_unclean_config``), else never."""
+        flags = self.configs.unclean_leader_election()
+        return flags if self.reads_unclean else np.zeros_like(flags)
+
+    def _schedule_unclean_check(self, now: int) -> None:
+        if self.mode == election.KRAFT and self.reads_unclean and self._unclean_check_at < 0 and (self.s.lslot < 0).any():
+            self._unclean_check_at = now + election.KRAFT_UNCLEAN_CHECK_INTERVAL_MS
+            self.clock.schedule(self._unclean_check_at, UNCLEAN_CHECK)
 
     def remove_broker_from_isrs(self, b: int, now: int, partitions: np.ndarray | None = None) -> None:
         """Take a dead or shutting-down broker out of every ISR — or of the ISRs of ``partitions`` [P] only,
@@ -184,7 +210,7 @@ class KafkaController:
         if prefer_slot is not None and live[prefer_slot] and s.in_isr[p, prefer_slot]:
             new_slot, unclean = prefer_slot, False
         else:
-            slots, uncleans = election.elect_leader(live, s.in_isr[p], self.configs.unclean_leader_election()[p],
+            slots, uncleans = election.elect_leader(live, s.in_isr[p], self._unclean_enabled()[p],
                                                     s.elr[p] if self.elr_enabled else None)
             new_slot, unclean = int(slots[0]), bool(uncleans[0])
         prev_leader = s.leader_id(p)
@@ -219,6 +245,7 @@ class KafkaController:
         if new_slot >= 0:
             self.emit.leader_started(p, now, prev_leader, prev_epoch, self.controller_id())
         self.fetchers.refresh_dead_threads()
+        self._schedule_unclean_check(now)
         if self.auto_leader_rebalance and self.mode == election.KRAFT and self._rebalance_at < 0 and new_slot > 0:
             self._schedule_rebalance(now)  # KRaft checks balance 300 s after it sees an imbalance
 

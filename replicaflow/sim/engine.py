@@ -21,7 +21,7 @@ from replicaflow.model import reassign_tool
 from replicaflow.model.configs import UNCLEAN_LEADER_ELECTION_ENABLE
 from replicaflow.sim.clock import Clock
 from replicaflow.sim.configs import DynamicConfigs
-from replicaflow.sim.controller import LEADER_REBALANCE, SESSION_EXPIRED, KafkaController
+from replicaflow.sim.controller import LEADER_REBALANCE, SESSION_EXPIRED, UNCLEAN_CHECK, KafkaController
 from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.faults import RESTORE_NETWORK, Faults
 from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
@@ -73,6 +73,7 @@ class Engine:
             # timers: (at, *args)
             SESSION_EXPIRED: self.controller.session_expired,
             LEADER_REBALANCE: self.controller.leader_rebalance,
+            UNCLEAN_CHECK: self.controller.unclean_check,
             RESTORE_NETWORK: self.faults.restore_network,
         })
         self.clock.add_events(scenario.events, scenario.source, scenario.event_places)
@@ -105,9 +106,9 @@ class Engine:
         self.configs.cancel(now, event.partitions)
 
     def _config(self, now: int, event, where: str) -> None:
-        """``kafka-configs --alter``; enabling unclean election elects offline partitions at once: on a topic from
-        2.1, as the cluster-wide default from 2.0 (``KafkaController`` TopicUncleanLeaderElectionEnable,
-        UncleanLeaderElectionEnable, §6)."""
+        """``kafka-configs --alter``; enabling unclean election elects offline partitions at once on ZooKeeper: on a
+        topic from 2.1, as the cluster-wide default from 2.0 (``KafkaController`` TopicUncleanLeaderElectionEnable,
+        UncleanLeaderElectionEnable, §6); KRaft at its next check (``KafkaController.unclean_check``)."""
         self.configs.alter(now, event, where)
         if any(name == UNCLEAN_LEADER_ELECTION_ENABLE for name, _ in event.configs):
             self.controller.unclean_election_enabled(now, by_default=event.entity_type == "broker")

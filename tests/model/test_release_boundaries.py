@@ -51,6 +51,7 @@ V = KafkaVersion.parse
     ("kraft_production_ready", "3.2", "3.3", False, True),
     ("kraft_only", "3.9", "4.0", False, True),
     ("kraft_keeps_epoch_on_isr_shrink", "3.5", "3.6", False, True),
+    ("kraft_reads_unclean_config", "3.8", "3.9", False, True),
     ("elr_supported", "3.9", "4.0", False, True),
     ("default_eligible_leader_replicas", "4.0", "4.1", False, True),
     ("default_unclean_leader_election", "0.10.2", "0.11", True, False),
@@ -102,7 +103,8 @@ POINT_RELEASES_WITHOUT = [
     ("cancel_clears_throttles", "2.5.1", False),         # ReassignPartitionsCommand: no cancelAssignment at 2.5.1
     ("alter_partition", "2.6.3", False),                 # Partition: no AlterIsr at 2.6.3
     ("fetch_leader_leo_is_max", "3.2.3", False),         # Replica.updateFetchState plain assignment, 3.2.3 and 3.2 head
-    ("kraft_keeps_epoch_on_isr_shrink", "3.5.2", False),  # no isLeaderEpochBumpRequiredOnIsrShrink at 3.5.2 (KAFKA-15021)
+    ("kraft_keeps_epoch_on_isr_shrink", "3.5.2", False),
+    ("kraft_reads_unclean_config", "3.8.1", False),     # uncleanLeaderElectionEnabledForTopic `return false`, 3.8 head  # no isLeaderEpochBumpRequiredOnIsrShrink at 3.5.2 (KAFKA-15021)
     ("min_isr_capped", "3.6.2", False),                  # Partition: no effectiveMinIsr at 3.6.2 (KAFKA-15583, 3.7.0)
     ("hw_frozen_under_min_isr", "3.6.2", False),         # maybeIncrementLeaderHW without the under-min-ISR return, 3.6.2
     ("quota_keeps_overlapping_window", "3.7.2", False),  # SampledStat.purgeObsoleteSamples by lastWindowMs: 3.7.1, and
@@ -438,6 +440,17 @@ def test_zookeeper_session_timeout(version, ms):
     """KafkaConfig.ZkSessionTimeoutMs: 6000 at 2.4.0, 18000 at 2.5.0 (KIP-537); KRaft broker.session.timeout.ms 9000."""
     assert election.session_timeout_ms(V(version), election.ZOOKEEPER) == ms
     assert election.session_timeout_ms(V("3.3"), election.KRAFT) == 9_000
+
+
+@pytest.mark.parametrize(("version", "kraft_reads"), [("3.3", False), ("3.8", False), ("3.9", True)])
+def test_kraft_reads_unclean_leader_election_enable_from_3_9(version, kraft_reads):
+    """ConfigurationControlManager.uncleanLeaderElectionEnabledForTopic: `return false; // TODO: support configuring
+    unclean leader election.` at 3.3.0, 3.6.0, 3.8.0 and the 3.8 branch; the topic's effective config from 3.9
+    (KAFKA-12670, 3.9.0-rc3), checked every ``unclean.leader.election.interval.ms`` (300000) by
+    QuorumController.maybeScheduleNextElectUncleanLeaders. ZooKeeper's controller reads it in every release."""
+    assert election.reads_unclean_config(V(version), election.KRAFT) is kraft_reads
+    assert election.reads_unclean_config(V(version), election.ZOOKEEPER)
+    assert election.KRAFT_UNCLEAN_CHECK_INTERVAL_MS == 300_000
 
 
 @pytest.mark.parametrize(("version", "refused"), [("3.9", True), ("4.0", False)])

@@ -270,10 +270,11 @@ def test_execute_while_a_reassignment_runs_starts_nothing_up_to_2_5(version, mov
 
 
 # ------------------------------------------------------------------ unclean leader election
-def unclean_cluster(version: str, unclean: bool | None):
+def unclean_cluster(version: str, unclean: bool | None, controller: str | None = None):
     kafka = {"version": version, "replica_lag_time_max": "10s",
-             **({"unclean_leader_election": unclean} if unclean is not None else {})}
-    return started(small(kafka=kafka, events=[
+             **({"unclean_leader_election": unclean} if unclean is not None else {}),
+             **({"controller": controller} if controller else {})}
+    return started(small(duration="11m", kafka=kafka, events=[
         {"at": "0s", "stall_follower": {"broker": 3}},   # 3 falls behind and out of the ISR (lag 10 s)
         {"at": "20s", "broker_down": 2}, {"at": "20s", "broker_down": 1}]))
 
@@ -316,6 +317,52 @@ def test_enabling_unclean_election_on_a_topic_elects_its_offline_partitions_from
     assert engine.s.leader_id(0) == -1
     run_until(engine, 46)
     assert engine.s.leader_id(0) == 3 and engine.controller.messages_lost[0] == 1990
+
+
+@pytest.mark.parametrize(("version", "leader"), [("3.8", -1), ("3.9", 3), ("4.1", 3)])
+def test_kraft_reads_the_unclean_config_from_3_9(version, leader):
+    """ConfigurationControlManager.uncleanLeaderElectionEnabledForTopic returns false in 3.3 – 3.8 (`// TODO:
+    support configuring unclean leader election`, read at 3.3.0, 3.6.0, 3.8.0 and the 3.8 branch, 3.8.1-SNAPSHOT)
+    and the topic's effective config from 3.9 (KAFKA-12670; 3.9.0-rc3, Confluent v8.0.0 and v8.1.0). With
+    ``unclean.leader.election.enable`` true, KRaft 3.8 leaves the partition offline when 1 and 2 die; 3.9 elects 3
+    as soon as it fences the last ISR member (ReplicationControlManager.generateLeaderAndIsrUpdates, Election.UNCLEAN),
+    at 20 s + the 9 s session, losing what 3 never fetched; ZooKeeper reads it in every release (the test above)."""
+    engine, writer, logs = unclean_cluster(version, True, "kraft")
+    run_until(engine, 40)
+    assert engine.s.leader_id(0) == leader
+    assert engine.controller.unclean_elections == (leader > 0)
+    assert [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "leaders") if r["leader"] == 3] == (
+        [29_000] if leader > 0 else [])
+    assert (engine.controller.messages_lost[0] > 0) == (leader > 0)
+
+
+def test_kraft_elects_uncleanly_at_its_periodic_check_after_the_config_is_enabled():
+    """KRaft 3.9: a topic config enabling unclean election elects nothing at once (ZooKeeper's
+    processTopicUncleanLeaderElectionEnable has no KRaft counterpart). QuorumController.maybeScheduleNextElectUncleanLeaders
+    runs after the controller write that left partition t-0 without a leader (the fencing at 29 s) and schedules
+    maybeElectUncleanLeaders one ``unclean.leader.election.interval.ms`` (300 s, ReplicationConfigs) later: at 329 s
+    the check finds the topic's config on and elects 3 (ReplicationControlManager.
+    maybeTriggerUncleanLeaderElectionForLeaderlessPartitions)."""
+    engine, writer, logs = unclean_cluster("3.9", False, "kraft")
+    engine.clock.add_events(parse_scenario(small(events=[{"at": "45s", "config": {
+        "topic": "t", "unclean.leader.election.enable": "true"}}]), SCENARIOS, "<t>").events, "<t>")
+    run_until(engine, 328.9)
+    assert engine.s.leader_id(0) == -1
+    run_until(engine, 330)
+    assert engine.s.leader_id(0) == 3 and engine.controller.messages_lost[0] > 0
+    assert [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "leaders") if r["leader"] == 3] == [329_000]
+
+
+def test_kraft_checks_again_an_interval_later_while_partitions_stay_leaderless():
+    """The check at 329 s finds unclean election off and reschedules itself (ImbalanceSchedule.DEFERRED: another
+    300 s) while t-0 stays leaderless; enabling the config at 400 s elects 3 at the check of 629 s."""
+    engine, writer, logs = unclean_cluster("3.9", False, "kraft")
+    engine.clock.add_events(parse_scenario(small(duration="11m", events=[{"at": "400s", "config": {
+        "topic": "t", "unclean.leader.election.enable": "true"}}]), SCENARIOS, "<t>").events, "<t>")
+    run_until(engine, 628.9)
+    assert engine.s.leader_id(0) == -1
+    run_until(engine, 630)
+    assert [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "leaders") if r["leader"] == 3] == [629_000]
 
 
 @pytest.mark.parametrize(("version", "topic_elects", "default_elects"),

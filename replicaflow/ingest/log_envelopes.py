@@ -79,10 +79,14 @@ CSV = (r'^"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[,.]\d{1,9})?(?:Z|[+-]\d{2}
        r'"([A-Za-z_$][\w.$]{0,511})","(.*?)"?$')
 # journald/syslog: `Jan 02 03:04:05 host ident[pid]: ` (journalctl's `short`; `short-precise` adds microseconds),
 # RFC 5424-ish `2024-01-02T03:04:05.1+00:00 host ident[pid]: ` (rsyslog's RSYSLOG_FileFormat, journalctl's `short-iso`
-# `2024-01-02T03:04:05+0000` and `short-iso-precise`). Tried before the runtime's time (`stamp`) and CloudWatch's,
-# which would take the ISO time off alone: the rest ends in the record's ` (logger)`, so it read as a message's tail
-SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} [ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?|\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}"
-          rf"(?:\.\d+)?{OFFSET}) {_NOT_LEVEL}([\w.:-]{{1,255}}) [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
+# `2024-01-02T03:04:05+0000` and `short-iso-precise`), journalctl's `short-full` `Tue 2024-01-02 03:04:05 UTC` (the
+# weekday in English, the zone's abbreviation, `+03` where tzdata has none; no fraction) and `short-unix`
+# `1704164645.123456` (seconds since the epoch, microseconds). Tried before the runtime's time (`stamp`) and
+# CloudWatch's, which would take the ISO time off alone: the rest ends in the record's ` (logger)`, so it read as a
+# message's tail
+SYSLOG = (rf"^(?:[A-Z][a-z]{{2}} (?:[ \d]?\d \d{{2}}:\d{{2}}:\d{{2}}(?:\.\d{{1,9}})?|\d{{4}}-\d{{2}}-\d{{2}} \d{{2}}:\d{{2}}:\d{{2}} "
+          rf"(?:[A-Za-z]{{1,6}}|[+-]\d{{2}}(?:\d{{2}})?))|\d{{4}}-\d{{2}}-\d{{2}}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{OFFSET}|"
+          rf"\d{{10}}\.\d{{6}}) {_NOT_LEVEL}([\w.:-]{{1,255}}) [\w./@-]{{1,255}}(?:\[\d{{1,10}}\])?: (.*)$")
 
 # What a log pasted into Markdown (an issue, a wiki, a blog) puts before its lines: a quote's `> `, a list item's
 # `4. ` or `- `, inline code's backticks (a fence's glued to the first line; at the end, with a hard break's `\`
@@ -122,8 +126,8 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
     ("stern", lambda inner: F.when(F.substring(inner, 1, 1).between("a", "z") & inner.contains(" "),
                                    groups(inner, STERN, 2)), False, True),
     ("kubectl", lambda inner: F.when(inner.startswith("[pod/"), groups(inner, KUBECTL, 2)), False, True),
-    ("syslog", lambda inner: F.when(byte_at(inner, 4, " ") | byte_at(inner, 11, "T"), groups(inner, SYSLOG, 2)),
-     True, True),
+    ("syslog", lambda inner: F.when(byte_at(inner, 4, " ") | byte_at(inner, 11, "T") | byte_at(inner, 11, "."),
+                                    groups(inner, SYSLOG, 2)), True, True),
     ("cloudwatch", lambda inner: F.when(byte_at(inner, 11, "T"), groups(inner, CLOUDWATCH, 2)), False, True),
     ("stamp", lambda inner: F.when(byte_at(inner, 11, "T"), groups(inner, STAMP, 1)), False, False),
 )

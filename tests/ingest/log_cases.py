@@ -27,6 +27,16 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      "1,2 (kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "ts_ms": 1704164645678}),
     ("Jan 02 03:04:05.123456 host kafka-server-start.sh[123]: " + T + "INFO [Partition t-0 broker=1] Shrinking ISR "
      "from 1,2 to 1 (kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
+    # `journalctl -o short-full` (the weekday, the zone's abbreviation; `--utc` gives UTC) and `-o short-unix` (epoch
+    # seconds): `unknown prefix` rejects until 2026-12-07; the record's own time is read, not journald's
+    ("Tue 2024-01-02 03:04:05 UTC host kafka-server-start.sh[123]: " + T + "INFO [Partition t-0 broker=1] Shrinking "
+     "ISR from 1,2 to 1 (kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
+    ("Tue 2024-01-02 04:04:05 CET kafka-2 kafka[123]: " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 to "
+     "1,2 (kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "ts_ms": 1704164645678}),
+    ("Tue 2024-01-02 06:34:05 +0530 host kafka[123]: " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to "
+     "1 (kafka.cluster.Partition)", {"kind": "isr_shrink", "isr": [1], "ts_ms": 1704164645678}),
+    ("1704164645.123456 host kafka-server-start.sh[123]: " + T + "INFO [Partition t-0 broker=1] Expanding ISR from 1 "
+     "to 1,2 (kafka.cluster.Partition)", {"kind": "isr_expand", "isr": [1, 2], "ts_ms": 1704164645678}),
     # no ` (logger)` and a blank after the message (apache/kafka#12028 pasted KafkaServer's last line so): no event before
     (T + "INFO [KafkaServer id=0] shut down completed ", {"kind": "broker_shutdown", "broker": 0}),
     ("   " + T + "INFO [Partition t-0 broker=1] Shrinking ISR from 1,2 to 1 (kafka.cluster.Partition)",
@@ -488,6 +498,8 @@ QUIET = [
     "2024-01-02T02:04:05.678123456Z \tat kafka.Kafka$.main(Kafka.scala:82)",
     "Jan 02 03:04:05 host kafka-server-start.sh[123]: \tat kafka.Kafka.main(Kafka.scala) [kafka_2.13-4.0.0.jar:?]",
     "2024-01-02T03:04:05.123456+00:00 host kafka-server-start.sh[123]: \tat kafka.Kafka.main(Kafka.scala)",
+    "Tue 2024-01-02 03:04:05 UTC host kafka-server-start.sh[123]: \tat kafka.Kafka.main(Kafka.scala)",
+    "1704164645.123456 host kafka-server-start.sh[123]: \tat kafka.Kafka.main(Kafka.scala)",
     "\tat kafka.server.KafkaRaftServer.<init>(KafkaRaftServer.scala:56) ~[kafka_2.13-4.0.0.jar:?]",
     ">     at kafka.server.KafkaRaftServer.<init>(KafkaRaftServer.scala:56)",  # a trace quoted in Markdown
     # the config dump of AbstractConfig.logAll: a tab-indented `name = value` per setting (an empty value too),

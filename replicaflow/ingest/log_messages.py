@@ -259,7 +259,7 @@ RULES: list[Rule] = [
     # 1.1+ `Broker N stopped fetcher ...`; a partition whose log was only being moved there stays online). LogManager
     # then lists them again (1.0 the same text with no logIdent, 1.1+ `Logs for partitions ... are offline and logs for
     # future partitions ...`): not read, one row per partition
-    Rule("log_dir_offline", r"^Partitions (.*) are offline due to failure on log directory (\S+)$", {"log_dir": 2},
+    Rule("log_dir_offline", r"^Partitions (\S*) are offline due to failure on log directory (.+)$", {"log_dir": 2},
          explode="list", ident=_REPLICA_MANAGER),
     Rule("partition_failed", rf"^Partition {TP} marked as failed$", {"tp": 1}),
     # the whole fetch request to the leader failed (it is gone or unreachable; AbstractFetcherThread, WARN, once per
@@ -345,21 +345,22 @@ RULES: list[Rule] = [
     Rule("truncation_failed", rf"^(?:Failed to truncate|Unexpected error occurred during truncation for) {TP}(?: at "
          rf"offset {N})?$", {"tp": 1, "offset": 2}),
     # --- log directories: LogManager, ReplicaManager -------------------------------------------------
-    Rule("log_dir_failed", r"^Stopping serving replicas in dir (\S+)(?: with uuid (\S+) because the log directory "
+    # a directory is its absolute path, as the line ends it: a path may hold spaces (`/var/lib/kafka data`)
+    Rule("log_dir_failed", r"^Stopping serving replicas in dir (.+?)(?: with uuid (\S+) because the log directory "
          r"has failed\.)?$", {"log_dir": 1}),
     Rule("log_dir_offline", r"^Broker \d+ stopped fetcher for partitions (.*) and stopped moving logs for partitions "
-         r".* because they are in the failed log directory (\S+?)\.$", {"log_dir": 2}, explode="list"),
-    Rule("broker_halted", r"^Halting broker because dir (\S+) is offline$", {"log_dir": 1}),
+         r".* because they are in the failed log directory (.+)\.$", {"log_dir": 2}, explode="list"),
+    Rule("broker_halted", r"^Halting broker because dir (.+) is offline$", {"log_dir": 1}),
     # LogManager.handleLogDirFailure (1.0+): the broker's last live directory failed; log_dir lists them all
     Rule("broker_halted", r"^Shutdown broker because all log dirs in (.+) have failed$", {"log_dir": 1}),
     # LogManager.createAndValidateLogDirs (1.0+): at start-up, no configured directory could be created or read
     Rule("broker_halted", r"^Shutdown broker because none of the specified log dirs from (.+) can be created or "
          r"validated$", {"log_dir": 1}, state="at startup"),
     # ReplicaManager.handleLogDirFailure 3.7+ (KRaft, JBOD): the metadata log's dir, one in migration, one without UUID
-    Rule("broker_halted", r"^Shutdown broker because the metadata log dir (\S+) has failed$", {"log_dir": 1}),
-    Rule("broker_halted", r"^Shutdown broker because some log directory has failed during migration mode: (\S+)$",
+    Rule("broker_halted", r"^Shutdown broker because the metadata log dir (.+) has failed$", {"log_dir": 1}),
+    Rule("broker_halted", r"^Shutdown broker because some log directory has failed during migration mode: (.+)$",
          {"log_dir": 1}),
-    Rule("broker_halted", r"^Unable to propagate directory failure disabled because directory (\S+) has no UUID$",
+    Rule("broker_halted", r"^Unable to propagate directory failure disabled because directory (.+) has no UUID$",
          {"log_dir": 1}),
     # --- deletion: LogManager.asyncDelete (a replica's log), TopicDeletionManager, ReplicationControlManager ---
     Rule("replica_deleted", rf"^Log for partition {TP} is renamed to \S+ and is scheduled for deletion$",

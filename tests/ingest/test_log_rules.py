@@ -102,6 +102,46 @@ def test_reassignments_completed_together_name_each_partition(read):
                   if e["kind"] == "reassignment_completed" and e["topic"] == "moved") == [("moved", 0), ("moved", 1)]
 
 
+def test_a_log_directory_whose_path_holds_spaces_is_read_whole(spark, tmp_path):
+    """ReplicaManager.handleLogDirFailure and LogManager name a directory by its absolute path, which may hold spaces
+    (`log.dirs=/var/lib/kafka data`): the path runs to where the message's own text ends it (` with uuid`, ` is
+    offline`, `.`, ` has failed`, the line's end). Each line below gave no event while a path was one token. LogManager's
+    `Stopping serving logs in dir` and LogDirFailureChannel's `Error while writing to checkpoint file` are read by no
+    rule, as before."""
+    rm, d, m = "(kafka.server.ReplicaManager)", "/var/lib/kafka data", "/mnt/kafka logs"
+    out = read_file(spark, tmp_path, "broker-1/server.log", "".join(line + "\n" for line in [
+        T + f"ERROR Error while writing to checkpoint file {d}/replication-offset-checkpoint "
+            "(kafka.server.LogDirFailureChannel)",
+        "java.io.IOException: No space left on device",
+        T + f"WARN [ReplicaManager broker=1] Stopping serving replicas in dir {d} {rm}",  # 2.5-3.7
+        T + f"WARN [ReplicaManager broker=1] Broker 1 stopped fetcher for partitions t-0,t-1 and stopped moving logs "
+            f"for partitions  because they are in the failed log directory {d}. {rm}",
+        T + f"WARN Stopping serving logs in dir {d} (kafka.log.LogManager)",
+        T + f"WARN [ReplicaManager broker=1] Stopping serving replicas in dir {m} with uuid Some(2jG8lXaDR9mOQ8dA9KV1pg) "
+            f"because the log directory has failed. {rm}",  # 3.8+
+        T + f"INFO [ReplicaManager broker=1] Partitions t-2 are offline due to failure on log directory {m} {rm}",  # 1.0
+        T + f"FATAL [ReplicaManager broker=1] Halting broker because dir {m} is offline {rm}",
+        T + f"ERROR [ReplicaManager broker=1] Shutdown broker because the metadata log dir {m} meta has failed {rm}",
+        T + f"ERROR [ReplicaManager broker=1] Shutdown broker because some log directory has failed during migration "
+            f"mode: {m} {rm}",
+        T + f"ERROR [ReplicaManager broker=1] Unable to propagate directory failure disabled because directory {m} "
+            f"has no UUID {rm}",
+    ]))
+    assert out["rejects"].count() == 0
+    got = sorted((r["line_number"], r["kind"], r["broker"], r["topic"], r["partition"], r["log_dir"])
+                 for r in out["log_events"].collect())
+    assert got == [
+        (3, "log_dir_failed", 1, None, None, d),
+        (4, "log_dir_offline", 1, "t", 0, d), (4, "log_dir_offline", 1, "t", 1, d),
+        (6, "log_dir_failed", 1, None, None, m),
+        (7, "log_dir_offline", 1, "t", 2, m),
+        (8, "broker_halted", 1, None, None, m),
+        (9, "broker_halted", 1, None, None, m + " meta"),
+        (10, "broker_halted", 1, None, None, m),
+        (11, "broker_halted", 1, None, None, m),
+    ]
+
+
 def test_log_dir_failure_halt_and_fetcher_forms_across_releases(spark, tmp_path):
     """ReplicaManager.handleLogDirFailure lists the partitions it takes offline (1.0 `Partitions ... are offline`,
     1.1+ `Broker N stopped fetcher ...`); LogManager.handleLogDirFailure lists them again (no row: one per partition),

@@ -102,37 +102,42 @@ def is_throttled(pairs: frozenset[tuple[int, int]] | str, partition: int, broker
     return pairs == ALL_REPLICAS or (partition, broker) in pairs
 
 
-def tool_throttle_lists(
-    current: Mapping[tuple[str, int], tuple[Sequence[int], Sequence[int], Sequence[int]]],
-    proposed: Mapping[tuple[str, int], Sequence[int]],
-    moving_only: bool = False,
-) -> dict[str, tuple[str, str]]:
-    """What ``kafka-reassign-partitions --execute --throttle`` writes per topic (§5.1, A13).
+Replicas = tuple[Sequence[int], Sequence[int], Sequence[int]]  # a partition's (replicas, adding, removing)
 
-    ``current`` maps (topic, partition) to (replicas, adding, removing); sources are the origin
-    replicas (replicas − adding), destinations the proposed target minus the sources. With
-    ``moving_only`` (the tool up to 2.5) a partition that gains no replica adds no sources.
-    Returns topic → (leader list, follower list) as Kafka strings, for every proposed topic.
-    """
+
+def tool_moves(current: Mapping[tuple[str, int], Replicas], proposed: Mapping[tuple[str, int], Sequence[int]],
+               running: Mapping[tuple[str, int], Replicas] | None = None) -> dict[tuple[str, int], tuple[set, set]]:
+    """(sources, destinations) per partition, as ``ReassignPartitionsCommand.calculateMoveMap`` (2.6) builds them
+    (A13, Kafka's testMoveMap): each reassignment in progress (``running``, with ``--additional``) from its replicas
+    less the adding ones to its target (replicas less the removing ones); then each proposed partition, which
+    replaces it, from its ``current`` replicas less the adding ones to the proposal; destinations less sources."""
+    moves: dict[tuple[str, int], tuple[set, set]] = {}
+    for key, (replicas, adding, removing) in (running or {}).items():
+        moves[key] = (set(replicas) - set(adding), set(replicas) - set(removing))
+    for key, target in proposed.items():
+        replicas, adding, _removing = current[key]
+        moves[key] = (set(replicas) - set(adding), set(target))
+    return {key: (sources, destinations - sources) for key, (sources, destinations) in moves.items()}
+
+
+def tool_throttle_lists(current: Mapping[tuple[str, int], Replicas], proposed: Mapping[tuple[str, int], Sequence[int]],
+                        moving_only: bool = False, running: Mapping[tuple[str, int], Replicas] | None = None,
+                        ) -> dict[str, tuple[str, str]]:
+    """What ``kafka-reassign-partitions --execute --throttle`` writes per topic (§5.1, A13): the sources of each
+    move (``tool_moves``) as the leader list, its destinations as the follower list. With ``moving_only`` (the
+    tool up to 2.5) a partition that gains no replica adds no sources. Returns topic → (leader list, follower
+    list) as Kafka strings, for every topic of a move: a topic of a running move gets its lists rewritten too."""
     leader: dict[str, set[tuple[int, int]]] = {}
     follower: dict[str, set[tuple[int, int]]] = {}
-    for (topic, partition), target in proposed.items():
-        replicas, adding, _removing = current[(topic, partition)]
-        sources = [r for r in replicas if r not in set(adding)]
-        destinations = [r for r in target if r not in set(sources)]
+    for (topic, partition), (sources, destinations) in tool_moves(current, proposed, running).items():
         leader.setdefault(topic, set()).update((partition, b) for b in sources if destinations or not moving_only)
         follower.setdefault(topic, set()).update((partition, b) for b in destinations)
     return {t: (format_throttled_replicas(leader[t]), format_throttled_replicas(follower[t])) for t in sorted(leader)}
 
 
-def tool_throttled_brokers(
-    current: Mapping[tuple[str, int], tuple[Sequence[int], Sequence[int], Sequence[int]]],
-    proposed: Mapping[tuple[str, int], Sequence[int]],
-) -> list[int]:
-    """Brokers that get the rate configs from ``--throttle``: sources ∪ destinations of every move."""
-    brokers: set[int] = set()
-    for key, target in proposed.items():
-        replicas, adding, _ = current[key]
-        brokers.update(r for r in replicas if r not in set(adding))
-        brokers.update(target)
-    return sorted(brokers)
+def tool_throttled_brokers(current: Mapping[tuple[str, int], Replicas], proposed: Mapping[tuple[str, int], Sequence[int]],
+                           running: Mapping[tuple[str, int], Replicas] | None = None) -> list[int]:
+    """Brokers that get the rate configs from ``--throttle``: sources ∪ destinations of every move
+    (``calculateReassigningBrokers``)."""
+    return sorted({int(b) for sources, destinations in tool_moves(current, proposed, running).values()
+                   for b in sources | destinations})

@@ -16,29 +16,44 @@ CURRENT_HEADER = "Current partition replica assignment"
 PROPOSED_HEADER = "Proposed partition reassignment configuration"
 
 
-def execute_starts_moves(version: KafkaVersion, any_in_progress: bool) -> bool:
-    """Whether ``--execute`` starts its moves: from 2.6 always; up to 2.5 only when no reassignment is in
-    progress — with the znode present 0.10.1 – 2.5 print "There is an existing assignment running." and only
-    apply ``--throttle``'s rate (``maybeLimit``), and earlier releases abort ("Partition reassignment currently
-    in progress")."""
-    return version.execute_adds_to_ongoing_reassignments or not any_in_progress
+# ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage (2.6+)
+EXISTING_REASSIGNMENT = ("Cannot execute because there is an existing partition assignment.  Use --additional to "
+                         "override this and create a new partition assignment in addition to the existing one.")
 
 
-def execute_throttle_lists(version: KafkaVersion, current, proposed) -> dict[str, tuple[str, str]]:
+def execute_starts_moves(version: KafkaVersion, any_in_progress: bool, additional: bool = False) -> bool:
+    """Whether ``--execute`` starts its moves: when no reassignment is in progress, and from 2.6 also with
+    ``--additional``; up to 2.5 with the znode present 0.10.1 – 2.5 print "There is an existing assignment
+    running." and only apply ``--throttle``'s rate (``maybeLimit``), and earlier releases abort ("Partition
+    reassignment currently in progress")."""
+    return not any_in_progress or (version.execute_adds_to_ongoing_reassignments and additional)
+
+
+def execute_refused(version: KafkaVersion, any_in_progress: bool, additional: bool) -> bool:
+    """Whether ``--execute`` exits before writing anything, its throttle included: from 2.6 while a reassignment is
+    in progress and without ``--additional`` (``executeAssignment``: ``EXISTING_REASSIGNMENT``)."""
+    return version.execute_adds_to_ongoing_reassignments and any_in_progress and not additional
+
+
+def execute_throttle_lists(version: KafkaVersion, current, proposed, running=None) -> dict[str, tuple[str, str]]:
     """The throttled-replica lists ``--execute --throttle`` writes per topic (``quota.tool_throttle_lists``): up to
     2.5 the leader list names only the partitions that gain a replica (``assignThrottledReplicas``:
-    ``preRebalanceReplicaForMovingPartitions``), from 2.6 every proposed partition's sources
-    (``calculateLeaderThrottles``)."""
-    return quota.tool_throttle_lists(current, proposed, moving_only=not version.execute_adds_to_ongoing_reassignments)
+    ``preRebalanceReplicaForMovingPartitions``), from 2.6 every proposed partition's sources and, with
+    ``--additional``, those of the reassignments in progress (``running``: ``calculateMoveMap`` from
+    ``listPartitionReassignments``), whose topics' lists it writes again."""
+    if not version.execute_adds_to_ongoing_reassignments:
+        return quota.tool_throttle_lists(current, proposed, moving_only=True)
+    return quota.tool_throttle_lists(current, proposed, running=running)
 
 
-def execute_rate_brokers(version: KafkaVersion, current, proposed, topic_replicas: Iterable[int]) -> list[int]:
+def execute_rate_brokers(version: KafkaVersion, current, proposed, topic_replicas: Iterable[int],
+                         running=None) -> list[int]:
     """Brokers whose throttle rates ``--execute --throttle`` sets: from 2.6 the sources and destinations of its
-    moves (``calculateReassigningBrokers``, ``quota.tool_throttled_brokers``); up to 2.5 (``maybeLimit``) every
-    replica of every partition of the plan's topics (``existingAssignment``, ``topic_replicas``) and every
-    proposed replica."""
+    moves and of those in progress (``calculateReassigningBrokers``, ``quota.tool_throttled_brokers``); up to 2.5
+    (``maybeLimit``) every replica of every partition of the plan's topics (``existingAssignment``,
+    ``topic_replicas``) and every proposed replica."""
     if version.execute_adds_to_ongoing_reassignments:
-        return quota.tool_throttled_brokers(current, proposed)
+        return quota.tool_throttled_brokers(current, proposed, running)
     return sorted({int(b) for b in topic_replicas} | {int(b) for target in proposed.values() for b in target})
 
 

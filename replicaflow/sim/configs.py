@@ -167,25 +167,27 @@ class DynamicConfigs:
         return np.where(self.s.topic_min_isr >= 1, self.s.topic_min_isr, self.default_min_isr)
 
     # ------------------------------------------------------------------ kafka-reassign-partitions
-    def execute_throttle(self, current, proposed, rate_bps: float, now: int, lists: bool = True) -> None:
+    def execute_throttle(self, current, proposed, rate_bps: float, now: int, lists: bool = True,
+                         running=None) -> None:
         """What ``kafka-reassign-partitions --execute --throttle`` writes (§5.1), or the KIP-542 rates (§5.2):
         the rates on the brokers ``model.reassign_tool.execute_rate_brokers`` names and, unless ``lists`` is
         False (up to 2.5, a reassignment already running: ``maybeLimit`` alone), the throttled-replica lists.
 
         ``current`` maps (topic, partition) to the (replicas, adding, removing) the tool saw before the
-        move, ``proposed`` to the requested replicas (broker ids).
+        move, ``proposed`` to the requested replicas (broker ids), ``running`` the reassignments in progress
+        before it (with ``--additional``, 2.6+).
         """
         s = self.s
         value = str(int(rate_bps))
         names = REASSIGNMENT_RATES if self.version.kip542 else REPLICATION_RATES
         topics = {s.topic_index[t] for t, _ in proposed}
         topic_replicas = {b for p in np.nonzero(np.isin(s.topic_idx, list(topics)))[0] for b in s.replica_ids(int(p))}
-        for broker in reassign_tool.execute_rate_brokers(self.version, current, proposed, topic_replicas):
+        for broker in reassign_tool.execute_rate_brokers(self.version, current, proposed, topic_replicas, running):
             for name in names:
                 self.set("broker", str(broker), name, value, now)
         if lists and not self.version.kip542:
             for topic, (leader_list, follower_list) in reassign_tool.execute_throttle_lists(
-                    self.version, current, proposed).items():
+                    self.version, current, proposed, running).items():
                 self.set("topic", topic, LEADER_THROTTLED_REPLICAS, leader_list, now)
                 self.set("topic", topic, FOLLOWER_THROTTLED_REPLICAS, follower_list, now)
         self._announce(now)

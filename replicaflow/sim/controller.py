@@ -313,8 +313,7 @@ class KafkaController:
             target = [s.broker_index(r, f"{where}.partitions[{i}].replicas") for r in move.replicas]
             ongoing = s.reassignments.get(p)
             origin = ongoing.origin if ongoing else [int(b) for b in s.rbi[p][s.rbi[p] >= 0]]
-            before[(move.topic, move.partition)] = (s.replica_ids(p), s.replica_ids(p, s.adding[p]),
-                                                    s.replica_ids(p, s.removing[p]))
+            before[(move.topic, move.partition)] = s.replica_sets(p)
             replicas, adding, removing = predicates.reassignment_state(origin, target)
             self._relayout(p, replicas, now)
             s.adding[p] = np.isin(s.rbi[p], adding)

@@ -82,19 +82,23 @@ class Engine:
     def _reassign(self, now: int, event, where: str) -> None:
         """``--execute``: the controller starts the moves, then ``--throttle`` writes its configs (§5.1). Up to
         2.5 a reassignment already running keeps the tool from starting any (``model.reassign_tool``); from
-        0.10.1 its ``--throttle`` then only sets the rates."""
+        0.10.1 its ``--throttle`` then only sets the rates. From 2.6 the tool refuses to run beside one without
+        ``--additional``, and with it throttles the running moves again with its own."""
         s = self.s
+        version, any_running = self.scenario.version, bool(s.reassignments)
+        if reassign_tool.execute_refused(version, any_running, event.additional):
+            return
         proposed = {(m.topic, m.partition): list(m.replicas) for m in event.partitions}
         self.configs.plan_executed(proposed)
-        if reassign_tool.execute_starts_moves(self.scenario.version, bool(s.reassignments)):
+        running = {s.tp(p): s.replica_sets(p) for p in s.reassignments}
+        if reassign_tool.execute_starts_moves(version, any_running, event.additional):
             before = self.controller.start_reassignment(now, event, where)
             lists = True
         else:
-            before = {tp: (s.replica_ids(p), s.replica_ids(p, s.adding[p]), s.replica_ids(p, s.removing[p]))
-                      for tp, p in ((tp, s.partition_row(*tp, where)) for tp in proposed)}
+            before = {tp: s.replica_sets(s.partition_row(*tp, where)) for tp in proposed}
             lists = False
         if event.throttle_bps is not None:
-            self.configs.execute_throttle(before, proposed, event.throttle_bps, now, lists=lists)
+            self.configs.execute_throttle(before, proposed, event.throttle_bps, now, lists=lists, running=running)
 
     def _verify(self, now: int, event, where: str) -> None:
         """``--verify`` with the last plan: removes the throttles once the release's condition holds (§5.1)."""

@@ -166,6 +166,10 @@ class ClusterState:
         keep = row >= 0 if mask is None else (row >= 0) & mask
         return self.ids(row[keep])
 
+    def replica_sets(self, p: int) -> tuple[list[int], list[int], list[int]]:
+        """Partition ``p``'s (replicas, adding, removing) in broker ids: what ``kafka-reassign-partitions`` reads."""
+        return self.replica_ids(p), self.replica_ids(p, self.adding[p]), self.replica_ids(p, self.removing[p])
+
     def leader_id(self, p: int) -> int:
         slot = self.lslot[p]
         return -1 if slot < 0 else int(self.broker_ids[self.rbi[p, slot]])

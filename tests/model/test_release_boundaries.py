@@ -45,6 +45,7 @@ V = KafkaVersion.parse
     ("replication_throttles", "0.10.0.1", "0.10.1", False, True),
     ("quota_keeps_overlapping_window", "3.7", "3.8", False, True),
     ("verify_waits_for_every_reassignment", "2.5", "2.6", False, True),
+    ("execute_adds_to_ongoing_reassignments", "2.5", "2.6", False, True),
     ("cancel_clears_throttles", "2.5", "2.6", False, True),
     # §6 the controller
     ("default_zookeeper_session_timeout_ms", "2.4", "2.5", 6_000, 18_000),
@@ -475,13 +476,38 @@ def test_an_epoch_bump_forgets_follower_leos_only_before_kip16(version, leos):
     assert ft.tolist() == ([500, 500] if v.lag_rule == "messages" else [400, 0])
 
 
-@pytest.mark.parametrize(("version", "starts"), [("0.10.0", False), ("2.5", False), ("2.6", True)])
-def test_execute_during_a_reassignment_across_2_6(version, starts):
+@pytest.mark.parametrize(("version", "starts", "refused"), [
+    ("0.10.0", False, False), ("2.5", False, False), ("2.6", True, True)])
+def test_execute_during_a_reassignment_across_2_6(version, starts, refused):
     """ReassignPartitionsCommand.executeAssignment: 0.10.1.0 - 2.5.1 `if (zkUtils.pathExists(ReassignPartitionsPath))`
     / `zkClient.reassignPartitionsInProgress()` → "There is an existing assignment running." and maybeLimit only
-    (0.8.2.2 - 0.10.0.1: ZkNodeExistsException, "Aborting operation"); 2.6.0 alterPartitionReassignments."""
-    assert reassign_tool.execute_starts_moves(V(version), True) is starts
-    assert reassign_tool.execute_starts_moves(V(version), False)
+    (0.8.2.2 - 0.10.0.1: ZkNodeExistsException, "Aborting operation"); 2.6.0 lists the reassignments in progress
+    and, without --additional (`if (!additional && currentReassignments.nonEmpty)`), throws
+    cannotExecuteBecauseOfExistingMessage before any write; with it, alterPartitionReassignments adds the moves."""
+    v = V(version)
+    assert reassign_tool.execute_starts_moves(v, True, additional=True) is starts
+    assert not reassign_tool.execute_starts_moves(v, True)
+    assert reassign_tool.execute_starts_moves(v, False)
+    assert reassign_tool.execute_refused(v, True, additional=False) is refused
+    assert not reassign_tool.execute_refused(v, True, additional=True)
+    assert not reassign_tool.execute_refused(v, False, additional=False)
+
+
+def test_execute_additional_throttles_the_running_moves_again():
+    """ReassignPartitionsCommand.calculateMoveMap at 2.6.0 with Kafka's testMoveMap numbers: foo-0 in progress
+    ([1,2,3] less adding 4, removing 3) and proposed [1,2,5], foo-1 in progress only ([4,5,6] → [6,7,8]), bar-0
+    proposed [1,2,3] from [2,3,4]: leader lists "0:1,0:2,0:3,1:4,1:5,1:6" and "0:2,0:3,0:4", follower lists
+    "0:5,1:7,1:8" and "0:1", brokers 1 – 8 (calculateLeaderThrottles, calculateFollowerThrottles,
+    calculateReassigningBrokers). Without the running moves (no --additional, nothing in progress) foo-1 is left out."""
+    v = V("2.6")
+    running = {("foo", 0): ([1, 2, 3, 4], [4], [3]), ("foo", 1): ([4, 5, 6, 7, 8], [7, 8], [4, 5])}
+    current = {("foo", 0): ([1, 2, 3, 4], [4], [3]), ("bar", 0): ([2, 3, 4], [], [])}
+    proposed = {("foo", 0): [1, 2, 5], ("bar", 0): [1, 2, 3]}
+    assert reassign_tool.execute_throttle_lists(v, current, proposed, running) == {
+        "bar": ("0:2,0:3,0:4", "0:1"), "foo": ("0:1,0:2,0:3,1:4,1:5,1:6", "0:5,1:7,1:8")}
+    assert reassign_tool.execute_rate_brokers(v, current, proposed, [], running) == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert reassign_tool.execute_throttle_lists(v, current, proposed)["foo"] == ("0:1,0:2,0:3", "0:5")
+    assert reassign_tool.execute_rate_brokers(v, current, proposed, []) == [1, 2, 3, 4, 5]
 
 
 @pytest.mark.parametrize(("version", "leader", "brokers"), [

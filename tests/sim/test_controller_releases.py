@@ -178,13 +178,16 @@ def test_a_kraft_3_5_leader_shrink_clears_a_failed_partition():
 
 
 # ------------------------------------------------------------------ kafka-reassign-partitions
-TWO_PLANS = [
-    {"at": "0s", "config": {"broker": 4, "leader.replication.throttled.rate": "5MB/s"}},
-    {"at": "1s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 1, "replicas": [1, 2, 5]}]}},
-    {"at": "2s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 3]}]},
-     "throttle": "10MB/s"},
-    {"at": "5s", "verify": {}},
-]
+def two_plans(version: str) -> list[dict]:
+    """Partition 1 to [1,2,5] at 1 s, then (``--additional`` from 2.6) partition 0's no-op plan at 2 s, throttled."""
+    additional = {"additional": True} if KafkaVersion.parse(version).execute_adds_to_ongoing_reassignments else {}
+    return [
+        {"at": "0s", "config": {"broker": 4, "leader.replication.throttled.rate": "5MB/s"}},
+        {"at": "1s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 1, "replicas": [1, 2, 5]}]}},
+        {"at": "2s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 3]}]},
+         "throttle": "10MB/s", **additional},
+        {"at": "5s", "verify": {}},
+    ]
 
 
 def reassigning(version: str, events, stall_for: str | None = None):
@@ -204,7 +207,7 @@ def test_verify_clears_when_the_plan_is_done_up_to_2_5_and_when_nothing_moves_fr
     """--verify with partition 0's plan while partition 1 still moves: 2.5 clears once the plan's partitions are
     done (ReassignPartitionsCommand.removeThrottle: every status ReassignmentCompleted); 2.6 waits while any
     reassignment is in progress (verifyAssignment: !partsOngoing from listPartitionReassignments)."""
-    engine, writer, _ = reassigning(version, TWO_PLANS)
+    engine, writer, _ = reassigning(version, two_plans(version))
     run_until(engine, 6)
     configs = engine.configs
     assert engine.s.reassignments and engine.s.replica_ids(0) == [1, 2, 3]
@@ -213,20 +216,20 @@ def test_verify_clears_when_the_plan_is_done_up_to_2_5_and_when_nothing_moves_fr
         assert np.isinf(engine.quotas.limit_bps).all()
     else:
         assert configs.broker[("4", LEADER_REPLICATION_RATE)] == "5000000"
-        assert configs.topic[("t", LEADER_THROTTLED_REPLICAS)] == "0:1,0:2,0:3"
+        assert configs.topic[("t", LEADER_THROTTLED_REPLICAS)] == "0:1,0:2,0:3,1:1,1:2,1:3"  # with the running move
 
 
 def test_verify_on_2_6_deletes_every_live_brokers_rates_once_nothing_moves():
     """2.6 clearAllThrottles: both rates on every live broker plus the plan's targets — broker 4's rate, set by
     the operator on a broker the tool never throttled, goes too — and the plan's topic lists."""
-    engine, writer, _ = reassigning("2.6", TWO_PLANS + [{"at": "8s", "verify": {}}], stall_for="5s")
+    engine, writer, _ = reassigning("2.6", two_plans("2.6") + [{"at": "8s", "verify": {}}], stall_for="5s")
     run_until(engine, 5)
     assert engine.configs.broker  # partition 1 still moving at 5 s (broker 5 stalls until 6 s)
     run_until(engine, 8)
     assert not engine.s.reassignments
     deleted = [(r["entity"], r["name"]) for r in rows(writer, "configs") if r["value"] is None]
     assert ("4", LEADER_REPLICATION_RATE) in deleted and not engine.configs.broker and not engine.configs.topic
-    assert {e for e, n in deleted if n == FOLLOWER_REPLICATION_RATE} == {"1", "2", "3"}
+    assert {e for e, n in deleted if n == FOLLOWER_REPLICATION_RATE} == {"1", "2", "3", "5"}
 
 
 @pytest.mark.parametrize(("version", "clears"), [("2.5", False), ("2.6", True)])
@@ -244,22 +247,26 @@ def test_cancel_clears_the_throttles_from_2_6(version, clears):
     assert (not engine.configs.broker) is clears and (not engine.configs.topic) is clears
 
 
-@pytest.mark.parametrize(("version", "moving", "rates", "lists"), [
-    ("2.5", False, {"1", "2", "3", "4", "5"}, {}),
-    ("2.6", True, {"1", "2", "3", "4"}, {LEADER_THROTTLED_REPLICAS: "0:1,0:2,0:3",
-                                         FOLLOWER_THROTTLED_REPLICAS: "0:4"})])
-def test_execute_while_a_reassignment_runs_starts_nothing_up_to_2_5(version, moving, rates, lists):
+@pytest.mark.parametrize(("version", "additional", "moving", "rates", "lists"), [
+    ("2.5", False, False, {"1", "2", "3", "4", "5"}, {}),
+    ("2.6", False, False, set(), {}),
+    ("2.6", True, True, {"1", "2", "3", "4", "5"}, {LEADER_THROTTLED_REPLICAS: "0:1,0:2,0:3,1:1,1:2,1:3",
+                                                    FOLLOWER_THROTTLED_REPLICAS: "0:4,1:5"})])
+def test_execute_while_a_reassignment_runs_per_release_and_additional(version, additional, moving, rates, lists):
     """ReassignPartitionsCommand.executeAssignment at 2.5.1: `if (zkClient.reassignPartitionsInProgress())
     { println("There is an existing assignment running."); reassignPartitionsCommand.maybeLimit(throttle) }` —
     nothing starts, and maybeLimit sets both rates on every replica of the plan's topics (existingAssignment:
-    partition 1's 1,2,5,3 and partition 0's 1,2,3) and the proposed ones (4), writing no lists. 2.6.0
-    (AlterPartitionReassignments) adds the move and throttles its sources and destinations
+    partition 1's 1,2,5,3 and partition 0's 1,2,3) and the proposed ones (4), writing no lists. 2.6.0 without
+    --additional throws cannotExecuteBecauseOfExistingMessage before any write; with it,
+    AlterPartitionReassignments adds the move, and calculateMoveMap throttles the sources and destinations of the
+    move in progress (listPartitionReassignments: partition 1, [1,2,3] → 5) beside the new one's
     (calculateReassigningBrokers, calculateLeaderThrottles / calculateFollowerThrottles). Partition 1 moves to 5
     (stalled) from 1 s; at 2 s --execute moves partition 0 to [1,2,4] with --throttle 10MB/s."""
     events = [{"at": "1s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 1,
                                                                        "replicas": [1, 2, 5]}]}},
               {"at": "2s", "reassign": {"version": 1, "partitions": [{"topic": "t", "partition": 0,
-                                                                       "replicas": [1, 2, 4]}]}, "throttle": "10MB/s"}]
+                                                                       "replicas": [1, 2, 4]}]}, "throttle": "10MB/s",
+               **({"additional": True} if additional else {})}]
     engine, _, _ = reassigning(version, events)
     run_until(engine, 2)
     s = engine.s

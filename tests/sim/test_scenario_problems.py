@@ -193,21 +193,39 @@ def test_min_isr_above_replication_factor_is_a_warning(tmp_path, version, effect
     assert fine.warnings == ()
 
 
-@pytest.mark.parametrize(("version", "warned"), [("2.5", True), ("2.6", False)])
-def test_a_second_reassign_up_to_2_5_is_a_warning(tmp_path, version, warned):
+@pytest.mark.parametrize(("version", "additional", "warning"), [
+    ("2.5", "", "(\"There is an existing assignment running.\"): if the one at 2m30s is still moving at 3m, this one "
+                "does nothing (2.6+ adds its moves to the running ones)"),
+    ("2.6", "", "(\"Cannot execute because there is an existing partition assignment.\"): if the one at 2m30s is "
+                "still moving at 3m, this one does nothing (add 'additional: true')"),
+    ("2.6", "    additional: true\n", None)])
+def test_a_second_reassign_is_a_warning_unless_it_is_additional(tmp_path, version, additional, warning):
     """``ReassignPartitionsCommand.executeAssignment`` up to 2.5 finds the ``/admin/reassign_partitions`` znode of a
-    running reassignment and starts nothing ("There is an existing assignment running."); 2.6's
-    AlterPartitionReassignments adds the moves (``model.reassign_tool.execute_starts_moves``)."""
+    running reassignment and starts nothing ("There is an existing assignment running."); 2.6 refuses without
+    ``--additional`` (cannotExecuteBecauseOfExistingMessage) and with it adds the moves
+    (``model.reassign_tool.execute_starts_moves``)."""
     text = GOOD.replace('"3.7"', f'"{version}"').replace("  - at: 2m\n    broker_up: 2\n", (
         "  - at: 2m\n    broker_up: 2\n"
         "  - at: 3m\n    reassign: {version: 1, partitions: [{topic: orders, partition: 0, replicas: [2, 3, 1]}]}\n"
+        + additional +
         "  - at: 150s\n    reassign: {version: 1, partitions: [{topic: orders, partition: 1, replicas: [3, 1, 2]}]}\n"
         "    throttle: 1MB/s\n"))
     path, s = _load(tmp_path, text)
-    if not warned:
+    if warning is None:
         assert s.warnings == ()
         return
     assert s.warnings == (f"{path}:18: events[2].reassign: kafka-reassign-partitions {version} starts no move while "
-                          "another reassignment runs (\"There is an existing assignment running.\"): if the one at "
-                          "2m30s is still moving at 3m, this one does nothing (2.6+ adds its moves to the running "
-                          "ones)",)
+                          f"another reassignment runs {warning}",)
+
+
+def test_additional_is_refused_before_2_6(tmp_path):
+    """``--additional`` came with the KIP-455 tool in 2.6.0 (ReassignPartitionsCommand.additionalOpt); 2.5.1's tool
+    has no such option."""
+    text = GOOD.replace('"3.7"', '"2.5"').replace("  - at: 2m\n    broker_up: 2\n", (
+        "  - at: 2m\n    broker_up: 2\n"
+        "  - at: 3m\n    reassign: {version: 1, partitions: [{topic: orders, partition: 0, replicas: [2, 3, 1]}]}\n"
+        "    additional: true\n"))
+    with pytest.raises(ReplicaflowError) as err:
+        _load(tmp_path, text)
+    assert str(err.value) == (f"{tmp_path / 's.yaml'}:19: events[2].additional: expected no additional: "
+                              "kafka-reassign-partitions --additional exists from 2.6 (KIP-455), this cluster runs 2.5")

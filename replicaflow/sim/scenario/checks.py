@@ -17,6 +17,7 @@ from replicaflow.model.configs import (
 from replicaflow.model.fetcher import fetch_error_problem
 from replicaflow.model.log_dirs import jbod_problem
 from replicaflow.model.quota import parse_throttled_replicas
+from replicaflow.model.reassign_tool import EXISTING_REASSIGNMENT
 from replicaflow.model.units import INT64_MAX, format_bytes, format_duration
 from replicaflow.sim.scenario.fields import MAX_TS_MS
 from replicaflow.sim.scenario.limits import MAX_FETCHER_THREADS, MAX_REPLICAS, estimate
@@ -227,6 +228,9 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
         if ev.throttle_bps is not None and not s.version.replication_throttles:
             problems.add(loc + ("throttle",), f"expected no throttle: kafka-reassign-partitions --throttle (KIP-73) "
                                                f"exists from 0.10.1, this cluster runs {s.version}")
+        if ev.additional and not s.version.execute_adds_to_ongoing_reassignments:
+            problems.add(loc + ("additional",), f"expected no additional: kafka-reassign-partitions --additional "
+                                                 f"exists from 2.6 (KIP-455), this cluster runs {s.version}")
         where = ("partitions",) if plan else body + ("partitions",)
         moved: set[tuple[str, int]] = set()
         for j, move in enumerate(ev.partitions):
@@ -304,16 +308,22 @@ def warnings(s: Scenario, problems: Problems) -> list[str]:
 
 
 def _queued_reassignments(s: Scenario, problems: Problems) -> list[str]:
-    """Up to 2.5 ``--execute`` starts no move while a reassignment runs (``model.reassign_tool``): a later
-    ``reassign`` event then only sets its throttle rate, which a file with several of them likely did not mean."""
-    if s.version.execute_adds_to_ongoing_reassignments:
-        return []
+    """``--execute`` starts no move while a reassignment runs (``model.reassign_tool``): up to 2.5 a later
+    ``reassign`` event then only sets its throttle rate, from 2.6 without ``additional`` it is refused; a file with
+    several of them likely did not mean either."""
     reassigns = sorted((ev.at_ms, i) for i, ev in enumerate(s.events) if isinstance(ev, ReassignEvent))
     out = []
     for at_ms, i in reassigns[1:]:
-        effect = "only sets its throttle rate" if s.events[i].throttle_bps is not None else "does nothing"
+        ev = s.events[i]
+        if s.version.execute_adds_to_ongoing_reassignments:
+            if ev.additional:
+                continue
+            refusal, effect, cure = EXISTING_REASSIGNMENT.split("  ")[0], "does nothing", "add 'additional: true'"
+        else:
+            refusal, cure = "There is an existing assignment running.", "2.6+ adds its moves to the running ones"
+            effect = "only sets its throttle rate" if ev.throttle_bps is not None else "does nothing"
         out.append(problems.sentence(Problem(("events", i, "reassign"), (
-            f"kafka-reassign-partitions {s.version} starts no move while another reassignment runs (\"There is an "
-            f"existing assignment running.\"): if the one at {format_duration(reassigns[0][0])} is still moving at "
-            f"{format_duration(at_ms)}, this one {effect} (2.6+ adds its moves to the running ones)"))))
+            f"kafka-reassign-partitions {s.version} starts no move while another reassignment runs (\"{refusal}\"): "
+            f"if the one at {format_duration(reassigns[0][0])} is still moving at {format_duration(at_ms)}, this one "
+            f"{effect} ({cure})"))))
     return out

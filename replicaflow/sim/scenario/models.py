@@ -201,11 +201,13 @@ class ReassignPartition(FrozenModel):
 
 
 class ReassignEvent(_Event):
-    """``kafka-reassign-partitions --execute`` with the Kafka reassignment JSON (KIP-455), ``--throttle``."""
+    """``kafka-reassign-partitions --execute`` with the Kafka reassignment JSON (KIP-455), ``--throttle`` and
+    ``--additional`` (2.6+: run while other reassignments are in progress)."""
 
     kind: Literal["reassign"]
     partitions: tuple[ReassignPartition, ...] = Field(min_length=1)
     throttle_bps: OptRateBps = Field(None, alias="throttle")
+    additional: bool = False
 
 
 class BrokerDownEvent(_Event):

@@ -150,6 +150,10 @@ def _config_payload(payload: dict, loc: tuple, problems: Problems) -> dict | Non
     return {"entity_type": entity_type, "entity": str(entity), "configs": configs} if ok else None
 
 
+# the options of `kafka-reassign-partitions --execute` a reassign event takes beside its plan
+_REASSIGN_OPTIONS = ("throttle", "additional")
+
+
 def flatten_event(raw: Any, i: int, base_dir: Path, problems: Problems) -> tuple[dict | None, str | None]:
     """``{at: 5m, broker_down: 3}`` → ``{kind: broker_down, at: 5m, broker: 3}`` and the plan file if any;
     ``None`` when the event has a problem."""
@@ -158,7 +162,7 @@ def flatten_event(raw: Any, i: int, base_dir: Path, problems: Problems) -> tuple
         problems.add(loc, f"expected an event like {{at: 5m, broker_down: 3}}, found {show(raw)}")
         return None, None
     kinds = [k for k in raw if k in EVENT_KINDS]
-    unknown = [k for k in raw if k not in EVENT_KINDS and k not in ("at", "throttle")]
+    unknown = [k for k in raw if k not in EVENT_KINDS and k not in ("at",) + _REASSIGN_OPTIONS]
     for key in unknown:
         problems.add(loc + (key,), f"unknown field; expected 'at' and one of {', '.join(EVENT_KINDS)}")
     if unknown:
@@ -168,9 +172,10 @@ def flatten_event(raw: Any, i: int, base_dir: Path, problems: Problems) -> tuple
                           f"{', '.join(kinds) or 'none'}")
         return None, None
     kind = kinds[0]
-    if "throttle" in raw and kind != "reassign":
-        problems.add(loc + ("throttle",), "unknown field; 'throttle' belongs to a reassign event")
-        return None, None
+    for option in _REASSIGN_OPTIONS:
+        if option in raw and kind != "reassign":
+            problems.add(loc + (option,), f"unknown field; '{option}' belongs to a reassign event")
+            return None, None
     if "at" not in raw:
         problems.add(loc + ("at",), "required field is missing")
         return None, None
@@ -191,9 +196,7 @@ def flatten_event(raw: Any, i: int, base_dir: Path, problems: Problems) -> tuple
         partitions, plan = load_plan(payload, loc + (kind,), base_dir, problems)
         if partitions is None:
             return None, plan
-        payload = {"partitions": partitions}
-        if "throttle" in raw:
-            payload["throttle"] = raw["throttle"]
+        payload = {"partitions": partitions, **{o: raw[o] for o in _REASSIGN_OPTIONS if o in raw}}
     elif kind == "config":
         payload = _config_payload(payload, loc + (kind,), problems)
         if payload is None:

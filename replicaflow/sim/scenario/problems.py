@@ -60,7 +60,8 @@ class Problems:
         self.found.append(Problem(tuple(loc), message, source, line))
 
     def add_validation(self, exc: ValidationError, prefix: tuple = (), source: str | None = None) -> None:
-        """All errors of one pydantic validation; an event's ``at``/``throttle`` sit beside its kind."""
+        """All errors of one pydantic validation; an event's ``at``, ``throttle`` and ``additional`` sit beside its
+        kind."""
         errors = exc.errors()
         for error in errors:
             if error["type"] == "too_short" and any(  # pydantic counts only the valid items of a list
@@ -68,7 +69,7 @@ class Problems:
                     for e in errors):
                 continue
             loc = prefix + tuple(error["loc"])
-            if len(loc) >= 4 and loc[0] == "events" and loc[3] in ("at", "throttle"):
+            if len(loc) >= 4 and loc[0] == "events" and loc[3] in ("at", "throttle", "additional"):
                 loc = loc[:2] + loc[3:]
             self.add(loc, describe(error), source)
 

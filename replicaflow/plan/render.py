@@ -197,7 +197,7 @@ def console_text(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_
                        f"{format_rate(b['limit_bps'])}: a higher throttle does not speed it up)")
     if len(best.batches) > 1:
         for i, (a, e, n) in enumerate(best.batches, 1):
-            out.append(f"batch {i}: {n} partitions, {format_duration(a)} to {format_duration(e)}")
+            out.append(f"batch {i}: {_count(n, 'partition')}, {format_duration(a)} to {format_duration(e)}")
     naive = naive_eta_ms(data, best.throttle_bps)
     strimzi = strimzi_eta_ms(data, len(cluster.brokers), strimzi_nic_bps(cluster, moves), best.throttle_bps)
     out.append(f"naive data/throttle: {format_duration(naive)}; Strimzi's ETA: {format_duration(strimzi)}")
@@ -239,7 +239,7 @@ def min_isr_line(r: CandidateResult, cluster: ClusterModel | None = None) -> str
                 "plan assumes every replica in sync")
     under, at = (r.flags.get(k, {}) for k in ("under_min_isr", "at_min_isr"))
     if under.get("peak"):
-        return (f"acks=all: {under['peak']:,} partitions under min ISR at the peak, "
+        return (f"acks=all: {_count(under['peak'], 'partition')} under min ISR at the peak, "
                 f"{format_minutes(under['partition_minutes'])} of refused writes summed over partitions")
     margin = (f"; {at['peak']:,} at min ISR, one replica from refusal"
               if at.get("peak") else "")

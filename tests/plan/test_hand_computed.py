@@ -73,6 +73,19 @@ def test_the_answer_says_why_a_higher_throttle_does_not_help():
     assert max(map(len, text.splitlines())) <= 80
 
 
+def test_batches_of_one_partition_say_partition():
+    """With --max-moves-per-broker 1 each batch holds one move; the lines read '1 partitions'."""
+    from dataclasses import replace
+
+    from replicaflow.plan.choose import Choice
+    from replicaflow.plan.render import console_text
+
+    cluster, moves = tiny()
+    r = replace(run(50e6), batches=[(0, 150_000, 1), (150_000, 286_000, 2)])
+    text = console_text(cluster, moves, Choice([r], r, "given", 112e6, 1, [r]), "plan.json", False, None)
+    assert "batch 1: 1 partition, 0ms to 2m30s" in text and "batch 2: 2 partitions, 2m30s to 4m46s" in text
+
+
 def test_the_json_carries_the_naive_estimate_the_terminal_prints():
     """`--json` is the terminal's answer as JSON: the terminal printed 'naive data/throttle: 5m' (6e9 / 20e6)
     beside Strimzi's ETA, the JSON had Strimzi's alone."""
@@ -327,3 +340,7 @@ def test_the_answer_says_whether_acks_all_producers_are_refused():
     under = replace(r, flags={"under_min_isr": {"peak": 3, "partition_minutes": 12.5}, "at_min_isr": {"peak": 0}})
     assert min_isr_line(under) == ("acks=all: 3 partitions under min ISR at the peak, 12m30s of refused writes "
                                     "summed over partitions")
+    one = replace(r, flags={"under_min_isr": {"peak": 1, "partition_minutes": 0.5}, "at_min_isr": {"peak": 0}})
+    assert min_isr_line(one) == ("acks=all: 1 partition under min ISR at the peak, 30s of refused writes "
+                                  "summed over partitions")
+

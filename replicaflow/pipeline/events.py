@@ -84,21 +84,24 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
                           window_ms: int = STALL_WINDOW_MS) -> DataFrame:
     """Per scrape of an episode: the adding replica's copy progress against the leader's log.
 
-    bytes moved = the replica's size now − at the episode's first scrape; remaining = leader's
-    size − replica's size (null while no leader reports); rate = bytes moved over the last
-    ``window_ms`` (or since the start), and the leader log's growth over the same window.
+    bytes moved = the replica's size now − at the episode's start: 0 when the move began after the
+    telemetry did, since the adding replica's log is created empty (``Partition.createLogIfNotExists``) and
+    copies the leader's whole log; else (a move already running at the first scrape) its first scrape.
+    Remaining = leader's size − replica's size (null while no leader reports); rate = bytes moved over the
+    last ``window_ms`` (or since the start), and the leader log's growth over the same window.
     """
     m = F.broadcast(meta.select("cluster", "start_ms", "scrape_interval_ms"))
     ep = (episodes.withColumnRenamed("start_ms", "ep_start").withColumnRenamed("end_ms", "ep_end").join(m, "cluster")
           .select(*PKEY, "replica", "ep_start", "outcome",
-                  F.coalesce(scrape_at_or_after("ep_end"), F.lit(LONG_MAX)).alias("ep_last")))
+                  F.coalesce(scrape_at_or_after("ep_end"), F.lit(LONG_MAX)).alias("ep_last"),
+                  (F.col("ep_start") > F.col("start_ms")).alias("created")))
     rows = (within_bucket(replica_offsets, with_buckets(ep, meta, F.col("ep_start"), F.col("ep_last")),
-                          ["replica", "ep_start", "outcome", "ep_last"])
+                          ["replica", "ep_start", "outcome", "ep_last", "created"])
             .filter((F.col("ts_ms") >= F.col("ep_start")) & (F.col("ts_ms") <= F.col("ep_last"))
                     & ((F.col("broker") == F.col("replica")) | F.col("high_watermark").isNotNull())))
     mine = F.col("broker") == F.col("replica")
     leader = F.col("high_watermark").isNotNull()
-    per_scrape = (rows.groupBy(*PKEY, "replica", "ep_start", "outcome", "ts_ms")
+    per_scrape = (rows.groupBy(*PKEY, "replica", "ep_start", "outcome", "created", "ts_ms")
                   .agg(F.max(F.when(mine, F.col("size_bytes"))).alias("size"),
                        F.max(F.when(mine, F.col("log_end_offset"))).alias("leo"),
                        F.max(F.when(leader, F.col("size_bytes"))).alias("leader_size"),
@@ -110,7 +113,8 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
     recent = Window.partitionBy(*key).orderBy("ts_ms").rangeBetween(-window_ms, 0)
     seconds = (F.col("ts_ms") - F.col("w_ts")) / 1000.0
     return (per_scrape
-            .withColumn("size0", F.first("size").over(first)).withColumn("leo0", F.first("leo").over(first))
+            .withColumn("size0", F.when(F.col("created"), F.lit(0)).otherwise(F.first("size").over(first)))
+            .withColumn("leo0", F.when(F.col("created"), F.lit(0)).otherwise(F.first("leo").over(first)))
             .withColumn("w_ts", F.first("ts_ms").over(recent)).withColumn("w_size", F.first("size").over(recent))
             .withColumn("w_leo", F.first("leo").over(recent))
             .withColumn("w_leader_size", F.first("leader_size", ignorenulls=True).over(recent))

@@ -46,16 +46,51 @@ def eta_cluster() -> Tele:
     return t
 
 
+def late_move_cluster() -> Tele:
+    """A move that starts at 15 s, between scrapes: n-0 from [1,2] to [3,2]. The leader's log holds 100 000 B
+    and grows 1000 B/s; broker 3's new replica copies 10 000 B/s, so the first scrape of the move (20 s) already
+    shows 50 000 B of it. It catches up by 30 s (130 000 B) and completes at 32 s; at 40 s broker 3 leads."""
+    t = Tele("late", "3.7", end_ms=60_000)
+    for b in (1, 2, 3):
+        t.broker(0, b)
+    t.partition(0, "n", 0, [1, 2], 1, [1, 2])
+    t.partition(15_000, "n", 0, [3, 2, 1], 1, [1, 2], epoch=1, adding=[3], removing=[1])
+    t.partition(32_000, "n", 0, [3, 2], 3, [3, 2], epoch=2)
+    for ts in range(0, 60_001, 10_000):
+        size = 100_000 + 1000 * ts // 1000
+        leader = 1 if ts < 32_000 else 3
+        copied = min(size, 10 * max(ts - 15_000, 0))
+        rows = {b: (size // 10, size // 10 if b == leader else None, size) for b in ((1, 2) if ts < 32_000 else (2,))}
+        if ts >= 20_000:
+            rows[3] = (copied // 10, copied // 10 if leader == 3 else None, copied)
+        t.offsets(ts, "n", 0, rows)
+    return t
+
+
 @pytest.fixture(scope="module")
 def analysis(spark, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("progress")
-    tele = eta_cluster().write(root / "eta")
-    analyze([tele], root / "out", spark=spark)
+    teles = [eta_cluster().write(root / "eta"), late_move_cluster().write(root / "late")]
+    analyze(teles, root / "out", spark=spark)
     return root / "out" / "analysis"
 
 
+def test_a_move_started_between_scrapes_counts_what_it_copied_before_the_first(analysis):
+    """The adding replica's log is created empty when the move starts (Kafka's ``Partition.createLogIfNotExists``)
+    and copies the leader's whole log, so by the 40 s scrape it moved 140 000 B (14 000 messages): all of it.
+    The table counted from the first scrape of the move, 50 000 B in, and said 90 000 B of 90 000."""
+    (move,) = [r for r in pq.read_table(analysis / "reassignments").to_pylist() if r["cluster"] == "late"]
+    assert (move["start_ms"], move["end_ms"], move["status"]) == (15_000, 32_000, "completed")
+    assert (move["bytes_moved"], move["bytes_to_move"]) == (140_000, 140_000)
+    assert (move["messages_moved"], move["messages_to_move"]) == (14_000, 14_000)
+    progress = sorted((r for r in pq.read_table(analysis / "reassignment_progress").to_pylist()
+                       if r["cluster"] == "late"), key=lambda r: r["ts_ms"])
+    assert [(r["ts_ms"], r["bytes_moved"], r["bytes_remaining"]) for r in progress] == [
+        (20_000, 50_000, 70_000), (30_000, 130_000, 0), (40_000, 140_000, 0)]
+
+
 def test_statuses_and_etas(analysis):
-    moves = {r["partition"]: r for r in pq.read_table(analysis / "reassignments").to_pylist()}
+    moves = {r["partition"]: r for r in pq.read_table(analysis / "reassignments").to_pylist() if r["cluster"] == "eta"}
     assert {p: moves[p]["status"] for p in moves} == {
         0: "progressing", 1: "never at this rate", 2: "starved", 3: "stalled"}
     # partition 0 at 120 s: 18 000 B copied of the leader's 22 000 B; 150 B/s against 100 B/s of growth

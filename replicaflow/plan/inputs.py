@@ -20,9 +20,11 @@ from pathlib import Path
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.ingest.log_dirs_command import read_log_dirs
 from replicaflow.ingest.topic_command import read_topic_describe
+from replicaflow.model import predicates
 from replicaflow.model.reassign_tool import log_dirs_problem, pasted_output_problem, plan_version_problem
 from replicaflow.model.topic import topic_name_problem
 from replicaflow.model.units import parse_rate_bps
+from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.textfile import loads_json, read_text
 
 DEFAULT_NETWORK_BPS = 125e6  # 1 Gbit/s NIC per direction, the scenario files' default too
@@ -67,9 +69,21 @@ class ClusterModel:
         """The partition's leader now: the describe's ``Leader``, else (a scenario) the first replica."""
         return self.leaders.get(key, self.replicas[key][0])
 
+    def isr(self, key: tuple[str, int]) -> tuple[int, ...]:
+        """The describe's ISR of the partition: its replicas where the describe shows it whole."""
+        return self.out_of_sync[key][0] if key in self.out_of_sync else self.replicas[key]
+
     def under_min_isr(self) -> list[tuple[str, int]]:
-        """The partitions the describe already shows with fewer in-sync replicas than ``min.insync.replicas``."""
-        return [k for k, (isr, _) in sorted(self.out_of_sync.items()) if len(isr) < self.min_isr[k[0]]]
+        """The partitions the describe shows under min ISR now, by docs/semantics.md §2 at the cluster's release.
+        Before 3.7 that includes a partition whose whole ISR is smaller than its topic's min.insync.replicas
+        (``Partition.appendRecordsToLeader`` refuses its acks=all writes); from 3.7 the replica count caps it.
+        A ``--cluster`` scenario has no describe (no ``leaders``): none."""
+        capped = KafkaVersion.parse(self.version).min_isr_capped
+        return [k for k in sorted(self.leaders) if self.is_under_min_isr(k, capped)]
+
+    def is_under_min_isr(self, key: tuple[str, int], capped: bool) -> bool:
+        return bool(predicates.under_min_isr(len(self.isr(key)), self.min_isr[key[0]], len(self.replicas[key]),
+                                             capped))
 
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})
@@ -148,7 +162,7 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
 
 def isr_text(cluster: ClusterModel, key: tuple[str, int]) -> str:
     """``orders-0 is already under min ISR in the describe (ISR 2 of 1,2,3, min.insync.replicas=2)``'s parenthesis."""
-    isr = ",".join(map(str, cluster.out_of_sync[key][0]))
+    isr = ",".join(map(str, cluster.isr(key)))
     return (f"ISR {isr} of {','.join(map(str, cluster.replicas[key]))}, "
             f"min.insync.replicas={cluster.min_isr[key[0]]}")
 
@@ -161,8 +175,9 @@ def isr_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:
         lacking = tuple(b for b in cluster.replicas[key] if b not in isr)
         groups.setdefault((key[0], lacking), []).append(key)
     lines = []
+    capped = KafkaVersion.parse(cluster.version).min_isr_capped
     for (topic, lacking), keys in groups.items():
-        under = [k for k in keys if len(cluster.out_of_sync[k][0]) < cluster.min_isr[topic]]
+        under = [k for k in keys if cluster.is_under_min_isr(k, capped)]
         where = cluster.out_of_sync[keys[0]][1]
         out = "broker" + ("s " if len(lacking) > 1 else " ") + ",".join(map(str, lacking))
         names = ", ".join(f"{t}-{p}" for t, p in keys[:shown]) + (", …" if len(keys) > shown else "")

@@ -231,7 +231,7 @@ def min_isr_line(r: CandidateResult, cluster: ClusterModel | None = None) -> str
     in sync) says: the line names it first."""
     already = cluster.under_min_isr() if cluster is not None else []
     if already:
-        more, them = ((f" and {len(already) - 1:,} more partitions are", "them") if len(already) > 1
+        more, them = ((f" and {_count(len(already) - 1, 'more partition')} are", "them") if len(already) > 1
                       else (" is", "it"))
         first = already[0]
         return (f"acks=all: {first[0]}-{first[1]}{more} already under min ISR in the describe "

@@ -139,6 +139,30 @@ def test_a_partition_already_under_min_isr_is_said(tmp_path):
         "acks=all writes to it fail now (NOT_ENOUGH_REPLICAS), and the plan assumes every replica in sync")
 
 
+@pytest.mark.parametrize(("version", "under"), [("3.6", [("small", 0), ("small", 1)]), ("3.7", [])])
+def test_a_whole_isr_below_min_insync_replicas_is_under_min_isr_before_37(tmp_path, version, under):
+    """Topic 'small' has 2 replicas per partition, every one in sync, and min.insync.replicas=3. Up to 3.6
+    Partition.appendRecordsToLeader compares the ISR (2) with min.insync.replicas (3) and refuses acks=all
+    writes now; from 3.7 (KAFKA-15583) the effective min ISR is capped at the replica count, min(3, 2) = 2, and
+    they go on (docs/semantics.md §2). The answer said 'under min ISR at the peak' as if the move caused it."""
+    from replicaflow.jobs.plan import prepare
+    from replicaflow.plan.candidate import CandidateResult
+    from replicaflow.plan.render import min_isr_line
+    from tests.plan.kafka_files import args
+
+    a = args(tmp_path, {"small": [[1, 2], [2, 3]]}, {("small", 0): [3, 2]}, 1_000_000_000, min_isr={"small": 3},
+             throttle=["30MB/s"], version=version)
+    prep = prepare(a)
+    assert prep.cluster.under_min_isr() == under and prep.warnings == []
+    peak = CandidateResult("t", 30e6, False, True, 1000, None, {}, {}, {}, [], None,
+                           {"under_min_isr": {"peak": 2, "partition_minutes": 1.6}, "at_min_isr": {"peak": 0}}, [])
+    expected = ("acks=all: small-0 and 1 more partition are already under min ISR in the describe (ISR 1,2 of 1,2, "
+                "min.insync.replicas=3); acks=all writes to them fail now (NOT_ENOUGH_REPLICAS), and the plan "
+                "assumes every replica in sync") if under else (
+                "acks=all: 2 partitions under min ISR at the peak, 1m36s of refused writes summed over partitions")
+    assert min_isr_line(peak, prep.cluster) == expected
+
+
 def test_a_partition_without_a_leader_is_said(tmp_path):
     """Kafka 4.0's describe of tests/ingest/data: orders-1 `Leader: none` (ISR 2, min ISR 2). The plan of
     orders-0 alone answered 'acks=all: no partition under min ISR' and not a word of orders-1, whose writes

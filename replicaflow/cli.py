@@ -300,7 +300,7 @@ def plan(
                                        help="The brokers' Kafka release, e.g. 3.6 (default: the --cluster "
                                             "scenario's, else 3.7)."),
     produce_rate: list[str] = typer.Option(None, "--produce-rate", metavar="TOPIC=RATE",
-                                           help="A topic's produce rate, e.g. orders=20MB/s (repeatable)."),
+                                           help="A topic's produce rate, e.g. orders=20MB/s or bytes/s (repeatable)."),
     metrics: Path | None = typer.Option(None, "--metrics", metavar="FILE.om",
                                         help="Produce rates from Prometheus text (BytesInPerSec per topic)."),
     throttle: list[str] = typer.Option(None, "--throttle", metavar="RATE",

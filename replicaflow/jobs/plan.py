@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
-from replicaflow.model.units import parse_duration_ms, parse_id, parse_rate_bps
+from replicaflow.model.units import parse_duration_ms, parse_id
 from replicaflow.model.version import KafkaVersion, written_release
 from replicaflow.plan.build import (
     batches_of,
@@ -30,6 +30,7 @@ from replicaflow.plan.inputs import (
     brokers_text,
     cluster_from_describe,
     cluster_from_scenario,
+    flag_rate_bps,
     isr_warnings,
     metrics_rates,
     produce_rates,
@@ -118,7 +119,7 @@ def prepare(a: PlanArgs) -> Prepared:
         raise ReplicaflowError(f"{given}: plan compares replication throttles, which Kafka has from 0.10.1 "
                                f"(kafka-reassign-partitions --throttle, KIP-73); this cluster runs {cluster.version}")
     if a.network is not None:
-        cluster.network_bps = _rate("--network", a.network)
+        cluster.network_bps = flag_rate_bps("--network", a.network)
         if cluster.network_bps <= 0:
             raise ReplicaflowError("--network: expected a positive rate")
         cluster.nics = {}  # one NIC for all, over a scenario's own
@@ -128,7 +129,7 @@ def prepare(a: PlanArgs) -> Prepared:
     if a.metrics is not None:
         cluster.rate_bps.update(metrics_rates(a.metrics, topics))
     cluster.rate_bps.update(produce_rates(a.produce_rate, topics))
-    throttles = [_rate("--throttle", t) for t in a.throttle]
+    throttles = [flag_rate_bps("--throttle", t) for t in a.throttle]
     if any(t <= 0 for t in throttles):
         raise ReplicaflowError("--throttle: expected a positive rate")
     deadline_ms = None
@@ -220,14 +221,6 @@ def _racks(text: str, known: list[int]) -> dict[int, str]:
             raise ReplicaflowError(f"--racks: broker {b} is listed twice")
         racks[b] = rack.strip()
     return racks
-
-
-def _rate(flag: str, text: str) -> float:
-    """``5MB/s``, or a bare number of bytes/s as ``kafka-reassign-partitions --throttle`` takes it."""
-    try:
-        return parse_rate_bps(float(text) if text.isascii() and text.isdigit() else text)
-    except ValueError as exc:
-        raise ReplicaflowError(f"{flag}: {exc}") from None
 
 
 def reassignment_json(plan: dict, log_dirs: dict | None = None) -> str:

@@ -230,6 +230,15 @@ def cluster_from_scenario(path: Path, max_work: int) -> ClusterModel:
         version=sc.kafka.version, extra_events=tuple(e for e in sc.events if e.kind != "reassign"))
 
 
+def flag_rate_bps(flag: str, text: str) -> float:
+    """``5MB/s``, or a bare number of bytes/s: Kafka's tool takes ``--throttle`` so and JMX's BytesInPerSec reads
+    so, and every rate flag of ``plan`` takes what the others take."""
+    try:
+        return parse_rate_bps(float(text) if text.isascii() and text.isdigit() else text)
+    except ValueError as exc:
+        raise ReplicaflowError(f"{flag}: {exc}") from None
+
+
 def produce_rates(flags: list[str], topics: set[str]) -> dict[str, float]:
     """``--produce-rate TOPIC=RATE`` flags, each naming a topic of the cluster."""
     rates = {}
@@ -241,10 +250,7 @@ def produce_rates(flags: list[str], topics: set[str]) -> dict[str, float]:
             raise ReplicaflowError(f"--produce-rate: topic {quote(topic)} is not in the cluster")
         if topic in rates:
             raise ReplicaflowError(f"--produce-rate: topic {quote(topic)} is given twice")
-        try:
-            rates[topic] = parse_rate_bps(rate)
-        except (ValueError, ReplicaflowError) as exc:
-            raise ReplicaflowError(f"--produce-rate {topic}: {exc}") from None
+        rates[topic] = flag_rate_bps(f"--produce-rate {topic}", rate)
     return rates
 
 

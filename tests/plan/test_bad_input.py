@@ -102,6 +102,21 @@ def test_bad_flags(tmp_path):
         assert result.exit_code == 2 and sentence in result.output, result.output
 
 
+def test_every_rate_flag_takes_bytes_per_second_as_kafka_gives_them(tmp_path):
+    """--throttle and --network took a bare number of bytes/s (kafka-reassign-partitions --throttle 50000000);
+    --produce-rate, whose figure comes from the BytesInPerSec meter in bytes/s, refused 'orders=3000000'."""
+    from replicaflow.jobs.plan import prepare
+    from tests.plan.kafka_files import args
+
+    a = args(tmp_path, {"orders": [[1, 2, 3], [2, 3, 4]]}, {("orders", 0): [2, 3, 4]}, 1000,
+             produce_rate=["orders=3000000"], throttle=["50000000", "20MB/s"], network="125000000")
+    prep = prepare(a)
+    assert prep.cluster.rate_bps == {"orders": 3e6} and prep.cluster.network_bps == 125e6
+    assert sorted(prep.throttles) == [20e6, 50e6]
+    result = runner.invoke(app, _plan(tmp_path, _moves(("orders", 0, [2, 3, 4]))) + ["--produce-rate", "orders=3e6"])
+    assert result.exit_code == 2 and "--produce-rate orders: expected a rate like '5MB/s', found '3e6'" in result.output
+
+
 def test_a_release_without_replication_throttles_is_refused_before_any_candidate(tmp_path):
     """``--throttle`` and the throttled-replica configs came with KIP-73 in 0.10.1
     (``ReassignPartitionsCommand.throttleOpt``; ``KafkaVersion.replication_throttles``): on 0.10.0 every

@@ -147,6 +147,8 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
     if log_dirs is not None:
         for r in read_log_dirs(log_dirs):
             key = (r.topic, r.partition)
+            if r.topic not in numbers:  # kafka-log-dirs lists every topic unless --topic-list: a describe of some
+                continue                # of them (kafka-topics --describe --topic t) is the cluster to plan on
             if key not in replicas:
                 raise ReplicaflowError(f"{log_dirs}: partition {r.topic}-{r.partition} on broker {r.broker} is not "
                                        f"in {describe}")

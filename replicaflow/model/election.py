@@ -33,6 +33,15 @@ def default_controller(version: KafkaVersion) -> str:
     return KRAFT if version.kraft_only else ZOOKEEPER
 
 
+def next_controller(current, current_up, lowest_up):
+    """The active controller after a broker's state changes (§6): it keeps the role while its broker is up — neither
+    ZooKeeper's ``/controller`` znode (``KafkaController.elect`` stops where one exists) nor KRaft's quorum leader
+    moves to a broker that comes back — and when it is not up, the live broker with the lowest id takes it (Kafka's
+    race for the znode or the vote, made deterministic), none (-1) while no broker is up. ``current_up``: whether
+    ``current``'s broker is up; ``lowest_up``: the lowest live id, -1 if none. Arrays or Spark Columns."""
+    return columns.where(current_up, current, lowest_up)
+
+
 def controller_problem(version: KafkaVersion, controller: str) -> str | None:
     """Why ``controller`` cannot run ``version`` (one sentence), or None."""
     if controller == ZOOKEEPER and version.kraft_only:

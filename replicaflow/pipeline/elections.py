@@ -1,4 +1,5 @@
-"""Unclean leader elections and the messages they lose, from telemetry (docs/semantics.md §6, docs/metrics.md).
+"""Unclean leader elections and the messages they lose, and the active controller that counts them, from telemetry
+(docs/semantics.md §6, docs/metrics.md).
 
 A leaders row elects uncleanly when its leader is neither in the ISR nor among the eligible leader
 replicas (KIP-966) in force just before it: the controller writes the leaders row of a decision before
@@ -37,3 +38,28 @@ def unclean_elections(replay: DataFrame, leaders: DataFrame) -> DataFrame:
             .select(*PKEY, "ts_ms", "leader", "leader_epoch",
                     election.messages_lost(F.col("replicas_end_offset"), F.col("start_offset"))
                     .alias("messages_lost")))
+
+
+def controller_changes(brokers: DataFrame) -> DataFrame:
+    """(cluster, ts_ms, seq, controller) after each ``brokers`` row: the active controller as
+    ``model.election.next_controller`` keeps it over the rows in (ts_ms, seq) order — the one before while it is up,
+    else the lowest live id; null while no broker is up. A fold over each cluster's few rows (one array per cluster):
+    the rule depends on the controller before, which no window gives."""
+    change = F.struct("ts_ms", "seq", "broker", (F.col("state") == "up").alias("up"))
+    init = F.struct(F.array().cast("array<int>").alias("up"), F.lit(-1).alias("controller"),
+                    F.array().cast("array<struct<ts_ms:bigint,seq:bigint,controller:int>>").alias("out"))
+
+    def step(acc: Column, row: Column) -> Column:
+        up = F.when(row["up"], F.array_union(acc["up"], F.array(row["broker"]))).otherwise(
+            F.array_remove(acc["up"], row["broker"]))
+        controller = election.next_controller(acc["controller"], F.array_contains(up, acc["controller"]),
+                                              F.coalesce(F.array_min(up), F.lit(-1)))
+        return F.struct(up.alias("up"), controller.alias("controller"), F.concat(acc["out"], F.array(F.struct(
+            row["ts_ms"].alias("ts_ms"), row["seq"].alias("seq"), controller.alias("controller")))).alias("out"))
+
+    folded = (brokers.select("cluster", F.col("broker").cast("int").alias("broker"), F.col("ts_ms").cast("long")
+                             .alias("ts_ms"), F.col("seq").cast("long").alias("seq"), "state")
+              .groupBy("cluster").agg(F.array_sort(F.collect_list(change)).alias("changes"))
+              .select("cluster", F.explode(F.aggregate("changes", init, step)["out"]).alias("c")))
+    return folded.select("cluster", "c.ts_ms", "c.seq",
+                         F.when(F.col("c.controller") >= 0, F.col("c.controller")).alias("controller"))

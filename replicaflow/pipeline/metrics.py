@@ -13,7 +13,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.model.metrics import BROKER_METRICS, LEADER_FLAG_GAUGES, TRAFFIC_METRICS, jmx
-from replicaflow.pipeline.elections import elected_outside_isr
+from replicaflow.pipeline.elections import controller_changes, elected_outside_isr
 from replicaflow.pipeline.log_dirs import offline_replica_intervals
 from replicaflow.pipeline.produce import produce_meter_deltas
 from replicaflow.pipeline.pruning import with_buckets, within_bucket
@@ -200,28 +200,33 @@ def isr_meter_events(replay: DataFrame) -> DataFrame:
                     F.explode(F.array_compact(F.array(shrink, expand))).alias("name")))
 
 
-def unclean_election_events(replay: DataFrame, brokers: DataFrame) -> DataFrame:
+def controller_at(points: DataFrame, controllers: DataFrame) -> DataFrame:
+    """(cluster, ts_ms, seq, controller) for each of ``points`` (cluster, ts_ms, seq): the active controller in force
+    there (null while no broker is up), from ``elections.controller_changes``."""
+    at = points.select("cluster", "ts_ms", "seq", F.lit(None).cast("int").alias("controller"), F.lit(True).alias("point"))
+    changes = controllers.select("cluster", "ts_ms", "seq", "controller", F.lit(False).alias("point"))
+    return (at.unionByName(changes)
+            .select("cluster", "ts_ms", "seq", "point",
+                    F.last("controller", ignorenulls=True).over(running("cluster")).alias("controller"))
+            .filter("point").select("cluster", "ts_ms", "seq", "controller"))
+
+
+def unclean_election_events(replay: DataFrame, controllers: DataFrame) -> DataFrame:
     """UncleanLeaderElectionsPerSec: a leaders row whose leader is not in the ISR in force before it
     (``elections.elected_outside_isr``; no ISR yet — a new partition — is clean), counted on the
-    active controller at that row: the lowest-id broker whose state is ``up`` (docs/semantics.md §6)."""
+    active controller at that row (``elections.controller_changes``, docs/semantics.md §6)."""
     elected = replay.filter(F.col("unclean")).select("cluster", "ts_ms", "seq")
-    ids = brokers.select("cluster", "broker").distinct()
-    at_event = elected.join(ids, "cluster").select("cluster", "broker", "ts_ms", "seq", F.lit(True).alias("event"))
-    states = brokers.select("cluster", "broker", "ts_ms", "seq", "state", F.lit(False).alias("event"))
-    controller = (at_event.unionByName(states, allowMissingColumns=True)
-                  .withColumn("now", F.last("state", ignorenulls=True).over(running("cluster", "broker")))
-                  .filter(F.col("event") & (F.col("now") == "up"))
-                  .groupBy("cluster", "ts_ms", "seq").agg(F.min("broker").alias("broker")))
-    return controller.select("cluster", "broker", "ts_ms", "seq",
-                             F.lit(jmx("UncleanLeaderElectionsPerSec")).alias("name"))
+    return (controller_at(elected, controllers).filter(F.col("controller").isNotNull())
+            .select("cluster", F.col("controller").alias("broker"), "ts_ms", "seq",
+                    F.lit(jmx("UncleanLeaderElectionsPerSec")).alias("name")))
 
 
 def meter_deltas(replay: DataFrame, traffic: DataFrame, brokers: DataFrame, grid: DataFrame,
-                 meta: DataFrame) -> DataFrame:
-    """(cluster, broker, name, restart, ts_ms, delta) of the meters: ISR changes, unclean elections and
-    traffic bytes."""
+                 meta: DataFrame, controllers: DataFrame) -> DataFrame:
+    """(cluster, broker, name, restart, ts_ms, delta) of the meters: ISR changes, unclean elections (on the
+    ``controllers`` of ``elections.controller_changes``) and traffic bytes."""
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
-    counted = isr_meter_events(replay).unionByName(unclean_election_events(replay, brokers))
+    counted = isr_meter_events(replay).unionByName(unclean_election_events(replay, controllers))
     isr = (restart_of_events(counted, brokers).join(m, "cluster")
            .select("cluster", "broker", "name", "restart", scrape_at_or_after("ts_ms").alias("ts_ms"),
                    F.lit(1).cast("long").alias("delta"), last_scrape().alias("last_ms"))
@@ -281,12 +286,12 @@ def lag_gauges(lagging: DataFrame, state: DataFrame, fetchers: DataFrame) -> Dat
     return max_lag.unionByName(reassign)
 
 
-def offline_at_controller(state: DataFrame, grid: DataFrame, meta: DataFrame) -> DataFrame:
+def offline_at_controller(state: DataFrame, controllers: DataFrame, meta: DataFrame) -> DataFrame:
     """(cluster, ts_ms, controller, offline_total): OfflinePartitionsCount as the active controller reports it.
 
     The cluster-wide running sum of the offline intervals of ``state`` at every scrape, and the
-    controller there: the lowest-id broker whose state is ``up``. Both are per (cluster, scrape), a
-    small table that ``broker_metrics`` broadcasts. The offline intervals are read off ``state``
+    controller there (``elections.controller_changes``, after the scrape's own rows). Both are per (cluster,
+    scrape), a small table that ``broker_metrics`` broadcasts. The offline intervals are read off ``state``
     directly, not from ``partition_gauge_deltas``: no broker reports them there.
     """
     m = F.broadcast(meta.select("cluster", "start_ms", "end_ms", "scrape_interval_ms"))
@@ -296,8 +301,8 @@ def offline_at_controller(state: DataFrame, grid: DataFrame, meta: DataFrame) ->
     totals = (scrape_grid(meta).join(offline, ["cluster", "ts_ms"], "left")
               .select("cluster", "ts_ms", F.sum(F.coalesce("delta", F.lit(0))).over(
                   running("cluster", order=("ts_ms",))).alias("offline_total")))
-    controller = (grid.filter(F.col("state") == "up").groupBy("cluster", "ts_ms")
-                  .agg(F.min("broker").alias("controller")))
+    scrapes = scrape_grid(meta).select("cluster", "ts_ms", F.lit(LONG_MAX).alias("seq"))
+    controller = controller_at(scrapes, controllers).select("cluster", "ts_ms", "controller")
     return totals.join(controller, ["cluster", "ts_ms"], "left")
 
 
@@ -327,8 +332,9 @@ def broker_metrics(state: DataFrame, replay: DataFrame, tables: dict[str, DataFr
             .withColumn("at_grid", F.lit(True)))
     offline_replicas = offline_replica_intervals(tables["assignments"], tables["log_dirs"])
     gauges = gauge_deltas(state, tables["fetchers"], meta, offline_replicas)
+    controllers = controller_changes(tables["brokers"])
     deltas = (gauges.withColumn("restart", F.lit(0))
-              .unionByName(meter_deltas(replay, tables["traffic"], tables["brokers"], grid, meta))
+              .unionByName(meter_deltas(replay, tables["traffic"], tables["brokers"], grid, meta, controllers))
               .unionByName(produce_meter_deltas(tables["produce_errors"], grid))
               .groupBy(*keys, "ts_ms").agg(F.sum("delta").alias("delta"))
               .withColumn("at_grid", F.lit(False)))
@@ -337,7 +343,7 @@ def broker_metrics(state: DataFrame, replay: DataFrame, tables: dict[str, DataFr
             .select("cluster", "broker", "name", "ts_ms", "at_grid",
                     F.sum(F.coalesce("delta", F.lit(0))).over(w).alias("running"))
             .filter("at_grid")
-            .join(F.broadcast(offline_at_controller(state, grid, meta)), ["cluster", "ts_ms"], "left"))
+            .join(F.broadcast(offline_at_controller(state, controllers, meta)), ["cluster", "ts_ms"], "left"))
     value = (F.when(F.col("name") == OFFLINE,
                     F.when(F.col("broker") == F.col("controller"), F.col("offline_total")).otherwise(F.lit(0)))
              .otherwise(F.col("running")))

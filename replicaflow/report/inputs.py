@@ -212,8 +212,8 @@ def panel(analysis: Analysis, cluster: str, changes: list[Throttle], cfg: pd.Dat
         add("reassignment throttles", "KIP-73 replication throttles (leader/follower.replication.throttled.*)")
     if meta.get("source") == "simulator":
         kind = "KRaft (combined mode)" if meta.get("controller") == "kraft" else "ZooKeeper-based"
-        add("controller", f"{kind}; the active controller is the live broker with the lowest id "
-                          "(replicaflow's simulator)")
+        add("controller", f"{kind}; the active controller keeps the role until its broker stops, then the "
+                          "live broker with the lowest id takes it (replicaflow's simulator)")
     else:
         add("controller", "not recorded in the telemetry")
     source = meta.get("source")

@@ -1,7 +1,8 @@
 """Kafka's controller: broker sessions, leader elections, ISR removal, reassignments and leader
 rebalancing (docs/semantics.md §6, KIP-455), ZooKeeper or KRaft (``kafka.controller``).
 
-The active controller is the live broker with the lowest id; a broker that dies is removed from
+The active controller keeps the role until its broker stops; then the live broker with the lowest id
+takes it (``model.election.next_controller``). A broker that dies is removed from
 every ISR once its session expires (``session_timeout``: per release and controller,
 ``model.election.session_timeout_ms``), and the partitions it led elect the first live ISR member
 in assignment order — or, with ``unclean.leader.election.enable``, the first live replica, losing
@@ -51,6 +52,7 @@ class KafkaController:
         self.unclean_elections = 0
         self.crashed = np.zeros(state.n_brokers, dtype=bool)  # down after a crash (not a controlled shutdown)
         self._rebalance_at = -1  # the scheduled leader-rebalance check, -1 none
+        self._active = 0 if state.n_brokers else -1  # the first broker listed: its `up` row is written first
         self.reads_unclean = election.reads_unclean_config(self.version, self.mode)
         self._unclean_check_at = -1  # KRaft's scheduled check of leaderless partitions (3.9+), -1 none
         self._completion_checked: tuple[int, int] | None = None  # (layout, ISR) versions of the last check
@@ -61,10 +63,16 @@ class KafkaController:
             self._schedule_rebalance(now)
 
     def active_controller(self) -> int:
-        """Broker index of the active controller (the lowest live id), -1 when no broker is up."""
+        """Broker index of the active controller, -1 when no broker is up (``broker_state_changed``)."""
+        return self._active
+
+    def broker_state_changed(self) -> None:
+        """After a broker's ``brokers`` row: the controller keeps the role while it is up, else the lowest live id
+        takes it (``model.election.next_controller``; the pipeline replays the same rows)."""
         s = self.s
         live = [b for b in range(s.n_brokers) if s.state[b] == STATE_UP]
-        return min(live, key=lambda b: s.broker_ids[b]) if live else -1
+        lowest = min(live, key=lambda b: s.broker_ids[b]) if live else -1
+        self._active = int(election.next_controller(self._active, self._active in live, lowest))
 
     def controller_id(self) -> int:
         c = self.active_controller()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
+from replicaflow.pipeline.elections import controller_changes
 from replicaflow.pipeline.load import read_telemetry
 from tests.pipeline.tele import Tele
 
@@ -43,5 +44,28 @@ def test_the_replay_keeps_the_state_rows_and_the_counted_change_rows(spark, tmp_
             (30_000, 40_000, 2, [2]), (40_000, None, 3, [3])]
     assert sorted(tuple(r) for r in M.isr_meter_events(replay).collect()) == [
         ("replay", 1, 10_000, 7, "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec")]
-    assert [(r["ts_ms"], r["broker"]) for r in M.unclean_election_events(replay, tele.tables["brokers"]).collect()] \
+    controllers = controller_changes(tele.tables["brokers"])
+    assert [(r["ts_ms"], r["broker"]) for r in M.unclean_election_events(replay, controllers).collect()] \
         == [(40_000, 1)]
+
+
+def test_the_controller_keeps_its_role_until_its_broker_goes(spark, tmp_path):
+    """``model.election.next_controller`` over the ``brokers`` rows: ZooKeeper's ``KafkaController.elect`` returns
+    where a ``/controller`` znode exists, so broker 1 back at 20 s does not take the role from broker 2, which won it
+    at 10 s; 2 stopping at 30 s hands it to the lowest live id, 1; with no broker up there is none, and the first
+    broker back takes it (the shutting-down state is not up)."""
+    t = Tele("ctl", "3.7", end_ms=60_000)
+    for broker in (1, 2, 3):
+        t.broker(0, broker)
+    t.broker(10_000, 1, "down")
+    t.broker(20_000, 1)
+    t.broker(30_000, 2, "shutting_down")
+    t.broker(30_000, 2, "down")
+    for broker in (1, 3):
+        t.broker(40_000, broker, "down")
+    t.broker(50_000, 3)
+    t.broker(50_000, 1)
+    tele = read_telemetry(spark, [t.write(tmp_path / "ctl")])
+    rows = [(r["ts_ms"], r["controller"]) for r in controller_changes(tele.tables["brokers"]).orderBy("seq").collect()]
+    assert rows == [(0, 1), (0, 1), (0, 1), (10_000, 2), (20_000, 2), (30_000, 1), (30_000, 1),
+                    (40_000, 3), (40_000, None), (50_000, 3), (50_000, 3)]

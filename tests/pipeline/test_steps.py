@@ -132,7 +132,7 @@ def test_isr_meters_count_only_leader_driven_changes(out):
 def test_partition_without_leader_is_offline_on_the_controller_only(out):
     g = gauge(out, "ties")
     assert [g[(0, b, OFFLINE)] for b in (1, 2, 3)] == [1, 0, 0]
-    # broker 1 down at 40 s: broker 2 is the lowest live id, so the controller
+    # broker 1 down at 40 s: the controller's role goes to the lowest live id, broker 2
     assert g[(40_000, 2, OFFLINE)] == 1 and g[(40_000, 3, OFFLINE)] == 0
     assert all(g[(ts, 3, URP)] == 0 and g[(ts, 3, LEADERS)] == 0 for ts in range(0, 60_001, 10_000))
     state = rows(out, "partition_state", cluster="ties", topic="a", partition=2)

@@ -89,12 +89,19 @@ def test_a_crashed_brokers_session_expires_after_the_timeout_unless_it_is_back()
     assert len(rows(writer, "isr")) == n
 
 
-def test_the_active_controller_is_the_lowest_live_broker():
+def test_the_active_controller_is_kept_until_its_broker_goes():
+    """``model.election.next_controller`` at each broker state change: the lowest live id takes the role only
+    from a controller that is gone; none while no broker is up."""
     engine, s, controller, _, _ = cluster()
     assert controller.controller_id() == 1
     s.state[0] = "down"
+    controller.broker_state_changed()
+    assert controller.controller_id() == 2
+    s.state[0] = "up"
+    controller.broker_state_changed()
     assert controller.controller_id() == 2
     s.state[:] = ["down"] * 4
+    controller.broker_state_changed()
     assert controller.active_controller() == -1 and controller.controller_id() == -1
 
 

@@ -517,7 +517,7 @@ def test_the_controller_logs_each_controlled_shutdown_it_takes(version, controll
     (`[Controller N]: ` before 1.0); KRaft's BrokerHeartbeatManager.calculateNextBrokerState grants a broker that
     still leads partitions a controlled shutdown, and one that leads none an immediate one. Broker 1 leads the
     partition when it stops; broker 3, stopping later, leads nothing. The lines go to the active controller's log,
-    the simulator's lowest-id broker still up: broker 2 (the reader's side: tests/ingest/test_log_rules.py)."""
+    broker 2, the lowest live id once the controller, broker 1, stopped (the reader's side: tests/ingest/test_log_rules.py)."""
     kafka = {"version": version, **({"controller": controller} if controller else {})}
     engine, _, logs = started(small(kafka=kafka, events=[
         {"at": "10s", "broker_down": {"broker": 1, "controlled": True}},
@@ -573,3 +573,21 @@ def test_a_cancel_and_a_completion_are_told_apart_in_the_simulators_records():
     ended = [r for r in logs if r["kind"] == "reassignment_completed"]
     assert [(r["replicas"], r["cancelled"], r["isr"], r["leader"], r["new_leader"]) for r in ended] == [
         ([1, 2, 3], True, [1, 2, 3], 1, 1), ([2, 3, 4], False, [2, 3, 4], 1, 2)]
+
+
+@pytest.mark.parametrize("controller", ["zookeeper", "kraft"])
+def test_the_controller_keeps_its_role_when_a_lower_id_broker_returns(controller):
+    """ZooKeeper: the broker that wins ``/controller`` keeps it until its session ends (``KafkaController.elect``
+    returns where the znode exists: a broker coming back does not take it); KRaft: the quorum leader stays until it
+    fails. Broker 1 crashes at 1 s, broker 2 takes over and stays when 1 returns at 5 s; when 2 shuts down at 10 s
+    the lowest live id, 1, takes it (``model.election.next_controller``)."""
+    engine, writer, _ = started(small(duration="20s", kafka={"version": "3.7", "controller": controller},
+                                      events=[{"at": "1s", "broker_down": 1}, {"at": "5s", "broker_up": 1},
+                                              {"at": "10s", "broker_down": {"broker": 2, "controlled": True}}]))
+    assert engine.controller.controller_id() == 1
+    run_until(engine, 2)
+    assert engine.controller.controller_id() == 2
+    run_until(engine, 6)
+    assert engine.controller.controller_id() == 2
+    run_until(engine, 11)
+    assert engine.controller.controller_id() == 1

@@ -78,12 +78,12 @@ class ClusterModel:
         Before 3.7 that includes a partition whose whole ISR is smaller than its topic's min.insync.replicas
         (``Partition.appendRecordsToLeader`` refuses its acks=all writes); from 3.7 the replica count caps it.
         A ``--cluster`` scenario has no describe (no ``leaders``): none."""
-        capped = KafkaVersion.parse(self.version).min_isr_capped
-        return [k for k in sorted(self.leaders) if self.is_under_min_isr(k, capped)]
+        return [k for k in sorted(self.leaders) if self.is_under_min_isr(k)]
 
-    def is_under_min_isr(self, key: tuple[str, int], capped: bool) -> bool:
+    def is_under_min_isr(self, key: tuple[str, int]) -> bool:
+        """docs/semantics.md §2's predicate on the describe's ISR, at the cluster's release."""
         return bool(predicates.under_min_isr(len(self.isr(key)), self.min_isr[key[0]], len(self.replicas[key]),
-                                             capped))
+                                             KafkaVersion.parse(self.version).min_isr_capped))
 
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})
@@ -177,9 +177,8 @@ def isr_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:
         lacking = tuple(b for b in cluster.replicas[key] if b not in isr)
         groups.setdefault((key[0], lacking), []).append(key)
     lines = []
-    capped = KafkaVersion.parse(cluster.version).min_isr_capped
     for (topic, lacking), keys in groups.items():
-        under = [k for k in keys if cluster.is_under_min_isr(k, capped)]
+        under = [k for k in keys if cluster.is_under_min_isr(k)]
         where = cluster.out_of_sync[keys[0]][1]
         out = "broker" + ("s " if len(lacking) > 1 else " ") + ",".join(map(str, lacking))
         names = ", ".join(f"{t}-{p}" for t, p in keys[:shown]) + (", …" if len(keys) > shown else "")

@@ -195,13 +195,15 @@ def imbalanced_partitions(controller: str, preferred, leader, preferred_ready):
     return off & over[inverse] & preferred_ready
 
 
-def next_rebalance_check_ms(controller: str, start_ms: int, now_ms: int) -> int:
+def next_rebalance_check_ms(controller: str, took_over_ms: int, now_ms: int) -> int:
     """When the controller next checks leader balance after ``now_ms``: the ZooKeeper controller 5 s after it
-    took over, then every ``leader.imbalance.check.interval.seconds`` (300 s); KRaft
-    (``QuorumController.maybeScheduleNextBalancePartitionLeaders``) 300 s after it finds an imbalance."""
+    took over at ``took_over_ms`` (``KafkaController.onControllerFailover``), then every
+    ``leader.imbalance.check.interval.seconds`` (300 s); KRaft
+    (``QuorumController.maybeScheduleNextBalancePartitionLeaders``) 300 s after it finds an imbalance, or after it
+    takes over with one (``CompleteActivationEvent``)."""
     if controller == KRAFT:
         return now_ms + LEADER_IMBALANCE_CHECK_INTERVAL_MS
-    first = start_ms + ZK_FIRST_REBALANCE_CHECK_MS
+    first = took_over_ms + ZK_FIRST_REBALANCE_CHECK_MS
     if now_ms < first:
         return first
     return first + ((now_ms - first) // LEADER_IMBALANCE_CHECK_INTERVAL_MS + 1) * LEADER_IMBALANCE_CHECK_INTERVAL_MS

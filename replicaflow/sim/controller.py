@@ -52,27 +52,47 @@ class KafkaController:
         self.unclean_elections = 0
         self.crashed = np.zeros(state.n_brokers, dtype=bool)  # down after a crash (not a controlled shutdown)
         self._rebalance_at = -1  # the scheduled leader-rebalance check, -1 none
+        self._took_over_ms = clock.start_ms  # when the active controller took the role
         self._active = 0 if state.n_brokers else -1  # the first broker listed: its `up` row is written first
         self.reads_unclean = election.reads_unclean_config(self.version, self.mode)
         self._unclean_check_at = -1  # KRaft's scheduled check of leaderless partitions (3.9+), -1 none
         self._completion_checked: tuple[int, int] | None = None  # (layout, ISR) versions of the last check
 
     def start(self, now: int) -> None:
-        """The ZooKeeper controller's rebalance task starts 5 s after it takes over (§6)."""
-        if self.auto_leader_rebalance and self.mode == election.ZOOKEEPER:
+        """The first controller takes over as the cluster starts."""
+        self._take_over(now)
+
+    def _take_over(self, now: int) -> None:
+        """A controller's periodic checks start when it takes the role, and its predecessor's end with it (§6):
+        ZooKeeper's rebalance task 5 s after ``KafkaController.onControllerFailover`` (``onControllerResignation``
+        shuts the old scheduler down); KRaft's balance and unclean checks one interval after it completes its
+        activation where partitions are imbalanced or leaderless (``QuorumController.CompleteActivationEvent``;
+        ``renounce`` cancels them)."""
+        self._took_over_ms = now
+        self._rebalance_at = self._unclean_check_at = -1
+        if self.auto_leader_rebalance and (self.mode == election.ZOOKEEPER or (self.s.lslot != 0).any()):
             self._schedule_rebalance(now)
+        self._schedule_unclean_check(now)
 
     def active_controller(self) -> int:
         """Broker index of the active controller, -1 when no broker is up (``broker_state_changed``)."""
         return self._active
 
-    def broker_state_changed(self) -> None:
+    def broker_state_changed(self, now: int) -> None:
         """After a broker's ``brokers`` row: the controller keeps the role while it is up, else the lowest live id
-        takes it (``model.election.next_controller``; the pipeline replays the same rows)."""
+        takes it (``model.election.next_controller``; the pipeline replays the same rows) and starts its own
+        periodic checks (``_take_over``); with no broker up, none runs."""
         s = self.s
         live = [b for b in range(s.n_brokers) if s.state[b] == STATE_UP]
         lowest = min(live, key=lambda b: s.broker_ids[b]) if live else -1
-        self._active = int(election.next_controller(self._active, self._active in live, lowest))
+        active = int(election.next_controller(self._active, self._active in live, lowest))
+        if active == self._active:
+            return
+        self._active = active
+        if active >= 0:
+            self._take_over(now)
+        else:
+            self._rebalance_at = self._unclean_check_at = -1
 
     def controller_id(self) -> int:
         c = self.active_controller()
@@ -156,6 +176,8 @@ class KafkaController:
         3.9+), ``unclean.leader.election.interval.ms`` after a controller write left a partition without a leader:
         where the topic's config allows, a live replica leads (``ReplicationControlManager.maybeElectUncleanLeaders``);
         while any partition stays leaderless, the next check is one interval later."""
+        if at != self._unclean_check_at:
+            return  # a controller that has since resigned scheduled it
         self._unclean_check_at = -1
         self._elect_unclean_where_enabled(at)
         self._schedule_unclean_check(at)
@@ -270,6 +292,8 @@ class KafkaController:
         """Timer: ``auto.leader.rebalance.enable`` — preferred leaders back where the imbalance rule says (§6). A
         reassigning partition's preferred replica is the head of its combined list; on ZooKeeper up to 3.3 any
         reassignment in the cluster holds back every election (``version.rebalance_during_reassignment``)."""
+        if at != self._rebalance_at:
+            return  # a controller that has since resigned scheduled it
         s = self.s
         self._rebalance_at = -1
         preferred = s.rbi[:, 0]
@@ -283,7 +307,7 @@ class KafkaController:
             self._schedule_rebalance(at)
 
     def _schedule_rebalance(self, now: int) -> None:
-        self._rebalance_at = election.next_rebalance_check_ms(self.mode, self.clock.start_ms, now)
+        self._rebalance_at = election.next_rebalance_check_ms(self.mode, self._took_over_ms, now)
         self.clock.schedule(self._rebalance_at, LEADER_REBALANCE)
 
     def _bump_epochs(self, p: int, change: str | None = None, times: int = 1) -> None:

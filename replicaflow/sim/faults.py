@@ -40,7 +40,7 @@ class Faults:
     def _set_state(self, b: int, state: str, now: int) -> None:
         self.s.state[b] = state
         self.emit.broker_state_changed(b, now)
-        self.controller.broker_state_changed()
+        self.controller.broker_state_changed(now)
 
     # ------------------------------------------------------------------ brokers
     def broker_down(self, now: int, event, where: str) -> None:

@@ -95,13 +95,13 @@ def test_the_active_controller_is_kept_until_its_broker_goes():
     engine, s, controller, _, _ = cluster()
     assert controller.controller_id() == 1
     s.state[0] = "down"
-    controller.broker_state_changed()
+    controller.broker_state_changed(0)
     assert controller.controller_id() == 2
     s.state[0] = "up"
-    controller.broker_state_changed()
+    controller.broker_state_changed(0)
     assert controller.controller_id() == 2
     s.state[:] = ["down"] * 4
-    controller.broker_state_changed()
+    controller.broker_state_changed(0)
     assert controller.active_controller() == -1 and controller.controller_id() == -1
 
 

@@ -417,22 +417,46 @@ def test_auto_rebalance_while_a_partition_is_being_reassigned(version, controlle
     assert _rebalance_during_a_move(version, controller) == leaders
 
 
-@pytest.mark.parametrize(("controller", "back_at_s"), [("zookeeper", 305), ("kraft", 310)])
-def test_auto_leader_rebalance_moves_leadership_back_on_the_check_interval(controller, back_at_s):
-    """Broker 1 shuts down at 10 s and returns at 20 s; partitions it prefers stay led by 2. ZooKeeper's
-    auto-leader-rebalance task runs 5 s after the controller starts, then every 300 s
-    (KafkaController.scheduleAutoLeaderRebalanceTask): leadership returns at 305 s. KRaft schedules a
-    balance 300 s after it sees the imbalance (QuorumController.maybeScheduleNextBalancePartitionLeaders):
-    310 s."""
+def _leader_back_at_s(controller: str, events: list[dict], assignment: list[int], duration: str = "8m") -> int:
+    """Seconds from the start until the preferred replica (``assignment[0]``) leads partition 0 again after an
+    earlier leader change, with ``auto.leader.rebalance.enable`` on."""
     engine, writer, _ = started(small(
-        duration="6m", tick="1s", kafka={"version": "3.7", "controller": controller, "auto_leader_rebalance": True},
-        events=[{"at": "10s", "broker_down": {"broker": 1, "controlled": True}}, {"at": "20s", "broker_up": 1}]))
-    run_until(engine, back_at_s - 1)
-    assert engine.s.leader_id(0) == 2
-    run_until(engine, back_at_s)
-    assert engine.s.leader_id(0) == 1
-    back = [r for r in rows(writer, "leaders") if r["leader"] == 1 and r["ts_ms"] > engine.scenario.start_ms]
-    assert back[0]["ts_ms"] - engine.scenario.start_ms == back_at_s * 1000
+        duration=duration, tick="1s", kafka={"version": "3.7", "controller": controller, "auto_leader_rebalance": True},
+        topics=[{"name": "t", "partitions": 1, "replication_factor": 3, "assignment": [assignment],
+                 "produce_rate": "100KB/s", "message_size": "1KB", "initial_size": "1MB"}], events=events))
+    run_until(engine, int(duration[:-1]) * 60)
+    start = engine.scenario.start_ms
+    led = [((r["ts_ms"] - start) // 1000, r["leader"]) for r in rows(writer, "leaders") if r["ts_ms"] > start]
+    assert led[0][1] != assignment[0], led
+    return next(t for t, b in led if b == assignment[0])
+
+
+@pytest.mark.parametrize(("controller", "broker", "back_at_s"), [
+    ("zookeeper", 2, 305), ("kraft", 2, 310), ("zookeeper", 1, 315), ("kraft", 1, 310)])
+def test_auto_leader_rebalance_moves_leadership_back_on_the_check_interval(controller, broker, back_at_s):
+    """``broker`` (the preferred leader) shuts down at 10 s and returns at 20 s; its partition stays led by
+    another replica until the balance check. ZooKeeper's auto-leader-rebalance task runs 5 s after the
+    controller takes over, then every 300 s (KafkaController.onControllerFailover → scheduleAutoLeaderRebalanceTask):
+    305 s while broker 1 keeps the role; when broker 1 is the controller that shuts down, broker 2 takes over at
+    10 s and its own task runs at 15 s and 315 s. KRaft schedules a balance 300 s after it sees the imbalance
+    (QuorumController.maybeScheduleNextBalancePartitionLeaders), and a new active controller 300 s after it takes
+    over with one (CompleteActivationEvent): 310 s either way."""
+    assignment = [broker] + [b for b in (1, 2, 3) if b != broker]
+    events = [{"at": "10s", "broker_down": {"broker": broker, "controlled": True}}, {"at": "20s", "broker_up": broker}]
+    assert _leader_back_at_s(controller, events, assignment) == back_at_s
+
+
+@pytest.mark.parametrize(("controller", "back_at_s"), [("zookeeper", 105), ("kraft", 400)])
+def test_a_new_controller_runs_its_own_balance_checks(controller, back_at_s):
+    """Broker 2, the preferred leader, shuts down at 10 s and returns at 20 s, while broker 1 holds the controller
+    role; broker 1 crashes at 100 s, before its check at 305 s (ZooKeeper) or 310 s (KRaft), and broker 2 takes the
+    role. The old controller's checks end with it (ZooKeeper's ``onControllerResignation`` shuts its scheduler
+    down, KRaft's ``renounce`` cancels the deferred event); the new one checks 5 s after it takes over
+    (ZooKeeper: 105 s, an earlier check than the old controller's), or 300 s after it takes over with partitions
+    imbalanced (KRaft: 400 s, a later one)."""
+    events = [{"at": "10s", "broker_down": {"broker": 2, "controlled": True}}, {"at": "20s", "broker_up": 2},
+              {"at": "100s", "broker_down": 1}]
+    assert _leader_back_at_s(controller, events, [2, 3, 1]) == back_at_s
 
 
 def test_the_zookeeper_rebalance_needs_more_than_10_percent_imbalance():

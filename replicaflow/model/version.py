@@ -311,6 +311,12 @@ class KafkaVersion:
         return self.at_least("0.8.2")
 
     @property
+    def unclean_election_tool(self) -> bool:
+        """``kafka-leader-election --election-type unclean`` from 2.4 (KIP-460: ElectLeaders v1 carries the election
+        type, ``KafkaController.processReplicaLeaderElection``); before, the tool elects preferred leaders only."""
+        return self.at_least("2.4")
+
+    @property
     def reassignment_cancellable(self) -> bool:
         """A started reassignment can be cancelled from 2.4 (KIP-455's AlterPartitionReassignments with a null
         target); before, deleting the znode only stops the controller tracking it."""

@@ -229,9 +229,11 @@ class KafkaController:
                 self._bump_and_tell(p, now, election.ISR_SHRINK)
 
     # ------------------------------------------------------------------ elections
-    def elect(self, p: int, now: int, prefer_slot: int | None = None, exclude: int = -1, bumps: int = 1) -> None:
-        """New leader epoch: the first live ISR member in assignment order, else (unclean election enabled)
-        the first live replica, else none (offline) (§6, ``model.election.elect_leader``)."""
+    def elect(self, p: int, now: int, prefer_slot: int | None = None, exclude: int = -1, bumps: int = 1,
+              unclean_ok: bool = False) -> None:
+        """New leader epoch: the first live ISR member in assignment order, else (unclean election enabled, or
+        ``unclean_ok``: the operator asked for it) the first live replica, else none (offline) (§6,
+        ``model.election.elect_leader``)."""
         s = self.s
         row = s.rbi[p]
         # a replica in a failed log directory cannot lead (KIP-112)
@@ -240,7 +242,7 @@ class KafkaController:
         if prefer_slot is not None and live[prefer_slot] and s.in_isr[p, prefer_slot]:
             new_slot, unclean = prefer_slot, False
         else:
-            slots, uncleans = election.elect_leader(live, s.in_isr[p], self._unclean_enabled()[p],
+            slots, uncleans = election.elect_leader(live, s.in_isr[p], unclean_ok or self._unclean_enabled()[p],
                                                     s.elr[p] if self.elr_enabled else None)
             new_slot, unclean = int(slots[0]), bool(uncleans[0])
         prev_leader = s.leader_id(p)
@@ -279,13 +281,27 @@ class KafkaController:
         if self.auto_leader_rebalance and self.mode == election.KRAFT and self._rebalance_at < 0 and new_slot > 0:
             self._schedule_rebalance(now)  # KRaft checks balance 300 s after it sees an imbalance
 
-    def elect_preferred_leaders(self, now: int, event, where: str) -> None:
-        """``kafka-leader-election --election-type preferred``: the first replica leads where it is a live ISR member."""
+    def elect_leaders(self, now: int, event, where: str) -> None:
+        """``kafka-leader-election`` over every partition or the listed ones (§6). ``preferred``: the first replica
+        leads where it does not and is a live ISR member. ``unclean`` (2.4+, KIP-460): only partitions without a
+        leader elect (``KafkaController.processReplicaLeaderElection``, KRaft ``ReplicationControlManager.electLeader``:
+        ELECTION_NOT_NEEDED for the others), a live ISR member if any, else the first live replica whatever
+        ``unclean.leader.election.enable`` says (``OfflinePartitionLeaderElectionStrategy(allowUnclean = true)``,
+        ``PartitionChangeBuilder.Election.UNCLEAN``); with no live replica the partition stays offline."""
         s = self.s
+        chosen = np.ones(s.n_partitions, dtype=bool)
+        if event.partitions is not None:
+            chosen[:] = False
+            chosen[[s.partition_row(t, p, where) for t, p in event.partitions]] = True
+        if event.election_type == "unclean":
+            live = (s.rbi >= 0) & s.up[np.maximum(s.rbi, 0)] & ~s.offline_replica
+            for p in np.nonzero(chosen & (s.lslot < 0) & live.any(axis=1))[0]:
+                self.elect(int(p), now, unclean_ok=True)
+            return
         preferred = s.rbi[:, 0]
         ok = ((s.lslot != 0) & s.in_isr[:, 0] & s.up[np.maximum(preferred, 0)] & (preferred >= 0)
               & ~s.offline_replica[:, 0])
-        for p in np.nonzero(ok)[0]:
+        for p in np.nonzero(chosen & ok)[0]:
             self.elect(int(p), now, prefer_slot=0)
 
     def leader_rebalance(self, at: int) -> None:

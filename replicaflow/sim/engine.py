@@ -60,7 +60,7 @@ class Engine:
             # scenario events: (now, event, where)
             "reassign": self._reassign,
             "cancel_reassignment": self._cancel,
-            "elect_leaders": self.controller.elect_preferred_leaders,
+            "elect_leaders": self.controller.elect_leaders,
             "config": self._config,
             "verify": self._verify,
             "broker_down": self.faults.broker_down,

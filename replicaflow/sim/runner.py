@@ -61,8 +61,10 @@ def event_text(event) -> str:
             return format_rate(float(value)) if name.endswith(".rate") else value
 
         return f"config {event.entity_type} {event.entity}: " + ", ".join(f"{n}={shown(n, v)}" for n, v in event.configs)
-    return {"verify": "kafka-reassign-partitions --verify", "cancel_reassignment": "cancel reassignment",
-            "elect_leaders": "preferred leader election"}.get(k, k)
+    if k == "elect_leaders":
+        return f"{event.election_type} leader election" + (f" of {len(event.partitions)} partition(s)"
+                                                           if event.partitions is not None else "")
+    return {"verify": "kafka-reassign-partitions --verify", "cancel_reassignment": "cancel reassignment"}.get(k, k)
 
 
 def meta_for(scenario: Scenario, engine: Engine) -> dict:

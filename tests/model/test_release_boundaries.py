@@ -57,6 +57,7 @@ V = KafkaVersion.parse
     ("default_eligible_leader_replicas", "4.0", "4.1", False, True),
     ("default_unclean_leader_election", "0.10.2", "0.11", True, False),
     ("unclean_config_triggers_election", "2.0", "2.1", False, True),
+    ("unclean_election_tool", "2.3", "2.4", False, True),
 ])
 def test_every_version_switch_on_both_sides(switch, before, first, old, new):
     """The KafkaVersion switch of each boundary, read from Kafka's source at the tags:

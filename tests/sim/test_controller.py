@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from replicaflow.model import predicates
-from replicaflow.sim.scenario import parse_scenario
+from replicaflow.sim.scenario import ElectLeadersEvent, parse_scenario
 from tests.sim.conftest import SCENARIOS, rows, small, started
 
 
@@ -44,15 +44,18 @@ def test_election_takes_the_first_live_isr_member_in_assignment_order():
     assert s.lslot[0] == -1 and rows(writer, "leaders")[-1]["leader"] == -1  # no live ISR member: offline
 
 
-def test_preferred_election_moves_leadership_back_to_the_first_replica():
-    engine, s, controller, writer, _ = cluster(partitions=2)
+@pytest.mark.parametrize(("listed", "leaders", "epochs"), [(None, [1, 2, 1], [2, 1, 2]),
+                                                          ((("t", 2),), [2, 2, 1], [1, 1, 2])])
+def test_preferred_election_moves_leadership_back_to_the_first_replica(listed, leaders, epochs):
+    """``kafka-leader-election --election-type preferred`` over every partition, or the listed one only."""
+    engine, s, controller, writer, _ = cluster(partitions=3)
     now = engine.scenario.start_ms + 100
-    controller.elect(0, now, exclude=0)
-    controller.elect(1, now, exclude=0)
+    for p in range(3):
+        controller.elect(p, now, exclude=0)
     s.in_isr[1, 0] = False  # partition 1's preferred replica is out of the ISR: it stays where it is
-    controller.elect_preferred_leaders(now + 100, None, "<t>")
-    assert [s.leader_id(0), s.leader_id(1)] == [1, 2]
-    assert s.leader_epoch.tolist() == [2, 1]
+    controller.elect_leaders(now + 100, ElectLeadersEvent(at=0, kind="elect_leaders", partitions=listed), "<t>")
+    assert [s.leader_id(p) for p in range(3)] == leaders
+    assert s.leader_epoch.tolist() == epochs
 
 
 def test_removing_a_broker_keeps_the_last_isr_member_and_reelects_where_it_led():

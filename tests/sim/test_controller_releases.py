@@ -372,6 +372,53 @@ def test_kraft_checks_again_an_interval_later_while_partitions_stay_leaderless()
     assert [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "leaders") if r["leader"] == 3] == [629_000]
 
 
+@pytest.mark.parametrize(("version", "controller", "line"), [
+    ("2.4", "zookeeper", None), ("3.5", "kraft", None),
+    ("3.7", "kraft", "Setting new leader for topicId {id}, partition 0 to 3 using an unclean election")])
+def test_the_unclean_election_tool_elects_whatever_the_config_says(version, controller, line):
+    """``kafka-leader-election --election-type unclean`` (2.4+, KIP-460) with ``unclean.leader.election.enable``
+    false, 25 s after 1 and 2 died: t-0 has no leader, so it elects (``KafkaController.processReplicaLeaderElection``:
+    no leader or a dead one; KRaft ``ReplicationControlManager.electLeader``: ``hasLeader()`` false) the first live
+    replica, 3, outside the ISR (``OfflinePartitionLeaderElectionStrategy(allowUnclean = true)``,
+    ``PartitionChangeBuilder.Election.UNCLEAN``, which KRaft before 3.9 honours though it never reads the config),
+    losing the 1990 messages 3 never fetched (100/s up to 19.9 s). KRaft logs the election from 3.6."""
+    engine, writer, logs = unclean_cluster(version, False, controller)
+    engine.clock.add_events(parse_scenario(small(kafka={"version": version}, events=[
+        {"at": "45s", "elect_leaders": {"election_type": "unclean", "partitions": [{"topic": "t", "partition": 0}]}}]),
+        SCENARIOS, "<t>").events, "<t>")
+    run_until(engine, 44)
+    assert engine.s.leader_id(0) == -1
+    run_until(engine, 45)
+    assert engine.s.leader_id(0) == 3 and engine.controller.unclean_elections == 1
+    assert engine.controller.messages_lost[0] == 1990
+    assert [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "leaders") if r["leader"] == 3] == [45_000]
+    texts = [text for e in logs for _, text in render_event(e, KafkaVersion.parse(version))]
+    elected = [t for t in texts if "using an unclean election" in t]
+    assert elected == ([] if line is None else [elected[0]]) and (line is None or line.format(
+        id=topic_id("t")) in elected[0])
+
+
+def test_the_unclean_election_tool_leaves_partitions_with_a_leader_alone():
+    """ELECTION_NOT_NEEDED where the partition has a live leader: an unclean election asked for at 15 s, while 1
+    leads with 3 stalled out of the ISR, changes nothing."""
+    engine, writer, _ = unclean_cluster("3.7", False)
+    engine.clock.add_events(parse_scenario(small(events=[
+        {"at": "15s", "elect_leaders": {"election_type": "unclean"}}]), SCENARIOS, "<t>").events, "<t>")
+    before = len(rows(writer, "leaders"))
+    run_until(engine, 16)
+    assert engine.s.leader_id(0) == 1 and engine.controller.unclean_elections == 0
+    assert len(rows(writer, "leaders")) == before
+
+
+def test_the_unclean_election_tool_is_refused_before_2_4():
+    """Before 2.4 ``kafka-leader-election`` does not exist and the ElectLeaders request has no election type."""
+    with pytest.raises(ReplicaflowError, match=r"election_type.*expected preferred: kafka-leader-election "
+                                               r"--election-type unclean exists from 2\.4 \(KIP-460\), this cluster "
+                                               r"runs 2\.3"):
+        parse_scenario(small(kafka={"version": "2.3"}, events=[
+            {"at": "5s", "elect_leaders": {"election_type": "unclean"}}]), SCENARIOS, "<t>")
+
+
 @pytest.mark.parametrize(("version", "topic_elects", "default_elects"),
                          [("1.1", False, False), ("2.0", False, True), ("2.1", True, True)])
 def test_enabling_unclean_election_elects_at_once_per_release_and_entity(version, topic_elects, default_elects):

@@ -26,6 +26,7 @@ from replicaflow.sim.scenario.models import (
     BrokerUpEvent,
     CancelReassignmentEvent,
     ConfigEvent,
+    ElectLeadersEvent,
     FailPartitionEvent,
     LogDirFailureEvent,
     ProduceBurstEvent,
@@ -218,10 +219,13 @@ def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _Reference
             problems.add(body + ("partitions",), f"expected distinct partitions, found {show(list(ev.partitions))}")
         if ev.partitions == ():  # the rate spread over no partition: a division by zero mid-run
             problems.add(body + ("partitions",), "expected at least one partition (leave it out for all), found []")
-    if isinstance(ev, CancelReassignmentEvent):
-        if not s.version.reassignment_cancellable:
-            problems.add(body, f"expected no cancel_reassignment: Kafka cancels a reassignment from 2.4 (KIP-455, "
-                               f"AlterPartitionReassignments), this cluster runs {s.version}")
+    if isinstance(ev, CancelReassignmentEvent) and not s.version.reassignment_cancellable:
+        problems.add(body, f"expected no cancel_reassignment: Kafka cancels a reassignment from 2.4 (KIP-455, "
+                           f"AlterPartitionReassignments), this cluster runs {s.version}")
+    if isinstance(ev, ElectLeadersEvent) and ev.election_type == "unclean" and not s.version.unclean_election_tool:
+        problems.add(body + ("election_type",), f"expected preferred: kafka-leader-election --election-type unclean "
+                                                f"exists from 2.4 (KIP-460), this cluster runs {s.version}")
+    if isinstance(ev, CancelReassignmentEvent | ElectLeadersEvent):
         for j, (topic, partition) in enumerate(ev.partitions or ()):
             refs.topic_partition(topic, partition, body + ("partitions", j))
     if isinstance(ev, ReassignEvent):

@@ -298,9 +298,11 @@ class CancelReassignmentEvent(_Event):
 
 
 class ElectLeadersEvent(_Event):
-    """Preferred leader election (``kafka-leader-election --election-type preferred``)."""
+    """``kafka-leader-election --election-type preferred|unclean`` over every partition, or the listed ones."""
 
     kind: Literal["elect_leaders"]
+    election_type: Literal["preferred", "unclean"] = "preferred"
+    partitions: tuple[tuple[TopicName, PartitionId], ...] | None = None
 
 
 Event = Annotated[

@@ -201,9 +201,9 @@ def flatten_event(raw: Any, i: int, base_dir: Path, problems: Problems) -> tuple
         payload = _config_payload(payload, loc + (kind,), problems)
         if payload is None:
             return None, None
-    elif kind == "cancel_reassignment" and "partitions" in payload:
+    elif kind in ("cancel_reassignment", "elect_leaders") and "partitions" in payload:
         moves = payload["partitions"]
         if isinstance(moves, list):
-            payload = {"partitions": [[m.get("topic"), m.get("partition")] if isinstance(m, dict) else m
-                                      for m in moves]}
+            payload = {**payload, "partitions": [[m.get("topic"), m.get("partition")] if isinstance(m, dict) else m
+                                                 for m in moves]}
     return {"kind": kind, "at": raw["at"], **payload}, plan

@@ -179,14 +179,14 @@ class KafkaController:
         if at != self._unclean_check_at:
             return  # a controller that has since resigned scheduled it
         self._unclean_check_at = -1
-        self._elect_unclean_where_enabled(at)
+        self._elect_unclean_where_enabled(at, periodic=True)
         self._schedule_unclean_check(at)
 
-    def _elect_unclean_where_enabled(self, now: int) -> None:
+    def _elect_unclean_where_enabled(self, now: int, periodic: bool = False) -> None:
         s = self.s
         live = (s.rbi >= 0) & s.up[np.maximum(s.rbi, 0)]
         for p in np.nonzero((s.lslot < 0) & self._unclean_enabled() & live.any(axis=1))[0]:
-            self.elect(int(p), now)
+            self.elect(int(p), now, periodic=periodic)
 
     def _unclean_enabled(self) -> np.ndarray:
         """[P] whether each partition may elect outside its ISR: its ``unclean.leader.election.enable`` where the
@@ -230,10 +230,10 @@ class KafkaController:
 
     # ------------------------------------------------------------------ elections
     def elect(self, p: int, now: int, prefer_slot: int | None = None, exclude: int = -1, bumps: int = 1,
-              unclean_ok: bool = False) -> None:
+              unclean_ok: bool = False, periodic: bool = False) -> None:
         """New leader epoch: the first live ISR member in assignment order, else (unclean election enabled, or
         ``unclean_ok``: the operator asked for it) the first live replica, else none (offline) (§6,
-        ``model.election.elect_leader``)."""
+        ``model.election.elect_leader``). ``periodic``: KRaft's check of leaderless partitions elects it."""
         s = self.s
         row = s.rbi[p]
         # a replica in a failed log directory cannot lead (KIP-112)
@@ -273,7 +273,7 @@ class KafkaController:
             self.partition.make_leader(p, new_slot, old_slot, now)
         self.emit.leader_and_isr_changed(p, now, replicas_end)
         if unclean:
-            self.emit.unclean_leader_elected(p, lost, self.controller_id(), now)
+            self.emit.unclean_leader_elected(p, lost, self.controller_id(), now, periodic)
         if new_slot >= 0:
             self.emit.leader_started(p, now, prev_leader, prev_epoch, self.controller_id())
         self.fetchers.refresh_dead_threads()

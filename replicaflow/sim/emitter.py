@@ -148,9 +148,11 @@ class Emitter:
                   adding=s.replica_ids(p, s.adding[p]), removing=s.replica_ids(p, s.removing[p]),
                   partition_epoch=int(s.partition_epoch[p]), controller=controller)
 
-    def unclean_leader_elected(self, p: int, messages_lost: int, controller: int, now: int) -> None:
+    def unclean_leader_elected(self, p: int, messages_lost: int, controller: int, now: int,
+                               periodic: bool = False) -> None:
         """No live ISR member: the controller elected the first live replica, losing ``messages_lost`` (§6):
-        a ``truth/unclean_elections`` row and the controller's log record."""
+        a ``truth/unclean_elections`` row and the controller's log record (``periodic``: at KRaft's check of
+        leaderless partitions)."""
         s = self.s
         topic, partition = s.tp(p)
         self.writer.samples("truth", "unclean_elections", now, {
@@ -159,7 +161,7 @@ class Emitter:
         row = s.rbi[p]
         live = [int(s.broker_ids[b]) for b in row if b >= 0 and s.up[b]]
         self._log("unclean_leader_election", now, controller, topic=topic, partition=partition,
-                  leader=s.leader_id(p), live=live, messages_lost=int(messages_lost))
+                  leader=s.leader_id(p), live=live, messages_lost=int(messages_lost), periodic=periodic)
 
     def reassignment_started(self, p: int, replicas: list[int], controller: int, now: int) -> None:
         s = self.s

@@ -225,13 +225,21 @@ def _reassignment_completed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 def _unclean_leader_election(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """The controller's unclean election (§6): ZooKeeper ≤ 1.0 warns (``OfflinePartitionLeaderSelector``),
     KRaft from 3.6 logs INFO (``PartitionChangeBuilder``); 1.1 – 3.x ZooKeeper and KRaft 3.3 – 3.5 write
-    no line (only the UncleanLeaderElectionsPerSec meter moves)."""
+    no line (only the UncleanLeaderElectionsPerSec meter moves). An election at KRaft's periodic check of
+    leaderless partitions (3.9+) adds ``ReplicationControlManager.maybeTriggerUncleanLeaderElectionForLeaderlessPartitions``'
+    line: ERROR in 3.9, INFO from 4.0."""
     if is_kraft(v, e):
         if not v.at_least("3.6"):
             return []
         msg = (f"Setting new leader for topicId {e.get('topic_id') or topic_id(e['topic'])}, partition "
                f"{e['partition']} to {e['leader']} using an unclean election")
-        return [(CONTROLLER, format_line(e["ts_ms"], "INFO", msg, "org.apache.kafka.controller.PartitionChangeBuilder"))]
+        lines = [(CONTROLLER, format_line(e["ts_ms"], "INFO", msg, "org.apache.kafka.controller.PartitionChangeBuilder"))]
+        if e.get("periodic"):
+            lines.append((CONTROLLER, format_line(
+                e["ts_ms"], "INFO" if v.at_least("4.0") else "ERROR",
+                f"Triggering unclean leader election for offline partition {e['topic']}-{e['partition']}.",
+                "org.apache.kafka.controller.ReplicationControlManager")))
+        return lines
     if v.at_least("1.1"):
         return []
     msg = (f"[OfflinePartitionLeaderSelector]: No broker in ISR is alive for [{e['topic']},{e['partition']}]. "

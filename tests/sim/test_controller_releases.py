@@ -358,6 +358,9 @@ def test_kraft_elects_uncleanly_at_its_periodic_check_after_the_config_is_enable
     run_until(engine, 330)
     assert engine.s.leader_id(0) == 3 and engine.controller.messages_lost[0] > 0
     assert [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "leaders") if r["leader"] == 3] == [329_000]
+    assert [text for e in logs for _, text in render_event(e, KafkaVersion.parse("3.9")) if "Triggering" in text] == [
+        "[2026-01-01 00:05:29,000] ERROR Triggering unclean leader election for offline partition t-0. "
+        "(org.apache.kafka.controller.ReplicationControlManager)"]
 
 
 def test_kraft_checks_again_an_interval_later_while_partitions_stay_leaderless():

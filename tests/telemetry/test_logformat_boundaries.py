@@ -221,3 +221,17 @@ def test_thread_death_prefix_0_11():
     ev = {"ts_ms": T, "broker": 2, "kind": "thread_died", "leader": 1, "fetcher_id": 0, "topic": "orders",
           "partition": 3, "offset": 1234}
     assert "ERROR [ReplicaFetcherThread-0-1]: Error due to" in render_event(ev, V("0.11"))[0][1]
+
+
+@pytest.mark.parametrize(("version", "levels"), [("3.9", ["INFO", "ERROR"]), ("4.0", ["INFO", "INFO"])])
+def test_the_periodic_unclean_election_line_by_release(version, levels):
+    """ReplicationControlManager.maybeTriggerUncleanLeaderElectionForLeaderlessPartitions (3.9.0-rc3: log.error;
+    Confluent v8.0.0 = 4.0: log.info) after PartitionChangeBuilder's own line; an election outside the periodic
+    check (a fenced last ISR member, the operator's tool) has only the latter."""
+    event = {"ts_ms": T, "broker": 1, "kind": "unclean_leader_election", "controller": "kraft", "topic": "orders",
+             "partition": 3, "leader": 2, "live": [2], "messages_lost": 5, "topic_id": "AAAAAAAAAAAAAAAAAAAAAA"}
+    lines = [line for _, line in render_event({**event, "periodic": True}, V(version))]
+    assert [line.split(" ", 3)[2] for line in lines] == levels
+    assert lines[1].endswith("Triggering unclean leader election for offline partition orders-3. "
+                             "(org.apache.kafka.controller.ReplicationControlManager)")
+    assert len(render_event(event, V(version))) == 1

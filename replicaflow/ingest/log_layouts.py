@@ -32,9 +32,11 @@ BARE_DATE = r"\d{4}-\d{2}-\d{2}[ T]|\d{4}/\d{2}/\d{2} |\d{2}/\d{2}/\d{2} \d{2}:\
 # `[%-5p]`), the rest (6). ZooKeeper's
 # own `%d{ISO8601} [myid:%X{myid}] - %-5p [%t:%C{1}@%L] - %m` is read too: a ZooKeeper server's lines sit between the
 # broker's in `docker compose logs` of a ZooKeeper-era cluster, and are records, not broken lines. So is a thread
-# before the level (`%d [%t] %-5p %c - %m`, logback's habit), when a level word follows it.
-LAYOUT = (rf"^(?:[\[{{]({_TS})({OFFSET})?[\]}}]|({_TS}|{_TS_SLASH}|{_TS_YY})({OFFSET})?\]?)(?: \[myid:\d{{0,10}}\] -| \[[^\[\]]{{1,512}}\]"
-          r"(?= +(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b))? +\[?([A-Za-z]{1,10}) *\]? +(.*)$")
+# before the level (`%d [%t] %-5p %c - %m`, logback's habit), when a level word follows it. So is a ` -` or ` |` between
+# the date and the level: Debezium's Kafka image (`%d{ISO8601} - %-5p [%t:%C{1}@%L] - %m`, THREAD_CLASS) and Huawei
+# FusionInsight / MRS (`%d | %-5p | [%t] | %m | %c (%F:%L)`, PIPES).
+LAYOUT = (rf"^(?:[\[{{]({_TS})({OFFSET})?[\]}}]|({_TS}|{_TS_SLASH}|{_TS_YY})({OFFSET})?\]?)(?: \[myid:\d{{0,10}}\] -|"
+          r"(?: \[[^\[\]]{1,512}\]| [-|])(?= +(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL)\b))? +\[?([A-Za-z]{1,10}) *\]? +(.*)$")
 # The level first: Confluent for Kubernetes' `[%p] %d [%t] %c %M - %m`, in CP 8 with the MDC (`app=kafka,
 # clusterId=…, server=0 - `) before the message. groups as LAYOUT's: timestamp (3), offset (4), level (5), the rest (6)
 LEVEL_FIRST = rf"^\[(TRACE|DEBUG|INFO|WARN|ERROR|FATAL) ?\] ({_TS})({OFFSET})? +(.*)$"
@@ -55,6 +57,15 @@ LOGGER_COLON = (r"^(?:\d{1,10} --- (?:\[[^\[\]]{0,512}\] )?\[[^\[\]]{0,512}\] ([
 # engineers paste into Kafka's Jira since 0.8: KAFKA-1398, linkedin/kafka#458): four bracketed fields, the first the
 # logger's short name, before the message (which may itself start with a bracketed logIdent). groups: logger, message
 LINKEDIN = r"^\[([A-Za-z_$][\w.$]{0,511})\] \[[^\[\]]{0,512}\] \[[^\[\]]{0,512}\] \[[^\[\]]{0,512}\] (.*)$"
+# `[%t:%C{1}@%L] - ` before the message: ZooKeeper's layout and Debezium's Kafka image (debezium/kafka, its tutorial's
+# `2024-10-01 15:33:53,098 - INFO  [main:Logging@66] - [KafkaServer id=1] started`). `%C{1}` is the calling class, not
+# the logger (Kafka's Scala classes log through the `Logging` trait, so it reads `Logging` or `Logging$class`): no
+# logger is taken. group: message
+THREAD_CLASS = r"^\[[^\[\]]{0,512}:[A-Za-z_$][\w$.]{0,255}@\d{1,9}\] - (.*)$"
+# Huawei FusionInsight / MRS: `| [%t] | %m | %c (%F:%L)` after the level, or `%l` (`class.method(File:line)`) in
+# place of `%c (%F:%L)`. groups: message (1), logger (2, or 3 for `%l`: the class)
+PIPES = (r"^\| \[[^\[\]]{0,512}\] \| *(.*) \| (?:([A-Za-z_$][\w.$]{0,511}) \([^()]{0,255}\)|"
+         r"([A-Za-z_$][\w.$]{0,511})\.[\w$<>]{1,255}\([^()]{0,255}\))$")
 # KAFKA-903's `{%d} %p [%t] (%F:%L) - %m`: the thread and the source file's line before the message. group: message
 THREAD_FILE = r"^\[[^\[\]]{0,512}\] \([\w$.-]{1,255}:\d{1,9}\) - (.*)$"
 # ` (%c)`, or ` (%c:%L)` with the logging call's line (the layout of Kafka's own tests, and of some deployments)
@@ -102,10 +113,11 @@ BUDDHIST_ERA_YEARS = 543  # a Thai-locale JVM's year (BuddhistCalendar) less the
 
 _TS_PATHS = ("$.timestamp", "$['@timestamp']", "$.time", "$.timeMillis", "$.instant.epochSecond")
 # The logger (and its line) then ` - ` before the message, no thread first: log4j's tutorial pattern `%d %-5p %c{1}:%L
-# - %m` and `%c - %m`. A dotted name, or a short one with its line number; never where the line ends in the default
-# layout's ` (logger)`. groups: logger (1 or 2), message (3)
+# - %m` and `%c - %m`; also log4j 1's TTCC pattern `%d [%t] %-5p %c %x - %m`, whose empty NDC (`%x`) leaves two blanks
+# before the dash (a padded `%-40c` more). A dotted name, or a short one with its line number; never where the line ends
+# in the default layout's ` (logger)`. groups: logger (1 or 2), message (3)
 SPARK_LOGGER = r"^([A-Za-z_$][\w.$]{0,511}): (.*)$"  # Spark's `%c{1}: ` (a short name: LOGGER_COLON's is dotted)
-LOGGER_DASH = (r"^(?:([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})(?::\d{1,9})?|([A-Za-z_$][\w$]{0,255}):\d{1,9}) - "
+LOGGER_DASH = (r"^(?:([A-Za-z_$][\w$]{0,255}\.[\w.$]{1,511})(?::\d{1,9})?|([A-Za-z_$][\w$]{0,255}):\d{1,9}) {1,256}- "
                r"(.*)$")
 _LOGGER_PATHS = ("$.logger", "$.loggerName", "$.logger_name", "$['log.logger']")
 
@@ -149,8 +161,10 @@ def parse_layout(df: DataFrame, log_timezone: str = "UTC") -> DataFrame:
                             groups(rest, LINKEDIN, 2))
                 .when(F.col("_layout") & (F.substring(F.col("_p_ts"), 3, 1) == "/"), groups(rest, SPARK_LOGGER, 2))
                 .when(F.col("_layout") & rest.startswith("[") & j.startswith("{"), groups(rest, THREAD_FILE, ["", "$1"]))
-                .when(F.col("_layout") & rest.startswith("[") & rest.contains(" - "),
-                      groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"]))
+                .when(F.col("_layout") & rest.startswith("| ["), groups(rest, PIPES, ["$2$3", "$1"]))
+                .when(F.col("_layout") & rest.startswith("[") & rest.contains(" - "), F.coalesce(
+                    F.when(rest.contains("] - "), groups(rest, THREAD_CLASS, ["", "$1"])),
+                    groups(rest, THREAD_LOGGER, ["$1$2$3", "$4"])))
                 .when(F.col("_layout") & ~(rest.endswith(")") & rest.rlike(DEFAULT_SUFFIX)), F.coalesce(
                     F.when(rest.contains(": "), groups(rest, LOGGER_COLON, ["$1$2", "$3"])),
                     F.when(rest.contains(" - "), groups(rest, LOGGER_DASH, ["$1$2", "$3"])))))

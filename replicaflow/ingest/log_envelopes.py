@@ -133,6 +133,21 @@ _ENVELOPES: tuple[tuple[str, Callable[[Column], Column], bool, bool], ...] = (
 )
 
 
+def _json_envelope(line: Column) -> Column:
+    """The broker's line a JSON envelope holds: docker json-file's `log` (a string: a log shipper's ECS event has a
+    `log` object, `{"offset":…,"file":{…}}`, which is no line), journald's `MESSAGE` (`journalctl -o json`), or a
+    shipper's `message` where it is a whole record (Filebeat, Logstash and Fluent Bit ship the line as read:
+    `{"@timestamp":…,"message":"[2024-01-02 03:04:05,678] INFO … (kafka.cluster.Partition)",…}`), its first line
+    where a multiline setting joined a stack trace on. A log4j2 JSON layout's `message` is the bare message (no
+    timestamp before it): that record is read by ``log_layouts.parse_layout``. Until 2026-12-07 the last two were
+    `unreadable JSON log record` rejects."""
+    message = F.get_json_object(line, "$.message")
+    return F.coalesce(
+        F.when(line.rlike(r'"log"\s*:\s*"'), F.get_json_object(line, "$.log")),
+        F.when(line.contains('"MESSAGE"'), F.get_json_object(line, "$.MESSAGE")),
+        F.when(~message.startswith("{") & message.rlike(RECORD_START), F.substring_index(message, "\n", 1)))
+
+
 def unwrap(df: DataFrame) -> DataFrame:
     """inner (the line with terminal colours, grep's file name, CRI, docker json-file and the ``_ENVELOPES``
     removed, leading whitespace dropped), cri_flag, config_line (``CONFIG_LINE``, told before the indent is
@@ -157,7 +172,7 @@ def unwrap(df: DataFrame) -> DataFrame:
                                  groups(trimmed, GREP, 4)))
     df = stage(df, _line=F.coalesce(F.col("_grep")[3], trimmed))
     df = stage(df, _cri=F.when(byte_at(line, 11, "T"), groups(line, CRI, 4)),
-                _docker=F.when(line.startswith("{"), F.get_json_object(line, "$.log")))
+                _docker=F.when(line.startswith("{"), _json_envelope(line)))
     cri, docker = F.col("_cri"), F.col("_docker")
     payload = F.when(cri.isNotNull(), cri[3]).when(docker.isNotNull(), F.regexp_replace(docker, r"\r?\n$", ""))
     df = stage(df, _inner0=F.ltrim(F.coalesce(payload, line)), _config0=_config_line(F.coalesce(payload, plain)),

@@ -1,8 +1,10 @@
 """Broker log excerpts from public bug reports, tutorials and vendors' troubleshooting pages, read whole: each line's
-event, or no event and no reject where the line carries no replication meaning. Lines verbatim from the sources named
-in each test."""
+event, or no event and no reject where the line carries no replication meaning. Broker lines verbatim from the sources
+named in each test (one wraps them in journald's and a log shipper's JSON, and says so)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -108,3 +110,44 @@ def test_log4j_ttcc_layout_with_an_empty_ndc(spark, tmp_path):
                     for r in out["log_events"].collect())
     assert events == [(2, "fetcher_removed", 0, "pomelo", 1, 1467289658967),
                       (4, "fetcher_removed", 0, "velocity", 1, 1467289659128)]
+
+
+def test_journald_json_and_a_log_shippers_event_hold_the_brokers_line(spark, tmp_path):
+    """`journalctl -u kafka -o json` puts the broker's line in `MESSAGE`; Filebeat (and Logstash, Fluent Bit) ship the
+    line as read in `message`, with a `log` object (`offset`, `file.path`) that docker json-file's string `log` was
+    taken for: both were `unreadable JSON log record` rejects. The envelopes are the field names systemd.journal-fields
+    and Filebeat's ECS event document; the broker lines in them are real: Partition's 3.5+ ISR update from a 2025-10-15
+    KRaft run (see-quick.github.io, 2025-10-16-kafka-practical-performance-testing-and-runtime-verification.md), and
+    from lyhistory.github.io's kafka_consumer.md (2.x) a shrink and a fetcher's failed request whose stack trace a
+    multiline setting joined on (the record is read; the trace is not)."""
+    isr = ("[2025-10-15 20:36:54,506] INFO [Partition __consumer_offsets-1 broker=1] ISR updated to 2,1,3  and version "
+           "updated to 18 (kafka.cluster.Partition)")
+    shrink = ("[2022-03-12 18:10:07,139] INFO [Partition __consumer_offsets-43 broker=3] Shrinking ISR from 3,1,4 to 3. "
+              "Leader: (highWatermark: 115, endOffset: 120). Out of sync replicas: (brokerId: 1, endOffset: 115) "
+              "(brokerId: 4, endOffset: 116). (kafka.cluster.Partition)")
+    failed = ("[2022-03-14 09:00:32,612] WARN [ReplicaFetcher replicaId=1, leaderId=2, fetcherId=0] Error in response for "
+              "fetch request (type=FetchRequest, replicaId=1, maxWait=500, minBytes=1, maxBytes=10485760, "
+              "fetchData={T-EOD-SNP-1=(fetchOffset=86, logStartOffset=86, maxBytes=1048576, "
+              "currentLeaderEpoch=Optional[0])}, isolationLevel=READ_UNCOMMITTED, toForget=, metadata=(sessionId="
+              "2095832195, epoch=INITIAL)) (kafka.server.ReplicaFetcherThread)\n"
+              "java.net.SocketTimeoutException: Failed to connect within 30000 ms")
+    lines = [
+        {"__REALTIME_TIMESTAMP": "1760560614600000", "_HOSTNAME": "kafka-1", "SYSLOG_IDENTIFIER":
+         "kafka-server-start.sh", "_PID": "1234", "MESSAGE": isr},
+        {"@timestamp": "2022-03-12T18:10:08.001Z", "log": {"offset": 4096, "file": {"path": "/opt/kafka/logs/server.log"}},
+         "message": shrink, "input": {"type": "log"}, "host": {"name": "kafka-3"}},
+        {"@timestamp": "2022-03-14T09:00:33.000Z", "log": {"offset": 8192, "file": {"path":
+         "/opt/kafka/logs/server.log"}, "flags": ["multiline"]}, "message": failed},
+    ]
+    path = tmp_path / "broker-1" / "server.log"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines), encoding="utf-8")
+    out = read_logs(spark, str(tmp_path), cluster="r")
+    assert out["rejects"].collect() == []
+    events = sorted((r["line_number"], r["kind"], r["broker"], r["partition"], r["isr"], r["partition_epoch"],
+                     r["offset"], r["leader"], r["ts_ms"]) for r in out["log_events"].collect())
+    assert events == [  # the record's own time, not journald's or the shipper's
+        (1, "isr_updated", 1, 1, [2, 1, 3], 18, None, None, 1760560614506),
+        (2, "isr_shrink", 3, 43, [3], None, 120, None, 1647108607139),
+        (3, "fetch_request_failed", 1, None, None, None, None, 2, 1647248432612),
+    ]

@@ -23,7 +23,7 @@ from replicaflow.ingest.topic_command import read_topic_describe
 from replicaflow.model import predicates
 from replicaflow.model.reassign_tool import log_dirs_problem, pasted_output_problem, plan_version_problem
 from replicaflow.model.topic import topic_name_problem
-from replicaflow.model.units import parse_rate_bps
+from replicaflow.model.units import INT32_MAX, parse_rate_bps
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.textfile import loads_json, read_text
 
@@ -391,11 +391,14 @@ def read_reassignment(path: Path, cluster: ClusterModel, log_dirs: dict[tuple[st
         topic, part, replicas = m.get("topic"), m.get("partition"), m.get("replicas")
         if not isinstance(topic, str) or topic_name_problem(topic):
             raise ReplicaflowError(f"{at}.topic: expected a topic name, found {show(topic)}")
-        if isinstance(part, bool) or not isinstance(part, int) or part < 0:
-            raise ReplicaflowError(f"{at}.partition: expected a partition number, found {show(part)}")
-        if (not isinstance(replicas, list) or not replicas
-                or any(isinstance(r, bool) or not isinstance(r, int) for r in replicas)):
-            raise ReplicaflowError(f"{at}.replicas: expected a list of broker ids, found {show(replicas)}")
+        # the tool decodes both as Java ints: a larger number is no partition or broker of any cluster, and was
+        # printed whole (a 4,000-digit id made a 4,000-character sentence)
+        if not _int32(part) or part < 0:
+            raise ReplicaflowError(f"{at}.partition: expected a partition number (0 to {INT32_MAX:,}, Kafka's int32), "
+                                   f"found {show(part)}")
+        if not isinstance(replicas, list) or not replicas or not all(_int32(r) for r in replicas):
+            raise ReplicaflowError(f"{at}.replicas: expected a list of broker ids (each at most {INT32_MAX:,}, "
+                                   f"Kafka's int32), found {show(replicas)}")
         if len(set(replicas)) != len(replicas):
             raise ReplicaflowError(f"{at}.replicas: broker listed twice in {show(replicas)}")
         problem = log_dirs_problem(m)
@@ -415,3 +418,8 @@ def read_reassignment(path: Path, cluster: ClusterModel, log_dirs: dict[tuple[st
     if not moves:
         raise ReplicaflowError(f"{path}: partitions: the plan moves nothing")
     return moves
+
+
+def _int32(value: object) -> bool:
+    """A JSON integer Kafka's tool reads as a Java int (``true`` and ``1.0`` are not)."""
+    return type(value) is int and -INT32_MAX - 1 <= value <= INT32_MAX

@@ -1,0 +1,67 @@
+"""Hostile inputs, round 3: each case was a traceback, a sentence of thousands of characters, or a value read
+past without a word. Every one is now one sentence naming the file and field (or line) and exit status 2,
+before any simulation or Spark (``--master nonsense://x`` would be the next sentence otherwise)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from replicaflow.cli import app
+from tests.plan.kafka_files import describe, log_dirs
+
+RR = [[(p + k) % 4 + 1 for k in range(3)] for p in range(8)]
+MOVE = {"topic": "orders", "partition": 0, "replicas": [2, 3, 4]}
+runner = CliRunner()
+
+
+def _plan_argv(tmp_path, plan_text: str | None = None, describe_text: str | None = None) -> list[str]:
+    (tmp_path / "plan.json").write_text(plan_text or json.dumps({"version": 1, "partitions": [MOVE]}),
+                                        encoding="utf-8")
+    if describe_text is None:
+        describe(tmp_path / "describe.txt", {"orders": RR})
+    else:
+        (tmp_path / "describe.txt").write_text(describe_text, encoding="utf-8")
+    log_dirs(tmp_path / "logdirs.json", {"orders": RR}, 1000)
+    return ["plan", "--reassignment", str(tmp_path / "plan.json"), "--topics", str(tmp_path / "describe.txt"),
+            "--log-dirs", str(tmp_path / "logdirs.json"), "--master", "nonsense://x"]
+
+
+def _one_sentence(result, sentence: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1, result.output
+    assert result.output.strip() == "error: " + sentence, result.output
+    assert len(result.output) < 1000
+
+
+def _describe(extra: str = "", header_extra: str = "") -> str:
+    lines = [f"Topic: orders\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: 8\tReplicationFactor: 3\t"
+             f"Configs: {header_extra}"]
+    for p, r in enumerate(RR):
+        ids = ",".join(map(str, r))
+        lines.append(f"\tTopic: orders\tPartition: {p}\tLeader: {r[0]}\tReplicas: {ids}\tIsr: {ids}"
+                     + (extra if p == 1 else ""))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(("value", "field", "shown"), [
+    # Kafka's tool decodes partition and replicas as Java ints; the whole 4,000-digit number was the sentence
+    ("9" * 4000, "partition", "expected a partition number (0 to 2,147,483,647, Kafka's int32), found 9999"),
+    ("2147483648", "partition", "expected a partition number (0 to 2,147,483,647, Kafka's int32), found 2147483648"),
+])
+def test_a_partition_beyond_int32_is_one_short_sentence(tmp_path, value, field, shown):
+    text = '{"version": 1, "partitions": [{"topic": "orders", "partition": ' + value + ', "replicas": [2, 3, 4]}]}'
+    result = runner.invoke(app, _plan_argv(tmp_path, text))
+    assert result.exit_code == 2 and len(result.output) < 1000, result.output
+    assert result.output.startswith(f"error: {tmp_path / 'plan.json'}: partitions[0].{field}: {shown}"), result.output
+
+
+def test_a_broker_id_beyond_int32_is_one_short_sentence(tmp_path):
+    text = '{"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [2, 3, ' + "9" * 4000 + "]}]}"
+    result = runner.invoke(app, _plan_argv(tmp_path, text))
+    assert result.exit_code == 2 and len(result.output) < 1000, result.output
+    assert result.output.startswith(
+        f"error: {tmp_path / 'plan.json'}: partitions[0].replicas: expected a list of broker ids (each at most "
+        "2,147,483,647, Kafka's int32), found [2, 3, 9999"), result.output

@@ -65,3 +65,21 @@ def test_a_broker_id_beyond_int32_is_one_short_sentence(tmp_path):
     assert result.output.startswith(
         f"error: {tmp_path / 'plan.json'}: partitions[0].replicas: expected a list of broker ids (each at most "
         "2,147,483,647, Kafka's int32), found [2, 3, 9999"), result.output
+
+
+@pytest.mark.parametrize(("extra", "sentence"), [
+    # Confluent Server's Offline: names replicas of the partition, as Isr does
+    ("\tOffline: 9", "describe.txt:3: partition orders-1: Offline names broker 9, which is not among its "
+     "Replicas 2,3,4"),
+    # the tool prints 'true' only; 'yes' was taken for false and the topic planned as if kept
+    ("\tMarkedForDeletion: yes", "describe.txt:3: MarkedForDeletion: expected true or false, found 'yes'"),
+])
+def test_partition_line_cells_that_cannot_be_read_are_named(tmp_path, extra, sentence):
+    result = runner.invoke(app, _plan_argv(tmp_path, describe_text=_describe(extra)))
+    _one_sentence(result, f"{tmp_path}/{sentence}")
+
+
+def test_confluent_servers_empty_offline_cell_is_read(tmp_path):
+    """``Offline:`` with no broker says no more than Kafka's own line: the inputs pass (to the --master sentence)."""
+    result = runner.invoke(app, _plan_argv(tmp_path, describe_text=_describe("\tOffline: \tElr: N/A")))
+    _one_sentence(result, "--master: expected local[N], local[*] or spark://host:port, found 'nonsense://x'")

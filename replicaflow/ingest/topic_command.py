@@ -16,7 +16,9 @@ A header holds no other cell: every release prints ``Topic``, ``TopicId`` (2.8+)
 ``ReplicationFactor``, ``Configs`` and ``MarkedForDeletion`` there and nothing else, so an unknown one is an
 error. ``ReplicationFactor`` is the replica count of one partition (the first in the metadata's order up to
 2.4, partition 0 from 2.5), less the replicas a reassignment is adding (2.5+): a header whose factor no
-partition line of its topic can give is an error too.
+partition line of its topic can give is an error too. A partition line's other cells are read past (a later
+release may add one, as 2.5 and 3.7 did); Confluent Server's ``Offline:`` is checked as ``Isr:`` is (its replicas
+are outside the ISR, which already says so), and ``MarkedForDeletion:`` is ``true`` or ``false``.
 
 Partition lines may come without their header (``--under-replicated-partitions``). Output the tool's
 JVM wrote around the table (SLF4J or log4j warnings) is skipped; any other line is an error naming
@@ -193,10 +195,11 @@ def _partition(fields: dict[str, str], at: str, n: int) -> PartitionDescription:
         topic=topic, partition=_int(fields, "Partition", at), leader=leader, replicas=replicas, isr=isr,
         adding=_brokers(fields, "Adding Replicas", at) or (), removing=_brokers(fields, "Removing Replicas", at) or (),
         elr=_brokers(fields, "Elr", at), last_known_elr=_brokers(fields, "LastKnownElr", at),
-        marked_for_deletion=fields.get("MarkedForDeletion", "false") == "true", line=n)
+        marked_for_deletion=_marked(fields, at), line=n)
     name = f"partition {topic}-{part.partition}"
     for what, ids in (("Isr", isr), ("Adding Replicas", part.adding), ("Removing Replicas", part.removing),
-                      ("Elr", part.elr or ()), ("LastKnownElr", part.last_known_elr or ())):
+                      ("Elr", part.elr or ()), ("LastKnownElr", part.last_known_elr or ()),
+                      ("Offline", _brokers(fields, "Offline", at) or ())):  # Confluent Server's
         stray = [b for b in ids if b not in replicas]
         if stray:
             raise ReplicaflowError(f"{at}: {name}: {what} names broker {stray[0]}, which is not among its "
@@ -221,7 +224,15 @@ def _topic(fields: dict[str, str], at: str, n: int) -> TopicDescription:
         topic=_topic_name(fields["Topic"], at), topic_id=fields.get("TopicId") or None,
         partition_count=_int(fields, "PartitionCount", at, 1),
         replication_factor=_int(fields, "ReplicationFactor", at, 1), configs=configs,
-        marked_for_deletion=fields.get("MarkedForDeletion", "false") == "true", line=n)
+        marked_for_deletion=_marked(fields, at), line=n)
+
+
+def _marked(fields: dict[str, str], at: str) -> bool:
+    """``MarkedForDeletion:``, which the tool prints as ``true`` only; any other value was read as false."""
+    value = fields.get("MarkedForDeletion", "false")
+    if value not in ("true", "false"):
+        raise ReplicaflowError(f"{at}: MarkedForDeletion: expected true or false, found {quote(value)}")
+    return value == "true"
 
 
 def parse_configs(text: str, at: str) -> dict[str, str]:

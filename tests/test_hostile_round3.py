@@ -83,3 +83,34 @@ def test_confluent_servers_empty_offline_cell_is_read(tmp_path):
     """``Offline:`` with no broker says no more than Kafka's own line: the inputs pass (to the --master sentence)."""
     result = runner.invoke(app, _plan_argv(tmp_path, describe_text=_describe("\tOffline: \tElr: N/A")))
     _one_sentence(result, "--master: expected local[N], local[*] or spark://host:port, found 'nonsense://x'")
+
+
+SCENARIO = """\
+name: t
+duration: 2m
+kafka: {version: "3.7"}
+cluster: {brokers: [{id: 1}, {id: 2}, {id: 3}]}
+topics: [{name: orders, partitions: 3, replication_factor: 3}]
+"""
+
+
+@pytest.mark.parametrize(("old", "new", "sentence"), [
+    # YAML 1.1 reads a leading zero as base 8: broker 010 became broker 8, 010 partitions became 8, silently
+    ("{id: 1}", "{id: 010}", "s.yaml:4: cluster.brokers[0].id: found 010, which YAML reads as octal, the number 8; "
+     "write 10 without the leading zero (or 8, if octal was meant)"),
+    ("partitions: 3", "partitions: 017", "s.yaml:5: topics[0].partitions: found 017, which YAML reads as octal, the "
+     "number 15; write 17 without the leading zero (or 15, if octal was meant)"),
+])
+def test_a_number_with_a_leading_zero_is_not_read_as_octal_silently(tmp_path, old, new, sentence):
+    (tmp_path / "s.yaml").write_text(SCENARIO.replace(old, new), encoding="utf-8")
+    result = runner.invoke(app, ["simulate", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "out")])
+    _one_sentence(result, f"{tmp_path}/{sentence}")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_leading_zero_that_reads_the_same_in_either_base_is_taken(tmp_path):
+    """``seed: 00`` and ``seed: 07`` are the same number in base 8 and 10: nothing to refuse."""
+    from replicaflow.sim.scenario import load_scenario
+
+    (tmp_path / "s.yaml").write_text(SCENARIO + "seed: 07\n", encoding="utf-8")
+    assert load_scenario(tmp_path / "s.yaml").seed == 7

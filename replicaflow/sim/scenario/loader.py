@@ -123,3 +123,14 @@ def _number_yaml_changed(loc: tuple, text: str, problems: Problems) -> None:
     elif ":" in text:  # `duration: 2:00` would be refused as "found 120", a number no one wrote
         problems.add(loc, f"found {text}, which YAML reads in base 60 as the number {value}; write a duration "
                           "with its unit ('2m', '30s')")
+    elif _leading_zero_octal(text, value):  # `id: 010` made broker 8, `partitions: 010` eight partitions
+        written = int(text.replace("_", ""))
+        problems.add(loc, f"found {text}, which YAML reads as octal, the number {value}; write {written} "
+                          f"without the leading zero (or {value}, if octal was meant)")
+
+
+def _leading_zero_octal(text: str, value: object) -> bool:
+    """An integer written with a leading zero, which YAML 1.1 reads in base 8 (``010`` is 8), unlike every other
+    format an operator copies numbers from (JSON has no leading zeros; Kafka's tools print decimal)."""
+    digits = text.lstrip("+-").replace("_", "")
+    return len(digits) > 1 and digits[0] == "0" and digits.isdigit() and int(text.replace("_", "")) != value

@@ -76,7 +76,7 @@ def parse_log_dirs(text: str, where: str) -> list[ReplicaLogDir]:
     described: dict[int, str] = {}
     for i, b in enumerate(brokers):
         path = f"brokers[{i}]"
-        broker = _id(_get(b, "broker", at, path), at, f"{path}.broker")
+        broker = _id(_get(b, "broker", at, path), at, f"{path}.broker", INT32_MAX)  # a Java int, as every broker id
         if broker in described:  # one entry per broker queried: a second is two outputs pasted together
             raise ReplicaflowError(f"{at}: {path}: broker {broker} is described twice (also at {described[broker]})")
         described[broker] = path
@@ -133,7 +133,8 @@ def _list(value: Any, at: str, path: str) -> list:
     return value
 
 
-def _id(value: Any, at: str, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
-        raise ReplicaflowError(f"{at}: {path}: expected a non-negative integer, found {show(value)}")
+def _id(value: Any, at: str, path: str, most: int = 2**63 - 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        bound = f" of at most {most:,} (Kafka's int32)" if most == INT32_MAX else ""
+        raise ReplicaflowError(f"{at}: {path}: expected a non-negative integer{bound}, found {show(value)}")
     return value

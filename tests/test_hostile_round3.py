@@ -124,3 +124,65 @@ def test_a_log_dirs_broker_beyond_int32_is_named_as_such(tmp_path):
     (tmp_path / "logdirs.json").write_text(json.dumps(doc) + "\n", encoding="utf-8")
     _one_sentence(runner.invoke(app, argv), f"{tmp_path}/logdirs.json:1: brokers[0].broker: expected a non-negative "
                                             "integer of at most 2,147,483,647 (Kafka's int32), found 1099511627776")
+
+
+def _telemetry(tmp_path, table: str | None = None, **row):
+    """A one-broker telemetry folder (tests/pipeline/tele.py) with one more row of ``table``; the sentence of
+    ``analyze`` on it, which checks the telemetry before Spark (``--master nonsense://x`` otherwise)."""
+    from tests.pipeline.tele import Tele
+
+    t = Tele("c1", "3.7", end_ms=20_000)
+    t.broker(0, 1)
+    t.partition(0, "a", 0, [1], 1, [1])
+    t.add("traffic", 10_000, broker=1, name="ReplicationBytesInPerSec", bytes=100)
+    t.offsets(10_000, "a", 0, {1: (5, 5, 50)})
+    if table is not None:
+        t.add(table, 10_000, **row)
+    root = t.write(tmp_path / "tele")
+    return runner.invoke(app, ["analyze", str(root), "--out", str(tmp_path / "out"), "--master", "nonsense://x"])
+
+
+@pytest.mark.parametrize(("table", "row", "sentence"), [
+    # the pipeline compares these with fixed words: 'UP' was a broker that is not up, with exit 0
+    ("brokers", {"broker": 1, "state": "UP"}, "brokers/part-0.parquet: row 1 of brokers has state 'UP'; "
+     "expected one of up, shutting_down, down"),
+    ("brokers", {"broker": 1, "state": None}, "brokers/part-0.parquet: row 1 of brokers has state null; "
+     "expected one of up, shutting_down, down"),
+    ("fetchers", {"broker": 1, "leader": 1, "fetcher_id": 0, "topic": "a", "partition": 0, "action": "junk"},
+     "fetchers/part-0.parquet: row 0 of fetchers has action 'junk'; expected one of added, removed, failed"),
+    ("log_dirs", {"broker": 1, "log_dir": "/d", "state": "failed"}, "log_dirs/part-0.parquet: row 0 of "
+     "log_dirs has state 'failed'; expected one of offline, online"),
+    # a meter the pipeline does not know was dropped: its bytes were in no rate
+    ("traffic", {"broker": 1, "name": "ReplicationBytesInPerSecond", "bytes": 5}, "traffic/part-0.parquet: "
+     "row 1 of traffic has name 'ReplicationBytesInPerSecond'; expected one of ReplicationBytesInPerSec, "
+     "ReplicationBytesOutPerSec, ReassignmentBytesInPerSec, ReassignmentBytesOutPerSec"),
+    ("configs", {"entity_type": "brokers", "entity": "1", "name": "x", "value": "1"}, "configs/part-0.parquet: "
+     "row 0 of configs has entity_type 'brokers'; expected one of broker, topic"),
+    # try_cast made these null: the default min ISR (1), no throttle, no throttled replica
+    ("configs", {"entity_type": "topic", "entity": "a", "name": "min.insync.replicas", "value": "two"},
+     "configs/part-0.parquet: row 0 of configs has min.insync.replicas = 'two'; expected a whole number of "
+     "replicas from 1 to 32,767 (null: deleted)"),
+    ("configs", {"entity_type": "broker", "entity": "1", "name": "leader.replication.throttled.rate",
+                 "value": "5MB/s"}, "configs/part-0.parquet: row 0 of configs has "
+     "leader.replication.throttled.rate = '5MB/s'; expected a whole number of bytes/s, 0 or more (Kafka's LONG; "
+     "null: deleted)"),
+    ("configs", {"entity_type": "topic", "entity": "a", "name": "follower.replication.throttled.replicas",
+                 "value": "0-1"}, "configs/part-0.parquet: row 0 of configs has "
+     "follower.replication.throttled.replicas = '0-1'; expected 'partition:broker,...' or '*' (Kafka's "
+     "ThrottledReplicaListValidator; null: deleted)"),
+    # a null member counted an ISR member no broker is
+    ("isr", {"topic": "a", "partition": 0, "isr": [1, None], "leader_epoch": 0}, "isr/part-0.parquet: row 1 "
+     "of isr has isr [1, None], a list with a null member; every member is a broker id"),
+])
+def test_telemetry_words_and_configs_the_pipeline_cannot_read_are_named(tmp_path, table, row, sentence):
+    _one_sentence(_telemetry(tmp_path, table, **row), f"{tmp_path}/tele/telemetry/{sentence}")
+
+
+@pytest.mark.parametrize("row", [
+    {"entity_type": "topic", "entity": "a", "name": "min.insync.replicas", "value": None},  # deleted
+    {"entity_type": "topic", "entity": "a", "name": "follower.replication.throttled.replicas", "value": "0:1, 0:2"},
+    {"entity_type": "broker", "entity": "<default>", "name": "retention.ms", "value": "not parsed here"},
+])
+def test_config_values_kafka_accepts_pass(tmp_path, row):
+    _one_sentence(_telemetry(tmp_path, "configs", **row),
+                  "--master: expected local[N], local[*] or spark://host:port, found 'nonsense://x'")

@@ -13,6 +13,8 @@ refused with one sentence naming the table and the first offending row (docs/pip
 - no row outside the meta's ``start_ms..end_ms`` (its changes were reported as incidents the telemetry never saw);
 - no leader or replica that is no broker of the cluster, no row of a topic ``_meta.json`` does not list or past
   its partition count, where the meta lists them (``references.py``);
+- the words and config values the pipeline compares or parses, as the contract and Kafka define them
+  (``values.py``);
 - no duplicated key: a change log has one row per ``seq``, a sample one row per what it samples
   (a duplicated traffic row would double the bytes meters);
 - not empty, unless asked (an empty directory would give a healthy-looking all-zero report).
@@ -40,6 +42,7 @@ from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry import io, references
 from replicaflow.telemetry.keys import column_statistics, first_duplicate
 from replicaflow.telemetry.schema import TELEMETRY
+from replicaflow.telemetry.values import refuse_unknown_values
 
 META_KEYS = ("cluster", "kafka_version", "start_ms", "end_ms", "scrape_interval_ms")
 MAX_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: later instants cannot be shown as dates
@@ -370,6 +373,7 @@ def check_rows(name: str, files: Sequence[Path], meta: dict, known: references.K
             _refuse_negative(file, md, name)
             _refuse_repeated_brokers(file, name)
             _refuse_outside_span(file, md, name, meta["start_ms"], meta["end_ms"])
+            refuse_unknown_values(file, name)
             references.refuse_strangers(file, name, known, topics=watch is None)
     try:
         found = first_duplicate(files, KEYS[name], watch)

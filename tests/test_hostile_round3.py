@@ -63,8 +63,16 @@ def test_a_broker_id_beyond_int32_is_one_short_sentence(tmp_path):
     result = runner.invoke(app, _plan_argv(tmp_path, text))
     assert result.exit_code == 2 and len(result.output) < 1000, result.output
     assert result.output.startswith(
-        f"error: {tmp_path / 'plan.json'}: partitions[0].replicas: expected a list of broker ids (each at most "
+        f"error: {tmp_path / 'plan.json'}: partitions[0].replicas: expected a list of broker ids (each 0 to "
         "2,147,483,647, Kafka's int32), found [2, 3, 9999"), result.output
+
+
+def test_a_negative_broker_id_is_no_broker_id(tmp_path):
+    """It was 'unknown broker -1 …: list the cluster's brokers with --brokers', which refuses -1 in turn."""
+    text = json.dumps({"version": 1, "partitions": [{**MOVE, "replicas": [-1, 3, 4]}]})
+    _one_sentence(runner.invoke(app, _plan_argv(tmp_path, text)),
+                  f"{tmp_path}/plan.json: partitions[0].replicas: expected a list of broker ids (each 0 to "
+                  "2,147,483,647, Kafka's int32), found [-1, 3, 4]")
 
 
 @pytest.mark.parametrize(("extra", "sentence"), [

@@ -396,8 +396,9 @@ def read_reassignment(path: Path, cluster: ClusterModel, log_dirs: dict[tuple[st
         if not _int32(part) or part < 0:
             raise ReplicaflowError(f"{at}.partition: expected a partition number (0 to {INT32_MAX:,}, Kafka's int32), "
                                    f"found {show(part)}")
-        if not isinstance(replicas, list) or not replicas or not all(_int32(r) for r in replicas):
-            raise ReplicaflowError(f"{at}.replicas: expected a list of broker ids (each at most {INT32_MAX:,}, "
+        # a negative id is no broker's (broker.id is 0 or more): 'unknown broker -1' sent the operator to --brokers
+        if not isinstance(replicas, list) or not replicas or not all(_int32(r) and r >= 0 for r in replicas):
+            raise ReplicaflowError(f"{at}.replicas: expected a list of broker ids (each 0 to {INT32_MAX:,}, "
                                    f"Kafka's int32), found {show(replicas)}")
         if len(set(replicas)) != len(replicas):
             raise ReplicaflowError(f"{at}.replicas: broker listed twice in {show(replicas)}")

@@ -194,3 +194,11 @@ def test_telemetry_words_and_configs_the_pipeline_cannot_read_are_named(tmp_path
 def test_config_values_kafka_accepts_pass(tmp_path, row):
     _one_sentence(_telemetry(tmp_path, "configs", **row),
                   "--master: expected local[N], local[*] or spark://host:port, found 'nonsense://x'")
+
+
+@pytest.mark.parametrize("rate", ["0.5B/s", "1.0000005MB/s"])
+def test_a_throttle_of_part_of_a_byte_is_refused(tmp_path, rate):
+    """Simulated at 0.5 B/s, it was printed as the command's `--throttle 0`, which Kafka's tool takes as a rate of 0."""
+    result = runner.invoke(app, [*_plan_argv(tmp_path), "--throttle", rate])
+    _one_sentence(result, "--throttle: expected a whole number of bytes/s (kafka-reassign-partitions --throttle takes "
+                          f"a long), found '{rate}'")

@@ -132,6 +132,11 @@ def prepare(a: PlanArgs) -> Prepared:
     throttles = [flag_rate_bps("--throttle", t) for t in a.throttle]
     if any(t <= 0 for t in throttles):
         raise ReplicaflowError("--throttle: expected a positive rate")
+    # the tool's --throttle is a long of bytes/s: '0.5B/s' was simulated as given and printed as --throttle 0
+    part = next((text for text, t in zip(a.throttle, throttles, strict=True) if t != int(t)), None)
+    if part is not None:
+        raise ReplicaflowError(f"--throttle: expected a whole number of bytes/s (kafka-reassign-partitions --throttle "
+                               f"takes a long), found {quote(part)}")
     deadline_ms = None
     if a.deadline is not None:
         try:

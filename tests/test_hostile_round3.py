@@ -202,3 +202,20 @@ def test_a_throttle_of_part_of_a_byte_is_refused(tmp_path, rate):
     result = runner.invoke(app, [*_plan_argv(tmp_path), "--throttle", rate])
     _one_sentence(result, "--throttle: expected a whole number of bytes/s (kafka-reassign-partitions --throttle takes "
                           f"a long), found '{rate}'")
+
+
+MOVE_EVENT = "events: [{at: 1m, reassign: {partitions: [{topic: orders, partition: 0, replicas: [2, 3, 1]}]}, %s}]\n"
+
+
+@pytest.mark.parametrize(("event", "field"), [
+    # a throttle is a long of bytes/s: 0.5B/s became the config "0", replication stopped, with exit 0
+    (MOVE_EVENT % "throttle: 0.5B/s", "s.yaml:6: events[0].throttle"),
+    ("events: [{at: 1m, config: {broker: all, follower.replication.throttled.rate: 0.5B/s}}]\n",
+     "s.yaml:6: events[0].config.follower.replication.throttled.rate"),
+])
+def test_a_scenario_throttle_of_part_of_a_byte_is_refused(tmp_path, event, field):
+    (tmp_path / "s.yaml").write_text(SCENARIO + event, encoding="utf-8")
+    result = runner.invoke(app, ["simulate", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "out")])
+    _one_sentence(result, f"{tmp_path}/{field}: expected a whole number of bytes/s (Kafka's throttle rates are "
+                          "longs), found '0.5B/s'")
+    assert not (tmp_path / "out").exists()

@@ -55,6 +55,15 @@ duration = _convert(parse_duration_ms, "a duration like '30s' or '100ms'")
 size = _convert(_whole_bytes, "a size like '1MiB' or '500MB'")
 
 
+def throttle_rate(value):
+    """A throttle as Kafka holds it: a LONG of bytes/s (the tool's ``--throttle``, the ``*.throttled.rate``
+    configs); '0.5B/s' was written as the config "0", a stopped replication, and '1.0000005MB/s' cut to 1MB/s."""
+    bps = rate(value)
+    if bps != int(bps):
+        raise ValueError(f"expected a whole number of bytes/s (Kafka's throttle rates are longs), found {show(value)}")
+    return bps
+
+
 def positive_duration(value):
     ms = duration(value)
     if ms <= 0:
@@ -125,6 +134,7 @@ PositiveMs = Annotated[int, BeforeValidator(positive_duration)]
 RateBps = Annotated[float, BeforeValidator(rate)]
 PositiveRateBps = Annotated[float, BeforeValidator(positive_rate)]  # a NIC: 0 bytes/s is no broker at all
 OptRateBps = Annotated[float | None, BeforeValidator(optional(rate))]
+OptThrottleBps = Annotated[float | None, BeforeValidator(optional(throttle_rate))]
 SizeBytes = Annotated[int, BeforeValidator(size)]
 StartMs = Annotated[int, BeforeValidator(start_ms)]
 Name = Annotated[str, BeforeValidator(_text)]

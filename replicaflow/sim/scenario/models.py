@@ -23,6 +23,7 @@ from replicaflow.sim.scenario.fields import (
     MinIsr,
     Name,
     OptRateBps,
+    OptThrottleBps,
     PartitionId,
     PositiveMs,
     PositiveRateBps,
@@ -206,7 +207,7 @@ class ReassignEvent(_Event):
 
     kind: Literal["reassign"]
     partitions: tuple[ReassignPartition, ...] = Field(min_length=1)
-    throttle_bps: OptRateBps = Field(None, alias="throttle")
+    throttle_bps: OptThrottleBps = Field(None, alias="throttle")
     additional: bool = False
 
 

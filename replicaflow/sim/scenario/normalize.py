@@ -22,7 +22,7 @@ from replicaflow.model.configs import (
     UNCLEAN_LEADER_ELECTION_ENABLE,
 )
 from replicaflow.model.quota import parse_throttled_replicas
-from replicaflow.sim.scenario.fields import positive_duration, positive_rate, rate
+from replicaflow.sim.scenario.fields import positive_duration, positive_rate, throttle_rate
 from replicaflow.sim.scenario.limits import MAX_BROKERS
 from replicaflow.sim.scenario.models import EVENT_KINDS
 from replicaflow.sim.scenario.plan import load_plan
@@ -88,7 +88,7 @@ def config_value(name: str, value: Any) -> str | None:
     if value is None:
         return None
     if name in REPLICATION_RATES or name in REASSIGNMENT_RATES:
-        return str(int(rate(value)))
+        return str(int(throttle_rate(value)))
     if name in THROTTLED_REPLICAS_LISTS:
         if not isinstance(value, str):
             raise ValueError(f"expected 'partition:broker,...' or '*', found {show(value)}")

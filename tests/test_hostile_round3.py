@@ -219,3 +219,15 @@ def test_a_scenario_throttle_of_part_of_a_byte_is_refused(tmp_path, event, field
     _one_sentence(result, f"{tmp_path}/{field}: expected a whole number of bytes/s (Kafka's throttle rates are "
                           "longs), found '0.5B/s'")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_topic_listed_twice_in_the_telemetry_meta_is_named(tmp_path):
+    """Partitions were checked against the first entry's count, and the report listed the topic twice."""
+    _telemetry(tmp_path)  # writes the folder
+    meta_path = tmp_path / "tele" / "telemetry" / "_meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["topics"] = [{"name": "a", "partitions": 1}, {"name": "a", "partitions": 5}]
+    meta_path.write_text(json.dumps(meta))
+    result = runner.invoke(app, ["analyze", str(tmp_path / "tele"), "--out", str(tmp_path / "out"),
+                                 "--master", "nonsense://x"])
+    _one_sentence(result, f"{meta_path}: topics[1]: topic 'a' is listed twice")

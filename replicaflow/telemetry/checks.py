@@ -194,6 +194,10 @@ def shown_keys_problem(meta: dict) -> str | None:
             problem = problem_of(item)
             if problem:
                 return f"{key}[{i}]: {problem}"
+    names = [t.get("name") for t in meta.get("topics", [])]
+    twice = next((i for i, n in enumerate(names) if n is not None and n in names[:i]), None)
+    if twice is not None:  # a row's partition was checked against the first one's count, the report listed both
+        return f"topics[{twice}]: topic {quote(names[twice])} is listed twice"
     return None
 
 

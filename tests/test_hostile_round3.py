@@ -231,3 +231,19 @@ def test_a_topic_listed_twice_in_the_telemetry_meta_is_named(tmp_path):
     result = runner.invoke(app, ["analyze", str(tmp_path / "tele"), "--out", str(tmp_path / "out"),
                                  "--master", "nonsense://x"])
     _one_sentence(result, f"{meta_path}: topics[1]: topic 'a' is listed twice")
+
+
+def test_a_version_that_the_cluster_scenarios_events_do_not_run_on_is_named(tmp_path):
+    """--version replaced the scenario's release after its events were checked: a cancel_reassignment (KIP-455,
+    2.4+) was planned on 2.3, with exit 0."""
+    (tmp_path / "c.yaml").write_text(SCENARIO + "events: [{at: 1m, cancel_reassignment: {}}]\n", encoding="utf-8")
+    (tmp_path / "p.json").write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [2, 3, 1]}]}), encoding="utf-8")
+    argv = ["plan", "--cluster", str(tmp_path / "c.yaml"), "--reassignment", str(tmp_path / "p.json"),
+            "--master", "nonsense://x"]
+    _one_sentence(runner.invoke(app, [*argv, "--version", "2.3"]),
+                  f"--version 2.3: {tmp_path}/c.yaml:6: events[0].cancel_reassignment: expected no "
+                  "cancel_reassignment: Kafka cancels a reassignment from 2.4 (KIP-455, AlterPartitionReassignments), "
+                  "this cluster runs 2.3")
+    _one_sentence(runner.invoke(app, [*argv, "--version", "2.4"]),
+                  "--master: expected local[N], local[*] or spark://host:port, found 'nonsense://x'")

@@ -101,19 +101,22 @@ def prepare(a: PlanArgs) -> Prepared:
         raise ReplicaflowError("--brokers: with --cluster, only with --generate (the scenario lists its brokers)")
     if a.max_moves_per_broker is not None and a.max_moves_per_broker < 1:
         raise ReplicaflowError(f"--max-moves-per-broker: expected at least 1, found {a.max_moves_per_broker}")
+    version = None
+    if a.version is not None:
+        try:
+            version = str(written_release(a.version))
+        except ReplicaflowError as exc:
+            raise ReplicaflowError(f"--version: {exc}") from None
     if a.cluster is not None:
         from replicaflow.sim.scenario import DEFAULT_MAX_WORK
 
-        cluster = cluster_from_scenario(a.cluster, DEFAULT_MAX_WORK)
+        cluster = cluster_from_scenario(a.cluster, DEFAULT_MAX_WORK, version)
     else:
         cluster = cluster_from_describe(a.topics, a.log_dirs, _ids("--brokers", a.brokers) or None)
     if a.racks is not None:
         cluster.racks = _racks(a.racks, cluster.brokers)
-    if a.version is not None:
-        try:
-            cluster.version = str(written_release(a.version))
-        except ReplicaflowError as exc:
-            raise ReplicaflowError(f"--version: {exc}") from None
+    if version is not None:
+        cluster.version = version
     if not KafkaVersion.parse(cluster.version).replication_throttles:  # every candidate would run one regardless
         given = "--version" if a.version is not None else f"{a.cluster}: kafka.version"
         raise ReplicaflowError(f"{given}: plan compares replication throttles, which Kafka has from 0.10.1 "

@@ -212,11 +212,18 @@ def offline_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:
     return lines
 
 
-def cluster_from_scenario(path: Path, max_work: int) -> ClusterModel:
-    """The cluster of a scenario file: brokers with racks and NICs, topics with sizes and rates, events."""
+def cluster_from_scenario(path: Path, max_work: int, version: str | None = None) -> ClusterModel:
+    """The cluster of a scenario file: brokers with racks and NICs, topics with sizes and rates, events.
+    ``version`` (``--version``) replaces the file's release before its events are checked: a cancel_reassignment
+    (2.4+) of a scenario planned on 2.3 ran there unchecked."""
     from replicaflow.sim.scenario import load_scenario
 
-    sc = load_scenario(path, max_work=max_work)
+    try:
+        sc = load_scenario(path, max_work=max_work, version=version)
+    except ReplicaflowError as exc:
+        if version is None:
+            raise
+        raise ReplicaflowError(f"--version {version}: {exc}") from None
     replicas, sizes = {}, {}
     for t in sc.topics:
         for p, row in enumerate(t.assignment):

@@ -84,12 +84,14 @@ def parse_scenario(data: Any, base_dir: Path, source: str = "<scenario>", *, max
                                        "warnings": tuple(warnings(scenario, problems))})
 
 
-def load_scenario(path: Path, *, max_work: int = DEFAULT_MAX_WORK) -> Scenario:
-    """Read and validate a scenario YAML file; every error names the file and, where it can, the line."""
+def load_scenario(path: Path, *, max_work: int = DEFAULT_MAX_WORK, version: str | None = None) -> Scenario:
+    """Read and validate a scenario YAML file; every error names the file and, where it can, the line.
+    ``version``: a release that replaces the file's ``kafka.version`` (``plan --cluster … --version``), so that
+    its events and controller are checked against the release they will run on."""
     path = Path(path)
     doc = yamldoc.load(yamldoc.read_text(path, "scenario file"), str(path))
     data = doc.data
-    version = doc.raw_numbers.get(("kafka", "version"))
+    version = version or doc.raw_numbers.get(("kafka", "version"))
     if version is not None and isinstance(data, dict) and isinstance(data.get("kafka"), dict):
         data = {**data, "kafka": {**data["kafka"], "version": version}}  # `version: 3.10` is 3.10, not 3.1
     problems = Problems(str(path), lines={None: doc.lines})

@@ -247,3 +247,12 @@ def test_a_version_that_the_cluster_scenarios_events_do_not_run_on_is_named(tmp_
                   "this cluster runs 2.3")
     _one_sentence(runner.invoke(app, [*argv, "--version", "2.4"]),
                   "--master: expected local[N], local[*] or spark://host:port, found 'nonsense://x'")
+
+
+def test_a_describe_line_with_some_tabs_turned_to_spaces_is_named_as_such(tmp_path):
+    """Only the line with every tab turned to spaces was named; with one turned, 'Partition: 0  Leader: 1' was one
+    cell and the sentence said the line has no 'Leader:'."""
+    text = _describe().replace("\tPartition: 1\tLeader: 2", "\tPartition: 1  Leader: 2")
+    _one_sentence(runner.invoke(app, _plan_argv(tmp_path, describe_text=text)),
+                  f"{tmp_path}/describe.txt:3: expected cells separated by tabs as kafka-topics prints them, found "
+                  "spaces; save the tool's output to a file (kafka-topics --describe … > describe.txt)")

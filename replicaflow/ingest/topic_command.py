@@ -141,7 +141,8 @@ def _fields(line: str, at: str) -> dict[str, str]:
         out[key.strip()] = value.strip()
     if "Topic" not in out:
         raise ReplicaflowError(f"{at}: expected a line starting with 'Topic:', found {quote(line.strip())}")
-    if len(out) == 1 and _SPACED_CELL.search(out["Topic"]):  # a terminal's copy turns the tabs into spaces
+    # a terminal's copy turns the tabs into spaces, all of them or some: a cell then holds the next one
+    if any(_SPACED_CELL.search(value) for value in out.values()):
         raise ReplicaflowError(f"{at}: expected cells separated by tabs as kafka-topics prints them, found spaces; "
                                "save the tool's output to a file (kafka-topics --describe … > describe.txt)")
     return out

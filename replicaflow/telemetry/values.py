@@ -20,7 +20,6 @@ import pyarrow.parquet as pq
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model.configs import MAX_MIN_ISR, MIN_ISR, QUOTA_RATES, THROTTLED_REPLICAS_LISTS
 from replicaflow.model.metrics import TRAFFIC_METRICS
-from replicaflow.model.quota import parse_throttled_replicas
 from replicaflow.model.units import INT64_MAX
 from replicaflow.telemetry.schema import TELEMETRY
 
@@ -33,6 +32,7 @@ WORDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("traffic", "name"): TRAFFIC_METRICS,
 }
 _DIGITS = re.compile(r"\s*[0-9]{1,19}\s*")  # Kafka's INT and LONG configs: trimmed, then Integer/Long.parseLong
+_PAIR = re.compile(r"(?:[0-9]+:[0-9]+)?")  # ThrottledReplicaListValidator: each item, trimmed, or '*' alone
 
 
 def refuse_unknown_values(file: Path, name: str) -> None:
@@ -84,11 +84,8 @@ def _config_problem(name: str, value: str) -> str | None:
     elif name in QUOTA_RATES:
         if not _DIGITS.fullmatch(value) or int(value) > INT64_MAX:
             return "expected a whole number of bytes/s, 0 or more (Kafka's LONG; null: deleted)"
-    else:
-        try:
-            parse_throttled_replicas(value, name)
-        except ReplicaflowError:
-            return "expected 'partition:broker,...' or '*' (Kafka's ThrottledReplicaListValidator; null: deleted)"
+    elif value.strip() != "*" and not all(_PAIR.fullmatch(item.strip()) for item in value.split(",")):
+        return "expected 'partition:broker,...' or '*' (Kafka's ThrottledReplicaListValidator; null: deleted)"
     return None
 
 

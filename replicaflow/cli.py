@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.text import Text
 
@@ -19,7 +20,36 @@ from replicaflow import __version__
 from replicaflow.errors import ReplicaflowError, quote, utf8_path
 from replicaflow.model.units import INT32_MAX, parse_id
 
+
+class _OneSentenceGroup(typer.core.TyperGroup):
+    """click's own refusals of the command line (an unknown option, a value that is not a number, a missing
+    argument) as the one ``error:`` sentence every other bad input gets, with where to read the options, instead of
+    click's usage block; the rest (help, exit codes, Ctrl-C) as click does it. Typer vendors click from 0.2x, so
+    its exceptions are known by what they carry (``format_message``, ``exit_code``), not by their module."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except typer.Abort:
+            err.print("Aborted!", highlight=False)
+            sys.exit(1)
+        except Exception as exc:
+            if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
+                raise
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `replicaflow` alone: the help, as click shows it
+                exc.show()
+                sys.exit(exc.exit_code)
+            ctx = getattr(exc, "ctx", None)
+            where = f"; see '{ctx.command_path} --help'" if ctx is not None else ""
+            _print_error(ReplicaflowError(exc.format_message().rstrip(".") + where))
+            sys.exit(exc.exit_code)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=_OneSentenceGroup,
     name="replicaflow",
     help=(
         "Simulate and analyze Apache Kafka replication health: ISR membership, under-replicated and "

@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from replicaflow import __version__
@@ -29,7 +30,28 @@ def test_unknown_option_is_a_usage_error_not_a_traceback():
     proc = subprocess.run([sys.executable, "-m", "replicaflow.cli", "simulate", "--bogus"], capture_output=True,
                           text=True)
     assert proc.returncode == 2
-    assert "Traceback" not in proc.stderr
+    assert proc.stderr == ("error: No such option: --bogus (Possible options: --logs, --out); "
+                           "see 'python -m replicaflow.cli simulate --help'\n")
+
+
+@pytest.mark.parametrize(("argv", "sentence"), [
+    (["frob"], "No such command 'frob'; see 'replicaflow --help'"),
+    (["simulate"], "Missing argument 'SCENARIO.yaml'; see 'replicaflow simulate --help'"),
+    (["plan", "--throttle"], "Option '--throttle' requires an argument"),
+    (["plan", "--max-moves-per-broker", "abc"],
+     "Invalid value for '--max-moves-per-broker': Input should be a valid integer, unable to parse string as an "
+     "integer; see 'replicaflow plan --help'"),
+])
+def test_a_command_line_click_refuses_is_one_error_sentence(argv, sentence):
+    """The project's one ``error:`` sentence and exit 2, not click's usage block (``cli._OneSentenceGroup``)."""
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 2
+    assert result.output == f"error: {sentence}\n"
+
+
+def test_no_command_shows_the_help():
+    result = runner.invoke(app, [])
+    assert result.exit_code == 2 and result.output.startswith("Usage: replicaflow [OPTIONS] COMMAND [ARGS]...")
 
 
 TINY = GOOD  # a two-minute scenario of three brokers

@@ -185,7 +185,7 @@ def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | No
     topics = cluster.topics()
     data = {
         "name": "plan", "duration": "1d", "tick": f"{tick_ms}ms", "scrape_interval": "1h",
-        "kafka": {"version": cluster.version, "kip542": kip542},
+        "kafka": {**cluster.kafka, "version": cluster.version, "kip542": kip542},
         "cluster": {"brokers": [{"id": b, **({"rack": cluster.racks[b]} if b in cluster.racks else {}),
                                  "network_in": cluster.net_in(b), "network_out": cluster.net_out(b)}
                                 for b in cluster.brokers]},

@@ -52,6 +52,7 @@ class ClusterModel:
     nics: dict[int, tuple[float, float]] = field(default_factory=dict)  # a scenario's (network_in, network_out)
     version: str = "3.7"
     extra_events: tuple = ()                    # a scenario's own events (broker restarts …), kept in the plan
+    kafka: dict = field(default_factory=dict)   # a scenario's other kafka settings (controller, lag time …), resolved
     offline: dict[tuple[str, int], str] = field(default_factory=dict)  # 'describe.txt:N' of a 'Leader: none' line
     deleting: dict[str, str] = field(default_factory=dict)  # topic → 'describe.txt:N' that says MarkedForDeletion
     leaders: dict[tuple[str, int], int] = field(default_factory=dict)  # the describe's Leader (else the first replica)
@@ -235,7 +236,15 @@ def cluster_from_scenario(path: Path, max_work: int, version: str | None = None)
         min_isr={t.name: t.min_insync_replicas or sc.cluster.min_insync_replicas for t in sc.topics},
         rate_bps={t.name: t.produce_rate_bps for t in sc.topics},
         nics={b.id: (b.network_in_bps, b.network_out_bps) for b in sc.cluster.brokers},  # each broker its own
-        version=sc.kafka.version, extra_events=tuple(e for e in sc.events if e.kind != "reassign"))
+        version=sc.kafka.version, extra_events=tuple(e for e in sc.events if e.kind != "reassign"),
+        kafka=_kafka_settings(sc.kafka))
+
+
+def _kafka_settings(kafka) -> dict:
+    """A scenario's ``kafka`` block as a scenario writes it (durations in ms), but its release and KIP-542 switch,
+    which the plan sets: its candidates run with the same controller, lag time, fetchers and timeouts."""
+    return {info.alias or name: f"{getattr(kafka, name)}ms" if name.endswith("_ms") else getattr(kafka, name)
+            for name, info in type(kafka).model_fields.items() if name not in ("version", "kip542")}
 
 
 def flag_rate_bps(flag: str, text: str) -> float:

@@ -63,3 +63,23 @@ def test_a_slow_broker_outside_the_move_changes_nothing(spark, tmp_path):
     assert a.duration_ms == b.duration_ms
     assert a.bottleneck["broker"] == b.bottleneck["broker"] and a.bottleneck["side"] == b.bottleneck["side"]
     assert a.bottleneck["side"] != "network out"
+
+
+def test_the_scenarios_kafka_settings_reach_every_candidate(tmp_path):
+    """A ``--cluster`` scenario on KRaft with its own lag time, fetcher threads and round trip is planned with them
+    (the candidates ran ZooKeeper, 3.7's default, with 30 s, one fetcher and 50 ms); with ``--version 2.4`` the
+    defaults it leaves out are that release's (ZooKeeper, its 6 s session), the settings it names are kept."""
+    text = SCENARIO.format(nic5="").replace('kafka: {version: "3.7"}', (
+        'kafka: {version: "3.7", controller: kraft, replica_lag_time_max: 5s, num_replica_fetchers: 4, '
+        'fetch_rtt: 20ms}'))
+    (tmp_path / "kraft.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "move.json").write_text(MOVE, encoding="utf-8")
+    prep = prepare(PlanArgs(cluster=tmp_path / "kraft.yaml", reassignment=tmp_path / "move.json"))
+    kafka = candidate(prep.cluster, prep.moves, None, False, None, "check").scenario.kafka
+    assert (kafka.version, kafka.controller, kafka.replica_lag_time_max_ms, kafka.num_replica_fetchers,
+            kafka.fetch_rtt_ms, kafka.session_timeout_ms) == ("3.7", "kraft", 5000, 4, 20, 9000)
+    (tmp_path / "zk.yaml").write_text(text.replace("controller: kraft, ", ""), encoding="utf-8")
+    prep = prepare(PlanArgs(cluster=tmp_path / "zk.yaml", reassignment=tmp_path / "move.json", version="2.4"))
+    kafka = candidate(prep.cluster, prep.moves, None, False, None, "check").scenario.kafka
+    assert (kafka.version, kafka.controller, kafka.session_timeout_ms, kafka.replica_lag_time_max_ms) == (
+        "2.4", "zookeeper", 6000, 5000)

@@ -86,6 +86,14 @@ class ClusterModel:
         return bool(predicates.under_min_isr(len(self.isr(key)), self.min_isr[key[0]], len(self.replicas[key]),
                                              KafkaVersion.parse(self.version).min_isr_capped))
 
+    def at_min_isr_out_of_sync(self) -> list[tuple[str, int]]:
+        """The describe's partitions at min ISR now because a replica is out of their ISR (KIP-427's
+        ``Partition.isAtMinIsr`` at the cluster's release): one more replica out refuses acks=all writes. The
+        simulation starts every replica in sync, so its at-min-ISR count leaves them out."""
+        capped = KafkaVersion.parse(self.version).min_isr_capped
+        return [k for k in sorted(self.out_of_sync)
+                if predicates.at_min_isr(len(self.isr(k)), self.min_isr[k[0]], len(self.replicas[k]), capped)]
+
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})
 

@@ -238,12 +238,25 @@ def min_isr_line(r: CandidateResult, cluster: ClusterModel | None = None) -> str
                 f"({isr_text(cluster, first)}); acks=all writes to {them} fail now (NOT_ENOUGH_REPLICAS), and the "
                 "plan assumes every replica in sync")
     under, at = (r.flags.get(k, {}) for k in ("under_min_isr", "at_min_isr"))
+    at_now = _at_min_isr_now(cluster)
     if under.get("peak"):
         return (f"acks=all: {_count(under['peak'], 'partition')} under min ISR at the peak, "
-                f"{format_minutes(under['partition_minutes'])} of refused writes summed over partitions")
+                f"{format_minutes(under['partition_minutes'])} of refused writes summed over partitions{at_now}")
     margin = (f"; {at['peak']:,} at min ISR, one replica from refusal"
               if at.get("peak") else "")
-    return f"acks=all: no partition under min ISR{margin}"
+    return f"acks=all: no partition under min ISR{margin}{at_now}"
+
+
+def _at_min_isr_now(cluster: ClusterModel | None) -> str:
+    """The clause for the describe's partitions at min ISR because a replica is out of their ISR (a broker down
+    or behind): the simulation has that replica in sync, so its at-min-ISR peak leaves them out."""
+    at_now = cluster.at_min_isr_out_of_sync() if cluster is not None else []
+    if not at_now:
+        return ""
+    first = at_now[0]
+    more = f" and {_count(len(at_now) - 1, 'more partition')} are" if len(at_now) > 1 else " is"
+    return (f"; {first[0]}-{first[1]}{more} already at min ISR in the describe ({isr_text(cluster, first)}), "
+            "one replica from refusal, which the plan, assuming every replica in sync, does not count")
 
 
 def produce_line(cluster: ClusterModel) -> str:
@@ -309,6 +322,7 @@ def plan_json(cluster: ClusterModel, moves: list[Move], choice: Choice, plan_pat
             "commands": [c for p in _paths(plan_path)
                          for c in commands(p, best.throttle_bps, kip542, cluster.version, log_dirs)]},
         "already_under_min_isr": [f"{t}-{p}" for t, p in cluster.under_min_isr()],
+        "already_at_min_isr": [f"{t}-{p}" for t, p in cluster.at_min_isr_out_of_sync()],
         "naive_eta_ms": None if best is None else naive_eta_ms(data, best.throttle_bps),
         "strimzi_eta_ms": None if best is None else strimzi_eta_ms(
             data, len(cluster.brokers), strimzi_nic_bps(cluster, moves), best.throttle_bps),

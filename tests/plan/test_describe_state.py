@@ -207,3 +207,45 @@ def test_the_answer_on_the_probes_case(spark, tmp_path):
     assert "acks=all: orders-0 is already under min ISR in the describe (ISR 2 of 1,2,3, min.insync.replicas=2)" \
         in text.replace("\n  ", " ")
     assert "no partition under min ISR" not in text
+
+
+def test_partitions_at_min_isr_in_the_describe_are_said(tmp_path):
+    """Broker 3 is down: the describe shows it out of the ISR of the six orders partitions it holds (orders-2 and
+    orders-8, which it led, now led by 4), min.insync.replicas=2. Each of them is at min ISR now
+    (Partition.isAtMinIsr, KIP-427: ISR 2 = min(2, 3)), one replica from refusing acks=all writes, and stays so
+    while a move adds its new replica. The simulation starts every replica in sync, so its at-min-ISR peak is 0,
+    and the answer read 'acks=all: no partition under min ISR' as if no partition were one replica from it."""
+    from replicaflow.jobs.plan import prepare
+    from replicaflow.plan.candidate import CandidateResult
+    from replicaflow.plan.render import min_isr_line
+    from tests.plan.kafka_files import args
+
+    a = args(tmp_path, {"orders": RR6}, {("orders", 0): [1, 2, 4]}, 1000, min_isr={"orders": 2},
+             throttle=["30MB/s"])
+    lines = []
+    for line in a.topics.read_text(encoding="utf-8").splitlines():
+        if "Isr:" in line:
+            head, isr = line.rsplit("Isr: ", 1)
+            line = head.replace("Leader: 3", "Leader: 4") + "Isr: " + ",".join(b for b in isr.split(",") if b != "3")
+        lines.append(line)
+    a.topics.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    prep = prepare(a)
+    assert prep.cluster.under_min_isr() == []
+    assert prep.cluster.at_min_isr_out_of_sync() == [("orders", p) for p in (0, 1, 2, 6, 7, 8)]
+    quiet = CandidateResult("t", 30e6, False, True, 1000, None, {}, {}, {}, [], None,
+                            {"under_min_isr": {"peak": 0, "partition_minutes": 0}, "at_min_isr": {"peak": 0}}, [])
+    assert min_isr_line(quiet, prep.cluster) == (
+        "acks=all: no partition under min ISR; orders-0 and 5 more partitions are already at min ISR in the "
+        "describe (ISR 1,2 of 1,2,3, min.insync.replicas=2), one replica from refusal, which the plan, assuming "
+        "every replica in sync, does not count")
+
+
+def test_a_partition_at_min_isr_with_its_whole_isr_is_the_simulations(tmp_path):
+    """A partition at min ISR with every replica in sync (2 replicas, min.insync.replicas=2) is at min ISR in the
+    simulation too: its at-min-ISR peak counts it, and the describe clause does not name it again."""
+    from replicaflow.jobs.plan import prepare
+    from tests.plan.kafka_files import args
+
+    prep = prepare(args(tmp_path, {"pairs": [[1, 2], [2, 3]]}, {("pairs", 0): [3, 2]}, 1000,
+                        min_isr={"pairs": 2}, throttle=["30MB/s"]))
+    assert prep.cluster.at_min_isr_out_of_sync() == []

@@ -15,7 +15,7 @@ from replicaflow.model.predicates import reassignment_state
 from replicaflow.model.units import BYTES, format_bytes, format_duration, format_rate
 from replicaflow.plan.candidate import CandidateSpec, partition_fetch_cap_bps
 from replicaflow.plan.inputs import DEFAULT_MESSAGE_BYTES, ClusterModel, brokers_text
-from replicaflow.sim.scenario import ReassignEvent, parse_scenario
+from replicaflow.sim.scenario import BrokerDownEvent, ReassignEvent, parse_scenario
 
 MB = BYTES["MB"]               # throttles are offered in whole MB/s
 HEADROOM = 0.9                 # the throttle keeps 10 % of each broker's spare NIC free
@@ -61,16 +61,16 @@ def partition_rate_bps(cluster: ClusterModel, topic: str) -> float:
 def steady_traffic(cluster: ClusterModel) -> dict[int, tuple[float, float]]:
     """Per broker, (bytes in, bytes out) per second before any move: produce into the partitions it leads
     and the followers' fetches (the describe's leader leads; a scenario's first replica, as after a
-    preferred election)."""
+    preferred election). A broker that is down (``ClusterModel.down_brokers``) fetches nothing."""
     traffic = {b: [0.0, 0.0] for b in cluster.brokers}
     for (t, p), replicas in cluster.replicas.items():
         rate = partition_rate_bps(cluster, t)
         leader = cluster.leader((t, p))
+        followers = [f for f in replicas if f != leader and f not in cluster.down_brokers]
         traffic[leader][0] += rate
-        traffic[leader][1] += rate * (len(replicas) - 1)
-        for f in replicas:
-            if f != leader:
-                traffic[f][0] += rate
+        traffic[leader][1] += rate * len(followers)
+        for f in followers:
+            traffic[f][0] += rate
     return {b: (i, o) for b, (i, o) in traffic.items()}
 
 
@@ -85,8 +85,9 @@ def headroom_throttle_bps(cluster: ClusterModel, moves: list[Move] | None = None
     brokers without ``moves``): min over those brokers and directions of (the broker's own NIC capacity − the
     traffic that is not the move) × 0.9, rounded down to a whole MB/s from 1MB/s up (the rate an operator
     types, and never above the headroom); and the broker that sets it. A broker with a slow NIC that the plan
-    leaves alone carries none of the move, so it sets nothing."""
-    involved = reassigning_brokers(moves) if moves else set(cluster.brokers)
+    leaves alone carries none of the move, so it sets nothing; nor does one that is down."""
+    # a broker that is down carries nothing; each move's leader is up (down_brokers lead none)
+    involved = (reassigning_brokers(moves) if moves else set(cluster.brokers)) - cluster.down_brokers
     best, who, nic = float("inf"), min(involved), cluster.network_bps
     for b, (t_in, t_out) in steady_traffic(cluster).items():
         if b not in involved:
@@ -116,14 +117,20 @@ def never_finishes(cluster: ClusterModel, moves: list[Move], throttle_bps: float
     faster than its partition grows: the produce into the partitions a broker receives (follower
     side) or sends (leader side) must stay below the throttle. KIP-542 counts only adding replicas.
     """
+    down = sorted({b for m in moves for b in m.adding} & cluster.down_brokers)
+    if down:
+        return (f"broker {down[0]} is down (out of the ISR of every partition it holds in the describe): the new "
+                "replicas it is to hold cannot copy, and Kafka completes a move only once every target replica is "
+                "in the ISR")
     if throttle_bps is None:
         return None
     insync, growth_out, growth_in = {}, {}, {}
     for m in moves:
         rate = partition_rate_bps(cluster, m.topic)
         leader = m.current_leader
-        if not kip542:
-            insync[leader] = insync.get(leader, 0.0) + rate * (len(m.before) - 1)
+        if not kip542:  # a down broker's replica fetches nothing
+            insync[leader] = insync.get(leader, 0.0) + rate * sum(
+                1 for b in m.before if b != leader and b not in cluster.down_brokers)
         growth_out[leader] = growth_out.get(leader, 0.0) + rate * len(m.adding)
         for b in m.adding:
             growth_in[b] = growth_in.get(b, 0.0) + rate
@@ -181,7 +188,8 @@ def reassign_event(batch: list[Move], throttle_bps: float | None) -> ReassignEve
 def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | None, kip542: bool,
               max_per_broker: int | None, label: str, tick_ms: int = TICK_MS) -> CandidateSpec:
     """The scenario of one candidate: the cluster, the first batch at 0 (``--execute --throttle``), the rest
-    fed as each completes, and the scenario's own events (a broker restart …)."""
+    fed as each completes, and the scenario's own events (a broker restart …). A broker the describe shows down
+    (``ClusterModel.down_brokers``) stops at 0, a controlled shutdown: out of every ISR at once, as it is there."""
     topics = cluster.topics()
     data = {
         "name": "plan", "duration": "1d", "tick": f"{tick_ms}ms", "scrape_interval": "1h",
@@ -197,7 +205,9 @@ def candidate(cluster: ClusterModel, moves: list[Move], throttle_bps: float | No
     }
     sc = parse_scenario(data, base_dir=os.getcwd(), source="<plan>", max_work=PLAN_MAX_WORK)
     groups = batches_of(moves, max_per_broker)
-    events = [reassign_event(groups[0], throttle_bps), *cluster.extra_events]
+    down = [BrokerDownEvent.model_validate({"kind": "broker_down", "at": 0, "broker": b, "controlled": True})
+            for b in sorted(cluster.down_brokers)]
+    events = [*down, reassign_event(groups[0], throttle_bps), *cluster.extra_events]
     sc = sc.model_copy(update={"events": tuple(sorted(events, key=lambda e: e.at_ms))})
     sizes = [cluster.size_bytes.get((t, p), 0) // DEFAULT_MESSAGE_BYTES
              for t in topics for p in range(cluster.partitions(t))]

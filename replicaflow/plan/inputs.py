@@ -86,13 +86,30 @@ class ClusterModel:
         return bool(predicates.under_min_isr(len(self.isr(key)), self.min_isr[key[0]], len(self.replicas[key]),
                                              KafkaVersion.parse(self.version).min_isr_capped))
 
+    @cached_property
+    def down_brokers(self) -> frozenset[int]:
+        """Brokers the describe shows out of the ISR of every partition they hold that has a leader, so leading
+        none: a broker that is down (the controller takes a dead broker out of each ISR and keeps it in the
+        assignment, ``KafkaController.onBrokerFailure``; KRaft fences it). The plan simulates them down from the
+        start. A ``--cluster`` scenario has no describe: none."""
+        if not self.leaders:
+            return frozenset()
+        held, in_isr = set(), set()
+        for key, replicas in self.replicas.items():
+            held.update(replicas)
+            if key not in self.offline:  # an offline partition's ISR may keep its last, dead member (ZooKeeper)
+                in_isr.update(self.isr(key))
+        return frozenset(held - in_isr)
+
     def at_min_isr_out_of_sync(self) -> list[tuple[str, int]]:
-        """The describe's partitions at min ISR now because a replica is out of their ISR (KIP-427's
-        ``Partition.isAtMinIsr`` at the cluster's release): one more replica out refuses acks=all writes. The
-        simulation starts every replica in sync, so its at-min-ISR count leaves them out."""
+        """The describe's partitions at min ISR now because a replica that is not down is out of their ISR
+        (KIP-427's ``Partition.isAtMinIsr`` at the cluster's release): one more replica out refuses acks=all
+        writes. The simulation starts that replica in sync, so its at-min-ISR count leaves them out (a down
+        broker's replicas it leaves out of the ISR too, and counts)."""
         capped = KafkaVersion.parse(self.version).min_isr_capped
         return [k for k in sorted(self.out_of_sync)
-                if predicates.at_min_isr(len(self.isr(k)), self.min_isr[k[0]], len(self.replicas[k]), capped)]
+                if set(self.replicas[k]) - set(self.isr(k)) - self.down_brokers
+                and predicates.at_min_isr(len(self.isr(k)), self.min_isr[k[0]], len(self.replicas[k]), capped)]
 
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})
@@ -180,12 +197,19 @@ def isr_text(cluster: ClusterModel, key: tuple[str, int]) -> str:
 
 def isr_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:
     """One line per group of the describe's partitions whose ISR lacks the same replicas (a topic, the brokers
-    out of it): the plan starts every replica in sync (``seed_sizes``), so it does not see them catch up."""
+    out of it): the plan starts every replica in sync (``seed_sizes``), so it does not see them catch up. A broker
+    out of every ISR (``ClusterModel.down_brokers``) is one line of its own: the plan simulates it down."""
     groups: dict[tuple[str, tuple[int, ...]], list[tuple[str, int]]] = {}
+    held: dict[int, list[tuple[str, int]]] = {}
     for key, (isr, _) in sorted(cluster.out_of_sync.items()):
-        lacking = tuple(b for b in cluster.replicas[key] if b not in isr)
-        groups.setdefault((key[0], lacking), []).append(key)
-    lines = []
+        for b in cluster.down_brokers.intersection(cluster.replicas[key]):
+            held.setdefault(b, []).append(key)
+        lacking = tuple(b for b in cluster.replicas[key] if b not in isr and b not in cluster.down_brokers)
+        if lacking:
+            groups.setdefault((key[0], lacking), []).append(key)
+    lines = [f"{cluster.out_of_sync[keys[0]][1]}: broker {b} is out of the ISR of every partition it holds "
+             f"({_count_partitions(len(keys))}) and leads none: the plan simulates it down from the start, and a "
+             "move that adds a replica on it never completes" for b, keys in sorted(held.items())]
     for (topic, lacking), keys in groups.items():
         under = [k for k in keys if cluster.is_under_min_isr(k)]
         where = cluster.out_of_sync[keys[0]][1]
@@ -201,6 +225,10 @@ def isr_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:
                      "so it does not see them catch up, and Kafka completes a move only once every target "
                      "replica is in the ISR")
     return offline_warnings(cluster, shown) + lines
+
+
+def _count_partitions(n: int) -> str:
+    return f"{n:,} partition" + ("" if n == 1 else "s")
 
 
 def offline_warnings(cluster: ClusterModel, shown: int = 3) -> list[str]:

@@ -248,8 +248,8 @@ def min_isr_line(r: CandidateResult, cluster: ClusterModel | None = None) -> str
 
 
 def _at_min_isr_now(cluster: ClusterModel | None) -> str:
-    """The clause for the describe's partitions at min ISR because a replica is out of their ISR (a broker down
-    or behind): the simulation has that replica in sync, so its at-min-ISR peak leaves them out."""
+    """The clause for the describe's partitions at min ISR because a replica is out of their ISR (a broker behind
+    on them, not down): the simulation has that replica in sync, so its at-min-ISR peak leaves them out."""
     at_now = cluster.at_min_isr_out_of_sync() if cluster is not None else []
     if not at_now:
         return ""

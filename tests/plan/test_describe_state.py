@@ -181,7 +181,8 @@ def test_a_partition_without_a_leader_is_said(tmp_path):
 
 
 def test_out_of_sync_groups_are_one_line_each(tmp_path):
-    """Broker 6 out of the ISR of all six orders partitions it holds: one line for the group, not six."""
+    """Broker 6 out of the ISR of all six orders partitions it holds (down: simulated so) and broker 3 out of
+    two of its partitions' ISRs: one line each, not one per partition."""
     from replicaflow.jobs.plan import prepare
     from tests.plan.kafka_files import args
 
@@ -195,7 +196,11 @@ def test_out_of_sync_groups_are_one_line_each(tmp_path):
                                   if "Leader: 6" in line else "Leader: 6"))
     a.topics.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (warning,) = prepare(a).warnings
-    assert ": 6 partitions of 'orders' (orders-3, orders-4, orders-5, …) have broker 6 out of their ISR;" in warning
+    assert warning.endswith(":5: broker 6 is out of the ISR of every partition it holds (6 partitions) and leads "
+                            "none: the plan simulates it down from the start, and a move that adds a replica on it "
+                            "never completes")
+    (warning,) = prepare(_out_of_isr(_mkdir(tmp_path / "b3"), 3, partitions=(0, 1))).warnings
+    assert ": 2 partitions of 'orders' (orders-0, orders-1) have broker 3 out of their ISR;" in warning
 
 
 def test_the_answer_on_the_probes_case(spark, tmp_path):
@@ -209,33 +214,49 @@ def test_the_answer_on_the_probes_case(spark, tmp_path):
     assert "no partition under min ISR" not in text
 
 
-def test_partitions_at_min_isr_in_the_describe_are_said(tmp_path):
-    """Broker 3 is down: the describe shows it out of the ISR of the six orders partitions it holds (orders-2 and
-    orders-8, which it led, now led by 4), min.insync.replicas=2. Each of them is at min ISR now
-    (Partition.isAtMinIsr, KIP-427: ISR 2 = min(2, 3)), one replica from refusing acks=all writes, and stays so
-    while a move adds its new replica. The simulation starts every replica in sync, so its at-min-ISR peak is 0,
-    and the answer read 'acks=all: no partition under min ISR' as if no partition were one replica from it."""
-    from replicaflow.jobs.plan import prepare
-    from replicaflow.plan.candidate import CandidateResult
-    from replicaflow.plan.render import min_isr_line
+def _out_of_isr(tmp_path, broker: int, partitions=None, size_bytes: int = 1000, **kw):
+    """RR6's orders with min.insync.replicas=2 and ``broker`` out of the ISR of ``partitions`` (all it holds by
+    default, leaders it was moving to the next replica); the plan moves orders-0 to 1,2,4."""
     from tests.plan.kafka_files import args
 
-    a = args(tmp_path, {"orders": RR6}, {("orders", 0): [1, 2, 4]}, 1000, min_isr={"orders": 2},
-             throttle=["30MB/s"])
+    a = args(tmp_path, {"orders": RR6}, {("orders", 0): [1, 2, 4]}, size_bytes, min_isr={"orders": 2},
+             throttle=["30MB/s"], **kw)
     lines = []
     for line in a.topics.read_text(encoding="utf-8").splitlines():
-        if "Isr:" in line:
+        if "Isr:" in line and (partitions is None or int(line.split("Partition: ")[1].split("\t")[0]) in partitions):
             head, isr = line.rsplit("Isr: ", 1)
-            line = head.replace("Leader: 3", "Leader: 4") + "Isr: " + ",".join(b for b in isr.split(",") if b != "3")
+            replicas = head.split("Replicas: ")[1].split("\t")[0].split(",")
+            if head.split("Leader: ")[1].split("\t")[0] == str(broker):
+                head = head.replace(f"Leader: {broker}", f"Leader: {replicas[(replicas.index(str(broker)) + 1) % 3]}")
+            line = head + "Isr: " + ",".join(b for b in isr.split(",") if b != str(broker))
         lines.append(line)
     a.topics.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    prep = prepare(a)
+    return a
+
+
+def _quiet(at_peak: int = 0):
+    from replicaflow.plan.candidate import CandidateResult
+
+    return CandidateResult("t", 30e6, False, True, 1000, None, {}, {}, {}, [], None,
+                           {"under_min_isr": {"peak": 0, "partition_minutes": 0}, "at_min_isr": {"peak": at_peak}},
+                           [])
+
+
+def test_partitions_at_min_isr_in_the_describe_are_said(tmp_path):
+    """Broker 3 is behind on orders-0 and orders-1 (out of their ISR, in the ISR of the others it holds),
+    min.insync.replicas=2: both are at min ISR now (Partition.isAtMinIsr, KIP-427: ISR 2 = min(2, 3)), one
+    replica from refusing acks=all writes, and orders-0 stays so while its move adds broker 4. The simulation
+    starts broker 3 in sync, so its at-min-ISR peak is 0, and the answer read 'acks=all: no partition under
+    min ISR' as if no partition were one replica from it."""
+    from replicaflow.jobs.plan import prepare
+    from replicaflow.plan.render import min_isr_line
+
+    prep = prepare(_out_of_isr(tmp_path, 3, partitions=(0, 1)))
+    assert prep.cluster.down_brokers == frozenset()
     assert prep.cluster.under_min_isr() == []
-    assert prep.cluster.at_min_isr_out_of_sync() == [("orders", p) for p in (0, 1, 2, 6, 7, 8)]
-    quiet = CandidateResult("t", 30e6, False, True, 1000, None, {}, {}, {}, [], None,
-                            {"under_min_isr": {"peak": 0, "partition_minutes": 0}, "at_min_isr": {"peak": 0}}, [])
-    assert min_isr_line(quiet, prep.cluster) == (
-        "acks=all: no partition under min ISR; orders-0 and 5 more partitions are already at min ISR in the "
+    assert prep.cluster.at_min_isr_out_of_sync() == [("orders", 0), ("orders", 1)]
+    assert min_isr_line(_quiet(), prep.cluster) == (
+        "acks=all: no partition under min ISR; orders-0 and 1 more partition are already at min ISR in the "
         "describe (ISR 1,2 of 1,2,3, min.insync.replicas=2), one replica from refusal, which the plan, assuming "
         "every replica in sync, does not count")
 
@@ -249,3 +270,50 @@ def test_a_partition_at_min_isr_with_its_whole_isr_is_the_simulations(tmp_path):
     prep = prepare(args(tmp_path, {"pairs": [[1, 2], [2, 3]]}, {("pairs", 0): [3, 2]}, 1000,
                         min_isr={"pairs": 2}, throttle=["30MB/s"]))
     assert prep.cluster.at_min_isr_out_of_sync() == []
+
+
+def test_a_broker_out_of_every_isr_is_simulated_down(tmp_path):
+    """Broker 3 is down: the describe shows it out of the ISR of the six partitions it holds (the controller's
+    KafkaController.onBrokerFailure), orders-2 and orders-8 led by 4. By hand, orders (12MB/s, 1MB/s a
+    partition) moves orders-0 (500MB) from 1,2,3 to 1,2,4 at 15MB/s (below one partition's 21MB/s fetch cap):
+    broker 1's leader quota (ReplicationQuotaManager) counts the fetches of broker 2 alone (1MB/s; KIP-73 lists 3
+    too, which fetches nothing), so the copy gets 14MB/s and gains 14 − 1 = 13MB/s on the log: 500e6 / 13e6 =
+    38.5 s, plus the tick the leader sees it caught up (docs/plan.md). Simulated with broker 3 in sync it took
+    43 s (15 − 2 − 1 = 12MB/s: 41.7 s), and the answer missed the six partitions at min ISR (ISR 1,2 of 1,2,3)
+    the simulation now counts."""
+    from replicaflow.jobs.plan import prepare
+    from replicaflow.plan.build import candidate
+    from replicaflow.plan.candidate import simulate_candidate
+    from replicaflow.plan.render import min_isr_line
+
+    prep = prepare(_out_of_isr(tmp_path, 3, size_bytes=500_000_000, produce_rate=["orders=12MB/s"]))
+    assert prep.cluster.down_brokers == frozenset({3})
+    assert prep.warnings == [f"{tmp_path / 'describe.txt'}:2: broker 3 is out of the ISR of every partition it "
+                             "holds (6 partitions) and leads none: the plan simulates it down from the start, and a "
+                             "move that adds a replica on it never completes"]
+    assert prep.cluster.at_min_isr_out_of_sync() == []
+    r = simulate_candidate(candidate(prep.cluster, prep.moves, 15e6, False, None, "t"))
+    assert r.finished and 38_500 <= r.duration_ms <= 40_000, r.duration_ms
+    assert r.flags["at_min_isr"]["peak"] == 6 and r.flags["under_min_isr"]["peak"] == 0
+    assert min_isr_line(r, prep.cluster) == "acks=all: no partition under min ISR; 6 at min ISR, one replica from refusal"
+
+
+def test_a_move_onto_a_broker_that_is_down_never_finishes(tmp_path):
+    """Kafka completes a reassignment once every target replica is in the ISR
+    (KafkaController.isReassignmentComplete): a new replica on a broker that is down never joins it. Every
+    candidate is ruled out before simulation, naming the broker."""
+    from replicaflow.jobs.plan import prepare
+    from replicaflow.plan.build import Move, headroom_throttle_bps, never_finishes
+
+    prep = prepare(_out_of_isr(tmp_path, 3))
+    onto_3 = [Move("orders", 3, (4, 5, 6), (4, 5, 3), 1000, 4)]
+    assert never_finishes(prep.cluster, onto_3, 30e6, False) == (
+        "broker 3 is down (out of the ISR of every partition it holds in the describe): the new replicas it is to "
+        "hold cannot copy, and Kafka completes a move only once every target replica is in the ISR")
+    assert never_finishes(prep.cluster, prep.moves, None, False) is None
+    assert headroom_throttle_bps(prep.cluster, onto_3)[1] != 3  # a broker that is down sets no headroom
+
+
+def _mkdir(path):
+    path.mkdir()
+    return path

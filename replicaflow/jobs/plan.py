@@ -175,7 +175,8 @@ def prepare(a: PlanArgs) -> Prepared:
         plan_path = str(a.reassignment)
     moves = moves_of(cluster, plan)
     if not moves:
-        raise ReplicaflowError(f"{plan_path}: every partition already has the listed replicas; nothing to move")
+        raise ReplicaflowError(f"{plan_path}: every partition already has the listed replicas; nothing to move"
+                               + _log_dir_moves(plan, log_dirs))
     doomed = next((m for m in moves if m.topic in cluster.deleting), None)
     if doomed is not None:  # KafkaController.maybeTriggerPartitionReassignment skips it: UNKNOWN_TOPIC_OR_PARTITION
         made = ("--generate would move it (kafka-reassign-partitions --generate fails on it too: 'Topic not found')"
@@ -198,6 +199,21 @@ def prepare(a: PlanArgs) -> Prepared:
     _simulable(cluster, moves, a)
     return Prepared(cluster, plan, moves, throttles, deadline_ms, plan_path, a.generate, log_dirs,
                     isr_warnings(cluster))
+
+
+def _log_dir_moves(plan: dict, log_dirs: dict[tuple[str, int], list[str]]) -> str:
+    """What a plan that keeps every replica on its broker may still do: a ``log_dirs`` entry other than ``any``
+    moves the replica between its broker's own directories (``ReassignPartitionsCommand`` calls
+    ``alterReplicaLogDirs``; the copy runs at ``--replica-alter-log-dirs-throttle``, not the replication
+    throttle), which ``plan`` does not simulate: said, not 'nothing to move'."""
+    for (t, p), dirs in sorted(log_dirs.items()):
+        named = [(b, d) for b, d in zip(plan[(t, p)], dirs, strict=True) if d != "any"]
+        if named:
+            b, d = named[0]
+            return (f" between brokers; its log_dirs ({t}-{p} on broker {b}: {d}) move replicas between a broker's "
+                    "own log directories, which the replication throttle does not cover "
+                    "(--replica-alter-log-dirs-throttle) and plan does not simulate")
+    return ""
 
 
 def _simulable(cluster: ClusterModel, moves: list, a: PlanArgs) -> None:

@@ -317,3 +317,29 @@ def test_a_move_onto_a_broker_that_is_down_never_finishes(tmp_path):
 def _mkdir(path):
     path.mkdir()
     return path
+
+
+def test_a_plan_that_only_names_log_directories_is_not_nothing_to_move(tmp_path):
+    """orders-0 keeps replicas 1,2,4 and names /data2 for broker 2's: ReassignPartitionsCommand.executeAssignment
+    moves that replica between broker 2's own directories (alterReplicaLogDirs, at
+    replica.alter.log.dirs.io.max.bytes.per.second from --replica-alter-log-dirs-throttle), which plan does not
+    simulate. The refusal said 'nothing to move'; it says what the plan does move and that it is not simulated.
+    A plan that keeps every replica where it is, directories 'any', still has nothing to move."""
+    from replicaflow.errors import ReplicaflowError
+    from replicaflow.jobs.plan import prepare
+    from tests.plan.kafka_files import args
+
+    a = args(tmp_path, {"orders": RR6}, {("orders", 0): [1, 2, 3]}, 1000, throttle=["30MB/s"])
+    same = {"topic": "orders", "partition": 0, "replicas": [1, 2, 3]}
+    a.reassignment.write_text(json.dumps({"version": 1, "partitions": [
+        {**same, "log_dirs": ["any", "/data2", "any"]}]}), encoding="utf-8")
+    with pytest.raises(ReplicaflowError) as err:
+        prepare(a)
+    assert str(err.value) == (
+        f"{a.reassignment}: every partition already has the listed replicas; nothing to move between brokers; its "
+        "log_dirs (orders-0 on broker 2: /data2) move replicas between a broker's own log directories, which the "
+        "replication throttle does not cover (--replica-alter-log-dirs-throttle) and plan does not simulate")
+    a.reassignment.write_text(json.dumps({"version": 1, "partitions": [
+        {**same, "log_dirs": ["any", "any", "any"]}]}), encoding="utf-8")
+    with pytest.raises(ReplicaflowError, match=r"listed replicas; nothing to move$"):
+        prepare(a)

@@ -56,11 +56,15 @@ def eta_ms(bytes_remaining, copy_bps, leader_growth_bps):
     return bytes_remaining * 1000.0 / net
 
 
-def describe(status: str, copy_bps: float | None, leader_growth_bps: float | None, throttled: bool) -> str:
-    """The reason behind a status, in operator units: ``copies 559KB/s, the log grows 2MB/s (throttled)``."""
+def describe(status: str, copy_bps: float | None, leader_growth_bps: float | None, throttled: bool,
+             stalled_since: str | None = None) -> str:
+    """The reason behind a status, in operator units: ``copies 559KB/s, the log grows 2MB/s (throttled)``.
+    ``stalled_since``: when a stalled move last copied (``2026-01-01 00:00:30, 4m30s before the end``), where its
+    progress samples tell; without it, only the window is known."""
     if status in (COMPLETED, CANCELLED) or copy_bps is None or leader_growth_bps is None:
         return ""
     rates = f"copies {format_rate(max(copy_bps, 0.0))}, the log grows {format_rate(max(leader_growth_bps, 0.0))}"
-    why = {STARVED: "held back by a replication throttle", STALLED: "copied nothing for a minute",
+    stalled = f"copied nothing since {stalled_since}" if stalled_since else "copied nothing over the last minute"
+    why = {STARVED: "held back by a replication throttle", STALLED: stalled,
            NEVER: "producers append at least as fast as it copies"}.get(status)
     return f"{why}: {rates}" if why else rates + (" (throttled)" if throttled else "")

@@ -122,6 +122,7 @@ def reassignments(analysis, cluster: str, prefix: str) -> dict:
                          "analysis/reassignments", "the moves that cannot finish, then the open ones with the most "
                          "bytes left", descending=("_left",))
     rows = []
+    since = _stalled_since(analysis, cluster, moves)
     for r in moves.itertuples():
         known = pd.notna(r.bytes_to_move)
         pct = 100.0 * r.bytes_moved / r.bytes_to_move if known and r.bytes_to_move else 100.0
@@ -137,13 +138,33 @@ def reassignments(analysis, cluster: str, prefix: str) -> dict:
                      "rate": format_rate(rate) if rate is not None else "–", "rate_bps": rate,
                      "eta": format_duration(r.eta_ms) if pd.notna(r.eta_ms) else "–",
                      "eta_ms": _ms(r.eta_ms) if pd.notna(r.eta_ms) else None,
-                     "why": progress.describe(r.status, rate, growth, bool(r.throttled))})
+                     "why": progress.describe(r.status, rate, growth, bool(r.throttled),
+                                              since.get((r.topic, r.partition, r.replica, r.start_ms)))})
     return table(f"{prefix}-reassignments", [
         col("partition", "partition", "input"), col("adding replica", "replica", "list", kind="num"),
         col("status", "status", "list", kind="tag"), col("start (UTC)", "start", kind="ts"),
         col("end (UTC)", "end", kind="ts"), col("moved", "moved", sort="pct", kind="num"),
         col("rate", "rate", sort="rate_bps", kind="num"), col("ETA", "eta", sort="eta_ms", kind="num"),
         col("why", "why")], rows, note)
+
+
+def _stalled_since(analysis, cluster: str, moves: pd.DataFrame) -> dict[tuple, str]:
+    """When each stalled move last copied: the last progress sample of its episode whose bytes moved grew (else
+    the episode's first), and how long before its last sample that was. The status looks at one window
+    (``progress.STALL_WINDOW_MS``); the table said 'copied nothing for a minute' of a move idle for an hour."""
+    stalled = moves[moves["status"] == progress.STALLED]
+    if stalled.empty or "reassignment_progress" not in analysis.tables:
+        return {}
+    keys = ["topic", "partition", "replica"]
+    rp = analysis.of("reassignment_progress", cluster).dropna(subset=["bytes_moved"])
+    rp = rp.merge(stalled[[*keys, "start_ms"]], on=keys)
+    rp = rp[rp["ts_ms"] >= rp["start_ms"]].sort_values("ts_ms")
+    out = {}
+    for (t, p, b, start), g in rp.groupby([*keys, "start_ms"]):
+        grew = g["ts_ms"][g["bytes_moved"].diff() > 0]
+        last = int(grew.iloc[-1]) if len(grew) else int(g["ts_ms"].iloc[0])
+        out[(t, p, b, start)] = f"{format_ts_ms(last)}, {format_duration(int(g['ts_ms'].iloc[-1]) - last)} before the end"
+    return out
 
 
 def log_events(analysis, cluster: str, prefix: str) -> tuple[dict, int]:

@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from replicaflow.model.units import format_ts_ms
 from replicaflow.report import tables
 from replicaflow.report.build import build_report
 from replicaflow.report.data import Analysis
@@ -175,3 +176,25 @@ def test_the_controller_losing_a_broker_that_shut_down_is_not_marked_as_a_loss()
         (60_000, "shutdown b5 …", "log: broker shutdown broker 5 (controller.log:3); "
                                   "log: broker failed broker 3 (controller.log:4)"),
         (400_000, "broker lost b5", "log: broker failed broker 5 (controller.log:9)")]
+
+
+def test_a_stalled_move_says_since_when_it_copied_nothing():
+    """A follower on broker 4 stops fetching t-3 (stall_follower) 30 s into its move, and the run ends at 5 m:
+    its progress samples (10 s apart) last grow at 30 s, so it copied nothing for 4m30s. The status looks at one
+    60 s window (model/progress.py), and the 'why' said 'copied nothing for a minute' whatever the time. A move
+    whose samples never grew copied nothing since its first; one without samples says only the window."""
+    base = dict(cluster="c", topic="t", replica=4, start_ms=T0, end_ms=None, bytes_to_move=2.3e9, rate_bps=0.0,
+                leader_growth_bps=1e6, eta_ms=None, throttled=False, status="stalled")
+    moves = [dict(base, partition=3, bytes_moved=627e6), dict(base, partition=5, bytes_moved=0.0),
+             dict(base, partition=6, bytes_moved=0.0)]
+    progress = [dict(cluster="c", ts_ms=T0 + 10_000 * i, topic="t", partition=3, replica=4,
+                     bytes_moved=min(i, 3) * 209e6, bytes_remaining=None, rate_bps=None) for i in range(31)]
+    progress += [dict(cluster="c", ts_ms=T0 + 10_000 * i, topic="t", partition=5, replica=4, bytes_moved=0.0,
+                      bytes_remaining=None, rate_bps=None) for i in range(31)]
+    t = tables.reassignments(_analysis(reassignments=_frame("reassignments", moves),
+                                       reassignment_progress=_frame("reassignment_progress", progress)), "c", "x")
+    why = {r["partition"]: r["why"] for r in t["rows"]}
+    assert why["t-3"] == (f"copied nothing since {format_ts_ms(T0 + 30_000)}, 4m30s before the end: copies 0B/s, "
+                          "the log grows 1MB/s")
+    assert why["t-5"].startswith(f"copied nothing since {format_ts_ms(T0)}, 5m before the end:")
+    assert why["t-6"].startswith("copied nothing over the last minute:")

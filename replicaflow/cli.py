@@ -364,6 +364,10 @@ def plan(
                                   "which Kafka draws at random; another seed, another of Kafka's plans."),
     network: str | None = typer.Option(None, "--network", metavar="RATE",
                                        help="Each broker's NIC per direction (default 125MB/s = 1 Gbit/s)."),
+    min_insync_replicas: int | None = typer.Option(
+        None, "--min-insync-replicas", metavar="N",
+        help="With --topics: the brokers' min.insync.replicas (server.properties), for topics the describe "
+             "shows none for (a --zookeeper describe shows only topic overrides; default 1, Kafka's)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON instead of the table (Cruise Control / Strimzi "
                                                           "field names, per-partition ETA)."),
     master: str = typer.Option("local[2]", "--master", metavar="URL",
@@ -393,7 +397,7 @@ def plan(
             max_moves_per_broker=max_moves_per_broker, kip542=kip542, generate=generate,
             remove_brokers=_broker_list("--remove-brokers", remove_brokers),
             brokers=_broker_list("--brokers", brokers), racks=racks, disable_rack_aware=disable_rack_aware,
-            seed=seed, network=network, master=master,
+            seed=seed, network=network, min_insync_replicas=min_insync_replicas, master=master,
             out=_out(out) if out is not None else None, json_out=json_out, progress=_progress())
         prep, _choice, text = plan_job(args)
     except ReplicaflowError as exc:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicaflow.errors import ReplicaflowError, quote
+from replicaflow.model.configs import MAX_MIN_ISR
 from replicaflow.model.units import parse_duration_ms, parse_id
 from replicaflow.model.version import KafkaVersion, written_release
 from replicaflow.plan.build import (
@@ -61,6 +62,7 @@ class PlanArgs:
     disable_rack_aware: bool = False
     seed: int = 0
     network: str | None = None
+    min_insync_replicas: int | None = None  # the brokers' default, for topics the describe shows no override of
     master: str = "local[2]"
     out: Path | None = None
     json_out: bool = False
@@ -101,6 +103,11 @@ def prepare(a: PlanArgs) -> Prepared:
         raise ReplicaflowError("--brokers: with --cluster, only with --generate (the scenario lists its brokers)")
     if a.max_moves_per_broker is not None and a.max_moves_per_broker < 1:
         raise ReplicaflowError(f"--max-moves-per-broker: expected at least 1, found {a.max_moves_per_broker}")
+    if a.min_insync_replicas is not None and a.cluster is not None:
+        raise ReplicaflowError("--min-insync-replicas: only with --topics; a --cluster scenario sets "
+                               "cluster.min_insync_replicas")
+    if a.min_insync_replicas is not None and not 1 <= a.min_insync_replicas <= MAX_MIN_ISR:
+        raise ReplicaflowError(f"--min-insync-replicas: expected 1 to {MAX_MIN_ISR}, found {a.min_insync_replicas}")
     version = None
     if a.version is not None:
         try:
@@ -112,7 +119,8 @@ def prepare(a: PlanArgs) -> Prepared:
 
         cluster = cluster_from_scenario(a.cluster, DEFAULT_MAX_WORK, version)
     else:
-        cluster = cluster_from_describe(a.topics, a.log_dirs, _ids("--brokers", a.brokers) or None)
+        cluster = cluster_from_describe(a.topics, a.log_dirs, _ids("--brokers", a.brokers) or None,
+                                        a.min_insync_replicas or 1)
     if a.racks is not None:
         cluster.racks = _racks(a.racks, cluster.brokers)
     if version is not None:

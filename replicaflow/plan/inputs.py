@@ -134,8 +134,11 @@ def brokers_text(brokers: list[int], shown: int = 20) -> str:
     return ",".join(map(str, brokers[:shown])) + more
 
 
-def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[int] | None) -> ClusterModel:
-    """The cluster of a ``kafka-topics --describe`` output (plus ``kafka-log-dirs`` sizes)."""
+def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[int] | None,
+                          default_min_isr: int = 1) -> ClusterModel:
+    """The cluster of a ``kafka-topics --describe`` output (plus ``kafka-log-dirs`` sizes). A ``--zookeeper``
+    describe shows a topic's ``min.insync.replicas`` only where the topic overrides it; ``default_min_isr`` is the
+    brokers' own for the others (``--min-insync-replicas``; Kafka's default 1)."""
     snap = read_topic_describe(describe)
     moving = next((p for p in snap.partitions.values() if p.adding or p.removing), None)
     if moving is not None:  # its Replicas hold the old and the new set together: no cluster to plan from
@@ -157,14 +160,15 @@ def cluster_from_describe(describe: Path, log_dirs: Path | None, brokers: list[i
             raise ReplicaflowError(f"{describe}:{snap.partitions[(topic, odd)].line}: partition {topic}-{odd} has "
                                    f"{len(replicas[(topic, odd)])} replicas where {topic}-0 has {first}; plan needs "
                                    "one replication factor for all partitions of a topic")
-    min_isr = {t: int(d.configs.get("min.insync.replicas", "1")) for t, d in snap.topics.items()}  # checked there
+    min_isr = {t: int(d.configs.get("min.insync.replicas", default_min_isr))  # checked there
+               for t, d in snap.topics.items()}
     known = set(brokers or ()) | snap.brokers()
     deleting: dict[str, str] = {}  # the header says it; a release that prints it on partition lines, the first one
     for d in sorted((*snap.topics.values(), *snap.partitions.values()), key=lambda d: d.line):
         if d.marked_for_deletion:
             deleting.setdefault(d.topic, f"{describe}:{d.line}")
     model = ClusterModel(brokers=sorted(known), racks={}, replicas=replicas,
-                         min_isr={t: min_isr.get(t, 1) for t, _ in replicas},
+                         min_isr={t: min_isr.get(t, default_min_isr) for t, _ in replicas},
                          offline={k: f"{describe}:{p.line}" for k, p in snap.partitions.items() if p.leader is None},
                          deleting=deleting,
                          leaders={k: p.leader for k, p in snap.partitions.items() if p.leader is not None},

@@ -343,3 +343,36 @@ def test_a_plan_that_only_names_log_directories_is_not_nothing_to_move(tmp_path)
         {**same, "log_dirs": ["any", "any", "any"]}]}), encoding="utf-8")
     with pytest.raises(ReplicaflowError, match=r"listed replicas; nothing to move$"):
         prepare(a)
+
+
+def test_the_brokers_min_insync_replicas_applies_where_the_describe_shows_no_override(tmp_path):
+    """kafka-topics --zookeeper --describe (up to 2.8) prints a topic's min.insync.replicas only where the topic
+    overrides it (TopicCommand's ZookeeperTopicService: fetchEntityConfig of the topic's znode); a cluster whose
+    server.properties sets 2 showed nothing, and the plan took Kafka's default 1: broker 3 behind on orders-0 and orders-1 (ISR 1,2 of 1,2,3) were not at min
+    ISR. --min-insync-replicas 2 gives the brokers' value: both are (Partition.isAtMinIsr: 2 = min(2, 3)). A
+    value the describe shows wins over it (with --bootstrap-server the tool prints the brokers' value too:
+    ConfigEntry.isDefault), and a --cluster scenario has its own (cluster.min_insync_replicas)."""
+    from dataclasses import replace
+
+    from replicaflow.errors import ReplicaflowError
+    from replicaflow.jobs.plan import prepare
+    from tests.plan.kafka_files import args
+
+    a = _out_of_isr(tmp_path, 3, partitions=(0, 1))
+    text = a.topics.read_text(encoding="utf-8").replace("\tConfigs: min.insync.replicas=2", "")
+    assert "min.insync.replicas" not in text
+    a.topics.write_text(text, encoding="utf-8")
+    assert prepare(a).cluster.at_min_isr_out_of_sync() == []
+    prep = prepare(replace(a, min_insync_replicas=2))
+    assert prep.cluster.min_isr == {"orders": 2}
+    assert prep.cluster.at_min_isr_out_of_sync() == [("orders", 0), ("orders", 1)]
+    pinned = _out_of_isr(_mkdir(tmp_path / "pinned"), 3, partitions=(0, 1))  # min.insync.replicas=2 on the topic
+    assert prepare(replace(pinned, min_insync_replicas=3)).cluster.min_isr == {"orders": 2}
+    with pytest.raises(ReplicaflowError, match=r"^--min-insync-replicas: expected 1 to 32767, found 0$"):
+        prepare(replace(a, min_insync_replicas=0))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nduration: 1m\nkafka: {version: '3.7'}\ncluster: {brokers: 3}\n"
+                        "topics: [{name: t, partitions: 1, replication_factor: 2}]\n", encoding="utf-8")
+    with pytest.raises(ReplicaflowError, match=r"^--min-insync-replicas: only with --topics"):
+        prepare(replace(args(tmp_path, {"t": [[1, 2]]}, {("t", 0): [2, 3]}, 1000), topics=None, log_dirs=None,
+                        cluster=scenario, min_insync_replicas=2))

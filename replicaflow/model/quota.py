@@ -25,12 +25,16 @@ def rate_bps(total_bytes, oldest_window_start_ms, now_ms, window_ms):
     return np.asarray(total_bytes, dtype=np.float64) * 1000.0 / elapsed_ms
 
 
-def oldest_window_start_ms(now_ms, quota_start_ms, window_ms, samples, overlapping=False):
+def oldest_window_start_ms(now_ms, quota_start_ms, window_ms, samples, overlapping=False, any_retained=True):
     """Start of the oldest retained window: windows are aligned to ``quota_start_ms``; ``samples`` kept, and
-    where ``overlapping`` (3.8+, :func:`overlapping_window_kept`) the one before them too."""
+    where ``overlapping`` (3.8+, :func:`overlapping_window_kept`) the one before them too. Where no retained
+    window holds a record (``any_retained`` false: the quota recorded nothing for a whole retention), ``now``:
+    ``SampledStat.purgeObsoleteSamples`` has reset every sample to the instant asked (``Sample.reset(now)``),
+    so ``SimpleRate`` measures over one window. Counting the empty windows since the sensor's start let a
+    quota idle that long (a leader between two batches of a move) pass ten windows' worth at once."""
     current = np.floor_divide(np.asarray(now_ms) - quota_start_ms, window_ms)
     first = current - (samples - 1) - np.asarray(overlapping, dtype=np.int64)
-    return quota_start_ms + np.maximum(first, 0) * window_ms
+    return np.where(any_retained, quota_start_ms + np.maximum(first, 0) * window_ms, now_ms)
 
 
 def overlapping_window_kept(last_record_ms, now_ms, window_ms, samples):

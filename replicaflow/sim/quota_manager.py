@@ -88,7 +88,9 @@ class ReplicationQuotaManager:
             before &= quota.overlapping_window_kept(self.last, at[..., None], win, n)
             valid |= before
             overlapping = before.any(axis=-1)
-        return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(at, self.t0, win, n, overlapping)
+        recorded = (valid & (self.wid >= 0)).any(axis=-1)  # some retained window holds a record
+        return (self.bytes * valid).sum(axis=-1), quota.oldest_window_start_ms(at, self.t0, win, n, overlapping,
+                                                                               recorded)
 
     def rates_bps(self, now: int) -> np.ndarray:
         """[quota row, broker] the sampled rate Kafka's quota sees at ``now`` (0 before the sensor exists)."""
@@ -128,7 +130,9 @@ class ReplicationQuotaManager:
         self._record(grid, now)
 
     def _record(self, bytes_qb: np.ndarray, now: int) -> None:
-        """Add [quota row, broker] bytes to the current windows; a sensor starts with its first byte."""
+        """Add [quota row, broker] bytes to the current windows; a sensor starts with its first byte, and again with
+    the first after a whole retention without one: ``SampledStat.purgeObsoleteSamples`` has reset every sample
+    to the instant asked, so Kafka's windows run from there (``model.quota.oldest_window_start_ms``)."""
         hit = np.flatnonzero(bytes_qb > 0)
         if len(hit) == 0:
             return
@@ -136,6 +140,13 @@ class ReplicationQuotaManager:
         wids, window_bytes = self.wid.reshape(len(t0), -1), self.bytes.reshape(len(t0), -1)
         last = self.last.reshape(len(t0), -1)
         start = t0[hit]
+        purged = (start >= 0) & ~(wids[hit] > ((now - start) // self.window_ms - self.samples)[:, None]).any(axis=1)
+        if self.overlapping:  # 3.8+: the window just before the retained ones holds on while its record is young
+            purged &= ~((now - last[hit]) < self.samples * self.window_ms).any(axis=1)
+        if purged.any():  # nothing recorded for a whole retention: the sensor starts again with this byte
+            gone = hit[purged]
+            t0[gone], wids[gone], window_bytes[gone], last[gone] = -1, -1, 0.0, -1
+            start = t0[hit]
         if (start < 0).any():
             start = np.where(start < 0, now, start)
             t0[hit] = start

@@ -161,6 +161,8 @@ def test_a11_quota_window():
     # at least one window; and windows older than `samples` drop out
     assert rate(50, 200) == pytest.approx(50.0)
     assert int(quota.oldest_window_start_ms(12_500, 0, window, samples)) == 3000
+    # none of them holds a record (SampledStat.purgeObsoleteSamples reset them all to now): one window
+    assert int(quota.oldest_window_start_ms(12_500, 0, window, samples, any_retained=False)) == 12_500
 
 
 def test_a12_leader_throttling():

@@ -344,3 +344,24 @@ def test_the_answer_says_whether_acks_all_producers_are_refused():
     assert min_isr_line(one) == ("acks=all: 1 partition under min ISR at the peak, 30s of refused writes "
                                   "summed over partitions")
 
+
+
+def test_a_batch_whose_leader_sat_idle_since_its_last_batch_runs_at_the_throttle():
+    """docs/examples/plan, one move per broker per batch at 15MB/s: orders-6 (batch 4) is led by broker 1, whose
+    leader quota recorded nothing since orders-0 (batch 1) completed at 41 s. Kafka's SimpleRate starts again
+    after a whole retention without a record (SampledStat.purgeObsoleteSamples), so by hand: 500MB + 132 s of
+    growth at 0.833MB/s = 610MB, copied at 15 − 1.67 (the in-sync followers 2 and 3) = 13.33MB/s while the log
+    grows 0.833MB/s: 610 / 12.5 = 48.8 s, plus the tick. The quota counted the empty windows before it and let
+    the move copy at the fetch speed: 47 s."""
+    from pathlib import Path
+
+    from replicaflow.jobs.plan import PlanArgs, prepare
+
+    examples = Path(__file__).parents[2] / "docs" / "examples" / "plan"
+    prep = prepare(PlanArgs(reassignment=examples / "reassignment.json", topics=examples / "describe.txt",
+                            log_dirs=examples / "logdirs.json", metrics=examples / "metrics.prom",
+                            throttle=["15MB/s"], max_moves_per_broker=1))
+    r = simulate_candidate(candidate(prep.cluster, prep.moves, 15e6, False, 1, "hand"))
+    start, end, n = r.batches[3]
+    assert (start, n) == (132_000, 1) and r.eta_ms["orders-6"] == end
+    assert 48_800 <= end - start <= 50_000, end - start

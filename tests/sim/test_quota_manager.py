@@ -69,11 +69,36 @@ def test_the_window_overlapping_the_samples_counts_from_3_8():
     timeWindowMs` (keeping `samples + 1` of them) and SimpleRate.windowSize measures from the oldest one's
     startTimeMs (apache/kafka#15889); at 3.7.0 the test is `now - sample.lastWindowMs` (its start). 11 windows of
     1 s; 1101 B in window 0 (last at 0.9 s), 1 B at 11.2 s. At 11.5 s Kafka 3.8 still rates window 0: 1102 B over
-    11.5 s = 95.83 B/s; at 11.95 s its last record is 11.05 s old and it is gone, as it is at 11.5 s up to 3.7."""
+    11.5 s = 95.83 B/s. Up to 3.7 window 0 is gone by 11.2 s, the whole retention without a record: its sample is
+    reset to the instant asked, and SimpleRate rates the 1 B from the sample of 11.2 s over one window, 1 B/s
+    (the simulator counted the ten empty windows before it: 1 B over 10.5 s)."""
     new, old = _overlap_story(True), _overlap_story(False)
     assert new.rates_bps(T0 + 11_500)[LEADER_REPLICATION, 0] == np.float64(1102.0 * 1000 / 11_500)
-    assert old.rates_bps(T0 + 11_500)[LEADER_REPLICATION, 0] == np.float64(1.0 * 1000 / 10_500)
-    assert new.rates_bps(T0 + 11_950)[LEADER_REPLICATION, 0] == old.rates_bps(T0 + 11_950)[LEADER_REPLICATION, 0]
+    assert old.rates_bps(T0 + 11_500)[LEADER_REPLICATION, 0] == np.float64(1.0)
+    assert old.rates_bps(T0 + 11_950)[LEADER_REPLICATION, 0] == np.float64(1.0)
+    assert old.t0[LEADER_REPLICATION, 0] == T0 + 11_200  # the sensor started again with that byte
+
+
+def test_a_quota_idle_for_a_whole_retention_starts_again():
+    """kafka.server.ReplicationQuotaManager's SimpleRate: 100 B at 0 s, then nothing for 20 s, then 150 B.
+    SampledStat.purgeObsoleteSamples has reset every sample to the instant asked (Sample.reset(now)), so the
+    150 B are rated over one window, 150 B/s, above a 100 B/s limit. The simulator rated them over the ten empty
+    windows before, 14.3 B/s: a leader whose quota sat idle between two batches of a move copied at full fetch
+    speed for ten seconds (plan's batch 4 of docs/examples/plan at 15MB/s took 47 s; by hand 610MB / 12.5MB/s
+    = 48.8 s, now 50 s)."""
+    for overlapping in (False, True):
+        qm = ReplicationQuotaManager(1, window_ms=1000, samples=11, kip542=False, overlapping=overlapping)
+        qm.update_quota(limits(1, leader_replication=100.0))
+        qm.record(LEADER_REPLICATION, np.array([100.0]), T0)
+        assert qm.rates_bps(T0 + 20_000)[LEADER_REPLICATION, 0] == 0.0
+        qm.record(LEADER_REPLICATION, np.array([150.0]), T0 + 20_000)
+        assert qm.rates_bps(T0 + 20_500)[LEADER_REPLICATION, 0] == np.float64(150.0)
+        assert qm.exceeded(T0 + 20_500)[LEADER_REPLICATION, 0]
+        # a quota recording within the retention keeps its windows: 100 B at 0 s and 150 B at 10.5 s over 10.5 s
+        qm = ReplicationQuotaManager(1, window_ms=1000, samples=11, kip542=False, overlapping=overlapping)
+        qm.record(LEADER_REPLICATION, np.array([100.0]), T0)
+        qm.record(LEADER_REPLICATION, np.array([150.0]), T0 + 10_500)
+        assert qm.rates_bps(T0 + 10_500)[LEADER_REPLICATION, 0] == np.float64(250.0 * 1000 / 10_500)
 
 
 def test_the_engine_keeps_the_overlapping_window_from_3_8():

@@ -81,10 +81,15 @@ class ClusterModel:
         A ``--cluster`` scenario has no describe (no ``leaders``): none."""
         return [k for k in sorted(self.leaders) if self.is_under_min_isr(k)]
 
+    @property
+    def min_isr_capped(self) -> bool:
+        """Whether the cluster's release caps min ISR at the replica count (docs/semantics.md §2, 3.7+)."""
+        return KafkaVersion.parse(self.version).min_isr_capped
+
     def is_under_min_isr(self, key: tuple[str, int]) -> bool:
         """docs/semantics.md §2's predicate on the describe's ISR, at the cluster's release."""
         return bool(predicates.under_min_isr(len(self.isr(key)), self.min_isr[key[0]], len(self.replicas[key]),
-                                             KafkaVersion.parse(self.version).min_isr_capped))
+                                             self.min_isr_capped))
 
     @cached_property
     def down_brokers(self) -> frozenset[int]:
@@ -106,10 +111,10 @@ class ClusterModel:
         (KIP-427's ``Partition.isAtMinIsr`` at the cluster's release): one more replica out refuses acks=all
         writes. The simulation starts that replica in sync, so its at-min-ISR count leaves them out (a down
         broker's replicas it leaves out of the ISR too, and counts)."""
-        capped = KafkaVersion.parse(self.version).min_isr_capped
         return [k for k in sorted(self.out_of_sync)
                 if set(self.replicas[k]) - set(self.isr(k)) - self.down_brokers
-                and predicates.at_min_isr(len(self.isr(k)), self.min_isr[k[0]], len(self.replicas[k]), capped)]
+                and predicates.at_min_isr(len(self.isr(k)), self.min_isr[k[0]], len(self.replicas[k]),
+                                          self.min_isr_capped)]
 
     def topics(self) -> list[str]:
         return sorted({t for t, _ in self.replicas})

@@ -236,8 +236,7 @@ class KafkaController:
         ``model.election.elect_leader``). ``periodic``: KRaft's check of leaderless partitions elects it."""
         s = self.s
         row = s.rbi[p]
-        # a replica in a failed log directory cannot lead (KIP-112)
-        live = (row >= 0) & s.up[np.maximum(row, 0)] & ~s.offline_replica[p] & (row != exclude)
+        live = self._can_lead(p) & (row != exclude)
         old_slot = int(s.lslot[p])
         if prefer_slot is not None and live[prefer_slot] and s.in_isr[p, prefer_slot]:
             new_slot, unclean = prefer_slot, False
@@ -281,6 +280,13 @@ class KafkaController:
         if self.auto_leader_rebalance and self.mode == election.KRAFT and self._rebalance_at < 0 and new_slot > 0:
             self._schedule_rebalance(now)  # KRaft checks balance 300 s after it sees an imbalance
 
+    def _can_lead(self, p=slice(None)) -> np.ndarray:
+        """[P, slot] (or [slot] of partition ``p``) replicas that could lead: assigned, their broker up, not in a failed
+        log directory (KIP-112)."""
+        s = self.s
+        row = s.rbi[p]
+        return (row >= 0) & s.up[np.maximum(row, 0)] & ~s.offline_replica[p]
+
     def elect_leaders(self, now: int, event, where: str) -> None:
         """``kafka-leader-election`` over every partition or the listed ones (§6). ``preferred``: the first replica
         leads where it does not and is a live ISR member. ``unclean`` (2.4+, KIP-460): only partitions without a
@@ -294,8 +300,7 @@ class KafkaController:
             chosen[:] = False
             chosen[[s.partition_row(t, p, where) for t, p in event.partitions]] = True
         if event.election_type == "unclean":
-            live = (s.rbi >= 0) & s.up[np.maximum(s.rbi, 0)] & ~s.offline_replica
-            for p in np.nonzero(chosen & (s.lslot < 0) & live.any(axis=1))[0]:
+            for p in np.nonzero(chosen & (s.lslot < 0) & self._can_lead().any(axis=1))[0]:
                 self.elect(int(p), now, unclean_ok=True)
             return
         preferred = s.rbi[:, 0]

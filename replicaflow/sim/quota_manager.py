@@ -131,8 +131,8 @@ class ReplicationQuotaManager:
 
     def _record(self, bytes_qb: np.ndarray, now: int) -> None:
         """Add [quota row, broker] bytes to the current windows; a sensor starts with its first byte, and again with
-    the first after a whole retention without one: ``SampledStat.purgeObsoleteSamples`` has reset every sample
-    to the instant asked, so Kafka's windows run from there (``model.quota.oldest_window_start_ms``)."""
+        the first after a whole retention without one: ``SampledStat.purgeObsoleteSamples`` has reset every sample
+        to the instant asked, so Kafka's windows run from there (``model.quota.oldest_window_start_ms``)."""
         hit = np.flatnonzero(bytes_qb > 0)
         if len(hit) == 0:
             return

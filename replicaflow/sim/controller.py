@@ -183,9 +183,11 @@ class KafkaController:
         self._schedule_unclean_check(at)
 
     def _elect_unclean_where_enabled(self, now: int, periodic: bool = False) -> None:
+        """Leaderless partitions whose config allows an unclean election and that have a replica able to lead: one
+        in a failed log directory cannot (``ControllerContext.isReplicaOnline``), and an election with no candidate
+        writes nothing (``PartitionStateMachine.doElectLeaderForPartitions``)."""
         s = self.s
-        live = (s.rbi >= 0) & s.up[np.maximum(s.rbi, 0)]
-        for p in np.nonzero((s.lslot < 0) & self._unclean_enabled() & live.any(axis=1))[0]:
+        for p in np.nonzero((s.lslot < 0) & self._unclean_enabled() & self._can_lead().any(axis=1))[0]:
             self.elect(int(p), now, periodic=periodic)
 
     def _unclean_enabled(self) -> np.ndarray:

@@ -17,7 +17,7 @@ from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario import parse_scenario
 from replicaflow.sim.snapshot import log_dirs_now
 from replicaflow.telemetry.logformat import render_logs
-from tests.sim.conftest import SCENARIOS, simulate, small, started
+from tests.sim.conftest import SCENARIOS, rows, simulate, small, started
 from tests.sim.test_controller_releases import run_until
 
 DIRS = ["/data/a", "/data/b"]
@@ -199,3 +199,28 @@ def test_the_controller_takes_the_directorys_replicas_out_of_the_isr(controller,
     isr = run.table("telemetry", "isr")
     at = isr[isr["ts_ms"] == run.scenario.start_ms + 10_000]
     assert [(r.partition, list(r.isr), r.leader_epoch) for r in at.itertuples()] == [(0, [1, 3], leader_epoch)]
+
+
+def test_enabling_unclean_election_elects_nothing_when_the_only_live_replica_is_in_a_failed_directory():
+    """ZooKeeper 3.7: t-0's ISR shrinks to [1] (3 stalled, out after 10 s), 1 and 2 crash at 20 s and the partition
+    goes offline; at 30 s broker 3's /data/a, which holds t-0, fails. Enabling ``unclean.leader.election.enable`` on
+    the topic at 45 s runs the offline election (``KafkaController.processTopicUncleanLeaderElectionEnable``), whose
+    candidates are the online replicas: ``ControllerContext.isReplicaOnline`` leaves out a replica on an offline
+    directory (``replicasOnOfflineDirs``). None is left, ``PartitionStateMachine.doElectLeaderForPartitions`` fails the
+    election (NoReplicaOnlineException) and writes nothing: no leader epoch, no ``leaders`` or ``isr`` row."""
+    t = {"name": "t", "partitions": 1, "replication_factor": 3, "assignment": [[1, 2, 3]],
+         "produce_rate": "100KB/s", "message_size": "1KB", "initial_size": "1MB"}
+    engine, writer, _ = started(small(
+        kafka={"version": "3.7", "replica_lag_time_max": "10s"}, duration="60s", topics=[t],
+        cluster={"brokers": 3, "network_in": "1GB/s", "network_out": "1GB/s", "log_dirs": DIRS},
+        events=[{"at": "0s", "stall_follower": {"broker": 3}},
+                {"at": "20s", "broker_down": 2}, {"at": "20s", "broker_down": 1},
+                {"at": "30s", "log_dir_failure": {"broker": 3, "log_dir": "/data/a"}},
+                {"at": "45s", "config": {"topic": "t", "unclean.leader.election.enable": "true"}}]))
+    run_until(engine, 44)
+    epoch, written = int(engine.s.leader_epoch[0]), {t: len(rows(writer, t)) for t in ("leaders", "isr")}
+    assert engine.s.leader_id(0) == -1 and engine.s.offline_replica[0, 2]
+    run_until(engine, 50)
+    assert engine.s.leader_id(0) == -1 and engine.controller.unclean_elections == 0
+    assert int(engine.s.leader_epoch[0]) == epoch
+    assert {t: len(rows(writer, t)) for t in ("leaders", "isr")} == written

@@ -1,6 +1,7 @@
 """What a log file is before Spark reads it: the paths ``--logs`` names, and the checks that refuse a file Spark
 could not read as broker log text, in one sentence naming it, before Spark starts (docs/logs.md, "Reading real
-logs"): one over 2 GiB, a cut or corrupt ``.gz``, an archive or a compression Spark would read as text."""
+logs"): one over 2 GiB, a cut or corrupt ``.gz``, an archive or a compression Spark would read as text, a link to
+nothing, a pipe or a device."""
 
 from __future__ import annotations
 
@@ -45,13 +46,10 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
         found: list[Path] = []
         for c in candidates:
             if c.is_dir():
-                found += sorted(f for f in c.rglob("*")
-                                if f.is_file() and not any(p.startswith(".") for p in f.relative_to(c).parts))
-            elif c.is_file():
+                inside = sorted(f for f in c.rglob("*") if not any(p.startswith(".") for p in f.relative_to(c).parts))
+                found += [f for f in inside if _readable(f, str(f))]
+            elif _readable(c, text if c == literal else str(c)):
                 found.append(c)
-            elif c.exists():  # read whole, a pipe or /dev/zero never ends
-                raise ReplicaflowError(f"--logs: {text} is not a regular file (a device, pipe or socket); copy the "
-                                       "log into a file")
         if not found:
             raise ReplicaflowError(f"--logs: '{text}' matches no file")
         for f in found:
@@ -59,6 +57,23 @@ def resolve_paths(paths: str | Path | Iterable[str | Path]) -> list[str]:
             _check_file(f)
         out += [os.path.abspath(f) for f in found]  # not resolve(): a log behind a link keeps the name given
     return _without_console_copies(_once(out))
+
+
+def _readable(path: Path, named: str) -> bool:
+    """Whether ``path`` is a log file to read: a directory is not (its files are walked), a regular file (or a link to
+    one) is. A pipe, device or socket, read whole, never ends, and a link to nothing would leave its broker's events
+    out without a word: each refuses the run, named, whether given or found in a folder or by a glob."""
+    if path.is_dir():
+        return False
+    if path.is_file():
+        return True
+    if path.is_symlink() and not path.exists():
+        raise ReplicaflowError(f"--logs: {named} is a link to a missing file ({os.readlink(path)}); remove the link "
+                               "or name the files to read")
+    if path.exists():
+        raise ReplicaflowError(f"--logs: {named} is not a regular file (a device, pipe or socket); copy the "
+                               "log into a file")
+    return False
 
 
 def _glob(pattern: str) -> list[Path]:

@@ -257,6 +257,26 @@ def test_paths_that_match_nothing_raise(tmp_path):
     assert resolve_paths(tmp_path) == [str(tmp_path / "a" / "server.log")]
 
 
+def test_a_broken_link_or_a_pipe_in_a_folder_or_glob_refuses_the_run(tmp_path):
+    """A ``server.log`` link whose target was moved away was skipped without a word where a folder or a glob reached
+    it, so its broker's events were missing from the analysis; a pipe was skipped too. Each is now named, before
+    Spark starts, as a pipe named on its own already was."""
+    (tmp_path / "broker-1").mkdir()
+    (tmp_path / "broker-1" / "controller.log").write_text("[2024-01-01 10:00:00,000] INFO x (kafka.controller)\n")
+    (tmp_path / "broker-1" / "server.log").symlink_to("/var/log/kafka-old/server.log")
+    sentence = (r"--logs: .*broker-1/server\.log is a link to a missing file \(/var/log/kafka-old/server\.log\); "
+                r"remove the link or name the files to read")
+    for given in (tmp_path, str(tmp_path / "broker-1" / "*.log"), tmp_path / "broker-1" / "server.log"):
+        with pytest.raises(ReplicaflowError, match=sentence):
+            resolve_paths(given)
+    (tmp_path / "broker-1" / "server.log").unlink()
+    os.mkfifo(tmp_path / "broker-1" / "state-change.log")
+    with pytest.raises(ReplicaflowError, match=r"broker-1/state-change\.log is not a regular file \(a device, pipe"):
+        resolve_paths(tmp_path)
+    (tmp_path / "broker-1" / "state-change.log").unlink()
+    assert resolve_paths(tmp_path) == [str(tmp_path / "broker-1" / "controller.log")]
+
+
 def test_a_file_reached_twice_through_links_is_read_once_and_links_do_not_loop(tmp_path):
     """A versioned install beside a `current` link (`kafka-3.7`, `current -> kafka-3.7`): `**` reached every file
     twice, and every event counted twice (2,326 produce rejections read as 4,652). A link back up (`up -> ..`)

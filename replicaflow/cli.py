@@ -7,6 +7,7 @@ imported inside the commands, so `--help` answers without loading Spark or the s
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -410,7 +411,35 @@ def plan(
         _said(f"wrote {Path(out) / 'plan'}/")
 
 
+# the signal that stopped the command, once one did (cli.main)
+_STOPPED_BY: list[int] = []
+
+
+def _terminated(signum: int, _frame) -> None:
+    """SIGTERM (``kill``, ``timeout``, a service manager) unwinds as Ctrl-C does, so the output commit removes
+    what it staged, where Python's default died without cleaning up; a second SIGTERM kills at once (its staging
+    folder is collected by the next command)."""
+    signal.signal(signum, signal.SIG_DFL)
+    _STOPPED_BY.append(signum)
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
+    """The command; stopped by SIGTERM, it exits 143 (128 + 15) and says nothing, whatever the unwinding met: a
+    SIGTERM sent to the process group (``kill -TERM -- -PGID``, as CI runners and supervisors stop a job) stops
+    Spark's JVM too, and the calls
+    that clean up after the interrupt then fail -- py4j's error, or "the JVM stopped answering (out of memory?)",
+    named neither the cause nor the command's state."""
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        _main()
+    except BaseException:
+        if _STOPPED_BY:
+            sys.exit(128 + _STOPPED_BY[0])
+        raise
+
+
+def _main() -> None:
     try:
         app(standalone_mode=True)
     except ReplicaflowError as exc:  # raised outside a command (e.g. at import of a sub-command)
@@ -438,7 +467,10 @@ def _path_error(exc: OSError) -> ReplicaflowError:
 
 
 def _print_error(exc: ReplicaflowError) -> None:
-    """The sentence as it is: a value like ``[/bold]`` in it is text, never terminal markup."""
+    """The sentence as it is: a value like ``[/bold]`` in it is text, never terminal markup. None once SIGTERM
+    stopped the command: what failed then failed because of it (main)."""
+    if _STOPPED_BY:
+        return
     err.print(Text.assemble(("error:", "bold red"), " ", str(exc)), highlight=False, soft_wrap=True)
 
 

@@ -295,6 +295,9 @@ class Commit:
         except OSError as exc:
             self.abort()
             raise self._cannot_write(exc) from None
+        except BaseException:  # Ctrl-C or SIGTERM (cli.main) while the staging folder is made
+            self.abort()
+            raise
         try:
             yield stage
         except BaseException:
@@ -305,17 +308,26 @@ class Commit:
         except OSError as exc:
             self.abort()
             raise self._cannot_write(exc) from None
+        except BaseException:  # before the switch: the new generation and its links go; after it, nothing does
+            self.abort()
+            raise
 
     def _cannot_write(self, exc: OSError) -> ReplicaflowError:
         return ReplicaflowError(f"{exc.filename or self.out}: cannot write the output ({exc.strerror or exc})")
 
     def abort(self) -> None:
-        """Remove the staging folder (or the generation sealed but never made current) and the links to it
-        made in OUT, and the folders this commit created when they hold nothing else."""
+        """Remove the staging folder (or the generation sealed but never made current), the links to it
+        made in OUT, this process's temporary links, and the folders this commit created when they hold
+        nothing else."""
         for link in self.links:
             if link.is_symlink():
                 link.unlink(missing_ok=True)
         self.links = []
+        if self.home.is_dir():  # an interrupt between making a temporary link and renaming it
+            for entry in self.home.iterdir():
+                m = _TEMP_LINK.match(entry.name)
+                if m and int(m.group(1)) == os.getpid():
+                    entry.unlink(missing_ok=True)
         for folder in (self.stage, self.sealed):
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)

@@ -287,6 +287,8 @@ def plan(a: PlanArgs, spark=None) -> tuple[Prepared, Choice, str]:
         from replicaflow.telemetry.outputs import Commit
 
         commit = Commit(a.out, writes=(PLAN_DIR,))
+        commit.refuse_inputs_replaced({"--reassignment": a.reassignment, "--topics": a.topics, "--cluster": a.cluster,
+                                       "--log-dirs": a.log_dirs, "--metrics": a.metrics})
     if spark is None:
         check_master(a.master)
     with progress_steps(a.progress) as step:

@@ -194,6 +194,20 @@ class Commit:
                     raise ReplicaflowError(f"{self.out / name / extra[0]}: not written by replicaflow; move it out of "
                                            f"{self.out / name} first (replicaflow never replaces what it did not write)")
 
+    def refuse_inputs_replaced(self, inputs: dict[str, Path | None]) -> None:
+        """An input file (``flag: path``) inside an output this commit replaces or drops would be gone when the
+        command ends, while what it printed still names it (``plan --reassignment OUT/plan/reassignment.json -o
+        OUT`` evaluated the plan it had generated, then removed it): one sentence, before any work."""
+        for flag, path in inputs.items():
+            if path is None:
+                continue
+            real = Path(path).resolve()
+            for name in sorted(self.writes | self.drops):
+                output = (self.out / name).resolve()
+                if real == output or output in real.parents:
+                    raise ReplicaflowError(f"{flag} {path}: inside {self.out / name}, which this command replaces; "
+                                           "copy it elsewhere first, or choose another --out")
+
     def _generations(self) -> list[tuple[Path, int, bool]]:
         if not self.home.is_dir():
             return []

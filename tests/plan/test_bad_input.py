@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -538,3 +539,25 @@ def test_a_large_describe_is_walked_once_not_once_per_partition():
                           partitions=_CountingDict({k: PartitionDescription(*k, 1, r, r) for k, r in replicas.items()}))
     _check_counts(snap, "describe.txt")
     assert _CountingDict.walks <= 3, _CountingDict.walks
+
+
+@pytest.mark.parametrize("flag", ["--reassignment", "--topics", "--log-dirs"])
+def test_an_input_inside_the_plan_folder_it_replaces_is_refused(tmp_path, flag):
+    """``plan --reassignment OUT/plan/reassignment.json -o OUT`` (evaluating the plan a ``--generate`` wrote, into
+    the same OUT) replaced ``OUT/plan/`` with one without the file, and printed a kafka-reassign-partitions
+    command naming it: the command read its input and deleted it. Refused before any work, the file kept."""
+    from replicaflow.telemetry.outputs import Commit
+
+    args = _plan(tmp_path, _moves(("orders", 0, [2, 3, 4])))
+    out = tmp_path / "out"
+    i = args.index(flag) + 1
+    given = Path(args[i]).read_bytes()
+    with Commit(out, writes=("plan",)).staged() as stage:  # a previous plan -o out that holds the input
+        (stage / "plan").mkdir()
+        (stage / "plan" / "input").write_bytes(given)
+    args[i] = str(out / "plan" / "input")
+    done = runner.invoke(app, [*args, "-o", str(out)])
+    assert done.exit_code == 2, done.output
+    assert f"error: {flag} {out / 'plan' / 'input'}: inside {out / 'plan'}, which this command replaces; copy it " \
+           "elsewhere first, or choose another --out" in " ".join(done.output.split()), done.output
+    assert (out / "plan" / "input").read_bytes() == given

@@ -26,6 +26,7 @@ point the process reaches, so a test can walk through every one. Temporary links
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -48,6 +49,8 @@ MANIFEST = ".manifest.json"
 STEPS = ("prepare", "collect", "stage", "carry", "seal", "link", "switch", "clean")
 _GEN = re.compile(r"^gen-(\d+)-(\d+)(\.tmp)?$")
 _SEALED = re.compile(r"^gen-\d+-\d+$")
+# a write the file system refused for want of room, whoever wrote (pyarrow's OSError names no file)
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
 
 
 _STEPS_TAKEN = [0]
@@ -314,6 +317,15 @@ class Commit:
             raise
         try:
             yield stage
+        except ReplicaflowError as exc:  # a sentence naming a staged file names it where it would have been
+            self.abort()
+            exc.args = (str(exc).replace(str(stage), str(self.out)),)
+            raise
+        except OSError as exc:
+            self.abort()
+            if not self._writing(exc, stage):
+                raise
+            raise self._cannot_write(exc, stage) from None
         except BaseException:
             self.abort()
             raise
@@ -326,8 +338,20 @@ class Commit:
             self.abort()
             raise
 
-    def _cannot_write(self, exc: OSError) -> ReplicaflowError:
-        return ReplicaflowError(f"{exc.filename or self.out}: cannot write the output ({exc.strerror or exc})")
+    @staticmethod
+    def _writing(exc: OSError, stage: Path) -> bool:
+        """Whether ``exc`` is a refused write of the outputs (a disk full while the simulator writes Parquet was
+        pyarrow's traceback), not a failure to read an input, which keeps its own sentence (cli.main)."""
+        if exc.filename is None:
+            return exc.errno in _NO_ROOM
+        return str(exc.filename).startswith(str(stage))
+
+    def _cannot_write(self, exc: OSError, stage: Path | None = None) -> ReplicaflowError:
+        where = str(exc.filename or self.out)
+        if stage is not None:
+            where = where.replace(str(stage), str(self.out))
+        reason = os.strerror(exc.errno) if exc.errno else exc.strerror or str(exc)
+        return ReplicaflowError(f"{where}: cannot write the output ({reason})")
 
     def abort(self) -> None:
         """Remove the staging folder (or the generation sealed but never made current), the links to it

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from replicaflow.errors import ReplicaflowError
 from replicaflow.telemetry.outputs import ANALYSIS, HOME, MANIFEST, REPORT, SIMULATION, Commit
+from tests.telemetry.test_outputs import BIN, SCENARIO
 
 
 def simulate_like(out: Path, version: str) -> None:
@@ -93,3 +95,43 @@ def test_a_refusing_file_system_is_one_sentence(tmp_path):
     with pytest.raises(ReplicaflowError, match=r"(cannot write the output \(Operation not permitted\)|"
                                                r"cannot write here \(permission denied\))$"):
         simulate_like(target, "v1")
+
+
+def _full_at(kib: int):
+    """A file system with room for ``kib`` KiB per file (RLIMIT_FSIZE: a write past it is EFBIG, as a full disk's
+    is ENOSPC; Python ignores SIGXFSZ), for the command's process alone."""
+    import resource
+
+    return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (kib * 1024, resource.RLIM_INFINITY))
+
+
+def _cli_limited(kib: int, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN), "-q", *map(str, args)], capture_output=True, text=True, timeout=300,
+                          preexec_fn=_full_at(kib))
+
+
+def test_a_disk_full_while_simulate_writes_is_one_sentence_and_no_output(tmp_path):
+    """pyarrow's OSError (errno 27, no file named) escaped as a traceback with exit 1; the staging folder was
+    already removed (Commit.staged). Now one sentence naming --out, exit 2, and no folder left."""
+    (tmp_path / "s.yaml").write_text(SCENARIO.format(duration="30m").replace("partitions: 3,", "partitions: 30,"))
+    done = _cli_limited(16, "simulate", tmp_path / "s.yaml", "--out", tmp_path / "new" / "out")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == f"error: {tmp_path / 'new' / 'out'}: cannot write the output (File too large)"
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_report_file_that_cannot_be_written_rolls_back_the_others_and_is_named_where_it_would_be(tmp_path):
+    """metrics.om and summary.json fit, report.html (megabytes: plotly inside) does not: the previous report
+    stays whole, no new file of it appears, and the sentence names DIR/report.html -- it named the staging
+    folder's file (``DIR/.replicaflow/gen-….tmp/report.html``), removed by then."""
+    from tests.report.tiny import write_analysis
+
+    write_analysis(tmp_path)
+    assert _cli_limited(64 * 1024, "report", tmp_path).returncode == 0
+    before = {name: (tmp_path / name).read_bytes() for name in REPORT}
+    done = _cli_limited(1024, "report", tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == f"error: {tmp_path / 'report.html'}: cannot write (File too large)"
+    assert {name: (tmp_path / name).read_bytes() for name in REPORT} == before
+    assert [p.name for p in (tmp_path / HOME).iterdir() if p.name != "current"] == \
+        [os.readlink(tmp_path / HOME / "current")]

@@ -64,11 +64,32 @@ def produce_errors(events: DataFrame, interval_ms: int) -> DataFrame:
 
 def log_dirs(events: DataFrame) -> DataFrame:
     """"Stopping serving replicas in dir D" → D offline; each start of the broker → online again for every
-    directory that ever failed on it (a directory is back only after a restart, KIP-112)."""
+    directory that ever failed on it (a directory is back only after a restart, KIP-112).
+
+    A KRaft controller's `Directories [U1, U2] in broker N marked offline` (3.7+, JBOD) is the same failure told by
+    the controller, N's directories named by UUID: a row per directory, for logs that hold the controller's lines and
+    not N's. Where N's own line of a failure between the same two starts of N is read, the controller's is not counted
+    again: OfflineReplicaCount counts a replica once per offline directory of its broker where the assignment names
+    no directory, as from logs it never does."""
     keys = ["cluster", "ts_ms", "broker", "source", "line_number"]
-    failed = events.where((F.col("kind") == "log_dir_failed") & F.col("broker").isNotNull())
+    kind = F.col("kind")
+    failed = events.where((kind == "log_dir_failed") & F.col("broker").isNotNull()).select(
+        "cluster", "ts_ms", F.coalesce("target_broker", "broker").alias("broker"), "source", "line_number", "log_dir",
+        F.col("target_broker").isNotNull().alias("told"))
+    starts = events.where((kind == "broker_started") & F.col("broker").isNotNull()).select(
+        F.col("cluster").alias("s_cluster"), F.col("broker").alias("s_broker"), F.col("ts_ms").alias("start_ms"))
+    since = (failed.join(starts, (F.col("cluster") == F.col("s_cluster")) & (F.col("broker") == F.col("s_broker"))
+                         & (F.col("start_ms") <= F.col("ts_ms")), "left")
+             .groupBy(*keys, "log_dir", "told").agg(F.max("start_ms").alias("since")))
+    own = since.where(~F.col("told")).select(F.col("cluster").alias("o_cluster"), F.col("broker").alias("o_broker"),
+                                              F.col("since").alias("o_since")).distinct()
+    told = (since.where(F.col("told"))
+            .join(own, (F.col("cluster") == F.col("o_cluster")) & (F.col("broker") == F.col("o_broker"))
+                  & F.col("since").eqNullSafe(F.col("o_since")), "left_anti")
+            .select(*keys, F.explode(F.split("log_dir", ", ")).alias("log_dir")))
+    failed = since.where(~F.col("told")).select(*keys, "log_dir").unionByName(told)
     offline = failed.select(*keys, "log_dir", F.lit("offline").alias("state"))
-    online = (events.where((F.col("kind") == "broker_started") & F.col("broker").isNotNull()).select(*keys)
+    online = (events.where((kind == "broker_started") & F.col("broker").isNotNull()).select(*keys)
               .join(failed.select("cluster", "broker", "log_dir").distinct(), ["cluster", "broker"])
               .select(*keys, "log_dir", F.lit("online").alias("state")))
     return numbered(offline.unionByName(online), "ts_ms", "source", "line_number", "log_dir")

@@ -250,6 +250,21 @@ RULES: list[Rule] = [
          r"committed epoch -?\d+|next write offset -?\d+)\.?$", {"leader_epoch": 1}),
     # QuorumController's constructor (3.3+), logged as a controller starts, before it replays (controller_restart.py)
     Rule("controller_started", r"^Creating new QuorumController with clusterId \S+"),
+    # KafkaController.onPreferredReplicaElection (0.8-2.3) / onReplicaElection (2.4+, KIP-460), ZooKeeper controller: the
+    # partitions it is about to elect leaders for, a row each. From 2.4 the line says why (the trigger, kept as `state`):
+    # AutoTriggered (auto.leader.rebalance.enable), AdminClientTriggered (an ElectLeaders request), ZkTriggered (the
+    # /admin/preferred_replica_election znode); before, an automatic rebalance and an operator's election read the same
+    Rule("preferred_election_started", r"^Starting preferred replica leader election for partitions (.*)$", {},
+         explode="list"),
+    Rule("preferred_election_started", r"^Starting replica leader election \(PREFERRED\) for partitions .* triggered by "
+         r"(AdminClientTriggered|AutoTriggered|ZkTriggered)$", {"state": 1}, explode="list"),
+    Rule("unclean_election_started", r"^Starting replica leader election \(UNCLEAN\) for partitions .* triggered by "
+         r"(AdminClientTriggered|AutoTriggered|ZkTriggered)$", {"state": 1}, explode="list"),
+    # ReplicationControlManager.handleDirectoriesOffline (KRaft with several log directories, 3.7+): a broker's heartbeat
+    # named directories that failed (by their UUIDs, KIP-858); the controller takes their replicas' leaderships and ISR
+    # seats. The broker is target_broker, the UUIDs log_dir (line_tables.log_dirs: its offline directories)
+    Rule("log_dir_failed", r"^Directories \[([\w, -]+)\] in broker (\d+) marked offline, remaining directories: "
+         r"\[[\w, -]*\]$", {"log_dir": 1, "target_broker": 2}, state="controller"),
     # --- fetchers: ReplicaFetcherManager, AbstractFetcherThread (server.log) ------------------------
     Rule("fetcher_added", r"^Added fetcher (?:to broker (?:BrokerEndPoint\(id=)?(\d+).*? )?for partitions (.+)$",
          {"leader": 1}, explode="fetcher", ident=_REPLICA_FETCHERS),

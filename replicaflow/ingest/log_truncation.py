@@ -15,5 +15,7 @@ TRUNCATED_STARTS = [
     ("partition_failed", r"^Partition \S+ marked as failed"),
     ("reassignment", r"^Handling reassignment of partition|^Successfully updated assignment of partition|"
                      r"^Target replicas \w+\(|^Alter(?:Partition|Isr) request from node|^Replayed partition assignment change"),
+    ("election_started", r"^Starting (?:preferred )?replica leader election"),
+    ("log_dir_failed", r"^Directories \[.*\] in broker \d+ marked offline"),
 ]
 TRUNCATED_LIST = r"(?:,|\[|\[[\d,]*|\b(?:from|to|ISR))$"

@@ -33,6 +33,11 @@ FORMS: tuple[tuple[str, str | None, str | None], ...] = (
     (r"Added fetcher to broker \d", "2.5", None),
     (r"Leader: \(highWatermark", "2.2", None),
     (r"marked as failed$", "2.3", None),
+    # KafkaController's leader election: `preferred replica leader election` up to 2.3, then (KIP-460) the type and trigger
+    (r"Starting preferred replica leader election for partitions ", None, "2.3"),
+    (r"Starting replica leader election \((?:PREFERRED|UNCLEAN)\) for partitions ", "2.4", None),
+    # ReplicationControlManager.handleDirectoriesOffline: KRaft with several log directories (KIP-858)
+    (r"Directories \[[\w, -]+\] in broker \d+ marked offline, remaining directories: ", "3.7", None),
     (r"Handling reassignment of partition", None, "2.3"),
     (r"Successfully updated assignment of partition", "2.4", None),
     (r"addingReplicas=\[", "2.4", None),  # LeaderAndIsrPartitionState (KIP-455), KRaft's records

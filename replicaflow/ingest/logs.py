@@ -233,7 +233,7 @@ def _classify(df: DataFrame) -> DataFrame:
         F.when(F.col("meta.listing"), F.regexp_extract(body, LISTED, 1))  # rules with `explode`
         .alias("_listed")))
     # a log directory's list ends before the directory (`... are offline due to failure on log directory /data-0`)
-    df = df.withColumn("listed", F.when(k == "log_dir_offline", F.regexp_replace(F.col("_listed"), LISTED_END, ""))
+    df = df.withColumn("listed", F.when(k.isin(*LISTED_BEFORE_END), F.regexp_replace(F.col("_listed"), LISTED_END, ""))
                        .otherwise(F.col("_listed"))).drop("_listed")
     part_topic, part_num, tp_text = F.col("part")[2], F.col("part")[0], F.col("tp_text")
     log_part = F.col("log_part")  # a log's own line names its partition only in the prefix
@@ -347,8 +347,11 @@ def _category(df: DataFrame) -> DataFrame:
 # `to broker BrokerEndPoint(id=L, host=h:p) ` first (AbstractFetcherManager logged the endpoint, later its id); the
 # brokers a controller's `Broker failure callback for 1,2` lists (a row each, the broker as target_broker).
 LISTED = (r"^(?:Added fetcher to broker BrokerEndPoint\([^()]*\) )?(?:[^(\[]*?(?:partitions|Partitions)|(?:Broker failure|"
-          r"New broker startup) callback for|Currently active brokers in the cluster:) (.*)$")
-LISTED_END = r" (?:are offline|and stopped moving logs|because they are) .*$"
+          r"New broker startup) callback for|Currently active brokers in the cluster:|Starting replica leader election "
+          r"\(\w+\) for partitions) (.*)$")
+# where a list ends before the rest of its line: a failed directory's, a 2.4+ leader election's (`... triggered by T`)
+LISTED_END = r" (?:are offline|and stopped moving logs|because they are|triggered by) .*$"
+LISTED_BEFORE_END = ("log_dir_offline", "preferred_election_started", "unclean_election_started")
 FAILED_ELECTION_CHARS = 4096  # a NoReplicaOnlineException's line: a partition, the live brokers, the ISR or replicas
 EVENT_COLUMNS = ("kind", "topic", "partition", "isr", "leader_epoch", "broker", "leader", "target_broker", "replicas",
                  "adding", "removing", "partition_epoch", "offset", "min_isr", "state", "log_dir", "error")

@@ -301,6 +301,9 @@ class KafkaController:
         if event.partitions is not None:
             chosen[:] = False
             chosen[[s.partition_row(t, p, where) for t, p in event.partitions]] = True
+        self.emit.election_started(np.nonzero(chosen & ((s.lslot < 0) if event.election_type == "unclean" else
+                                                        (s.lslot != 0)))[0], event.election_type, "AdminClientTriggered",
+                                   self.controller_id(), now, requested=np.nonzero(chosen)[0])
         if event.election_type == "unclean":
             for p in np.nonzero(chosen & (s.lslot < 0) & self._can_lead().any(axis=1))[0]:
                 self.elect(int(p), now, unclean_ok=True)
@@ -324,7 +327,9 @@ class KafkaController:
         if self.mode == election.ZOOKEEPER and s.reassignments and not self.version.rebalance_during_reassignment:
             ready[:] = False
         leader = np.where(s.lslot >= 0, s.leader_bi(), -1)
-        for p in np.nonzero(election.imbalanced_partitions(self.mode, preferred, leader, ready))[0]:
+        elected = np.nonzero(election.imbalanced_partitions(self.mode, preferred, leader, ready))[0]
+        self.emit.election_started(elected, "preferred", "AutoTriggered", self.controller_id(), at)
+        for p in elected:
             self.elect(int(p), at, prefer_slot=0)
         if self.mode == election.ZOOKEEPER or (s.lslot != 0).any():
             self._schedule_rebalance(at)

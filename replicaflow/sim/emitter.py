@@ -31,7 +31,7 @@ _STATE_LOG = {STATE_UP: "broker_started", STATE_SHUTTING_DOWN: "broker_shutdown"
 # records whose wording depends on the controller kind (docs/semantics.md §7)
 _CONTROLLER_KINDS = frozenset({"broker_started", "broker_shutdown", "reassignment_started", "reassignment_completed",
                                "unclean_leader_election", "broker_failed", "broker_registered",
-                               "controlled_shutdown", "config_changed"})
+                               "controlled_shutdown", "config_changed", "election_started"})
 
 
 class Emitter:
@@ -162,6 +162,19 @@ class Emitter:
         live = [int(s.broker_ids[b]) for b in row if b >= 0 and s.up[b]]
         self._log("unclean_leader_election", now, controller, topic=topic, partition=partition,
                   leader=s.leader_id(p), live=live, messages_lost=int(messages_lost), periodic=periodic)
+
+    def election_started(self, partitions: np.ndarray, election_type: str, trigger: str, controller: int, now: int,
+                         requested: np.ndarray | None = None) -> None:
+        """The controller is about to elect the leaders of ``partitions`` (``election_type`` preferred or unclean; the
+        trigger as Kafka names it, AutoTriggered or AdminClientTriggered; ``requested``: what an operator asked for):
+        KafkaController's log record (docs/logs.md, ``election_started``), none for no partition."""
+        s = self.s
+        if len(partitions) == 0:
+            return
+        extra = {} if requested is None else {"requested": [s.tp(int(p)) for p in requested]}
+        self._log("election_started", now, controller, partitions=[s.tp(int(p)) for p in partitions],
+                  preferred=[int(s.broker_ids[s.rbi[int(p), 0]]) for p in partitions],
+                  election_type=election_type.upper(), trigger=trigger, **extra)
 
     def reassignment_started(self, p: int, replicas: list[int], controller: int, now: int) -> None:
         s = self.s

@@ -247,6 +247,37 @@ def _unclean_leader_election(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     return [(CONTROLLER, format_line(e["ts_ms"], "WARN", msg, "kafka.controller.OfflinePartitionLeaderSelector"))]
 
 
+def _election_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """KafkaController is about to elect the leaders of ``partitions`` (ZooKeeper controller; KRaft's writes no such
+    line): onPreferredReplicaElection's `Starting preferred replica leader election for partitions ...` up to 2.3,
+    onReplicaElection's `Starting replica leader election (TYPE) for partitions ... triggered by TRIGGER` from 2.4
+    (KIP-460). An operator's election (``requested``: the partitions asked for) lists them all up to 2.1, and from 2.2
+    (KIP-183) only those it elects for (``partitions``: not led by the preferred replica, or without a live leader for
+    an unclean one). An automatic rebalance (``trigger`` AutoTriggered) elects one partition per line up to 1.1 and, from 2.0
+    (checkAndTriggerAutoLeaderRebalance), the partitions of one preferred broker (``preferred``) per line."""
+    if is_kraft(v, e):
+        return []
+    tps = [(t, int(p)) for t, p in e["partitions"]]
+    if e["trigger"] != "AutoTriggered":  # up to 2.1 every partition asked for, from 2.2 those not led as asked
+        groups = [tps if v.at_least("2.2") else [(t, int(p)) for t, p in e.get("requested", tps)]]
+    elif v.at_least("2.0"):
+        by_broker: dict[int, list] = {}
+        for tp, b in zip(tps, e["preferred"], strict=True):
+            by_broker.setdefault(int(b), []).append(tp)
+        groups = [by_broker[b] for b in sorted(by_broker)]
+    else:
+        groups = [[tp] for tp in tps]
+    lines = []
+    for group in groups:
+        listed = ",".join(partition_name(fam, t, p) for t, p in group)
+        msg = (f"Starting replica leader election ({e['election_type']}) for partitions {listed} triggered by "
+               f"{e['trigger']}" if v.at_least("2.4") else f"Starting preferred replica leader election for partitions "
+                                                           f"{listed}")
+        lines.append((CONTROLLER, format_line(e["ts_ms"], "INFO", _controller_prefix(v, fam, e) + msg,
+                                              ZK_CONTROLLER_LOGGER)))
+    return lines
+
+
 def _broker_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """The controller drops a broker whose session ended: ZooKeeper's KafkaController.onBrokerFailure (its
     registration left ZooKeeper: a crash once the session expired, or a shutdown), KRaft's
@@ -407,6 +438,7 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "reassignment_completed": _reassignment_completed,
     "broker_started": _broker_started,
     "unclean_leader_election": _unclean_leader_election,
+    "election_started": _election_started,
     "broker_shutdown": _broker_shutdown,
     "broker_failed": _broker_failed,
     "broker_registered": _broker_registered,

@@ -665,3 +665,48 @@ def test_the_controller_keeps_its_role_when_a_lower_id_broker_returns(controller
     assert engine.controller.controller_id() == 2
     run_until(engine, 11)
     assert engine.controller.controller_id() == 1
+
+
+@pytest.mark.parametrize(("version", "controller", "line"), [
+    ("2.4", "zookeeper", "Starting replica leader election (PREFERRED) for partitions t-0 triggered by AutoTriggered"),
+    ("2.3", "zookeeper", "Starting preferred replica leader election for partitions t-0"),
+    ("3.7", "kraft", None)])
+def test_the_automatic_rebalance_writes_the_controllers_election_start(version, controller, line):
+    """KafkaController.checkAndTriggerAutoLeaderRebalance → onReplicaElection(..., PREFERRED, AutoTriggered) (2.4.0;
+    onPreferredReplicaElection up to 2.3.1, whose line names no trigger): the controller's line at the 305 s check that
+    moves t-0 back to broker 2, before the election. KRaft's maybeBalancePartitionLeaders writes no such line."""
+    engine, writer, logs = started(small(
+        duration="6m", tick="1s", kafka={"version": version, "controller": controller, "auto_leader_rebalance": True},
+        topics=[{"name": "t", "partitions": 1, "replication_factor": 3, "assignment": [[2, 1, 3]],
+                 "produce_rate": "100KB/s", "message_size": "1KB", "initial_size": "1MB"}],
+        events=[{"at": "10s", "broker_down": {"broker": 2, "controlled": True}}, {"at": "20s", "broker_up": 2}]))
+    run_until(engine, 360)
+    start = engine.scenario.start_ms
+    started_at = [(e["ts_ms"] - start, e["broker"], e["partitions"], e["trigger"]) for e in logs
+                  if e["kind"] == "election_started"]
+    back = [r["ts_ms"] - start for r in rows(writer, "leaders") if r["ts_ms"] > start and r["leader"] == 2]
+    at = 305_000 if controller == "zookeeper" else 310_000
+    assert back == [at]
+    assert started_at == [(at, 1, [("t", 0)], "AutoTriggered")]
+    rendered = [text for e in logs if e["kind"] == "election_started"
+                for _, text in render_event(e, KafkaVersion.parse(version))]
+    assert [text.split("] ", 2)[2].rsplit(" (", 1)[0] for text in rendered] == ([line] if line else [])
+
+
+def test_an_operators_election_writes_what_it_elects_for():
+    """KafkaController.processReplicaLeaderElection (2.4.0): onReplicaElection(electablePartitions, PREFERRED,
+    AdminClientTriggered), the partitions not led by their preferred replica: t-0 and t-1 (led by 2 since broker 1's
+    shutdown), not t-2, whose preferred replica 2 leads it. The record keeps what the operator asked for, which a 2.1
+    controller lists instead (tests/telemetry/test_logformat_boundaries.py)."""
+    engine, writer, logs = started(small(
+        duration="2m", tick="1s", kafka={"version": "2.4", "controller": "zookeeper"},
+        topics=[{"name": "t", "partitions": 3, "replication_factor": 2, "assignment": [[1, 2], [1, 2], [2, 1]],
+                 "produce_rate": "0B/s", "message_size": "1KB", "initial_size": "1MB"}],
+        events=[{"at": "10s", "broker_down": {"broker": 1, "controlled": True}}, {"at": "20s", "broker_up": 1},
+                {"at": "30s", "elect_leaders": {}}]))
+    run_until(engine, 40)
+    got = [(e["ts_ms"] - engine.scenario.start_ms, e["partitions"], e.get("requested"), e["election_type"],
+            e["trigger"]) for e in logs if e["kind"] == "election_started"]
+    everything = [("t", 0), ("t", 1), ("t", 2)]
+    assert got == [(30_000, [("t", 0), ("t", 1)], everything, "PREFERRED", "AdminClientTriggered")]
+    assert [engine.s.leader_id(p) for p in range(3)] == [1, 1, 2]

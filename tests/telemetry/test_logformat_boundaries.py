@@ -235,3 +235,65 @@ def test_the_periodic_unclean_election_line_by_release(version, levels):
     assert lines[1].endswith("Triggering unclean leader election for offline partition orders-3. "
                              "(org.apache.kafka.controller.ReplicationControlManager)")
     assert len(render_event(event, V(version))) == 1
+
+
+ELECTION = {"kind": "election_started", "broker": 0, "partitions": [["orders", 3], ["orders", 1], ["pay", 0]],
+            "preferred": [2, 1, 2], "election_type": "PREFERRED", "trigger": "AutoTriggered", "controller": "zookeeper"}
+
+
+@pytest.mark.parametrize(("version", "texts"), [
+    # 0.11.0.2 checkAndTriggerPartitionRebalance: onPreferredReplicaElection(Set(topicPartition), true), a TopicAndPartition
+    ("0.11", ["[Controller 0]: Starting preferred replica leader election for partitions [orders,3]",
+              "[Controller 0]: Starting preferred replica leader election for partitions [orders,1]",
+              "[Controller 0]: Starting preferred replica leader election for partitions [pay,0]"]),
+    ("1.1", ["[Controller id=0] Starting preferred replica leader election for partitions orders-3",
+             "[Controller id=0] Starting preferred replica leader election for partitions orders-1",
+             "[Controller id=0] Starting preferred replica leader election for partitions pay-0"]),
+    # 2.0.1 checkAndTriggerAutoLeaderRebalance: onPreferredReplicaElection(candidatePartitions.toSet, ...) per broker
+    ("2.0", ["[Controller id=0] Starting preferred replica leader election for partitions orders-1",
+             "[Controller id=0] Starting preferred replica leader election for partitions orders-3,pay-0"]),
+    ("2.3", ["[Controller id=0] Starting preferred replica leader election for partitions orders-1",
+             "[Controller id=0] Starting preferred replica leader election for partitions orders-3,pay-0"]),
+    # 2.4.0 onReplicaElection: info(s"Starting replica leader election ($electionType) for partitions ... triggered by
+    # $electionTrigger")
+    ("2.4", ["[Controller id=0] Starting replica leader election (PREFERRED) for partitions orders-1 triggered by "
+             "AutoTriggered",
+             "[Controller id=0] Starting replica leader election (PREFERRED) for partitions orders-3,pay-0 triggered by "
+             "AutoTriggered"]),
+    ("3.7", ["[Controller id=0] Starting replica leader election (PREFERRED) for partitions orders-1 triggered by "
+             "AutoTriggered",
+             "[Controller id=0] Starting replica leader election (PREFERRED) for partitions orders-3,pay-0 triggered by "
+             "AutoTriggered"]),
+])
+def test_automatic_election_start_lines_across_1_1_2_0_and_2_4(version, texts):
+    """KafkaController's automatic rebalance: one onPreferredReplicaElection per partition up to 1.1.1, per preferred
+    broker from 2.0.1; the 2.4.0 line names the type and the trigger (KIP-460)."""
+    assert _election_texts(ELECTION, version) == texts
+
+
+def _election_texts(event: dict, version: str) -> list[str]:
+    """The controller's message of each line ``event`` renders, its logIdent kept."""
+    return [line.split("] ", 1)[1].split(" ", 1)[1].rsplit(" (kafka.controller.KafkaController)", 1)[0]
+            for _, line in render_event({"ts_ms": T, **event}, V(version))]
+
+
+@pytest.mark.parametrize(("version", "listed"), [("2.1", "orders-3,orders-1,pay-0,pay-1"), ("2.2", "orders-3,pay-0")])
+def test_an_operators_election_lists_what_it_asked_up_to_2_1_and_what_needs_electing_from_2_2(version, listed):
+    """KafkaController 2.1.1's PreferredReplicaLeaderElection: onPreferredReplicaElection(partitions --
+    partitionsForTopicsToBeDeleted), every partition of the znode; 2.2.0's processPreferredReplicaLeaderElection only
+    the electablePartitions (not led by their preferred replica)."""
+    event = {**ELECTION, "trigger": "AdminClientTriggered", "partitions": [["orders", 3], ["pay", 0]],
+             "preferred": [2, 2], "requested": [["orders", 3], ["orders", 1], ["pay", 0], ["pay", 1]]}
+    assert _election_texts(event, version) == [
+        f"[Controller id=0] Starting preferred replica leader election for partitions {listed}"]
+
+
+def test_an_unclean_election_start_names_its_type_and_a_kraft_controller_writes_none():
+    """KafkaController 2.4.0 onReplicaElection with ElectionType.UNCLEAN (KIP-460, an admin's election); QuorumController
+    (KRaft) has no such line."""
+    event = {**ELECTION, "election_type": "UNCLEAN", "trigger": "AdminClientTriggered", "partitions": [["pay", 0]],
+             "preferred": [2]}
+    assert _election_texts(event, "3.5") == [
+        "[Controller id=0] Starting replica leader election (UNCLEAN) for partitions pay-0 triggered by "
+        "AdminClientTriggered"]
+    assert render_event({"ts_ms": T, **event, "controller": "kraft"}, V("3.7")) == []

@@ -1,4 +1,4 @@
-"""Units as operators write them: durations (`100ms`, `30s`, `5m`), sizes (`1MiB`, `2GiB`), rates (`5MB/s`),
+"""Units as operators write them: durations (`100ms`, `30s`, `5m`, `2d`), sizes (`1MiB`, `2GiB`), rates (`5MB/s`),
 and instants (epoch milliseconds shown as UTC ``2026-01-01 00:00:00``).
 
 Sizes follow the SI/IEC convention: `MB` = 10^6 bytes, `MiB` = 2^20 bytes. Parsers raise ValueError
@@ -122,7 +122,9 @@ def format_rate(bps: float) -> str:
 
 
 def format_duration(ms: float) -> str:
-    """100 → '100ms', 12500 → '12.5s', 210000 → '3m30s', 5400000 → '1h30m' (minutes to the second, hours to the minute)."""
+    """100 → '100ms', 12500 → '12.5s', 210000 → '3m30s', 5400000 → '1h30m', 2500020000 → '28d22h27m': minutes to the
+    second, hours to the minute, and past a day days too, still to the minute (as ``retention.ms`` reads in days);
+    zero parts are left out ('2d', '1d30m'), and each reads back through :func:`parse_duration_ms`."""
     ms = float(ms)
     if not math.isfinite(ms):
         return "never" if ms > 0 else "n/a"
@@ -130,11 +132,13 @@ def format_duration(ms: float) -> str:
         return f"{_short(ms)}ms"
     if abs(ms) < 59_950:
         return f"{_short(ms / 1000)}s"
+    sign = "-" if ms < 0 else ""  # divmod of a negative read -5400000 as '-2h30m'
     if abs(ms) < 3_599_500:
-        minutes, seconds = divmod(int(round(ms / 1000)), 60)
-        return f"{minutes}m" + (f"{seconds}s" if seconds else "")
-    hours, minutes = divmod(int(round(ms / 60_000)), 60)
-    return f"{hours}h" + (f"{minutes}m" if minutes else "")
+        minutes, seconds = divmod(int(round(abs(ms) / 1000)), 60)
+        return f"{sign}{minutes}m" + (f"{seconds}s" if seconds else "")
+    hours, minutes = divmod(int(round(abs(ms) / 60_000)), 60)
+    days, hours = divmod(hours, 24)
+    return sign + "".join(f"{n}{unit}" for n, unit in ((days, "d"), (hours, "h"), (minutes, "m")) if n)
 
 
 def format_minutes(minutes: float) -> str:

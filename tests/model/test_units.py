@@ -101,6 +101,17 @@ def test_format_duration(ms, text):
     assert format_duration(ms) == text
 
 
+@pytest.mark.parametrize(("ms", "text"), [
+    (694 * 3_600_000 + 27 * 60_000, "28d22h27m"), (86_400_000, "1d"), (86_340_000, "23h59m"),
+    (86_369_999, "23h59m"), (86_370_000, "1d"), (88_200_000, "1d30m"), (90_000_000, "1d1h"),
+    (7 * 86_400_000 + 29_999, "7d"), (7 * 86_400_000 + 45_000, "7d1m"), (-5_400_000, "-1h30m"), (-210_000, "-3m30s"),
+])
+def test_format_duration_past_a_day_writes_days_to_the_minute(ms, text):
+    """Past 24 h (after rounding to the minute, as hours are) days lead: '694h27m' read as a count to divide by 24.
+    Zero parts are left out, as '1h' and '3m' leave theirs; a negative is the positive with its sign."""
+    assert format_duration(ms) == text
+
+
 @pytest.mark.parametrize(("ts_ms", "text"), [
     (1_767_225_600_000, "2026-01-01 00:00:00"), (1_767_225_659_999, "2026-01-01 00:00:59"), (0, "1970-01-01 00:00:00"),
 ])
@@ -108,7 +119,8 @@ def test_format_ts_ms_is_utc_to_the_second(ts_ms, text):
     assert format_ts_ms(ts_ms) == text
 
 
-@pytest.mark.parametrize("ms", [100, 1_500, 30_000, 210_000, 300_000, 3_600_000, 5_400_000, 12_500])
+@pytest.mark.parametrize("ms", [100, 1_500, 30_000, 210_000, 300_000, 3_600_000, 5_400_000, 12_500, 86_400_000,
+                                88_200_000, 90_000_000, 2_500_020_000, 30 * 86_400_000])
 def test_duration_round_trip(ms):
     assert parse_duration_ms(format_duration(ms)) == ms
 

@@ -261,5 +261,5 @@ def test_a_jvm_that_dies_reading_logs_is_one_sentence():
 
     with pytest.raises(ReplicaflowError) as caught, _spark_failure([ClusterInputs("c", ("a.log",))]):
         raise ConnectionRefusedError(111, "Connection refused")
-    assert str(caught.value) == ("--logs: Spark failed analyzing 1 log file(s) of cluster(s) c: the JVM stopped "
+    assert str(caught.value) == ("--logs: Spark failed analyzing 1 log file of cluster c: the JVM stopped "
                                  "answering (out of memory?)")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from replicaflow.model.units import counted
 from replicaflow.sim.runner import DESCRIBE_START, SNAPSHOTS, simulate
 
 STORY = """name: garbage
@@ -77,7 +78,7 @@ def test_garbage_beside_real_logs_is_counted_and_the_run_succeeds(logs):
     assert "Traceback" not in run.stderr
     steps = progress_lines(run.stderr)
     files = sum(1 for p in (logs / "logs").rglob("*") if p.is_file())
-    expected = ["analyze: starting Spark", f"analyze: reading {files} log file(s) of cluster 'garbage'",
+    expected = ["analyze: starting Spark", f"analyze: reading {counted(files, 'log file')} of cluster 'garbage'",
                 "analyze: writing the rebuilt telemetry", "analyze: reading telemetry",
                 "analyze: building and writing 10 tables", "analyze: summary"]
     assert [s for s in steps if s in expected] == expected, run.stderr
@@ -111,7 +112,7 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
     assert "no replication event in 2 file(s)" in last and "analyze:" not in last
     # rejects are written with an analysis only: the sentence names the first unreadable line and why
     assert re.search(r"; [\d,]+ line\(s\) unreadable, the first \S*binary\.log:1 \(", last), last
-    assert steps == ["analyze: starting Spark", "analyze: reading 2 log file(s) of cluster 'cluster'"], run.stderr
+    assert steps == ["analyze: starting Spark", "analyze: reading 2 log files of cluster 'cluster'"], run.stderr
 
 
 @pytest.mark.parametrize(("args", "sentence"), [

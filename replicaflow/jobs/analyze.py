@@ -24,6 +24,7 @@ from replicaflow.ingest import sources
 from replicaflow.ingest.log_files import resolve_paths, text_bytes
 from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.rebuild import rebuild
+from replicaflow.model.units import counted, plural
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.runner import analyze as run_analysis
@@ -115,8 +116,9 @@ def _spark_failure(inputs: Sequence[sources.ClusterInputs]) -> Iterator[None]:
         yield
     except (Py4JError, PySparkException, ConnectionError) as exc:
         files = sum(len(i.logs) for i in inputs)
-        raise ReplicaflowError(f"--logs: Spark failed analyzing {files} log file(s) of cluster(s) "
-                               f"{', '.join(i.cluster for i in inputs)}: {java_reason(exc)}") from None
+        raise ReplicaflowError(f"--logs: Spark failed analyzing {counted(files, 'log file')} of "
+                               f"{plural(len(inputs), 'cluster')} {', '.join(i.cluster for i in inputs)}: "
+                               f"{java_reason(exc)}") from None
 
 
 def _clusters_text(inputs: Sequence[sources.ClusterInputs]) -> str:
@@ -145,7 +147,7 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
             session = session_for(spark, step, lambda: get_spark(
                 master, rows=0, log_bytes=text_bytes([f for i in inputs for f in i.logs])))
             files = sum(len(i.logs) for i in inputs)
-            step(f"analyze: reading {files} log file(s) of {_clusters_text(inputs)}")
+            step(f"analyze: reading {counted(files, 'log file')} of {_clusters_text(inputs)}")
             built = rebuild(session, inputs, opts, step=step)
             step("analyze: writing the rebuilt telemetry")
             tele = stage / "telemetry"

@@ -1,5 +1,5 @@
 """Units as operators write them: durations (`100ms`, `30s`, `5m`, `2d`), sizes (`1MiB`, `2GiB`), rates (`5MB/s`),
-and instants (epoch milliseconds shown as UTC ``2026-01-01 00:00:00``).
+instants (epoch milliseconds shown as UTC ``2026-01-01 00:00:00``) and counts of things (``1 move``, ``2 moves``).
 
 Sizes follow the SI/IEC convention: `MB` = 10^6 bytes, `MiB` = 2^20 bytes. Parsers raise ValueError
 with a short reason; callers add the field path.
@@ -149,3 +149,14 @@ def format_minutes(minutes: float) -> str:
 def format_ts_ms(ts_ms: int) -> str:
     """Epoch milliseconds as UTC to the second: 1767225600000 → '2026-01-01 00:00:00'."""
     return datetime.fromtimestamp(int(ts_ms) / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``noun`` as it reads after the count ``n``: 'move' for 1, 'moves' (or ``many``) otherwise, 0 included."""
+    return noun if n == 1 else many or noun + "s"
+
+
+def counted(n: int, noun: str, many: str | None = None) -> str:
+    """A count and its noun, with thousands separators: 1 → '1 move', 2 → '2 moves', 1500 → '1,500 moves'.
+    A console line read '1 move(s)'."""
+    return f"{n:,} {plural(n, noun, many)}"

@@ -20,7 +20,7 @@ import numpy as np
 from replicaflow.errors import ReplicaflowError
 from replicaflow.model.configs import FETCH_MAX_BYTES
 from replicaflow.model.metrics import TRAFFIC_METRICS
-from replicaflow.model.units import format_bytes, format_duration
+from replicaflow.model.units import counted, format_bytes, format_duration
 from replicaflow.sim.engine import Engine
 from replicaflow.sim.fetcher_manager import rounds_per_tick
 from replicaflow.sim.quota_manager import (
@@ -257,7 +257,7 @@ def simulate_candidate(spec: CandidateSpec) -> CandidateResult:
     if cancelled and reason is None:  # what each still lacked at the last sample before it was reverted
         rows = [names.index(n) for n in cancelled]
         left[rows] = last_left[rows]
-        reason = (f"{len(cancelled)} move(s) cancelled by the scenario's own events at "
+        reason = (f"{counted(len(cancelled), 'move')} cancelled by the scenario's own events at "
                   f"{format_duration(max(cancelled.values()))}, {format_bytes(int(left[rows].sum()))} left to copy")
     side, broker = np.unravel_index(int(np.argmax(busy)), busy.shape) if busy.any() else (None, None)
     bottleneck = None if side is None else {

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import replicaflow
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.units import format_duration, format_rate
+from replicaflow.model.units import counted, format_duration, format_rate
 from replicaflow.pipeline.session import java_reason, jvm_gone
 from replicaflow.plan.build import MB, Move, candidate, headroom_throttle_bps, never_finishes, whole_mb_bps
 from replicaflow.plan.candidate import CandidateResult, run_candidate
@@ -124,7 +124,7 @@ def _tell_progress(sc, group: str, total: int, step: Callable[[str], None], stop
             return
         if done != told:
             told = done
-            step(f"plan: simulating {total} candidate(s) on Spark, {done} done")
+            step(f"plan: simulating {counted(total, 'candidate')} on Spark, {done} done")
         if stop.wait(1.0):
             return
 

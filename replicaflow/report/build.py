@@ -19,7 +19,7 @@ import jinja2
 
 from replicaflow import __version__
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.units import format_minutes
+from replicaflow.model.units import counted, format_minutes
 from replicaflow.report import tables
 from replicaflow.report.data import Analysis, load_analysis
 from replicaflow.report.openmetrics import openmetrics_chunks
@@ -85,6 +85,7 @@ def render(title: str, subtitle: str, sections: list[dict], stories: Sequence[di
     env = jinja2.Environment(autoescape=True, undefined=jinja2.ChainableUndefined, trim_blocks=False)
     env.filters["dur"] = format_minutes
     env.filters["n"] = count_text
+    env.filters["counted"] = lambda n, noun: counted(int(n), noun)
     template = env.from_string(_template("report.html.j2"))
     shown = [*sections, *(st[side] for st in stories for side in ("before", "after"))]
     charts = [{"id": c.id, "figure": c.figure} for s in sections for c in all_charts(s)]
@@ -148,7 +149,7 @@ def build_report(directory: Path, metas: list[dict] | None = None, naming: str =
         raise ReplicaflowError(f"{directory / 'analysis'}: no cluster in broker_metrics or cluster_metrics")
     sections = [cluster_section(analysis, c, _anchor(c, i)) for i, c in enumerate(analysis.clusters)]
     names = ", ".join(analysis.clusters)
-    html = render(f"replicaflow report: {names}", f"{len(sections)} cluster(s) · {(shown or directory).resolve()}", sections,
+    html = render(f"replicaflow report: {names}", f"{counted(len(sections), 'cluster')} · {(shown or directory).resolve()}", sections,
                   rejects=_rejects(analysis))
     return write_outputs(Path(dest or directory), analysis, html, naming)
 

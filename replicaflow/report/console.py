@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from replicaflow.model import progress
-from replicaflow.model.units import format_bytes, format_duration, format_minutes
+from replicaflow.model.units import counted, format_bytes, format_duration, format_minutes
 from replicaflow.report.inputs import describe_said, kafka_version_said
 from replicaflow.report.stories import StoryPair, what_changed
 from replicaflow.report.tables import HEALTH
@@ -57,7 +57,7 @@ def cluster_rows(s: Mapping) -> Rows:
     p = s.get("reassignment_progress")
     if p:
         if p["moves_that_cannot_finish"]:
-            eta = f"{p['moves_that_cannot_finish']} move(s) cannot finish at their rate"
+            eta = f"{counted(p['moves_that_cannot_finish'], 'move')} cannot finish at their rate"
         else:
             eta = f"ETA {format_duration(p['eta_ms'])}" if p["eta_ms"] is not None else "ETA unknown"
         rows.append(("open moves", f"{p['open_moves']}: {format_bytes(p['bytes_moved'])} moved, "

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from replicaflow.errors import ReplicaflowError, quote, show
 from replicaflow.model.metrics import BY_JMX
+from replicaflow.model.units import plural
 from replicaflow.telemetry.checks import check_meta, check_metas, is_number, type_problem
 from replicaflow.telemetry.io import META_FILE, METAS_FILE, read_table
 from replicaflow.telemetry.schema import ANALYSIS
@@ -122,7 +123,7 @@ def load_analysis(directory: Path, metas: list[dict] | None = None) -> Analysis:
             table = read_table(directory, "analysis", name)
             missing = set(ANALYSIS[name].names) - set(table.column_names)
             if missing:
-                raise ReplicaflowError(f"{root / name}: missing column(s) {', '.join(sorted(missing))}")
+                raise ReplicaflowError(f"{root / name}: missing {plural(len(missing), 'column')} {', '.join(sorted(missing))}")
             problem = type_problem(table.schema, ANALYSIS[name], name)
             if problem:  # a number column as text was a pandas traceback in the first chart that used it
                 raise ReplicaflowError(f"{root / name}: {problem}")

@@ -21,7 +21,15 @@ from replicaflow.model.configs import (
     REASSIGNMENT_RATES,
     THROTTLED_REPLICAS_LISTS,
 )
-from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms, parse_id
+from replicaflow.model.units import (
+    counted,
+    format_bytes,
+    format_duration,
+    format_rate,
+    format_ts_ms,
+    parse_id,
+    plural,
+)
 from replicaflow.report.data import Analysis
 from replicaflow.report.figures import HYPOTHETICAL, Marker
 from replicaflow.telemetry.io import META_FILE, read_meta, read_table
@@ -127,7 +135,8 @@ def markers(analysis: Analysis, cluster: str, changes: list[Throttle]) -> list[M
     moves = analysis.of("reassignments", cluster)
     if not moves.empty and moves["end_ms"].notna().all():
         raw.append(Marker(int(moves["end_ms"].max()), "moves done",
-                          f"last of {len(moves)} adding replica(s) joined the ISR (reassignment complete)"))
+                          ("the adding replica" if len(moves) == 1 else f"last of {counted(len(moves), 'adding replica')}")
+                          + " joined the ISR (reassignment complete)"))
     ev = analysis.of("log_events", cluster)
     ev = _without_echoes(ev[ev["kind"].isin(list(LOG_MARKERS))], analysis.scrape_interval_ms(cluster))
     for (ts, kind), g in ev.groupby(["ts_ms", "kind"]):
@@ -316,14 +325,14 @@ def _throttle_summary(changes: list[Throttle], cfg: pd.DataFrame | None) -> str:
     for (name, rate), group in _group_rates(changes).items():
         brokers = ", ".join(sorted(group, key=lambda b: (b == DEFAULT_BROKER, b.zfill(6))))
         since = format_ts_ms(min(t.ts_ms for t in changes if t.name == name and t.rate_bps == rate))[11:]
-        parts.append(f"{name} {format_rate(rate)} on broker(s) {brokers} from {since}")
+        parts.append(f"{name} {format_rate(rate)} on {plural(len(group), 'broker')} {brokers} from {since}")
     removed = [t for t in changes if t.rate_bps is None]
     if removed:
         parts.append(f"removed at {format_ts_ms(removed[0].ts_ms)[11:]}")
     lists = cfg[(cfg["entity_type"] == "topic") & cfg["name"].isin(list(THROTTLED_REPLICAS_LISTS))]
     for r in lists.drop_duplicates(["entity", "name"], keep="first").itertuples():
-        n = "all" if r.value == "*" else str(len([x for x in str(r.value or "").split(",") if x.strip()]))
-        parts.append(f"{r.entity}: {r.name} {n} replica(s)")
+        n = len([x for x in str(r.value or "").split(",") if x.strip()])
+        parts.append(f"{r.entity}: {r.name} {'all replicas' if r.value == '*' else counted(n, 'replica')}")
     return "; ".join(parts)
 
 
@@ -344,5 +353,6 @@ def _plan(analysis: Analysis, cluster: str) -> str:
     # no log line carries a size (docs/real-cluster.md): all null is unknown, not 0B; some null, at least that
     size = "bytes to copy unknown" if sizes.empty else \
         f"{'at least ' if len(sizes) < len(moves) else ''}{format_bytes(float(sizes.sum()))} to copy"
-    dest = ", ".join(str(b) for b in sorted(moves["replica"].unique()))
-    return f"{len(parts)} partition(s), {len(moves)} adding replica(s) onto broker(s) {dest}, {size}"
+    dest = sorted(moves["replica"].unique())
+    return (f"{counted(len(parts), 'partition')}, {counted(len(moves), 'adding replica')} onto "
+            f"{plural(len(dest), 'broker')} {', '.join(str(b) for b in dest)}, {size}")

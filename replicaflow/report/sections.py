@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from replicaflow.model.metrics import BROKER_METRICS, BY_SHORT
-from replicaflow.model.units import format_bytes, format_duration, format_ts_ms
+from replicaflow.model.units import counted, format_bytes, format_duration, format_ts_ms
 from replicaflow.report import alerts, inputs, tables
 from replicaflow.report.console import receiving_most
 from replicaflow.report.data import Analysis, broker_wide, meter_deltas
@@ -171,7 +171,7 @@ def overall_progress(summary: dict) -> str | None:
     blocked = p.get("moves_that_cannot_finish") or 0
     neck = f"; {receiving_most(p)}" if p.get("bottleneck_broker") is not None else ""
     stuck = f", {blocked} of them cannot finish at their rate" if blocked else ""
-    return (f"{p['open_moves']} move(s) still open at the end{stuck}: {format_bytes(p['bytes_moved'])} moved, "
+    return (f"{counted(p['open_moves'], 'move')} still open at the end{stuck}: {format_bytes(p['bytes_moved'])} moved, "
             f"{format_bytes(p['bytes_left'])} left, {eta}{neck}.")
 
 

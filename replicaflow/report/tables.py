@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from replicaflow.model import progress
-from replicaflow.model.units import format_bytes, format_duration, format_rate, format_ts_ms
+from replicaflow.model.units import counted, format_bytes, format_duration, format_rate, format_ts_ms
 from replicaflow.report.alerts import value_text
 
 ROWS_SHOWN = 5000  # a browser table sorts and filters this many rows at once without trouble
@@ -27,9 +27,16 @@ ROWS_SHOWN = 5000  # a browser table sorts and filters this many rows at once wi
 # the partition health flags of cluster_metrics and the incident kinds, in words
 HEALTH = {"urp": "under-replicated", "under_min_isr": "under min ISR", "at_min_isr": "at min ISR",
           "offline": "offline", "reassigning": "reassigning"}
-# what incidents.worst_value counts, per kind (pipeline/events.incidents)
-WORST = {"urp": "{n} replica(s) out of the ISR", "under_min_isr": "ISR {n} below min ISR",
-         "offline": "{n} replica(s) without a leader"}
+# what incidents.worst_value counts, per kind (pipeline/events.incidents): the count, then the words after it
+WORST = {"urp": ("replica", " out of the ISR"), "under_min_isr": ("", " below min ISR"),
+         "offline": ("replica", " without a leader")}
+
+
+def worst_text(kind: str, value: float) -> str:
+    """An incident's worst value in words: '1 replica out of the ISR', 'ISR 2 below min ISR'."""
+    noun, rest = WORST.get(kind, ("", ""))
+    n = int(value) if float(value).is_integer() else value
+    return (counted(n, noun) if noun else f"ISR {n:g}" if kind == "under_min_isr" else f"{n:g}") + rest
 
 
 def col(title: str, field: str, filter: str | None = None, sort: str | None = None, kind: str = "text") -> dict:
@@ -83,7 +90,7 @@ def incidents(analysis, cluster: str, prefix: str) -> dict:
              "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
              "duration": format_duration(r.duration_ms) if pd.notna(r.duration_ms) else "open",
              "duration_ms": _ms(r.duration_ms) if pd.notna(r.duration_ms) else 9e15,  # open: longest
-             "worst": "–" if pd.isna(r.worst_value) else WORST.get(r.kind, "{n}").format(n=f"{r.worst_value:g}"),
+             "worst": "–" if pd.isna(r.worst_value) else worst_text(r.kind, r.worst_value),
              "worst_n": _ms(r.worst_value)} for r in inc.itertuples()]
     return table(f"{prefix}-incidents", [
         col("kind", "kind", "list"), col("partition", "partition", "input"), col("start (UTC)", "start", kind="ts"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from replicaflow.model.units import format_duration, format_rate
+from replicaflow.model.units import counted, format_duration, format_rate
 from replicaflow.sim.engine import Engine
 from replicaflow.sim.scenario import DEFAULT_MAX_WORK, Scenario, load_scenario
 from replicaflow.sim.snapshot import describe_now, log_dirs_now
@@ -39,7 +39,7 @@ def event_text(event) -> str:
     k = event.kind
     if k == "reassign":
         throttle = f", --throttle {format_rate(event.throttle_bps)}" if event.throttle_bps else ""
-        return f"reassign {len(event.partitions)} partition(s){throttle}"
+        return f"reassign {counted(len(event.partitions), 'partition')}{throttle}"
     if k in ("broker_down", "broker_up"):
         how = " (controlled shutdown)" if getattr(event, "controlled", False) else ""
         return f"broker {event.broker} {k.split('_')[1]}{how}"
@@ -62,7 +62,7 @@ def event_text(event) -> str:
 
         return f"config {event.entity_type} {event.entity}: " + ", ".join(f"{n}={shown(n, v)}" for n, v in event.configs)
     if k == "elect_leaders":
-        return f"{event.election_type} leader election" + (f" of {len(event.partitions)} partition(s)"
+        return f"{event.election_type} leader election" + (f" of {counted(len(event.partitions), 'partition')}"
                                                            if event.partitions is not None else "")
     return {"verify": "kafka-reassign-partitions --verify", "cancel_reassignment": "cancel reassignment"}.get(k, k)
 

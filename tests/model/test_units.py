@@ -7,6 +7,7 @@ import math
 import pytest
 
 from replicaflow.model.units import (
+    counted,
     format_bytes,
     format_duration,
     format_rate,
@@ -14,6 +15,7 @@ from replicaflow.model.units import (
     parse_bytes,
     parse_duration_ms,
     parse_rate_bps,
+    plural,
 )
 
 
@@ -144,3 +146,14 @@ def test_error_quote_bounds_and_escapes_values():
     assert quote("a" * 250) == "'" + "a" * 100 + "'… (150 more characters)"
     assert quote("x\x00y\n") == "'x\\x00y\\n'"
     assert quote(3.5) == "'3.5'"
+
+
+@pytest.mark.parametrize(("n", "noun", "many", "text"), [
+    (1, "move", None, "1 move"), (2, "move", None, "2 moves"), (0, "replica", None, "0 replicas"),
+    (1_500, "partition", None, "1,500 partitions"), (1, "log file", None, "1 log file"),
+    (3, "leader election", None, "3 leader elections"), (2, "entry", "entries", "2 entries"),
+])
+def test_counted_writes_the_singular_for_one_and_the_plural_otherwise(n, noun, many, text):
+    """One form per count, never 'move(s)': English takes the plural for 0 as for 2."""
+    assert counted(n, noun, many) == text
+    assert plural(n, noun, many) == text.split(" ", 1)[1]

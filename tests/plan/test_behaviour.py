@@ -352,9 +352,9 @@ def test_plan_says_how_its_candidates_go_on_stderr(tmp_path):
     run = cli(*argv, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     steps = [s for s in progress_lines(run.stderr) if s.startswith("plan: ")]
-    assert steps[:2] == ["plan: starting Spark", "plan: simulating 2 candidate(s) on Spark, 0 done"], run.stderr
+    assert steps[:2] == ["plan: starting Spark", "plan: simulating 2 candidates on Spark, 0 done"], run.stderr
     # the tracker is polled each second: two candidates finishing within one poll are one step (0, 2 done)
-    counts = [int(s.removeprefix("plan: simulating 2 candidate(s) on Spark, ").removesuffix(" done")) for s in steps[1:]]
+    counts = [int(s.removeprefix("plan: simulating 2 candidates on Spark, ").removesuffix(" done")) for s in steps[1:]]
     assert counts == sorted(set(counts)) and counts[0] == 0 and counts[-1] <= 2, steps
     assert "plan: " not in run.stdout and "20MB/s" in run.stdout
     quiet = cli("-q", *argv, cwd=tmp_path)

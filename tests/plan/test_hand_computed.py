@@ -254,7 +254,7 @@ def test_a_move_the_cluster_files_events_cancel_is_not_reported_as_done():
     r = simulate_candidate(candidate(cluster, moves, 10e6, False, None, "hand"))
     assert not r.finished and r.eta_ms == {} and r.cancelled_ms == {"t-0": 60_000}
     assert 5.4e9 <= r.bytes_left["t-0"] <= 5.6e9  # 6e9 − 60 s × 10MB/s, at a sample before the cancel
-    assert r.reason.startswith("1 move(s) cancelled by the scenario's own events at 1m")
+    assert r.reason.startswith("1 move cancelled by the scenario's own events at 1m")
     assert result_json(r)["partitions"][0]["cancelled_ms"] == 60_000
     text = console_text(cluster, moves, Choice([r], None, "no candidate can finish", 112e6, 1, [r]), "p.json",
                         False, None)

@@ -88,7 +88,7 @@ def throttled(tmp_path_factory):
     meta.update(source="simulator", scenario="alpha", seed=7, brokers=[1, 2, 3, 4],
                 topics=[{"name": "orders", "partitions": 2, "replication_factor": 3, "min_insync_replicas": 2,
                          "produce_rate_bps": 5e6, "initial_size_bytes": 55e6}],
-                events=[{"ts_ms": T0 + 30_000, "kind": "reassign", "text": "reassign 1 partition(s), --throttle 2MB/s"},
+                events=[{"ts_ms": T0 + 30_000, "kind": "reassign", "text": "reassign 1 partition, --throttle 2MB/s"},
                         {"ts_ms": T0 + 250_000, "kind": "broker_down", "text": "broker 4 down"}])
     (root / "telemetry" / "_meta.json").write_text(json.dumps(meta))
     base = {"cluster": "alpha", "entity_type": "broker"}
@@ -122,10 +122,10 @@ def test_a_move_whose_size_no_input_gave_is_not_0B_to_copy(throttled):
     moves = analysis.tables["reassignments"]
     assert _plan(analysis, "alpha").endswith(", 55MB to copy")
     analysis.tables["reassignments"] = moves.assign(bytes_to_move=None)
-    assert _plan(analysis, "alpha") == "1 partition(s), 1 adding replica(s) onto broker(s) 4, bytes to copy unknown"
+    assert _plan(analysis, "alpha") == "1 partition, 1 adding replica onto broker 4, bytes to copy unknown"
     two = pd.concat([moves, moves.assign(replica=5, bytes_to_move=None)], ignore_index=True)
     analysis.tables["reassignments"] = two
-    assert _plan(analysis, "alpha").endswith("onto broker(s) 4, 5, at least 55MB to copy")
+    assert _plan(analysis, "alpha").endswith("onto brokers 4, 5, at least 55MB to copy")
 
 
 def test_a_move_of_a_cluster_rebuilt_from_logs_is_unknown_not_without_leader(throttled):
@@ -153,15 +153,17 @@ def test_inputs_panel_and_markers_from_the_runs_files(throttled):
     assert panel["controller"]["value"].startswith("ZooKeeper-based")
     assert panel["topic orders"]["value"] == ("2 partitions, RF 3, min ISR 2, produce 5MB/s, "
                                                "initial size 55MB per partition")
-    assert panel["reassignment plan"]["value"] == ("1 partition(s), 1 adding replica(s) onto broker(s) 4, "
+    assert panel["reassignment plan"]["value"] == ("1 partition, 1 adding replica onto broker 4, "
                                                    "55MB to copy")
-    assert "follower.replication.throttled.rate 2MB/s on broker(s) <default> from 00:00:30" in panel["throttle"]["value"]
-    assert "events: follower.replication.throttled.replicas 1 replica(s)" in panel["throttle"]["value"]
+    assert "follower.replication.throttled.rate 2MB/s on broker <default> from 00:00:30" in panel["throttle"]["value"]
+    assert "events: follower.replication.throttled.replicas 1 replica" in panel["throttle"]["value"].split("; ")
     assert panel["throttle"]["hypothetical"]                     # a KIP-542 rate was set
     assert panel["faults injected"]["value"] == "00:04:10 broker 4 down"
     labels = [(m["time"][11:], m["label"]) for m in section["markers"]]
     assert labels == [("00:00:30", "reassign + throttle"), ("00:02:20", "moves done"),
                       ("00:02:30", "throttle off"), ("00:04:10", "b4 down")]
+    done = next(m for m in section["markers"] if m["label"] == "moves done")
+    assert done["text"] == "the adding replica joined the ISR (reassignment complete)"  # not 'last of 1 ...(s)'
     traffic = {c.id: c for c in section["charts"]["traffic"]}
     reassign_in = traffic["c0-alpha-traffic-ReassignmentBytesInPerSec"]
     names = [t["name"] for t in reassign_in.figure["data"]]

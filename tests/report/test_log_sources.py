@@ -43,7 +43,7 @@ def test_run_names_logs_by_their_committed_path(ran):
     found = sources(ran)
     assert found and all(s.startswith(f"{ran.resolve()}/logs/broker-") for s in found), sorted(found)[:3]
     assert all(Path(s).is_file() for s in found)
-    assert f"cluster(s) · {ran.resolve()} ·" in (ran / "report.html").read_text()
+    assert f"1 cluster · {ran.resolve()} ·" in (ran / "report.html").read_text()
 
 
 def test_analyze_through_the_logs_link_keeps_the_name_given(spark, ran):

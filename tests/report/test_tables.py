@@ -43,6 +43,15 @@ def test_under_the_limit_every_row_and_no_note():
     assert [r["partition"] for r in t["rows"]] == ["t-2", "t-1", "t-0"]  # by start time
 
 
+def test_incidents_count_their_worst_value_in_words():
+    """The worst value with one noun per count: it read '1 replica(s) out of the ISR'."""
+    rows = [_incident(0, "urp", 1, 10, 1.0), _incident(1, "urp", 2, 10, 2.0), _incident(2, "under_min_isr", 3, 10, 1.0),
+            _incident(3, "offline", 4, 10, 3.0)]
+    t = tables.incidents(_analysis(incidents=_frame("incidents", rows)), "c", "x")
+    assert [r["worst"] for r in t["rows"]] == ["1 replica out of the ISR", "2 replicas out of the ISR",
+                                               "ISR 1 below min ISR", "3 replicas without a leader"]
+
+
 def test_incidents_keep_the_open_then_the_longest_of_every_kind(monkeypatch):
     """Twelve URP incidents crowd out no other kind: with room for 4 rows, each kind gets its turn."""
     monkeypatch.setattr(tables, "ROWS_SHOWN", 4)

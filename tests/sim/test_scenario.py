@@ -371,7 +371,7 @@ BAD = [
     (_event({"at": "1m", "config": {"broker": 1, "min.insync.replicas": 0}}),
      f"events[{N}].config.min.insync.replicas: expected a whole number of replicas from 1 to 32,767"),
     (_event({"at": "1m", "config": {"broker": 1}}), f"events[{N}].config: expected at least one config next to 'broker', found none"),
-    (_set("topics", []), "topics: expected at least 1 item(s), found 0"),
+    (_set("topics", []), "topics: expected at least 1 item, found 0"),
     (_event({"at": "1m", "config": {"follower.replication.throttled.rate": "1MB/s"}}),
      f"events[{N}].config: expected exactly one of 'broker' or 'topic'"),
 ]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from replicaflow.errors import ReplicaflowError, show
+from replicaflow.model.units import counted
 from replicaflow.sim.scenario.yamldoc import field_path, load
 
 MAX_LISTED = 50  # a file with thousands of bad rows still gives a readable message
@@ -43,7 +44,7 @@ def describe(error: dict) -> str:
     if kind in ("too_short", "too_long"):
         ctx = error.get("ctx", {})
         bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")
-        return f"expected {'at least' if kind == 'too_short' else 'at most'} {bound} item(s), found {ctx.get('actual_length')}"
+        return f"expected {'at least' if kind == 'too_short' else 'at most'} {counted(bound, 'item')}, found {ctx.get('actual_length')}"
     return f"expected {expected}, found {show(found)}"
 
 

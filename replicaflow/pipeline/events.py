@@ -40,6 +40,8 @@ def incidents(state: DataFrame, meta: DataFrame) -> DataFrame:
 
     worst_value: urp → most replicas missing from the ISR (version semantics); under_min_isr →
     largest shortfall below the effective min ISR; offline → |replicas| left without a leader.
+    out_of_sync_replicas: the assigned replicas not in the ISR at the incident's start (Kafka's
+    ``Partition.getOutOfSyncReplicas``, adding replicas included), the operator's first question: which broker.
     """
     n_r, n_a, n_i = F.size("replicas"), F.size("adding"), F.size("isr")
     m = F.broadcast(meta.select("cluster", "end_ms", "kip352"))
@@ -51,15 +53,17 @@ def incidents(state: DataFrame, meta: DataFrame) -> DataFrame:
     kinds = F.array(*[F.when(F.col(k), F.struct(F.lit(k).alias("kind"), worst[k].cast("double").alias("value")))
                       for k in INCIDENT_KINDS])
     rows = (state.join(m, "cluster")
-            .select(*PKEY, "from_ms", "to_ms", "end_ms", F.explode(F.array_compact(kinds)).alias("k"))
-            .select(*PKEY, "from_ms", "to_ms", "end_ms", "k.kind", "k.value"))
+            .select(*PKEY, "from_ms", "to_ms", "end_ms", F.array_except("replicas", "isr").alias("out_of_sync"),
+                    F.explode(F.array_compact(kinds)).alias("k"))
+            .select(*PKEY, "from_ms", "to_ms", "end_ms", "out_of_sync", "k.kind", "k.value"))
     return (_islands(rows, [*PKEY, "kind"])
             .groupBy(*PKEY, "kind", "island")
             .agg(F.min("from_ms").alias("start_ms"), _end().alias("end_ms"), F.max("value").alias("worst_value"),
-                 F.first("end_ms").alias("telemetry_end_ms"))
+                 F.first("end_ms").alias("telemetry_end_ms"),
+                 F.min_by("out_of_sync", "from_ms").alias("out_of_sync_replicas"))
             .select(*PKEY, "kind", "start_ms", "end_ms",
                     (F.coalesce("end_ms", "telemetry_end_ms") - F.col("start_ms")).alias("duration_ms"),
-                    "worst_value"))
+                    "worst_value", "out_of_sync_replicas"))
 
 
 def reassignment_episodes(state: DataFrame) -> DataFrame:

@@ -133,7 +133,8 @@ def _longest(incidents: DataFrame) -> dict[str, list[dict]]:
     for r in rows:
         out.setdefault(r["cluster"], []).append({
             "kind": r["kind"], "topic": r["topic"], "partition": int(r["partition"]),
-            "start": format_ts_ms(r["start_ms"]), "duration_ms": int(r["duration_ms"]), "open": r["end_ms"] is None})
+            "start": format_ts_ms(r["start_ms"]), "duration_ms": int(r["duration_ms"]), "open": r["end_ms"] is None,
+            "out_of_sync_replicas": sorted(int(b) for b in r["out_of_sync_replicas"] or [])})
     return out
 
 

@@ -17,10 +17,10 @@ from rich.console import Console
 from rich.table import Table
 
 from replicaflow.model import progress
-from replicaflow.model.units import counted, format_bytes, format_duration, format_minutes
+from replicaflow.model.units import counted, format_bytes, format_duration, format_minutes, plural
 from replicaflow.report.inputs import describe_said, kafka_version_said
 from replicaflow.report.stories import StoryPair, what_changed
-from replicaflow.report.tables import HEALTH
+from replicaflow.report.tables import HEALTH, out_of_sync_text
 
 Rows = list[tuple[str, str]]
 SUMMED = "summed over partitions"  # a partition-time: the cards' words and format_minutes, as the report shows it
@@ -68,12 +68,19 @@ def cluster_rows(s: Mapping) -> Rows:
 
 
 def longest_rows(longest: Sequence[Mapping]) -> Rows:
-    """The pipeline's ``longest_incidents``, one row each: which partition, for how long, from when; the
-    report's incidents table has the rest. The label is on the first row only."""
+    """The pipeline's ``longest_incidents``, one row each: which partition, for how long, from when, and which
+    brokers' replicas were out of the ISR as it began (an operator's first question); the report's incidents
+    table has the rest. The label is on the first row only."""
     return [("longest incidents" if i == 0 else "",
              f"{HEALTH[x['kind']]} {x['topic']}-{x['partition']}, {format_duration(x['duration_ms'])} from "
-             f"{x['start']}" + (", still at the end" if x["open"] else ""))
+             f"{x['start']}" + (", still at the end" if x["open"] else "") + _out_of_sync(x))
             for i, x in enumerate(longest)]
+
+
+def _out_of_sync(incident: Mapping) -> str:
+    """', broker 2 out of the ISR' (a summary written before the pipeline named them has no such key)."""
+    brokers = incident.get("out_of_sync_replicas") or []
+    return f", {plural(len(brokers), 'broker')} {out_of_sync_text(brokers)} out of the ISR" if brokers else ""
 
 
 def receiving_most(p: Mapping) -> str:

@@ -39,6 +39,13 @@ def worst_text(kind: str, value: float) -> str:
     return (counted(n, noun) if noun else f"ISR {n:g}" if kind == "under_min_isr" else f"{n:g}") + rest
 
 
+def out_of_sync_text(brokers) -> str:
+    """The replicas out of the ISR at an incident's start, by broker id: '2', '2, 3'; '–' when none was (an
+    offline partition whose ISR still names its dead leader) or the analysis predates the column."""
+    ids = sorted(int(b) for b in brokers) if brokers is not None else []
+    return ", ".join(map(str, ids)) or "–"
+
+
 def col(title: str, field: str, filter: str | None = None, sort: str | None = None, kind: str = "text") -> dict:
     """A column: ``filter`` is ``input`` (substring) or ``list`` (pick a value); ``sort`` a numeric field to
     sort by; ``kind`` ``ts`` (never wrapped), ``num`` (right-aligned), ``tag`` (a coloured status) or ``mono``."""
@@ -91,9 +98,11 @@ def incidents(analysis, cluster: str, prefix: str) -> dict:
              "duration": format_duration(r.duration_ms) if pd.notna(r.duration_ms) else "open",
              "duration_ms": _ms(r.duration_ms) if pd.notna(r.duration_ms) else 9e15,  # open: longest
              "worst": "–" if pd.isna(r.worst_value) else worst_text(r.kind, r.worst_value),
-             "worst_n": _ms(r.worst_value)} for r in inc.itertuples()]
+             "worst_n": _ms(r.worst_value), "out_of_sync": out_of_sync_text(r.out_of_sync_replicas)}
+            for r in inc.itertuples()]
     return table(f"{prefix}-incidents", [
-        col("kind", "kind", "list"), col("partition", "partition", "input"), col("start (UTC)", "start", kind="ts"),
+        col("kind", "kind", "list"), col("partition", "partition", "input"),
+        col("out of ISR at start (broker)", "out_of_sync", "input"), col("start (UTC)", "start", kind="ts"),
         col("end (UTC)", "end", kind="ts"), col("duration", "duration", sort="duration_ms", kind="num"),
         col("worst", "worst", sort="worst_n")], rows, note)
 

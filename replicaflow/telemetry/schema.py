@@ -96,7 +96,7 @@ ANALYSIS: dict[str, pa.Schema] = {
     ]),
     "incidents": pa.schema([
         ("cluster", _STR), ("topic", _STR), ("partition", _I32), ("kind", _STR), ("start_ms", _I64),
-        ("end_ms", _I64), ("duration_ms", _I64), ("worst_value", pa.float64()),
+        ("end_ms", _I64), ("duration_ms", _I64), ("worst_value", pa.float64()), ("out_of_sync_replicas", _LIST),
     ]),
     "reassignments": pa.schema([
         ("cluster", _STR), ("topic", _STR), ("partition", _I32), ("replica", _I32), ("start_ms", _I64),

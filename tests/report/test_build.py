@@ -374,11 +374,15 @@ def test_the_terminal_names_the_worst_incidents_with_partition_start_and_length(
     rows = cluster_rows(HEADLINES["alpha"])
     labels = [label for label, _ in rows]
     at = labels.index("longest incidents")
-    assert rows[at:at + 3] == [("longest incidents", "offline orders-1, 40s from 2026-01-01 00:03:20"),
-                               ("", "under min ISR orders-0, 50s from 2026-01-01 00:01:40"),
-                               ("", "under-replicated orders-0, 50s from 2026-01-01 00:01:40")]
+    assert rows[at:at + 3] == [
+        ("longest incidents", "offline orders-1, 40s from 2026-01-01 00:03:20, brokers 1, 3 out of the ISR"),
+        ("", "under min ISR orders-0, 50s from 2026-01-01 00:01:40, brokers 2, 3 out of the ISR"),
+        ("", "under-replicated orders-0, 50s from 2026-01-01 00:01:40, brokers 2, 3 out of the ISR")]
     still = {**HEADLINES["beta"]["longest_incidents"][0], "open": True}
     assert dict(cluster_rows({**HEADLINES["beta"], "longest_incidents": [still]}))["longest incidents"] == \
+        "under-replicated logs-0, 1m10s from 2026-01-01 00:01:20, still at the end, broker 2 out of the ISR"
+    before = {k: v for k, v in still.items() if k != "out_of_sync_replicas"}  # a summary from before the column
+    assert dict(cluster_rows({**HEADLINES["beta"], "longest_incidents": [before]}))["longest incidents"] == \
         "under-replicated logs-0, 1m10s from 2026-01-01 00:01:20, still at the end"
     assert "longest incidents" not in dict(cluster_rows({**HEADLINES["beta"], "longest_incidents": []}))
 

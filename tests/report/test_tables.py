@@ -43,13 +43,18 @@ def test_under_the_limit_every_row_and_no_note():
     assert [r["partition"] for r in t["rows"]] == ["t-2", "t-1", "t-0"]  # by start time
 
 
-def test_incidents_count_their_worst_value_in_words():
-    """The worst value with one noun per count: it read '1 replica(s) out of the ISR'."""
-    rows = [_incident(0, "urp", 1, 10, 1.0), _incident(1, "urp", 2, 10, 2.0), _incident(2, "under_min_isr", 3, 10, 1.0),
-            _incident(3, "offline", 4, 10, 3.0)]
+def test_incidents_name_the_brokers_out_of_the_isr_and_count_in_words():
+    """Which brokers were out of the ISR as each incident began, sorted; the worst value with one noun per count
+    (it read '1 replica(s) out of the ISR')."""
+    rows = [{**_incident(0, "urp", 1, 10, 1.0), "out_of_sync_replicas": [2]},
+            {**_incident(1, "urp", 2, 10, 2.0), "out_of_sync_replicas": [3, 2]},
+            {**_incident(2, "under_min_isr", 3, 10, 1.0), "out_of_sync_replicas": [2, 3]},
+            {**_incident(3, "offline", 4, 10, 3.0), "out_of_sync_replicas": []}]
     t = tables.incidents(_analysis(incidents=_frame("incidents", rows)), "c", "x")
-    assert [r["worst"] for r in t["rows"]] == ["1 replica out of the ISR", "2 replicas out of the ISR",
-                                               "ISR 1 below min ISR", "3 replicas without a leader"]
+    assert [(r["partition"], r["out_of_sync"], r["worst"]) for r in t["rows"]] == [
+        ("t-0", "2", "1 replica out of the ISR"), ("t-1", "2, 3", "2 replicas out of the ISR"),
+        ("t-2", "2, 3", "ISR 1 below min ISR"), ("t-3", "–", "3 replicas without a leader")]
+    assert ("out of ISR at start (broker)", "out_of_sync") in [(c["title"], c["field"]) for c in t["columns"]]
 
 
 def test_incidents_keep_the_open_then_the_longest_of_every_kind(monkeypatch):

@@ -55,9 +55,9 @@ _RUN = {"kafka_version": "3.7", "kip542": False, "start": "2026-01-01 00:00:00",
 _NO_MOVES = {s: 0 for s in STATUSES}
 
 
-def _incident(kind: str, topic: str, partition: int, start_s: int, seconds: int) -> dict:
+def _incident(kind: str, topic: str, partition: int, start_s: int, seconds: int, out_of_sync: list[int]) -> dict:
     return {"kind": kind, "topic": topic, "partition": partition, "start": f"2026-01-01 00:{start_s // 60:02d}:{start_s % 60:02d}",
-            "duration_ms": seconds * 1000, "open": False}
+            "duration_ms": seconds * 1000, "open": False, "out_of_sync_replicas": out_of_sync}
 
 
 # alpha's worst incidents: orders-1 offline, orders-0 under min ISR, then the longer of orders-0's two URP incidents
@@ -66,15 +66,16 @@ HEADLINES = {
               "peak_under_min_isr": 1, "peak_offline": 1, "peak_reassigning": 1, "urp_minutes": 1.5,
               "under_min_isr_minutes": 0.833, "offline_minutes": 0.667,
               "incidents": {"urp": 2, "under_min_isr": 1, "offline": 1},
-              "longest_incidents": [_incident("offline", "orders", 1, 200, 40), _incident("under_min_isr", "orders", 0, 100, 50),
-                                    _incident("urp", "orders", 0, 100, 50)],
+              "longest_incidents": [_incident("offline", "orders", 1, 200, 40, [1, 3]),
+                                    _incident("under_min_isr", "orders", 0, 100, 50, [2, 3]),
+                                    _incident("urp", "orders", 0, 100, 50, [2, 3])],
               "reassignments": {**_NO_MOVES, "completed": 1}, "isr_shrinks": 3, "isr_expands": 2, "produce_requests_rejected": 0, "unclean_elections": 0, "messages_lost": 0,
               "peak_failed_partitions": 1, "reassignment_progress": None},
     "beta": {**_RUN, "peak_urp": 1, "peak_urp_legacy": 1, "peak_urp_kip352": 1, "peak_reassignment_induced_urp": 0,
              "peak_under_min_isr": 0, "peak_offline": 0, "peak_reassigning": 0, "urp_minutes": 1.167,
              "under_min_isr_minutes": 0.0, "offline_minutes": 0.0,
              "incidents": {"urp": 1, "under_min_isr": 0, "offline": 0},
-             "longest_incidents": [_incident("urp", "logs", 0, 80, 70)],
+             "longest_incidents": [_incident("urp", "logs", 0, 80, 70, [2])],
              "reassignments": _NO_MOVES, "isr_shrinks": 1, "isr_expands": 1, "produce_requests_rejected": 0, "unclean_elections": 0, "messages_lost": 0,
              "peak_failed_partitions": 0,
              "reassignment_progress": None},
@@ -159,7 +160,8 @@ def build(name: str, spec: list, brokers: list[int], down: dict, failed: dict, e
                 incidents.append(dict(cluster=name, topic=r["topic"], partition=r["partition"], kind=kind,
                                       start_ms=r["from_ms"], end_ms=end,
                                       duration_ms=None if end is None else end - r["from_ms"],
-                                      worst_value=float(len(r["isr"]))))
+                                      worst_value=float(len(r["isr"])),
+                                      out_of_sync_replicas=[b for b in r["replicas"] if b not in r["isr"]]))
     meta = dict(cluster=name, kafka_version="3.7", kip542=False, start_ms=T0, end_ms=T0 + end_s * 1000,
                 scrape_interval_ms=STEP, source="test")
     return dict(state=state, bm=bm, cm=cm, incidents=incidents, meta=meta, grid=grid)

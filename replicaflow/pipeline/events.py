@@ -20,7 +20,7 @@ INCIDENT_KINDS = ("urp", "under_min_isr", "offline")
 LONG_MAX = (1 << 63) - 1
 # the per-scrape measures of reassignment_progress (besides its key, outcome)
 PROGRESS_MEASURES = ("ts_ms", "leader", "bytes_moved", "messages_moved", "bytes_remaining", "messages_remaining",
-                     "rate_bps", "leader_growth_bps", "window_messages", "window_ms")
+                     "rate_bps", "eta_rate_bps", "leader_growth_bps", "window_messages", "window_ms")
 
 
 def _islands(df: DataFrame, keys: list[str]) -> DataFrame:
@@ -93,6 +93,11 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
     copies the leader's whole log; else (a move already running at the first scrape) its first scrape.
     Remaining = leader's size − replica's size (null while no leader reports); rate = bytes moved over the
     last ``window_ms`` (or since the start), and the leader log's growth over the same window.
+
+    eta_rate_bps, the copy rate the ETA divides by: over the same window, but only since the scrape at or after
+    the cluster's last move start or end (:func:`_sharing_changes`), and over one scrape interval at that scrape.
+    Moves share their throttle and their brokers' NICs: after the first of two moves under one 1MB/s throttle
+    finished, the other copied 1MB/s, yet the 60 s rate, half of it at 500KB/s, promised 16 s for 10 s of work.
     """
     m = F.broadcast(meta.select("cluster", "start_ms", "scrape_interval_ms"))
     ep = (episodes.withColumnRenamed("start_ms", "ep_start").withColumnRenamed("end_ms", "ep_end").join(m, "cluster")
@@ -115,7 +120,18 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
     key = [*PKEY, "replica", "ep_start"]
     first = Window.partitionBy(*key).orderBy("ts_ms").rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
     recent = Window.partitionBy(*key).orderBy("ts_ms").rangeBetween(-window_ms, 0)
+    ordered = Window.partitionBy(*key).orderBy("ts_ms")
+    since_change = Window.partitionBy(*key, "shared").orderBy("ts_ms").rangeBetween(-window_ms, 0)
     seconds = (F.col("ts_ms") - F.col("w_ts")) / 1000.0
+    # the first scrape since the last change, or the one before when this is it (the interval the change fell in)
+    e_ts = F.when(F.col("c_ts") < F.col("ts_ms"), F.col("c_ts")).otherwise(F.lag("ts_ms").over(ordered))
+    e_size = F.when(F.col("c_ts") < F.col("ts_ms"), F.col("c_size")).otherwise(F.lag("size").over(ordered))
+    changed = F.coalesce(F.col("changed"), F.lit(0))
+    per_scrape = (per_scrape.join(_sharing_changes(episodes, meta), ["cluster", "ts_ms"], "left")
+                  .withColumn("shared", F.sum(changed).over(ordered.rowsBetween(Window.unboundedPreceding, 0)))
+                  .withColumn("c_ts", F.first("ts_ms").over(since_change))
+                  .withColumn("c_size", F.first("size").over(since_change))
+                  .withColumn("e_ts", e_ts).withColumn("e_size", e_size))
     return (per_scrape
             .withColumn("size0", F.when(F.col("created"), F.lit(0)).otherwise(F.first("size").over(first)))
             .withColumn("leo0", F.when(F.col("created"), F.lit(0)).otherwise(F.first("leo").over(first)))
@@ -132,11 +148,25 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
                     F.when(F.col("leader_leo").isNotNull(),
                            F.greatest(F.col("leader_leo") - F.col("leo"), F.lit(0))).alias("messages_remaining"),
                     F.when(seconds > 0, (F.col("size") - F.col("w_size")) / seconds).alias("rate_bps"),
+                    F.when(F.col("ts_ms") > F.col("e_ts"), (F.col("size") - F.col("e_size"))
+                           / ((F.col("ts_ms") - F.col("e_ts")) / 1000.0)).alias("eta_rate_bps"),
                     F.when(F.col("ts_ms") > F.col("w_leader_ts"),
                            (F.col("leader_size") - F.col("w_leader_size"))
                            / ((F.col("ts_ms") - F.col("w_leader_ts")) / 1000.0)).alias("leader_growth_bps"),
                     (F.col("leo") - F.col("w_leo")).alias("window_messages"),
                     (F.col("ts_ms") - F.col("w_ts")).alias("window_ms")))
+
+
+def _sharing_changes(episodes: DataFrame, meta: DataFrame) -> DataFrame:
+    """(cluster, ts_ms, changed = 1): the scrapes at or after an instant a move of the cluster started or ended,
+    when the moves that share throttles and NICs changed. Cluster-wide, as a throttle rate is per broker and a
+    move's leader and destination are not in its row; a change elsewhere only shortens a window whose rate it did
+    not change."""
+    m = F.broadcast(meta.select("cluster", "start_ms", "scrape_interval_ms"))
+    at = episodes.select("cluster", F.col("start_ms").alias("at")).unionByName(
+        episodes.filter(F.col("end_ms").isNotNull()).select("cluster", F.col("end_ms").alias("at")))
+    return (at.withColumnRenamed("at", "ts").join(m, "cluster")
+            .select("cluster", scrape_at_or_after("ts").alias("ts_ms")).distinct().withColumn("changed", F.lit(1)))
 
 
 def reassignments(episodes: DataFrame, progress: DataFrame, configs: DataFrame,
@@ -149,13 +179,14 @@ def reassignments(episodes: DataFrame, progress: DataFrame, configs: DataFrame,
     latest = throttled(progress.withColumn("rn", F.row_number().over(last)).filter("rn = 1"), configs, key)
     latest = latest.select(*PKEY, "replica", F.col("ep_start").alias("start_ms"), "throttled", *PROGRESS_MEASURES)
     copy = F.coalesce(F.col("rate_bps"), F.lit(0.0))
+    eta_copy = F.coalesce(F.col("eta_rate_bps"), copy)  # since the moves last changed (reassignment_progress)
     growth = F.coalesce(F.col("leader_growth_bps"), F.lit(0.0))
     window_full = F.coalesce(F.col("window_ms") >= window_ms, F.lit(False))
     caught_up = F.coalesce(F.col("bytes_remaining") <= 0, F.lit(False))
     status = F.coalesce(F.col("outcome"), P.open_move_status(caught_up, copy, growth, window_full, F.col("throttled")))
     eta = F.when(caught_up, F.lit(0)).when(
-        (status == P.PROGRESSING) & F.col("bytes_remaining").isNotNull() & (copy - growth > 0),
-        F.ceil(P.eta_ms(F.col("bytes_remaining"), copy, growth)).cast("long"))
+        (status == P.PROGRESSING) & F.col("bytes_remaining").isNotNull() & (eta_copy - growth > 0),
+        F.ceil(P.eta_ms(F.col("bytes_remaining"), eta_copy, growth)).cast("long"))
     return (episodes.join(latest, [*PKEY, "replica", "start_ms"], "left")
             .select(*PKEY, "replica", "start_ms", "end_ms",
                     (F.col("bytes_moved") + F.col("bytes_remaining")).alias("bytes_to_move"),

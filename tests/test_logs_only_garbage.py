@@ -109,9 +109,9 @@ def test_nothing_readable_is_one_sentence_and_non_zero(logs):
     assert run.returncode != 0
     assert "Traceback" not in run.stderr
     *steps, last = progress_lines(run.stderr.strip())
-    assert "no replication event in 2 file(s)" in last and "analyze:" not in last
+    assert "no replication event in 2 files of cluster" in last and "analyze:" not in last
     # rejects are written with an analysis only: the sentence names the first unreadable line and why
-    assert re.search(r"; [\d,]+ line\(s\) unreadable, the first \S*binary\.log:1 \(", last), last
+    assert re.search(r"; [\d,]+ lines unreadable, the first \S*binary\.log:1 \(", last), last
     assert steps == ["analyze: starting Spark", "analyze: reading 2 log files of cluster 'cluster'"], run.stderr
 
 

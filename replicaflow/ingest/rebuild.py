@@ -78,7 +78,7 @@ from replicaflow.ingest.logs import read_logs
 from replicaflow.ingest.sources import ClusterInputs, RebuildOptions
 from replicaflow.model.configs import DEFAULT_BROKER, MIN_ISR
 from replicaflow.model.election import KRAFT, ZOOKEEPER, session_timeout_ms
-from replicaflow.model.units import format_duration, parse_id
+from replicaflow.model.units import counted, format_duration, parse_id, plural
 from replicaflow.model.version import KafkaVersion
 from replicaflow.telemetry.checks import MAX_SCRAPES
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH, TELEMETRY
@@ -135,10 +135,10 @@ def rebuild(spark: SparkSession, inputs: list[ClusterInputs], opts: RebuildOptio
         files = sum(len(i.logs) for i in inputs)
         rejected = parsed["rejects"].count()
         first = parsed["rejects"].orderBy("source", "line_number").first() if rejected else None
-        why = (f"; {rejected:,} line(s) unreadable, the first {first['source']}:{first['line_number']} "
+        why = (f"; {counted(rejected, 'line')} unreadable, the first {first['source']}:{first['line_number']} "
                f"({first['reason']})" if first else "")
-        raise ReplicaflowError(f"--logs: no replication event in {files} file(s) of cluster(s) "
-                               f"{', '.join(i.cluster for i in inputs)}{why}; nothing to analyze (docs/logs.md)")
+        raise ReplicaflowError(f"--logs: no replication event in {counted(files, 'file')} of "
+                               f"{plural(len(inputs), 'cluster')} {', '.join(i.cluster for i in inputs)}{why}; nothing to analyze (docs/logs.md)")
     step(f"analyze: rebuilding telemetry from {sum(p['events'] for p in periods.values()):,} events")
     logged_until = logged_until_by_cluster(spark, parsed["line_times"], periods, tz)
     interval = opts.scrape_interval_ms

@@ -124,7 +124,7 @@ def plan(logs: Sequence[str], topics: Sequence[str] = (), log_dirs: Sequence[str
         raise ReplicaflowError(f"--cluster: {cluster_name_problem(cluster)}, found {quote(cluster)}")
     files = resolve_paths(list(logs))
     if not topics and not log_dirs and all(os.path.isfile(f) and os.path.getsize(f) == 0 for f in files):
-        raise ReplicaflowError(f"--logs: the {len(files)} file(s) given are all empty; nothing to analyze "
+        raise ReplicaflowError(f"--logs: {'the file given is' if len(files) == 1 else f'the {len(files):,} files given are all'} empty; nothing to analyze "
                                "(docs/logs.md)")
     by_cluster: dict[str, list[str]] = {}
     for f in files:

@@ -34,7 +34,7 @@ from pathlib import Path
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.configs import MAX_MIN_ISR, MIN_ISR
 from replicaflow.model.topic import topic_name_problem
-from replicaflow.model.units import INT32_MAX, parse_id
+from replicaflow.model.units import INT32_MAX, counted, parse_id
 from replicaflow.telemetry.textfile import read_text
 
 WHAT = "kafka-topics --describe output"
@@ -274,7 +274,7 @@ def _check_counts(snap: TopicsSnapshot, where: str) -> None:
         seen = lines.get(name, 0)
         if seen != topic.partition_count:
             raise ReplicaflowError(f"{where}: topic {quote(name)} has PartitionCount: {topic.partition_count} "
-                                   f"but {seen} partition line(s); was the output cut?")
+                                   f"but {counted(seen, 'partition line')}; was the output cut?")
         if seen and topic.replication_factor not in factors[name]:
             counts = sorted({len(p.replicas) for (t, _), p in snap.partitions.items() if t == name})
             raise ReplicaflowError(f"{where}:{topic.line}: topic {quote(name)} has ReplicationFactor: "

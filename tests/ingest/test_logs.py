@@ -304,8 +304,10 @@ def test_logs_that_are_all_empty_are_refused_before_spark(tmp_path):
     (tmp_path / "broker-1").mkdir()
     for name in ("server.log", "state-change.log"):
         (tmp_path / "broker-1" / name).write_text("")
-    with pytest.raises(ReplicaflowError, match=r"^--logs: the 2 file\(s\) given are all empty; nothing to analyze"):
+    with pytest.raises(ReplicaflowError, match=r"^--logs: the 2 files given are all empty; nothing to analyze"):
         plan([str(tmp_path)])
+    with pytest.raises(ReplicaflowError, match=r"^--logs: the file given is empty; nothing to analyze"):
+        plan([str(tmp_path / "broker-1" / "server.log")])
     (tmp_path / "broker-1" / "server.log").write_text("[2024-01-01 10:00:00,000] INFO x (kafka.server.KafkaServer)\n")
     assert [len(c.logs) for c in plan([str(tmp_path)])] == [2]
 
@@ -538,7 +540,8 @@ def test_a_4_x_not_enough_replicas_names_the_isr_after_its_size(spark, tmp_path)
 
 # kinds the simulator writes that the reader names after what the line says
 READ_AS = {"partition_fenced": "fetch_epoch_mismatch", "unclean_leader_election": "unclean_election",
-           "fetch_storage_halt": "storage_halt"}  # ReplicaFetcherThread's halt before 1.0 is a halt as the produce path's
+           "fetch_storage_halt": "storage_halt",  # ReplicaFetcherThread's halt before 1.0 is a halt as the produce path's
+           "election_started": "preferred_election_started"}  # and unclean_election_started, by the line's election type
 
 
 def test_every_kind_the_simulator_writes_has_a_reading_rule():

@@ -98,7 +98,7 @@ def test_partition_lines_without_header_and_jvm_noise_are_read():
      "d.txt:1: Configs: min.insync.replicas is given twice in 'min.insync.replicas=2,min.insync.replicas=1'"),
     ("Error while executing topic command : Topic 'x' does not exist\n", "d.txt:1: expected a line starting"),
     ("Topic: a\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n\tTopic: a\tPartition: 0\tLeader: 1\t"
-     "Replicas: 1\tIsr: 1\n", "d.txt: topic 'a' has PartitionCount: 2 but 1 partition line(s)"),
+     "Replicas: 1\tIsr: 1\n", "d.txt: topic 'a' has PartitionCount: 2 but 1 partition line;"),
     ("", "d.txt: no partition lines"),
     ("Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: min.insync.replicas=99999999999999999999\n",
      "d.txt:1: Configs: min.insync.replicas: expected an integer from 1 to 32,767, found '99999999999999999999'"),

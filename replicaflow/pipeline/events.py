@@ -121,16 +121,17 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
     first = Window.partitionBy(*key).orderBy("ts_ms").rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
     recent = Window.partitionBy(*key).orderBy("ts_ms").rangeBetween(-window_ms, 0)
     ordered = Window.partitionBy(*key).orderBy("ts_ms")
-    since_change = Window.partitionBy(*key, "shared").orderBy("ts_ms").rangeBetween(-window_ms, 0)
     seconds = (F.col("ts_ms") - F.col("w_ts")) / 1000.0
     # the first scrape since the last change, or the one before when this is it (the interval the change fell in)
     e_ts = F.when(F.col("c_ts") < F.col("ts_ms"), F.col("c_ts")).otherwise(F.lag("ts_ms").over(ordered))
     e_size = F.when(F.col("c_ts") < F.col("ts_ms"), F.col("c_size")).otherwise(F.lag("size").over(ordered))
     changed = F.coalesce(F.col("changed"), F.lit(0))
-    per_scrape = (per_scrape.join(_sharing_changes(episodes, meta), ["cluster", "ts_ms"], "left")
+    # `shared` never falls as ts_ms grows: the least (-shared, ts_ms) of the window is its first scrape since the
+    # last change, in the window (and the sort) the other window measures use
+    since = F.min(F.struct((-F.col("shared")).alias("shared"), "ts_ms", "size")).over(recent)
+    per_scrape = (per_scrape.join(F.broadcast(_sharing_changes(episodes, meta)), ["cluster", "ts_ms"], "left")
                   .withColumn("shared", F.sum(changed).over(ordered.rowsBetween(Window.unboundedPreceding, 0)))
-                  .withColumn("c_ts", F.first("ts_ms").over(since_change))
-                  .withColumn("c_size", F.first("size").over(since_change))
+                  .withColumn("c", since).withColumn("c_ts", F.col("c.ts_ms")).withColumn("c_size", F.col("c.size"))
                   .withColumn("e_ts", e_ts).withColumn("e_size", e_size))
     return (per_scrape
             .withColumn("size0", F.when(F.col("created"), F.lit(0)).otherwise(F.first("size").over(first)))

@@ -42,6 +42,17 @@ _LABELS = {"reassign": "reassign", "verify": "verify", "config": "config", "canc
 LOG_MARKERS = {"broker_shutdown": "shutdown", "broker_started": "start", "thread_died": "thread died",
                "partition_failed": "failed", "controller_elected": "controller", "broker_failed": "broker lost",
                "broker_fenced": "fenced"}
+# election kinds by trigger ("": the line names none, before 2.4): (marker label, what the hover says)
+_ASKED = " asked by an operator (kafka-leader-election)"
+ELECTION_KINDS = {
+    "preferred_election_started": {"AutoTriggered": ("rebalance", "auto leader rebalance"),
+                                   "AdminClientTriggered": ("election", "preferred leader election" + _ASKED),
+                                   "ZkTriggered": ("election", "preferred leader election asked by an operator "
+                                                               "(/admin/preferred_replica_election)"),
+                                   "": ("election", "preferred leader election")},
+    "unclean_election_started": {"AdminClientTriggered": ("unclean", "unclean leader election" + _ASKED),
+                                 "": ("unclean", "unclean leader election")},
+}
 # kinds written by the controller about another broker: the marker names that one (target_broker)
 ABOUT_ANOTHER = ("broker_failed", "broker_fenced")
 FAULT_KINDS = ("broker_down", "broker_up", "slow_network", "fail_partition", "produce_burst", "stall_follower")
@@ -138,6 +149,7 @@ def markers(analysis: Analysis, cluster: str, changes: list[Throttle]) -> list[M
                           ("the adding replica" if len(moves) == 1 else f"last of {counted(len(moves), 'adding replica')}")
                           + " joined the ISR (reassignment complete)"))
     ev = analysis.of("log_events", cluster)
+    raw += _election_markers(ev)
     ev = _without_echoes(ev[ev["kind"].isin(list(LOG_MARKERS))], analysis.scrape_interval_ms(cluster))
     for (ts, kind), g in ev.groupby(["ts_ms", "kind"]):
         brokers = sorted({int(b) for b in g["target_broker" if kind in ABOUT_ANOTHER else "broker"].dropna()})
@@ -145,6 +157,23 @@ def markers(analysis: Analysis, cluster: str, changes: list[Throttle]) -> list[M
         raw.append(Marker(int(ts), LOG_MARKERS[kind] + who, f"log: {kind.replace('_', ' ')}{who.replace('b', 'broker ')}"
                           f" ({g.iloc[0]['source']}:{int(g.iloc[0]['line_number'])})"))
     return _merge(sorted(raw, key=lambda m: m.ts_ms), analysis.scrape_interval_ms(cluster))
+
+
+def _election_markers(ev: pd.DataFrame) -> list[Marker]:
+    """The ZooKeeper controller's ``Starting … leader election for partitions …`` lines (docs/logs.md): leaders moved by
+    ``auto.leader.rebalance.enable`` (AutoTriggered, 2.4+) or by an operator (``kafka-leader-election``,
+    AdminClientTriggered or ZkTriggered), told apart on the charts; before 2.4 the line does not say which. One
+    marker per instant and kind, naming the partitions (the line's broker is the controller, not a leader)."""
+    ev = ev[ev["kind"].isin(list(ELECTION_KINDS))]
+    out = []
+    for (ts, kind, trigger), g in ev.fillna({"state": ""}).groupby(["ts_ms", "kind", "state"]):
+        label, what = ELECTION_KINDS[kind].get(trigger, ELECTION_KINDS[kind][""])
+        parts = [f"{t}-{p}" for t, p in sorted({(t, int(p)) for t, p in zip(g["topic"], g["partition"], strict=True)
+                                                if pd.notna(p)})]
+        listed = ", ".join(parts[:6]) + (f", … {len(parts) - 6} more" if len(parts) > 6 else "")
+        out.append(Marker(int(ts), label, f"log: {what} of {counted(len(parts), 'partition')} ({listed}) "
+                                          f"({g.iloc[0]['source']}:{int(g.iloc[0]['line_number'])})"))
+    return out
 
 
 def _without_echoes(ev: pd.DataFrame, window_ms: int) -> pd.DataFrame:

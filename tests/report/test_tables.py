@@ -212,3 +212,29 @@ def test_a_stalled_move_says_since_when_it_copied_nothing():
                           "the log grows 1MB/s")
     assert why["t-5"].startswith(f"copied nothing since {format_ts_ms(T0)}, 5m before the end:")
     assert why["t-6"].startswith("copied nothing over the last minute:")
+
+
+def _election(ts_ms: int, kind: str, trigger: str | None, partitions: list[int], line: int) -> list[dict]:
+    """The ``log_events`` rows of one ``Starting … leader election for partitions …`` line: a row per partition."""
+    return [dict(_event(ts_ms, 1, kind, line), topic="t", partition=p, state=trigger) for p in partitions]
+
+
+def test_leader_elections_in_the_logs_are_marked_by_what_triggered_them():
+    """KafkaController.onReplicaElection (2.4+, KIP-460) says why it moves leaders: ``triggered by AutoTriggered``
+    (auto.leader.rebalance.enable) or ``AdminClientTriggered`` (kafka-leader-election); the charts mark a rebalance
+    apart from an operator's election, and name the partitions, not the controller that wrote the line. Before 2.4
+    (no trigger) the marker says only a preferred election."""
+    log = _frame("log_events", [*_election(T0 + 300_000, "preferred_election_started", "AutoTriggered", [2, 0], 5),
+                                *_election(T0 + 900_000, "preferred_election_started", "AdminClientTriggered", [1], 8),
+                                *_election(T0 + 1_500_000, "unclean_election_started", "AdminClientTriggered", [3], 9),
+                                *_election(T0 + 2_100_000, "preferred_election_started", None, list(range(12)), 11)])
+    analysis = Analysis(root=None, tables={"log_events": log, "reassignments": _frame("reassignments", [])},
+                        meta={"c": {"scrape_interval_ms": 30_000}})
+    assert [(m.ts_ms - T0, m.label, m.text) for m in markers(analysis, "c", [])] == [
+        (300_000, "rebalance", "log: auto leader rebalance of 2 partitions (t-0, t-2) (controller.log:5)"),
+        (900_000, "election", "log: preferred leader election asked by an operator (kafka-leader-election) of "
+                              "1 partition (t-1) (controller.log:8)"),
+        (1_500_000, "unclean", "log: unclean leader election asked by an operator (kafka-leader-election) of "
+                               "1 partition (t-3) (controller.log:9)"),
+        (2_100_000, "election", "log: preferred leader election of 12 partitions (t-0, t-1, t-2, t-3, t-4, t-5, … 6 "
+                                "more) (controller.log:11)")]

@@ -254,7 +254,7 @@ RULES: list[Rule] = [
     # partitions it is about to elect leaders for, a row each. From 2.4 the line says why (the trigger, kept as `state`):
     # AutoTriggered (auto.leader.rebalance.enable), AdminClientTriggered (an ElectLeaders request), ZkTriggered (the
     # /admin/preferred_replica_election znode); before, an automatic rebalance and an operator's election read the same
-    Rule("preferred_election_started", r"^Starting preferred replica leader election for partitions (.*)$", {},
+    Rule("preferred_election_started", r"^Starting preferred replica leader election for partitions ?(.*)$", {},
          explode="list"),
     Rule("preferred_election_started", r"^Starting replica leader election \(PREFERRED\) for partitions .* triggered by "
          r"(AdminClientTriggered|AutoTriggered|ZkTriggered)$", {"state": 1}, explode="list"),

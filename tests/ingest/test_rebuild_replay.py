@@ -87,7 +87,7 @@ def test_version_forms_pick_the_earliest_release_they_allow():
         not re.search(five, "ISR updated to 1,2 and version updated to 7")
     assert re.search(five, "ISR updated to 1,2  and version updated to 7")
     # PartitionRegistration.toString: `replicas=[..], isr=[..]` up to 3.6, `replicas=[..], directories=[..]` from 3.7
-    seven = next(p for p, first, _ in FORMS if first == "3.7")
+    seven = next(p for p, first, _ in FORMS if first == "3.7" and "directories=" in p)
     assert infer_version(seen(r"with topic id ", r"lastCaughtUpTimeMs", seven)) == ("3.7", None)
     assert re.search(seven, "PartitionRegistration(replicas=[3, 1, 2], directories=[B_s3M5qvrILHbTrqu_tnLg], isr=[2]")
     assert not re.search(seven, "PartitionRegistration(replicas=[1, 2], isr=[1], removingReplicas=[], addingReplicas=[]")

@@ -418,7 +418,7 @@ def test_a_topic_whose_partitions_differ_in_replica_count_is_one_sentence(tmp_pa
 
 
 @pytest.mark.parametrize(("size", "sentence"), [
-    (60 * 10**12, "orders-0: 60TB to copy takes at least 794h44m at the 21MB/s one partition fetches "
+    (60 * 10**12, "orders-0: 60TB to copy takes at least 33d2h44m at the 21MB/s one partition fetches "
                   "(replica.fetch.max.bytes per round trip); the planner simulates at most 30 days"),
     (2**62, "orders-0: 4611686TB to copy takes at least"),
 ])
@@ -442,7 +442,7 @@ def test_a_broker_receiving_more_than_its_nic_carries_in_30_days_is_refused(tmp_
                                  str(tmp_path / "describe.txt"), "--log-dirs", str(tmp_path / "logdirs.json"),
                                  "--brokers", "1,2,3,4,5", "--master", "nonsense://x"])
     assert result.exit_code == 2, result.output
-    assert ("broker 5: 400TB to receive takes at least 888h53m at its 125MB/s NIC; the planner simulates at most 30 "
+    assert ("broker 5: 400TB to receive takes at least 37d53m at its 125MB/s NIC; the planner simulates at most 30 "
             "days") in result.output
 
 

@@ -10,6 +10,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from replicaflow.model import progress as P
+from replicaflow.model.configs import QUOTA_RATES, THROTTLED_REPLICAS_LISTS
 from replicaflow.pipeline.metrics import scrape_at_or_after
 from replicaflow.pipeline.pruning import with_buckets, within_bucket
 from replicaflow.pipeline.state import PKEY
@@ -84,7 +85,7 @@ def reassignment_episodes(state: DataFrame) -> DataFrame:
             .select(*PKEY, "replica", "start_ms", "end_ms", "outcome"))
 
 
-def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta: DataFrame,
+def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta: DataFrame, configs: DataFrame,
                           window_ms: int = STALL_WINDOW_MS) -> DataFrame:
     """Per scrape of an episode: the adding replica's copy progress against the leader's log.
 
@@ -95,7 +96,8 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
     last ``window_ms`` (or since the start), and the leader log's growth over the same window.
 
     eta_rate_bps, the copy rate the ETA divides by: over the same window, but only since the scrape at or after
-    the cluster's last move start or end (:func:`_sharing_changes`), and over one scrape interval at that scrape.
+    the cluster's last move start or end or throttle change (:func:`_sharing_changes`), and over one scrape
+    interval at that scrape.
     Moves share their throttle and their brokers' NICs: after the first of two moves under one 1MB/s throttle
     finished, the other copied 1MB/s, yet the 60 s rate, half of it at 500KB/s, promised 16 s for 10 s of work.
     """
@@ -129,7 +131,7 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
     # `shared` never falls as ts_ms grows: the least (-shared, ts_ms) of the window is its first scrape since the
     # last change, in the window (and the sort) the other window measures use
     since = F.min(F.struct((-F.col("shared")).alias("shared"), "ts_ms", "size")).over(recent)
-    per_scrape = (per_scrape.join(F.broadcast(_sharing_changes(episodes, meta)), ["cluster", "ts_ms"], "left")
+    per_scrape = (per_scrape.join(F.broadcast(_sharing_changes(episodes, meta, configs)), ["cluster", "ts_ms"], "left")
                   .withColumn("shared", F.sum(changed).over(ordered.rowsBetween(Window.unboundedPreceding, 0)))
                   .withColumn("c", since).withColumn("c_ts", F.col("c.ts_ms")).withColumn("c_size", F.col("c.size"))
                   .withColumn("e_ts", e_ts).withColumn("e_size", e_size))
@@ -158,14 +160,18 @@ def reassignment_progress(episodes: DataFrame, replica_offsets: DataFrame, meta:
                     (F.col("ts_ms") - F.col("w_ts")).alias("window_ms")))
 
 
-def _sharing_changes(episodes: DataFrame, meta: DataFrame) -> DataFrame:
-    """(cluster, ts_ms, changed = 1): the scrapes at or after an instant a move of the cluster started or ended,
-    when the moves that share throttles and NICs changed. Cluster-wide, as a throttle rate is per broker and a
-    move's leader and destination are not in its row; a change elsewhere only shortens a window whose rate it did
-    not change."""
+def _sharing_changes(episodes: DataFrame, meta: DataFrame, configs: DataFrame) -> DataFrame:
+    """(cluster, ts_ms, changed = 1): the scrapes at or after an instant the copy rate of the cluster's moves could
+    change: a move started or ended (the moves that share throttles and NICs changed), or a config event set or
+    removed a throttle rate or a throttled-replicas list during the telemetry (``ReplicationQuotaManager.updateQuota``
+    applies a dynamic rate at once). Cluster-wide, as a throttle rate is per broker and a move's leader and
+    destination are not in its row; a change elsewhere only shortens a window whose rate it did not change."""
     m = F.broadcast(meta.select("cluster", "start_ms", "scrape_interval_ms"))
+    throttle = configs.filter(F.col("name").isin(*QUOTA_RATES, *THROTTLED_REPLICAS_LISTS)).select("cluster", "ts_ms")
     at = episodes.select("cluster", F.col("start_ms").alias("at")).unionByName(
         episodes.filter(F.col("end_ms").isNotNull()).select("cluster", F.col("end_ms").alias("at")))
+    at = at.unionByName(throttle.join(m, "cluster").filter(F.col("ts_ms") > F.col("start_ms"))
+                        .select("cluster", F.col("ts_ms").alias("at")))
     return (at.withColumnRenamed("at", "ts").join(m, "cluster")
             .select("cluster", scrape_at_or_after("ts").alias("ts_ms")).distinct().withColumn("changed", F.lit(1)))
 

@@ -84,7 +84,7 @@ def build(t: Telemetry, shared: Callable[[DataFrame], DataFrame] = lambda df: df
         if prune:
             pad_ms = max(int(m["scrape_interval_ms"]) for m in t.metas)
             read = scrapes_within(offsets, collect_spans(episodes(), "start_ms", "end_ms", pad_ms))
-        return shared(E.reassignment_progress(episodes(), read, t.meta))
+        return shared(E.reassignment_progress(episodes(), read, t.meta, t.tables["configs"]))
 
     lagging = once(lagging_replicas)
     topics = once(lambda: shared(M.topic_metrics(state(), t.meta)))

@@ -71,7 +71,8 @@ def reassignment_episodes() -> DataFrame:
 
 @dp.temporary_view(name="reassignment_progress_detail")
 def reassignment_progress_detail() -> DataFrame:
-    return E.reassignment_progress(_read("reassignment_episodes"), T.tables["replica_offsets"], T.meta)
+    return E.reassignment_progress(_read("reassignment_episodes"), T.tables["replica_offsets"], T.meta,
+                                   T.tables["configs"])
 
 
 @dp.materialized_view(name="reassignment_progress")

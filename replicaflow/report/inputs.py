@@ -43,14 +43,15 @@ LOG_MARKERS = {"broker_shutdown": "shutdown", "broker_started": "start", "thread
                "partition_failed": "failed", "controller_elected": "controller", "broker_failed": "broker lost",
                "broker_fenced": "fenced"}
 # election kinds by trigger ("": the line names none, before 2.4): (marker label, what the hover says)
-_ASKED = " asked by an operator (kafka-leader-election)"
+_ASKED = " asked by an operator"
+_TOOL = _ASKED + " (kafka-leader-election)"
 ELECTION_KINDS = {
     "preferred_election_started": {"AutoTriggered": ("rebalance", "auto leader rebalance"),
-                                   "AdminClientTriggered": ("election", "preferred leader election" + _ASKED),
-                                   "ZkTriggered": ("election", "preferred leader election asked by an operator "
-                                                               "(/admin/preferred_replica_election)"),
+                                   "AdminClientTriggered": ("election", "preferred leader election" + _TOOL),
+                                   "ZkTriggered": ("election", "preferred leader election" + _ASKED
+                                                   + " (/admin/preferred_replica_election)"),
                                    "": ("election", "preferred leader election")},
-    "unclean_election_started": {"AdminClientTriggered": ("unclean", "unclean leader election" + _ASKED),
+    "unclean_election_started": {"AdminClientTriggered": ("unclean", "unclean leader election" + _TOOL),
                                  "": ("unclean", "unclean leader election")},
 }
 # kinds written by the controller about another broker: the marker names that one (target_broker)

@@ -21,6 +21,7 @@ ISR_SHRINK, REASSIGNMENT_START, REPLICAS_REMOVED = "isr_shrink", "reassignment_s
 LEADER_ISR_SHRINK = "leader_isr_shrink"
 
 KRAFT_BROKER_SESSION_TIMEOUT_MS = 9_000  # broker.session.timeout.ms (KafkaConfig.BrokerSessionTimeoutMs, 3.3+)
+KRAFT_REGISTRATION_BACKOFF_MS = 100  # BrokerLifecycleManager's first retry of a refused registration, then doubling
 LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000  # leader.imbalance.check.interval.seconds = 300
 LEADER_IMBALANCE_PER_BROKER_PERCENTAGE = 10  # leader.imbalance.per.broker.percentage (ZooKeeper controller only)
 # unclean.leader.election.interval.ms (ReplicationConfigs, 3.9+): KRaft's check of leaderless partitions
@@ -57,6 +58,33 @@ def session_timeout_ms(version: KafkaVersion, controller: str) -> int:
     if controller == KRAFT:
         return KRAFT_BROKER_SESSION_TIMEOUT_MS
     return version.default_zookeeper_session_timeout_ms
+
+
+def registration_ms(version: KafkaVersion, controller: str, crashed_ms: int, started_ms: int,
+                    session_timeout_ms: int) -> int | None:
+    """When a broker that crashed at ``crashed_ms`` and starts again at ``started_ms`` is registered (§6), None when
+    its start fails. Once its old session expired (``crashed_ms + session_timeout_ms``) at once; before, the old
+    registration still stands:
+    - ZooKeeper 0.8 finds its own ephemeral ``/brokers/ids`` node, sleeps a session timeout and tries again
+      (``ZkUtils.createEphemeralPathExpectConflictHandleZKBug``): its first try after the node expired;
+    - ZooKeeper 0.9+ finds another session's node: NodeExists, "restarted it faster than the zookeeper timeout"
+      (``ZkUtils.registerBrokerInZk``; 1.1+ ``KafkaZkClient.getAfterNodeExists``), and the broker exits: None;
+    - KRaft's controller refuses it (DUPLICATE_BROKER_REGISTRATION) while the old session is valid, up to and
+      including its deadline (``ClusterControlManager.registerBroker``, ``BrokerHeartbeatManager.hasValidSession``),
+      and ``BrokerLifecycleManager`` tries again after 100 ms, doubling up to the session timeout (half of it from
+      4.0); its ±2 % jitter is left out."""
+    expires_ms = crashed_ms + session_timeout_ms
+    if controller == ZOOKEEPER:
+        if started_ms >= expires_ms:
+            return started_ms
+        if not version.zk_registration_waits_for_own_node:
+            return None
+        return started_ms - (started_ms - expires_ms) // session_timeout_ms * session_timeout_ms
+    cap_ms = session_timeout_ms // 2 if version.kraft_registration_backoff_max_is_half_session else session_timeout_ms
+    at_ms, delay_ms = started_ms, KRAFT_REGISTRATION_BACKOFF_MS
+    while at_ms <= expires_ms:
+        at_ms, delay_ms = at_ms + min(delay_ms, cap_ms), delay_ms * 2
+    return at_ms
 
 
 def reads_unclean_config(version: KafkaVersion, controller: str) -> bool:

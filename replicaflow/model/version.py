@@ -259,6 +259,18 @@ class KafkaVersion:
         return 18_000 if self.at_least("2.5") else 6_000
 
     @property
+    def zk_registration_waits_for_own_node(self) -> bool:
+        """0.8: a broker that finds its own ``/brokers/ids`` node of an older session backs off and tries again
+        (``ZkUtils.createEphemeralPathExpectConflictHandleZKBug``); from 0.9 the registration fails (``ZKCheckedEphemeral``)."""
+        return not self.at_least("0.9")
+
+    @property
+    def kraft_registration_backoff_max_is_half_session(self) -> bool:
+        """4.0: ``BrokerLifecycleManager`` retries a refused registration at most every half
+        ``broker.session.timeout.ms``, a whole one before (read at 3.9.0-rc3 and Confluent's 4.0)."""
+        return self.major >= 4
+
+    @property
     def elr_supported(self) -> bool:
         """KIP-966 eligible leader replicas exist from 4.0 (``eligible.leader.replicas.version`` feature)."""
         return self.major >= 4

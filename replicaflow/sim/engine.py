@@ -23,7 +23,7 @@ from replicaflow.sim.clock import Clock
 from replicaflow.sim.configs import DynamicConfigs
 from replicaflow.sim.controller import LEADER_REBALANCE, SESSION_EXPIRED, UNCLEAN_CHECK, KafkaController
 from replicaflow.sim.emitter import Emitter
-from replicaflow.sim.faults import RESTORE_NETWORK, Faults
+from replicaflow.sim.faults import REGISTRATION_RETRIED, RESTORE_NETWORK, Faults
 from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
 from replicaflow.sim.partition import Partition
 from replicaflow.sim.quota_manager import ReplicationQuotaManager
@@ -75,6 +75,7 @@ class Engine:
             LEADER_REBALANCE: self.controller.leader_rebalance,
             UNCLEAN_CHECK: self.controller.unclean_check,
             RESTORE_NETWORK: self.faults.restore_network,
+            REGISTRATION_RETRIED: self.faults.registration_retried,
         })
         self.clock.add_events(scenario.events, scenario.source, scenario.event_places)
 

@@ -23,7 +23,7 @@ from replicaflow.sim.quota_manager import ReplicationQuotaManager
 from replicaflow.sim.replica_manager import ReplicaManager
 from replicaflow.sim.state import NEVER, STATE_DOWN, STATE_SHUTTING_DOWN, STATE_UP, ClusterState
 
-RESTORE_NETWORK = "restore_network"  # the clock's timer kind
+RESTORE_NETWORK, REGISTRATION_RETRIED = "restore_network", "registration_retried"  # the clock's timer kinds
 
 
 class Faults:
@@ -36,6 +36,7 @@ class Faults:
         self.controller, self.partition, self.fetchers, self.quotas, self.emit = (
             controller, partition, fetchers, quotas, emit)
         self.replica_manager = replica_manager
+        self.registering = np.full(state.n_brokers, -1, dtype=np.int64)  # a started broker's next try, -1 none
 
     def _set_state(self, b: int, state: str, now: int) -> None:
         self.s.state[b] = state
@@ -46,6 +47,9 @@ class Faults:
     def broker_down(self, now: int, event, where: str) -> None:
         """A crash (the session expires later) or a controlled shutdown (leadership moves away first)."""
         s, b = self.s, self.s.broker_index(event.broker, where)
+        if self.registering[b] >= 0:  # killed while its registration waits: it never joined the cluster
+            self.registering[b] = -1
+            return
         if not s.up[b]:
             return
         if event.controlled:
@@ -57,10 +61,30 @@ class Faults:
         self._halt(b, now)
 
     def broker_up(self, now: int, event, where: str) -> None:
-        """The broker restarts: fresh process state (meters, quotas, fetchers), its logs truncated to the leaders."""
+        """The broker restarts, once the controller registers it: a crashed broker's old session must expire first
+        (``controller.registration_ms``); KRaft's waits, ZooKeeper 0.9+'s exits (scenario checks warn of it)."""
         s, b = self.s, self.s.broker_index(event.broker, where)
-        if s.up[b]:
+        if s.up[b] or self.registering[b] >= 0:
             return
+        at = self.controller.registration_ms(b, now)
+        if at is None:
+            return
+        if at > now:
+            self.registering[b] = at
+            self.clock.schedule(at, REGISTRATION_RETRIED, b)
+            return
+        self._start(b, now)
+
+    def registration_retried(self, at: int, b: int) -> None:
+        """Timer: the try of a started broker's registration that finds its old session expired."""
+        if self.registering[b] == at:
+            self.registering[b] = -1
+            self._start(b, at)
+
+    def _start(self, b: int, now: int) -> None:
+        """The restarted broker joins: fresh process state (meters, quotas, fetchers), its logs truncated to the
+        leaders."""
+        s = self.s
         self.controller.broker_registering(b, now)
         s.up[b] = True
         s.start_ms[b] = now

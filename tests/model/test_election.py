@@ -66,3 +66,20 @@ def test_verify_rule(version, done, moving, clears, brokers):
     verifyAssignment/clearAllThrottles (2.6.0: !partsOngoing, active brokers ++ the plan's targets)."""
     assert reassign_tool.verify_clears_throttles(V(version), done, moving) is clears
     assert reassign_tool.throttle_cleared_brokers(V(version), [1, 2, 3], {("t", 0): [3, 5]}) == brokers
+
+
+def test_a_restart_inside_the_crashs_session_per_release():
+    """``registration_ms`` (§6) at its release boundaries: ZooKeeper 0.8.2 retries every session timeout
+    (ZkUtils.createEphemeralPathExpectConflictHandleZKBug), 0.9.0 fails (ZkUtils.registerBrokerInZk: NodeExists);
+    KRaft's BrokerLifecycleManager backs off 100 ms doubling to broker.session.timeout.ms, to half of it from 4.0,
+    and BrokerHeartbeatManager.hasValidSession still holds at the deadline itself."""
+    zk, kraft = election.ZOOKEEPER, election.KRAFT
+    assert election.registration_ms(V("0.8.2"), zk, 0, 1_000, 6_000) == 7_000
+    assert election.registration_ms(V("0.9.0"), zk, 0, 1_000, 6_000) is None
+    assert election.registration_ms(V("0.9.0"), zk, 0, 6_000, 6_000) == 6_000  # the node expired with the session
+    # started at 0 (the crash's instant): tries at 0.1, 0.3, 0.7, 1.5, 3.1, 6.3 s; then 6.3 + 6.4 = 12.7 s on 3.9,
+    # 6.3 + 4.5 = 10.8 s on 4.0; the deadline (9 s) itself is refused
+    assert election.registration_ms(V("3.9"), kraft, 0, 0, 9_000) == 12_700
+    assert election.registration_ms(V("4.0"), kraft, 0, 0, 9_000) == 10_800
+    assert election.registration_ms(V("3.9"), kraft, 0, 2_700, 9_000) == 2_700 + 6_300 + 6_400  # 9 s refused
+    assert election.registration_ms(V("3.9"), kraft, 0, 9_001, 9_000) == 9_001

@@ -106,4 +106,4 @@ def test_the_engine_has_a_handler_for_every_event_kind():
                 {"at": "12s", "log_dir_failure": 2}]), SCENARIOS, "<t>")
     engine = Engine(scenario, TelemetryWriter("t"))
     assert {e.kind for e in scenario.events} | {"session_expired", "restore_network", "leader_rebalance",
-                                                      "unclean_check"} == set(engine.clock.handlers)
+                                                      "unclean_check", "registration_retried"} == set(engine.clock.handlers)

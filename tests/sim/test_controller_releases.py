@@ -55,6 +55,77 @@ def test_a_crashed_broker_leaves_the_isr_after_the_release_session_timeout(versi
     assert shrink["ts_ms"] - engine.scenario.start_ms == 1_000 + timeout_ms
 
 
+def restart(version: str, controller: str | None, up_at: str, *more_events):
+    """Broker 3 crashes at 1 s and is started again at ``up_at`` (tick 100 ms)."""
+    kafka = {"version": version, **({"controller": controller} if controller else {})}
+    events = [{"at": "1s", "broker_down": 3}, {"at": up_at, "broker_up": 3}, *more_events]
+    return started(small(kafka=kafka, events=events))
+
+
+def up_rows(engine, writer) -> list[int]:
+    return [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "brokers") if r["broker"] == 3]
+
+
+@pytest.mark.parametrize(("version", "controller", "up_at", "registered_ms"), [
+    # KRaft: refused (DUPLICATE_BROKER_REGISTRATION) until the session's deadline, 1 s + 9 s; BrokerLifecycleManager
+    # tries again after 0.1, 0.2, 0.4, 0.8, 1.6, 3.2 s, then 6.4 s (cap 9 s): 4 + 6.3 = 10.3 s is the first try
+    # past 10 s. From 4.0 the cap is 4.5 s: tries at 4 s + 6.3 s = 10.3 s too; started at 2 s, 2 + 6.3 = 8.3 s,
+    # then + min(6.4, 4.5) = 12.8 s (3.9: + 6.4 = 14.7 s)
+    ("3.7", "kraft", "4s", 10_300), ("4.0", None, "2s", 12_800), ("3.9", "kraft", "2s", 14_700),
+    # ZooKeeper 0.8: its own node of the old session, so it sleeps a session timeout (6 s) between tries: 4 s, 10 s
+    ("0.8.2", None, "4s", 10_000), ("0.8.2", None, "3500ms", 9_500),
+    # after the session expired, at once on every release
+    ("2.4", None, "7s", 7_000), ("3.7", "kraft", "10100ms", 10_100), ("0.8.2", None, "7s", 7_000),
+])
+def test_a_crashed_broker_registers_once_its_old_session_expired(version, controller, up_at, registered_ms):
+    """model.election.registration_ms: KRaft's ClusterControlManager.registerBroker refuses a new incarnation while
+    BrokerHeartbeatManager.hasValidSession holds (to its deadline, inclusive) and BrokerLifecycleManager retries with
+    ExponentialBackoff(100, 2, broker.session.timeout.ms (/2 from 4.0)); ZooKeeper 0.8's
+    ZkUtils.createEphemeralPathExpectConflictHandleZKBug sleeps a session timeout while its own node stands. The
+    broker's up row is written when it registers, and it joins the ISR only after."""
+    engine, writer, _ = restart(version, controller, up_at)
+    run_until(engine, 20)
+    assert up_rows(engine, writer) == [0, 1_000, registered_ms]
+    back = [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "isr") if 3 in r["isr"]][-1]
+    assert back >= registered_ms
+
+
+@pytest.mark.parametrize("version", ["0.9.0", "1.0", "2.4", "3.7"])
+def test_a_zookeeper_broker_started_within_its_crashs_session_exits(version):
+    """0.9+ ZooKeeper: the old session's /brokers/ids/3 still stands, the registration fails with NodeExists
+    (ZkUtils.registerBrokerInZk at 0.9–1.0: "restarted it faster than the zookeeper timeout"; 1.1+
+    KafkaZkClient.getAfterNodeExists) and KafkaServer.startup exits. The broker stays down (its session expires at
+    7 s, 1 s + 6 s up to 2.4 and 19 s from 2.5), the scenario is told so, and a later start works."""
+    timeout_s = 18 if version == "3.7" else 6
+    later = f"{1 + timeout_s + 1}s"
+    engine, writer, _ = restart(version, None, "3s", {"at": later, "broker_up": 3})
+    run_until(engine, 1 + timeout_s + 2)
+    assert up_rows(engine, writer) == [0, 1_000, (1 + timeout_s + 1) * 1000]
+    (warning,) = engine.scenario.warnings
+    assert (f"broker 3 starts 2s after it crashed (events[0]), before its ZooKeeper session ({timeout_s}s) expired: "
+            f"Kafka {KafkaVersion.parse(version)} refuses the registration (NodeExists on /brokers/ids/3) and the "
+            f"broker exits, so it stays down; start it at {1 + timeout_s}s or later") in warning
+
+
+def test_a_refused_start_leaves_the_broker_down_for_the_checks():
+    """The scenario checks walk the same rule: after a refused start a second broker_down is refused (the broker
+    never ran again), and a controlled shutdown's quick restart is not refused (the session closed with it)."""
+    with pytest.raises(ReplicaflowError, match=r"expected a running broker, found broker 3 down since events\[0\]"):
+        restart("2.4", None, "3s", {"at": "30s", "broker_down": 3})
+    engine, writer, _ = started(small(kafka={"version": "2.4"}, events=[
+        {"at": "1s", "broker_down": {"broker": 3, "controlled": True}}, {"at": "2s", "broker_up": 3}]))
+    run_until(engine, 3)
+    assert up_rows(engine, writer)[-1] == 2_000 and not engine.scenario.warnings
+
+
+def test_a_broker_killed_while_its_registration_waits_never_joins():
+    """KRaft: killed at 5 s while its registration waited for the old session (to 10 s): it stays down, and its
+    retries stop with the process."""
+    engine, writer, _ = restart("3.7", "kraft", "3s", {"at": "5s", "broker_down": 3})
+    run_until(engine, 30)
+    assert up_rows(engine, writer) == [0, 1_000]
+
+
 def test_the_controller_default_and_refusals_per_release():
     """ZooKeeper up to 3.9, KRaft in 4.x; ZooKeeper mode refused on 4.x (KIP-833 removed it), KRaft before 3.3."""
     defaults = {v: parse_scenario(small(kafka={"version": v}), SCENARIOS, "<t>").kafka.controller
@@ -653,17 +724,18 @@ def test_a_cancel_and_a_completion_are_told_apart_in_the_simulators_records():
 def test_the_controller_keeps_its_role_when_a_lower_id_broker_returns(controller):
     """ZooKeeper: the broker that wins ``/controller`` keeps it until its session ends (``KafkaController.elect``
     returns where the znode exists: a broker coming back does not take it); KRaft: the quorum leader stays until it
-    fails. Broker 1 crashes at 1 s, broker 2 takes over and stays when 1 returns at 5 s; when 2 shuts down at 10 s
-    the lowest live id, 1, takes it (``model.election.next_controller``)."""
-    engine, writer, _ = started(small(duration="20s", kafka={"version": "3.7", "controller": controller},
-                                      events=[{"at": "1s", "broker_down": 1}, {"at": "5s", "broker_up": 1},
-                                              {"at": "10s", "broker_down": {"broker": 2, "controlled": True}}]))
+    fails. Broker 1 crashes at 1 s, broker 2 takes over and stays when 1 returns at 20 s (after its session, 18 s
+    or 9 s, expired: ``registration_ms``); when 2 shuts down at 25 s the lowest live id, 1, takes it
+    (``model.election.next_controller``)."""
+    engine, writer, _ = started(small(duration="30s", kafka={"version": "3.7", "controller": controller},
+                                      events=[{"at": "1s", "broker_down": 1}, {"at": "20s", "broker_up": 1},
+                                              {"at": "25s", "broker_down": {"broker": 2, "controlled": True}}]))
     assert engine.controller.controller_id() == 1
     run_until(engine, 2)
     assert engine.controller.controller_id() == 2
-    run_until(engine, 6)
-    assert engine.controller.controller_id() == 2
-    run_until(engine, 11)
+    run_until(engine, 21)
+    assert engine.controller.controller_id() == 2 and engine.s.up[0]
+    run_until(engine, 26)
     assert engine.controller.controller_id() == 1
 
 

@@ -14,8 +14,9 @@ from replicaflow.model.configs import (
     THROTTLED_REPLICAS_LISTS,
     UNCLEAN_LEADER_ELECTION_ENABLE,
 )
+from replicaflow.model.election import registration_ms
 from replicaflow.model.fetcher import fetch_error_problem
-from replicaflow.model.log_dirs import jbod_problem
+from replicaflow.model.log_dirs import failure_halts_broker, jbod_problem
 from replicaflow.model.quota import parse_throttled_replicas
 from replicaflow.model.reassign_tool import EXISTING_REASSIGNMENT
 from replicaflow.model.units import INT64_MAX, format_bytes, format_duration
@@ -161,31 +162,72 @@ def check_references(s: Scenario, events: list[tuple[int, object, str | None]], 
                 refs.replica_list(replicas, ("topics", i, "assignment", p), exact=t.replication_factor)
     for i, ev, plan in events:
         _check_event(s, ("events", i), ev, plan, refs)
-    _check_broker_lifetimes(events, refs.brokers, problems)
+    _check_broker_lifetimes(s, events, problems)
 
 
-def _check_broker_lifetimes(events: list[tuple[int, object, str | None]], brokers: set[int], problems: Problems) -> None:
+def _check_broker_lifetimes(s: Scenario, events: list[tuple[int, object, str | None]], problems: Problems) -> None:
     """A broker stops only while it runs and starts only after it stopped (a broker_down, or a log directory's failure,
     which may halt it): the simulator ignored the second `broker_down` of a broker already down and a `broker_up` of
-    one running, so the run was not what the file says."""
+    one running, so the run was not what the file says. A start that Kafka refuses leaves the broker down."""
+    for problem in _broker_lives(s, events)[0]:
+        problems.add(*problem)
+
+
+def _broker_lives(s: Scenario, events: list[tuple[int, object, str | None]]) -> tuple[list, list]:
+    """Walks the brokers' stops and starts in time order: the (location, sentence) problems of
+    ``_check_broker_lifetimes``, and the starts Kafka refuses (``model.election.registration_ms`` None: ZooKeeper 0.9+
+    within a crash's session) as (start's index, broker, crash's index, crashed_ms, started_ms)."""
+    found, refused = [], []
+    dirs = {b.id: b.log_dirs for b in s.cluster.brokers}
     down: dict[int, int] = {}  # broker -> the event that stopped it
     halted: set[int] = set()
+    crashed: dict[int, tuple[int, int]] = {}  # broker -> (event, ms) of its last crash
+    failed: dict[int, set[str]] = {}  # broker -> its failed log directories since it started
     for i, ev, _ in sorted(events, key=lambda e: e[1].at_ms):
-        if getattr(ev, "broker", None) not in brokers:  # an unknown broker: said once, above
+        b = getattr(ev, "broker", None)
+        if b not in dirs:  # an unknown broker: said once, above
             continue
         if isinstance(ev, LogDirFailureEvent):
-            halted.add(ev.broker)
+            halted.add(b)
+            failed.setdefault(b, set()).add(ev.log_dir or dirs[b][0])
+            if failure_halts_broker(s.version, len(set(dirs[b]) - failed[b])):
+                crashed[b] = (i, ev.at_ms)
         elif isinstance(ev, BrokerDownEvent):
-            if ev.broker in down:
-                problems.add(("events", i, ev.kind, "broker"), f"expected a running broker, found broker {ev.broker} "
-                                                               f"down since events[{down[ev.broker]}]")
-            down[ev.broker] = i
+            if b in down:
+                found.append((("events", i, ev.kind, "broker"),
+                              f"expected a running broker, found broker {b} down since events[{down[b]}]"))
+            down[b] = i
+            if ev.controlled:
+                crashed.pop(b, None)
+            else:
+                crashed[b] = (i, ev.at_ms)
         elif isinstance(ev, BrokerUpEvent):
-            if ev.broker not in down and ev.broker not in halted:
-                problems.add(("events", i, ev.kind, "broker"), f"expected a broker that an earlier event stopped, "
-                                                               f"found broker {ev.broker} running")
-            down.pop(ev.broker, None)
-            halted.discard(ev.broker)
+            if b not in down and b not in halted:
+                found.append((("events", i, ev.kind, "broker"),
+                              f"expected a broker that an earlier event stopped, found broker {b} running"))
+            elif b in crashed and registration_ms(s.version, s.kafka.controller, crashed[b][1], ev.at_ms,
+                                                  s.kafka.session_timeout_ms) is None:
+                refused.append((i, b, *crashed[b], ev.at_ms))
+                continue
+            down.pop(b, None)
+            halted.discard(b)
+            crashed.pop(b, None)
+            failed.pop(b, None)
+    return found, refused
+
+
+def _refused_starts(s: Scenario, problems: Problems) -> list[str]:
+    """A crashed ZooKeeper broker (0.9+) started again before its session expired: its old ``/brokers/ids`` node
+    still stands, the registration fails with NodeExists and the broker exits (§6), so it stays down."""
+    out = []
+    for i, b, crash, crashed_ms, started_ms in _broker_lives(s, [(i, ev, None) for i, ev in enumerate(s.events)])[1]:
+        expires_ms = crashed_ms + s.kafka.session_timeout_ms
+        out.append(problems.sentence(Problem(("events", i, "broker_up"), (
+            f"broker {b} starts {format_duration(started_ms - crashed_ms)} after it crashed (events[{crash}]), "
+            f"before its ZooKeeper session ({format_duration(s.kafka.session_timeout_ms)}) expired: Kafka "
+            f"{s.version} refuses the registration (NodeExists on /brokers/ids/{b}) and the broker exits, so it "
+            f"stays down; start it at {format_duration(expires_ms)} or later"))))
+    return out
 
 
 def _check_event(s: Scenario, loc: tuple, ev, plan: str | None, refs: _References) -> None:
@@ -308,6 +350,7 @@ def warnings(s: Scenario, problems: Problems) -> list[str]:
             out.append(problems.sentence(Problem(where, f"min ISR {min_isr} is above topic '{t.name}'s "
                                                         f"replication factor {t.replication_factor}: {effect}")))
     out.extend(_queued_reassignments(s, problems))
+    out.extend(_refused_starts(s, problems))
     return out
 
 

@@ -138,8 +138,9 @@ class KafkaController:
             self._session_ended(b, now)
 
     def broker_registering(self, b: int, now: int) -> None:
-        """The controller takes the broker in (its startup callback, or KRaft's unfence grant). A broker
-        bounced before its session expired: the controller sees the failure first. A broker
+        """The controller takes the broker in (its startup callback, or KRaft's unfence grant). A broker whose
+        crash's session still stands (registered at the instant it expires, before its timer ran; ``faults`` holds
+        back an earlier start, ``registration_ms``): the controller sees the failure first. A broker
         back from a crash registers as an unclean shutdown: with eligible leader replicas on, it leaves
         every ELR for the LastKnownElr (``ReplicationControlManager.handleBrokerUncleanShutdown``, §6)."""
         if self.session_deadline[b] >= 0:

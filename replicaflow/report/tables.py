@@ -39,11 +39,32 @@ def worst_text(kind: str, value: float) -> str:
     return (counted(n, noun) if noun else f"ISR {n:g}" if kind == "under_min_isr" else f"{n:g}") + rest
 
 
-def out_of_sync_text(brokers) -> str:
-    """The replicas out of the ISR at an incident's start, by broker id: '2', '2, 3'; '–' when none was (an
-    offline partition whose ISR still names its dead leader) or the analysis predates the column."""
-    ids = sorted(int(b) for b in brokers) if brokers is not None else []
-    return ", ".join(map(str, ids)) or "–"
+def out_of_sync_text(brokers, isr=None, elr=None) -> str:
+    """The replicas out of the ISR at an incident's start, by broker id: '2', '2, 3'; '–' when none was or the
+    analysis predates the column.
+
+    For an offline incident, ``isr`` and ``elr`` at its start add who the partition waits for, all offline (a live
+    one would lead): the controller keeps the last ISR member in the ISR (docs/semantics.md §6, ZooKeeper
+    ``ReplicaStateMachine.doRemoveReplicasFromIsr``, KRaft ``PartitionChangeBuilder``), so '1, 2; ISR 3
+    offline' ('ISR 3 offline' with one replica, which alone read '–'); with eligible leader replicas (KIP-966)
+    the ISR empties and the ELR names who may still lead cleanly: '1, 2, 3; ELR 1, 2 offline'."""
+    def ids(xs) -> str:
+        return ", ".join(str(b) for b in sorted(int(b) for b in xs)) if xs is not None else ""
+
+    waits = next((f"{name} {ids(xs)} offline" for name, xs in (("ISR", isr), ("ELR", elr)) if ids(xs)), "")
+    return "; ".join(x for x in (ids(brokers), waits) if x) or "–"
+
+
+def _offline_at_start(analysis, cluster: str, inc: pd.DataFrame) -> dict[tuple, tuple]:
+    """(topic, partition, start_ms) → (isr, elr) of each offline incident's first ``partition_state`` interval
+    (the one starting at its ``start_ms``)."""
+    off = inc.loc[inc["kind"] == "offline", ["topic", "partition", "start_ms"]]
+    if off.empty:
+        return {}
+    ps = analysis.of("partition_state", cluster)
+    ps = ps.loc[ps["offline"], ["topic", "partition", "from_ms", "isr", "elr"]]
+    at = off.merge(ps, left_on=["topic", "partition", "start_ms"], right_on=["topic", "partition", "from_ms"])
+    return {(r.topic, r.partition, r.start_ms): (r.isr, r.elr) for r in at.itertuples()}
 
 
 def col(title: str, field: str, filter: str | None = None, sort: str | None = None, kind: str = "text") -> dict:
@@ -93,12 +114,14 @@ def incidents(analysis, cluster: str, prefix: str) -> dict:
                        ["start_ms", "kind", "topic", "partition"], "analysis/incidents",
                        "the open ones, then the longest, of every kind",
                        descending=("_open", "duration_ms", "worst_value"), each="kind")
+    waits = _offline_at_start(analysis, cluster, inc)
     rows = [{"kind": r.kind, "partition": f"{r.topic}-{r.partition}", "start": format_ts_ms(r.start_ms),
              "end": format_ts_ms(r.end_ms) if pd.notna(r.end_ms) else "open",
              "duration": format_duration(r.duration_ms) if pd.notna(r.duration_ms) else "open",
              "duration_ms": _ms(r.duration_ms) if pd.notna(r.duration_ms) else 9e15,  # open: longest
              "worst": "–" if pd.isna(r.worst_value) else worst_text(r.kind, r.worst_value),
-             "worst_n": _ms(r.worst_value), "out_of_sync": out_of_sync_text(r.out_of_sync_replicas)}
+             "worst_n": _ms(r.worst_value), "out_of_sync": out_of_sync_text(r.out_of_sync_replicas,
+                                                              *waits.get((r.topic, r.partition, r.start_ms), ()))}
             for r in inc.itertuples()]
     return table(f"{prefix}-incidents", [
         col("kind", "kind", "list"), col("partition", "partition", "input"),

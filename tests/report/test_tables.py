@@ -27,7 +27,7 @@ def _frame(name: str, rows: list[dict]) -> pd.DataFrame:
 
 
 def _analysis(**frames: pd.DataFrame) -> Analysis:
-    return Analysis(root=None, tables=frames)
+    return Analysis(root=None, tables={"partition_state": _frame("partition_state", []), **frames})
 
 
 def _incident(partition: int, kind: str, start_s: int, duration_s: int | None, worst: float = 1.0) -> dict:
@@ -49,11 +49,19 @@ def test_incidents_name_the_brokers_out_of_the_isr_and_count_in_words():
     rows = [{**_incident(0, "urp", 1, 10, 1.0), "out_of_sync_replicas": [2]},
             {**_incident(1, "urp", 2, 10, 2.0), "out_of_sync_replicas": [3, 2]},
             {**_incident(2, "under_min_isr", 3, 10, 1.0), "out_of_sync_replicas": [2, 3]},
-            {**_incident(3, "offline", 4, 10, 3.0), "out_of_sync_replicas": []}]
-    t = tables.incidents(_analysis(incidents=_frame("incidents", rows)), "c", "x")
+            {**_incident(3, "offline", 4, 10, 3.0), "out_of_sync_replicas": [2, 3]},
+            {**_incident(4, "offline", 5, 10, 1.0), "out_of_sync_replicas": []}]
+    # t-3's first offline interval kept its dead leader 4 in the ISR; t-4's has no partition_state row: none named
+    state = [dict(cluster="c", topic="t", partition=3, from_ms=T0 + 4000, to_ms=T0 + 14000, leader=-1,
+                  leader_epoch=7, replicas=[4, 2, 3], adding=[], removing=[], isr=[4], elr=[], last_known_elr=[],
+                  min_isr=1, urp=False, urp_kip352=False, urp_legacy=False, under_min_isr=False, at_min_isr=False,
+                  offline=True, reassigning=False)]
+    t = tables.incidents(_analysis(incidents=_frame("incidents", rows), partition_state=_frame("partition_state", state)),
+                         "c", "x")
     assert [(r["partition"], r["out_of_sync"], r["worst"]) for r in t["rows"]] == [
         ("t-0", "2", "1 replica out of the ISR"), ("t-1", "2, 3", "2 replicas out of the ISR"),
-        ("t-2", "2, 3", "ISR 1 below min ISR"), ("t-3", "–", "3 replicas without a leader")]
+        ("t-2", "2, 3", "ISR 1 below min ISR"), ("t-3", "2, 3; ISR 4 offline", "3 replicas without a leader"),
+        ("t-4", "–", "1 replica without a leader")]
     assert ("out of ISR at start (broker)", "out_of_sync") in [(c["title"], c["field"]) for c in t["columns"]]
 
 

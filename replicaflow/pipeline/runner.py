@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import gc
 import json
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -27,7 +28,7 @@ from replicaflow.pipeline.elections import unclean_elections
 from replicaflow.pipeline.load import Telemetry, read_telemetry
 from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.pruning import collect_spans, scrapes_within
-from replicaflow.pipeline.session import get_spark, java_reason, jvm_gone
+from replicaflow.pipeline.session import get_spark, java_no_room, java_reason, jvm_gone
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
@@ -191,6 +192,9 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
         except Exception as exc:  # a Spark failure on data that passed the checks, a JVM that died: one sentence
             if not (type(exc).__module__.startswith(("pyspark", "py4j")) or jvm_gone(exc)):
                 raise
+            room = java_no_room(exc)
+            if room is not None:  # a full disk: the output commit names the folder (Commit.staged)
+                raise OSError(room, os.strerror(room), str(out / "analysis")) from None
             shown = telemetry_dirs if isinstance(telemetry_dirs, (str, Path)) else ", ".join(map(str, telemetry_dirs))
             raise ReplicaflowError(f"analyze: Spark failed reading {shown}: {java_reason(exc)}") from None
         finally:

@@ -32,6 +32,7 @@ from pyspark.sql import SparkSession
 from replicaflow.errors import ReplicaflowError, quote
 from replicaflow.model.units import INT32_MAX, parse_id
 from replicaflow.pipeline import class_archive
+from replicaflow.telemetry.outputs import NO_ROOM
 
 LOG4J2 = Path(__file__).with_name("log4j2.properties")
 _LOCAL = re.compile(r"^local(\[([0-9]+|\*)(?:,([0-9]+))?\])?$")  # local[N,F]: F task failures allowed
@@ -124,6 +125,28 @@ def java_reason(exc: BaseException) -> str:
         return JVM_STOPPED
     first = (text.strip().splitlines() or [type(exc).__name__])[0]
     return quote(first, 160)
+
+
+HADOOP_FS_ERROR = "org.apache.hadoop.fs.FSError"  # Hadoop's local file system refusing a write: the outputs'
+
+
+def java_no_room(exc: BaseException) -> int | None:
+    """The errno (``NO_ROOM``: a full disk, a file too large, a quota) of a write of the outputs that the file
+    system refused, found in the Java exception chain of ``exc``; None for any other failure or a JVM that
+    cannot say. Spark names it nowhere near the top: a full disk under ``df.write.parquet`` is
+    ``ExecutionException: Boxed Exception`` caused by ``FSError: java.io.IOException: No space left on device``.
+    Only a refusal through Hadoop's file system (``FSError``, which boxes every ``IOException`` of its local
+    writes) is the outputs'; Spark's own scratch files (``spark.local.dir``) are written without it."""
+    try:
+        java, texts = exc.java_exception, []
+        while java is not None:
+            texts.append(f"{java.getClass().getName()}: {java.getMessage()}")
+            java = java.getCause()
+    except Exception:  # noqa: BLE001 -- no Java exception, or a dead JVM gateway, which raises anything
+        return None
+    if not any(HADOOP_FS_ERROR in t for t in texts):
+        return None
+    return next((e for e in sorted(NO_ROOM) if any(os.strerror(e) in t for t in texts)), None)
 
 
 def _root_cause(exc: Py4JJavaError) -> str:

@@ -50,7 +50,7 @@ STEPS = ("prepare", "collect", "stage", "carry", "seal", "link", "switch", "clea
 _GEN = re.compile(r"^gen-(\d+)-(\d+)(\.tmp)?$")
 _SEALED = re.compile(r"^gen-\d+-\d+$")
 # a write the file system refused for want of room, whoever wrote (pyarrow's OSError names no file)
-_NO_ROOM = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+NO_ROOM = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
 
 
 _STEPS_TAKEN = [0]
@@ -343,7 +343,7 @@ class Commit:
         """Whether ``exc`` is a refused write of the outputs (a disk full while the simulator writes Parquet was
         pyarrow's traceback), not a failure to read an input, which keeps its own sentence (cli.main)."""
         if exc.filename is None:
-            return exc.errno in _NO_ROOM
+            return exc.errno in NO_ROOM
         return str(exc.filename).startswith(str(stage))
 
     def _cannot_write(self, exc: OSError, stage: Path | None = None) -> ReplicaflowError:

@@ -135,3 +135,36 @@ def test_a_report_file_that_cannot_be_written_rolls_back_the_others_and_is_named
     assert {name: (tmp_path / name).read_bytes() for name in REPORT} == before
     assert [p.name for p in (tmp_path / HOME).iterdir() if p.name != "current"] == \
         [os.readlink(tmp_path / HOME / "current")]
+
+
+def _full_disk_available() -> bool:
+    """A real full disk without root: a small tmpfs mounted in a user namespace of our own (``unshare -rm``),
+    where the kernel allows unprivileged user namespaces."""
+    probe = "mount -t tmpfs -o size=16k tmpfs /mnt 2>/dev/null || mount -t tmpfs -o size=16k tmpfs /tmp"
+    try:
+        return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", probe],
+                              capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not _full_disk_available(), reason="needs unprivileged user namespaces (unshare -rm) for a tmpfs")
+def test_a_disk_full_while_spark_writes_the_analysis_says_so_and_names_the_folder(tmp_path):
+    """A 100 KiB tmpfs as the output's disk, the analysis of 2 minutes of 3 brokers being about 200 KiB: Spark's
+    write fails with ``ExecutionException: Boxed Exception`` caused by Hadoop's ``FSError: java.io.IOException: No
+    space left on device``, which read "analyze: Spark failed reading …: 'java.util.concurrent.ExecutionException:
+    Boxed Exception'". Now the sentence says the disk was full and names OUT/analysis (not the staging folder),
+    exit 2; the output folder the command created is gone and the user's file on that disk is untouched."""
+    (tmp_path / "s.yaml").write_text(SCENARIO.format(duration="2m"))
+    assert subprocess.run([str(BIN), "-q", "simulate", tmp_path / "s.yaml", "--out", tmp_path / "sim"],
+                          capture_output=True, timeout=300).returncode == 0
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    script = (f'mount -t tmpfs -o size=100k tmpfs "{disk}" && echo mine > "{disk}/notes.txt" || exit 99; '
+              f'"{BIN}" -q analyze "{tmp_path / "sim"}" --out "{disk}/out"; echo "rc=$?"; ls -A "{disk}"; '
+              f'cat "{disk}/notes.txt"')
+    done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+                          capture_output=True, text=True, timeout=600)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == f"error: {disk}/out/analysis: cannot write the output (No space left on device)"
+    assert done.stdout.split() == ["rc=2", "notes.txt", "mine"]

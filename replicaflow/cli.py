@@ -19,6 +19,7 @@ from rich.text import Text
 
 from replicaflow import __version__
 from replicaflow.errors import ReplicaflowError, quote, utf8_path
+from replicaflow.jobs import stop_spark  # no Spark: the jobs themselves are imported by each command
 from replicaflow.model.units import INT32_MAX, parse_id
 
 
@@ -415,22 +416,28 @@ def plan(
 _STOPPED_BY: list[int] = []
 
 
-def _terminated(signum: int, _frame) -> None:
-    """SIGTERM (``kill``, ``timeout``, a service manager) unwinds as Ctrl-C does, so the output commit removes
-    what it staged, where Python's default died without cleaning up; a second SIGTERM kills at once (its staging
-    folder is collected by the next command)."""
+def _stopped(signum: int, _frame) -> None:
+    """Ctrl-C (SIGINT) and SIGTERM (``kill``, ``timeout``, a service manager): Spark's JVM is ended first and
+    waited for (``jobs.stop_spark``; Ctrl-C used to wait 10-24 s for the cancelled jobs, docs/pipeline.md),
+    then the command unwinds, so the output commit removes what it staged, where Python's default SIGTERM died
+    without cleaning up; a second signal kills at once (its staging folder is collected by the next command)."""
     signal.signal(signum, signal.SIG_DFL)
     _STOPPED_BY.append(signum)
+    stop_spark()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise SystemExit(128 + signum)
 
 
 def main() -> None:
-    """The command; stopped by SIGTERM, it exits 143 (128 + 15) and says nothing, whatever the unwinding met: a
-    SIGTERM sent to the process group (``kill -TERM -- -PGID``, as CI runners and supervisors stop a job) stops
-    Spark's JVM too, and the calls
-    that clean up after the interrupt then fail -- py4j's error, or "the JVM stopped answering (out of memory?)",
-    named neither the cause nor the command's state."""
-    signal.signal(signal.SIGTERM, _terminated)
+    """The command; stopped by Ctrl-C or SIGTERM, it exits 130 or 143 (128 + the signal) and says nothing,
+    whatever the unwinding met: the JVM is gone by then (``_stopped``; a SIGTERM sent to the process group,
+    ``kill -TERM -- -PGID`` as CI runners and supervisors stop a job, stops it too), and the calls that clean
+    up after the interrupt then fail -- py4j's error, or "the JVM stopped answering (out of memory?)", named
+    neither the cause nor the command's state."""
+    signal.signal(signal.SIGTERM, _stopped)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where SIGINT is ignored (`cmd &`)
+        signal.signal(signal.SIGINT, _stopped)
     try:
         _main()
     except BaseException:

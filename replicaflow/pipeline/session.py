@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -233,6 +234,7 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
         # the files a command reads lie on this machine: Spark lists more than 32 paths with a job of a
         # task per path (1.5 s for 600 log files on 2 cores), where the driver lists them in 0.1 s
         conf.set("spark.sql.sources.parallelPartitionDiscovery.threshold", str(LOCAL_LISTING_PATHS))
+    ctrl_c = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
     if SparkContext._gateway is None:
         SparkContext._ensure_initialized(gateway=_quiet_gateway(conf), conf=conf)
     try:
@@ -240,6 +242,9 @@ def get_spark(master: str = "local[2]", app_name: str = "replicaflow", python_ta
     except Py4JJavaError as exc:  # the JVM is up and refuses the master: a k8s:// API server that is not there …
         raise ReplicaflowError(f"--master {quote(master)}: Spark could not start on it: {java_reason(exc)}"
                                f"{_root_cause(exc)}") from None
+    finally:
+        if ctrl_c not in (None, signal.default_int_handler):  # the command line's Ctrl-C (cli.main), not PySpark's
+            signal.signal(signal.SIGINT, ctrl_c)
     remember_jvm_classes(session.sparkContext._jvm)
     partitions = os.environ.get("REPLICAFLOW_SHUFFLE_PARTITIONS") or str(2 * session.sparkContext.defaultParallelism)
     session.conf.set("spark.sql.shuffle.partitions", partitions)
@@ -357,6 +362,27 @@ def stop_jvm(session: SparkSession, timeout_s: float = 60.0) -> bool:
         proc.kill()
         return False
     return proc.returncode == 0
+
+
+def stop_jvm_now(timeout_s: float = 10.0) -> None:
+    """End this process's JVM, if it started one, and wait until it is gone: the command line's Ctrl-C and
+    SIGTERM (cli.main). Cancelled jobs would run on for seconds (their tasks stop only between records, and
+    threads still planning submit new ones), and a JVM still writing after the output commit removed its
+    staging folder could make it again. SIGTERM runs Spark's shutdown hooks, which remove its scratch folders;
+    a JVM not gone within ``timeout_s`` is killed. Its py4j calls then fail, which cli.main does not report, and
+    py4j, whose call the signal interrupted, would log the traceback of closing that call's socket: its logger is
+    silenced first."""
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if proc is None or proc.poll() is not None:
+        return
+    logging.getLogger("py4j").setLevel(logging.CRITICAL + 1)
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def jvm_last_words(output: str) -> str:

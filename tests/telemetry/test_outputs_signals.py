@@ -149,3 +149,35 @@ def test_sigterm_to_the_process_group_mid_spark_is_143_and_no_output(tmp_path, c
         assert _leftovers(out) == []
     else:
         assert not out.exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_mid_spark_ends_the_jvm_first_and_exits_in_seconds(tmp_path):
+    """Ctrl-C while Spark writes the analysis: PySpark's own handler cancelled the jobs and the command waited for
+    them (their tasks stop only between records, threads still planning submit more), 9.7-16.7 s on 2 busy cores,
+    and its JVM, which ignores SIGINT, outlived it by 2 s more, still running the jobs of a staging folder
+    already removed. Now cli.main ends the JVM (SIGTERM, its shutdown hooks remove Spark's scratch folders) and
+    waits for it, then unwinds: exit 130, nothing said, no JVM left when the command has exited, no output and
+    the previous one as it was (docs/pipeline.md, Outputs)."""
+    from tests.telemetry.test_outputs import _session_procs
+
+    out = tmp_path / "out"
+    (tmp_path / "short.yaml").write_text(SCENARIO.format(duration="3m"))
+    assert _cli("simulate", tmp_path / "short.yaml", "--out", out).returncode == 0
+    before = digest(out, ("telemetry", "truth"))
+    proc = subprocess.Popen([str(BIN), "analyze", str(out), "--out", str(out)], start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and not any(out.glob(f"{HOME}/gen-*.tmp/.analysis.tmp-*/*")):
+        time.sleep(0.02)
+    assert proc.poll() is None and _session_procs(proc.pid, b"java"), "analyze ended before Spark wrote"
+    signalled = time.time()
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    took = time.time() - signalled
+    assert _session_procs(proc.pid, b"java") == []  # gone before the command exited, not after
+    assert proc.returncode == 130, stderr
+    assert "error:" not in stderr and "Traceback" not in stderr and "py4j" not in stderr and stdout == "", stderr
+    assert took < 10, f"{took:.1f} s from Ctrl-C to exit"
+    assert not (out / "analysis").exists() and _leftovers(out) == []
+    assert digest(out, ("telemetry", "truth")) == before

@@ -259,7 +259,8 @@ def test_a_jvm_that_dies_reading_logs_is_one_sentence():
     from replicaflow.ingest.sources import ClusterInputs
     from replicaflow.jobs.analyze import _spark_failure
 
-    with pytest.raises(ReplicaflowError) as caught, _spark_failure([ClusterInputs("c", ("a.log",))]):
+    with pytest.raises(ReplicaflowError) as caught, _spark_failure([ClusterInputs("c", ("a.log",))],
+                                                                     Path("out/telemetry")):
         raise ConnectionRefusedError(111, "Connection refused")
     assert str(caught.value) == ("--logs: Spark failed analyzing 1 log file of cluster c: the JVM stopped "
                                  "answering (out of memory?)")

@@ -8,6 +8,7 @@ the pipeline as extra tables, so the pipeline never depends on ingest/ (docs/arc
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,7 +29,7 @@ from replicaflow.model.units import counted, plural
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.runner import analyze as run_analysis
-from replicaflow.pipeline.session import check_master, get_spark, java_reason
+from replicaflow.pipeline.session import check_master, get_spark, java_no_room, java_reason
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import META_FILE, METAS_FILE
@@ -108,13 +109,17 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
 
 
 @contextmanager
-def _spark_failure(inputs: Sequence[sources.ClusterInputs]) -> Iterator[None]:
+def _spark_failure(inputs: Sequence[sources.ClusterInputs], writing: Path) -> Iterator[None]:
     """A Spark job that fails on the logs (a JVM out of memory on a huge file, a corrupt archive) is one
     sentence naming what was being read, not a Java traceback (CONTRIBUTING.md, bad input). A JVM that died
-    is py4j's refused connection."""
+    is py4j's refused connection. A full disk under Spark's write of ``writing`` (the rebuilt telemetry) is
+    the output commit's sentence naming that folder (``session.java_no_room``, as ``pipeline.runner`` does)."""
     try:
         yield
     except (Py4JError, PySparkException, ConnectionError) as exc:
+        room = java_no_room(exc)
+        if room is not None:
+            raise OSError(room, os.strerror(room), str(writing)) from None
         files = sum(len(i.logs) for i in inputs)
         raise ReplicaflowError(f"--logs: Spark failed analyzing {counted(files, 'log file')} of "
                                f"{plural(len(inputs), 'cluster')} {', '.join(i.cluster for i in inputs)}: "
@@ -141,7 +146,7 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
     commit = Commit(out, writes=("telemetry", *ANALYSIS), drops=REPORT)
     if spark is None:
         check_master(master)
-    with commit.staged() as stage, _spark_failure(inputs):
+    with commit.staged() as stage, _spark_failure(inputs, stage / "telemetry"):
         with progress_steps(progress) as step:
             # the rebuilt telemetry has no sample rows: the logs' bytes size the run
             session = session_for(spark, step, lambda: get_spark(

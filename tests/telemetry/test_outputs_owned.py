@@ -148,6 +148,17 @@ def _full_disk_available() -> bool:
         return False
 
 
+def _on_a_full_disk(disk: Path, kib: int, *args) -> subprocess.CompletedProcess:
+    """``replicaflow -q ARGS`` with ``disk`` a ``kib`` KiB tmpfs holding the user's ``notes.txt``; prints the exit
+    status, then what is left on that disk and the notes (the mount is gone once the namespace ends)."""
+    disk.mkdir()
+    command = " ".join(f'"{a}"' for a in (BIN, "-q", *args))
+    script = (f'mount -t tmpfs -o size={kib}k tmpfs "{disk}" && echo mine > "{disk}/notes.txt" || exit 99; '
+              f'{command}; echo "rc=$?"; ls -A "{disk}"; cat "{disk}/notes.txt"')
+    return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+                          capture_output=True, text=True, timeout=600)
+
+
 @pytest.mark.skipif(not _full_disk_available(), reason="needs unprivileged user namespaces (unshare -rm) for a tmpfs")
 def test_a_disk_full_while_spark_writes_the_analysis_says_so_and_names_the_folder(tmp_path):
     """A 100 KiB tmpfs as the output's disk, the analysis of 2 minutes of 3 brokers being about 200 KiB: Spark's
@@ -159,12 +170,23 @@ def test_a_disk_full_while_spark_writes_the_analysis_says_so_and_names_the_folde
     assert subprocess.run([str(BIN), "-q", "simulate", tmp_path / "s.yaml", "--out", tmp_path / "sim"],
                           capture_output=True, timeout=300).returncode == 0
     disk = tmp_path / "disk"
-    disk.mkdir()
-    script = (f'mount -t tmpfs -o size=100k tmpfs "{disk}" && echo mine > "{disk}/notes.txt" || exit 99; '
-              f'"{BIN}" -q analyze "{tmp_path / "sim"}" --out "{disk}/out"; echo "rc=$?"; ls -A "{disk}"; '
-              f'cat "{disk}/notes.txt"')
-    done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
-                          capture_output=True, text=True, timeout=600)
+    done = _on_a_full_disk(disk, 100, "analyze", tmp_path / "sim", "--out", disk / "out")
     assert "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip() == f"error: {disk}/out/analysis: cannot write the output (No space left on device)"
+    assert done.stdout.split() == ["rc=2", "notes.txt", "mine"]
+
+
+@pytest.mark.skipif(not _full_disk_available(), reason="needs unprivileged user namespaces (unshare -rm) for a tmpfs")
+def test_a_disk_full_while_spark_writes_telemetry_rebuilt_from_logs_names_that_folder(tmp_path):
+    """`analyze --logs` alone writes the telemetry it rebuilt first: on a 24 KiB disk that write fails (Hadoop's
+    ``FSError: java.io.IOException: No space left on device``, at the top or under ``[TASK_WRITE_FAILED]``), which
+    read "--logs: Spark failed analyzing 7 log files of cluster cluster: 'org.apache.hadoop.fs.FSError: …'", not
+    naming the folder."""
+    (tmp_path / "s.yaml").write_text(SCENARIO.format(duration="2m"))
+    assert subprocess.run([str(BIN), "-q", "simulate", tmp_path / "s.yaml", "--out", tmp_path / "sim", "--logs"],
+                          capture_output=True, timeout=300).returncode == 0
+    disk = tmp_path / "disk"
+    done = _on_a_full_disk(disk, 24, "analyze", "--logs", tmp_path / "sim" / "logs", "--out", disk / "out")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == f"error: {disk}/out/telemetry: cannot write the output (No space left on device)"
     assert done.stdout.split() == ["rc=2", "notes.txt", "mine"]

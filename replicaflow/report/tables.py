@@ -27,21 +27,21 @@ ROWS_SHOWN = 5000  # a browser table sorts and filters this many rows at once wi
 # the partition health flags of cluster_metrics and the incident kinds, in words
 HEALTH = {"urp": "under-replicated", "under_min_isr": "under min ISR", "at_min_isr": "at min ISR",
           "offline": "offline", "reassigning": "reassigning"}
-# what incidents.worst_value counts, per kind (pipeline/events.incidents): the count, then the words after it
-WORST = {"urp": ("replica", " out of the ISR"), "under_min_isr": ("", " below min ISR"),
-         "offline": ("replica", " without a leader")}
+# what incidents.worst_value counts, per kind (pipeline/events.incidents): the words around the number '{}', and
+# the noun it counts (none: an ISR size, shown as it is)
+WORST = {"urp": ("{} out of the ISR", "replica"), "under_min_isr": ("ISR {} below min ISR", None),
+         "offline": ("{} without a leader", "replica")}
 
 
 def worst_text(kind: str, value: float) -> str:
     """An incident's worst value in words: '1 replica out of the ISR', 'ISR 2 below min ISR'."""
-    noun, rest = WORST.get(kind, ("", ""))
+    words, noun = WORST.get(kind, ("{}", None))
     n = int(value) if float(value).is_integer() else value
-    return (counted(n, noun) if noun else f"ISR {n:g}" if kind == "under_min_isr" else f"{n:g}") + rest
+    return words.format(counted(n, noun) if noun else f"{n:g}")
 
 
 def out_of_sync_text(brokers, isr=None, elr=None) -> str:
-    """The replicas out of the ISR at an incident's start, by broker id: '2', '2, 3'; '–' when none was or the
-    analysis predates the column.
+    """The replicas out of the ISR at an incident's start, by broker id: '2', '2, 3'; '–' when none was.
 
     For an offline incident, ``isr`` and ``elr`` at its start add who the partition waits for, all offline (a live
     one would lead): the controller keeps the last ISR member in the ISR (docs/semantics.md §6, ZooKeeper

@@ -20,6 +20,7 @@ from replicaflow.ingest.log_messages import ACTIVE_SET
 from replicaflow.ingest.unlogged_ends import unlogged_ends
 from replicaflow.model.election import KRAFT, ZOOKEEPER, removes_from_isr
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
+from replicaflow.telemetry.values import LIVE_STATES
 
 # numbered before every other ISR row of its instant: the controller decides, then the brokers log
 _FIRST = -(1 << 62)
@@ -41,12 +42,14 @@ OFFLINE_AT_FAILOVER = "2.3"
 
 def lifecycle(events: DataFrame, lines: DataFrame | None = None,
               session_ms: dict[str, dict[str, int]] | None = None) -> DataFrame:
-    """(cluster, ts_ms, broker, source, line_number, state) up/down rows: the broker's own "started" and "shut down
-    completed", and the controller's view of it, the only one a crash leaves: ZooKeeper's failure and startup
-    callbacks (KafkaController.onBrokerFailure, onBrokerStartup), KRaft's fencing of a broker whose session timed
+    """(cluster, ts_ms, broker, source, line_number, state) up/down rows, and shutting_down at a running broker's
+    controlled shutdown (``_shutting_down``): the broker's own "started" and "shut down completed", and the
+    controller's view of it, the only one a crash leaves: ZooKeeper's failure and startup callbacks
+    (KafkaController.onBrokerFailure, onBrokerStartup), KRaft's fencing of a broker whose session timed
     out and its grant of an unfence request (ReplicationControlManager.maybeFenceOneStaleBroker,
     BrokerHeartbeatManager). Where both tell of one change, the first line counts: a controller row that repeats
-    the broker's state is dropped, and a broker's own row that repeats the controller's; two "started" of the
+    the broker's state is dropped, and a broker's own row that repeats the controller's (in one millisecond the
+    broker's own down row is kept, a session end dropped); two "started" of the
     broker's own are two process lifetimes (a crash between them), as before. The fence and unfence records a
     KRaft controller replays are logged by every standby and at every replay of its log: not the broker's state.
     A broker that serves as a replica while no line has it up is up from just before (``serving_while_down``).
@@ -88,7 +91,12 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
         .alias("broker"),
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
         (~own | halted).alias("repeatable"), (own & (kind == "broker_started")).alias("own_start"), own.alias("own"),
-        F.when(_session_ended(), _session_timeout(session_ms or {})).alias("session_ms"))
+        F.when(_session_ended(), _session_timeout(session_ms or {})).alias("session_ms"), _session_ended().alias("ended"))
+    # a session end in the millisecond of the broker's own down line is that stop: the broker's line is kept, as its
+    # file orders it after its controlled shutdown (files share a millisecond in their names' order, not Kafka's)
+    said = rows.where(F.col("own") & (F.col("state") == "down")).select("cluster", "broker", "ts_ms").distinct()
+    rows = (rows.join(F.broadcast(said.withColumn("said", F.lit(True))), ["cluster", "broker", "ts_ms"], "left")
+            .where(~F.col("ended") | F.col("said").isNull()).select(*rows.columns).drop("ended"))
     if lines is not None:
         rows = rows.unionByName(unlogged_ends(rows, lines).select(
             "*", F.lit(True).alias("repeatable"), F.lit(False).alias("own_start"), F.lit(True).alias("own"),
@@ -97,7 +105,31 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
     # the repeats go once the inferred rows are in: a down row that repeats an earlier one may follow a start that
     # only the broker's replica lines tell (a halt, the broker back, then its own "shut down completed")
     inferred = serving_while_down(events, rows).withColumn("repeatable", F.lit(True))
-    return _without_repeats(rows.unionByName(inferred), "repeatable")
+    life = _without_repeats(rows.unionByName(inferred), "repeatable")
+    return life.unionByName(_shutting_down(events, life))
+
+
+def _shutting_down(events: DataFrame, life: DataFrame) -> DataFrame:
+    """``shutting_down`` rows (``lifecycle``'s columns) at the first controlled-shutdown line of each lifetime of a
+    running broker in ``life`` (up/down rows): ZooKeeper's `Starting controlled shutdown` (KafkaServer
+    .controlledShutdown), KRaft's `Beginning controlled shutdown.` (BrokerLifecycleManager, only from RUNNING). The
+    broker is live until its down row, as in the simulator's ``brokers`` (``LIVE_STATES``): a crash has no such row.
+    Running: its row before the line is up, or it has none before and its first is not up (up from the start)."""
+    at = F.struct("ts_ms", "source", "line_number")
+    kind, state = F.col("kind"), F.col("state")
+    lines = (events.where((kind == "broker_shutting_down") & (state == "controlled") & F.col("broker").isNotNull())
+             .select("cluster", "broker", at.alias("at"), F.lit(None).cast("string").alias("was")))
+    rows = life.select("cluster", "broker", at.alias("at"), F.col("state").alias("was"))
+    w = Window.partitionBy("cluster", "broker").orderBy("at")
+    row = F.when(F.col("was").isNotNull(), F.struct("at", "was"))
+    prev = F.last(row, ignorenulls=True).over(w.rowsBetween(Window.unboundedPreceding, -1))
+    first = F.first("was", ignorenulls=True).over(w.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
+    told = lines.unionByName(rows).select("*", prev.alias("prev"), first.alias("first"))
+    running = (F.col("prev.was") == "up") | (F.col("prev").isNull() & ~F.coalesce(F.col("first") == "up", F.lit(False)))
+    firsts = (told.where(F.col("was").isNull() & running)
+              .groupBy("cluster", "broker", F.col("prev.at").alias("since")).agg(F.min("at").alias("at")))
+    return firsts.select("cluster", "at.ts_ms", "broker", "at.source", "at.line_number",
+                         F.lit("shutting_down").alias("state"))
 
 
 def _session_timeout(session_ms: dict[str, dict[str, int]]) -> Column:
@@ -163,7 +195,7 @@ def unregistered(events: DataFrame, failing: Column, up_from_start: DataFrame | 
               .where(~F.array_contains("listed", F.col("b")))
               .groupBy(*line, "broker", "b")
               .agg(F.max_by("state", F.struct(F.col("state") != "seen", "w")).alias("state")))
-    return before.where(F.col("state").isin("up", "seen")).select(
+    return before.where(F.col("state").isin(*LIVE_STATES, "seen")).select(
         *line, F.when(failing, F.lit("broker_failed")).otherwise(F.lit("broker_unregistered")).alias("kind"), "broker",
         F.col("b").alias("target_broker"), F.lit(NOT_REGISTERED).alias("state"))
 
@@ -299,8 +331,8 @@ def leaderless_while_cluster_down(brokers: DataFrame, lead: DataFrame) -> DataFr
     lines last named, under-replicated or healthy for as long as it lasted."""
     keys = ["cluster", "topic", "partition"]
     prev = F.lag("state").over(Window.partitionBy("cluster", "broker").orderBy("seq"))
-    was_up = F.coalesce(prev == "up", F.lit(False))
-    change = F.when((F.col("state") == "up") & ~was_up, 1).when((F.col("state") != "up") & was_up, -1).otherwise(0)
+    was_up, is_up = F.coalesce(prev.isin(*LIVE_STATES), F.lit(False)), F.col("state").isin(*LIVE_STATES)
+    change = F.when(is_up & ~was_up, 1).when(~is_up & was_up, -1).otherwise(0)
     live = Window.partitionBy("cluster").orderBy("seq").rowsBetween(Window.unboundedPreceding, Window.currentRow)
     down = (brokers.select("cluster", "ts_ms", "seq", change.alias("change"))
             .select("*", F.sum("change").over(live).alias("live"))
@@ -335,7 +367,7 @@ def elected_at_removals(events: DataFrame, lead: DataFrame, isr: DataFrame, assi
                                          F.lit(_LAST).cast("long").alias("seq"), F.lit("removed").alias("state"))))
     out = (instants.select("cluster", "ts_ms").join(F.broadcast(words), "cluster").where(F.col("at") <= F.col("ts_ms"))
            .groupBy("cluster", "ts_ms", "broker").agg(F.max_by("state", F.struct("at", "seq")).alias("state"))
-           .where(F.col("state") != "up").groupBy("cluster", "ts_ms").agg(F.collect_set("broker").alias("out")))
+           .where(~F.col("state").isin(*LIVE_STATES)).groupBy("cluster", "ts_ms").agg(F.collect_set("broker").alias("out")))
     instants = instants.join(out, ["cluster", "ts_ms"], "left")
     marks = (lead.select(*keys).distinct().join(F.broadcast(instants), "cluster")
              .select(*keys, "ts_ms", "removed", "ending", "out", *[F.lit(None).cast(t).alias(c) for c, t in (

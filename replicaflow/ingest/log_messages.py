@@ -25,6 +25,8 @@ from replicaflow.ingest.log_rule import (
 
 # KafkaServer (0.10-0.11 `[Kafka Server N], `, 1.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
 _SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer nodeId|BrokerServer id)=\d+\]) "
+# BrokerLifecycleManager (KRaft 2.8+; `isZkBroker=true` from 3.5 on a ZooKeeper broker in migration)
+_LIFECYCLE_IDENT = r"^\[BrokerLifecycleManager id=\d+(?: isZkBroker=true)?\] "
 # AbstractFetcherManager's logIdent: replication fetchers are ReplicaFetcherManager's; ReplicaAlterLogDirsManager
 # (1.1+) writes the same lines for the fetchers that move replicas between a broker's own log directories.
 _REPLICA_FETCHERS = r"^\[ReplicaFetcherManager on broker \d+\] "
@@ -451,6 +453,9 @@ RULES: list[Rule] = [
     Rule("broker_started", r"^Kafka Server started$"),  # KafkaRaftServer 2.8-3.2 has no logIdent
     Rule("broker_shutting_down", r"^shutting down$", ident=_SERVER_IDENT),
     Rule("broker_shutting_down", r"^Starting controlled shutdown$", state="controlled", ident=_SERVER_IDENT),
+    # KRaft: BrokerLifecycleManager.BeginControlledShutdownEvent (core/src/main/scala/kafka/server 2.8.0-3.9, server/
+    # src/main/java/org/apache/kafka/server in 4.3), from BrokerServer.shutdown; only from RUNNING (unfenced)
+    Rule("broker_shutting_down", r"^Beginning controlled shutdown\.$", state="controlled", ident=_LIFECYCLE_IDENT),
     Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
          state="succeeded", ident=_SERVER_IDENT),
     # an attempt the controller refused (3.1+: its error, or partitions it still had to move; KafkaServer retries),

@@ -9,9 +9,10 @@ module adds what the pipeline needs besides them, from the same events and the s
   snapshot precedes the logs, plus the ISR a "Shrinking/Expanding ISR from A to B" line names as A
   (before 2.6 the leader line carries no ISR, so A is the first ISR known under a new leader epoch);
   an epoch not yet logged is -1, so the leader's own changes compare equal epochs (IsrShrinksPerSec);
-- ``brokers``: "started" → up, "shut down completed" → down, and the controller's lines about broker
-  sessions, a crash's only trace (ingest/broker_sessions.py); a broker that logs before any lifecycle line is
-  up from the start of the logs; the ISRs the controller wrote without a failed broker are ``isr`` rows too;
+- ``brokers``: "started" → up, the first controlled-shutdown line → shutting_down, "shut down completed" → down, and
+  the controller's lines about broker sessions, a crash's only trace (ingest/broker_sessions.py); a broker that logs
+  before any lifecycle line is up from the start of the logs; the ISRs the controller wrote without a failed broker
+  are ``isr`` rows too;
 - ``fetchers``: "Added fetcher" → added, "Removed fetcher" → removed, "marked as failed" → failed;
 - ``configs``: the describe's ``Configs:`` (topic overrides: min.insync.replicas, throttled replicas)
   from the start, and ``--min-insync-replicas`` as the broker default; then min ISR and the KIP-73 throttles

@@ -18,12 +18,12 @@ from replicaflow.pipeline.log_dirs import offline_replica_intervals
 from replicaflow.pipeline.produce import produce_meter_deltas
 from replicaflow.pipeline.pruning import with_buckets, within_bucket
 from replicaflow.pipeline.state import FLAGS, PKEY, change_intervals, replay_rows, running
+from replicaflow.telemetry.values import LIVE_STATES
 
 LONG_MAX = (1 << 63) - 1
 METERS = [m.jmx for m in BROKER_METRICS if m.kind == "meter"]
 OFFLINE = jmx("OfflinePartitionsCount")
 LAG_GAUGES = (jmx("MaxLag"), jmx("ReassignmentMaxLag"))
-LIVE_STATES = ("up", "shutting_down")
 
 
 def scrape_at_or_after(ts: str) -> Column:

@@ -31,6 +31,8 @@ WORDS: dict[tuple[str, str], tuple[str, ...]] = {
     ("configs", "entity_type"): ("broker", "topic"),
     ("traffic", "name"): TRAFFIC_METRICS,
 }
+# the ``brokers`` states of a live broker: one in controlled shutdown serves, and leads, until its down row
+LIVE_STATES = ("up", "shutting_down")
 _DIGITS = re.compile(r"\s*[0-9]{1,19}\s*")  # Kafka's INT and LONG configs: trimmed, then Integer/Long.parseLong
 _PAIR = re.compile(r"(?:[0-9]+:[0-9]+)?")  # ThrottledReplicaListValidator: each item, trimmed, or '*' alone
 

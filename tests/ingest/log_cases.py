@@ -295,6 +295,14 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      {"kind": "become_follower", "topic": "t", "partition": 0, "broker": 3, "leader": 2, "target_broker": 1,
       "state": "leader unavailable"}),
     (T + "INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)", {"kind": "broker_shutting_down"}),
+    # BrokerLifecycleManager (KRaft 2.8+, `isZkBroker=true` on a migrating ZooKeeper broker 3.5+): a controlled
+    # shutdown from RUNNING (BeginControlledShutdownEvent), none from another state
+    (T + "INFO [BrokerLifecycleManager id=3] Beginning controlled shutdown. (kafka.server.BrokerLifecycleManager)",
+     {"kind": "broker_shutting_down", "broker": 3, "state": "controlled"}),
+    (T + "INFO [BrokerLifecycleManager id=4 isZkBroker=true] Beginning controlled shutdown. "
+     "(kafka.server.BrokerLifecycleManager)", {"kind": "broker_shutting_down", "broker": 4, "state": "controlled"}),
+    (T + "INFO [BrokerLifecycleManager id=3] Skipping controlled shutdown because we are in state RECOVERY. "
+     "(kafka.server.BrokerLifecycleManager)", None),
     (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
     # a log cut back (Log.truncateTo: the name in the message up to 1.0, in the logIdent from 1.1, UnifiedLog's
     # from 3.1), and the follower's warning that it cut below its high watermark (ReplicaFetcherThread, 2.0+)

@@ -230,7 +230,9 @@ def test_a_simulated_crash_is_down_from_the_controllers_line_a_session_timeout_l
     ReplicationControlManager.maybeFenceOneStaleBroker and BrokerHeartbeatManager's unfence grant under KRaft), and
     the logs alone give broker 2 down when its session expired (zookeeper.session.timeout.ms 6 s up to 2.4, KRaft's
     broker.session.timeout.ms 9 s): the simulator's truth has it down at the crash, 5 s in, which no log line
-    shows. Broker 3's controlled shutdown and both restarts are one row each, as in the truth."""
+    shows. Both restarts are one row each, as in the truth; broker 3's controlled shutdown is shutting_down then
+    down, as in the truth, where the simulator writes KafkaServer's `Starting controlled shutdown` (ZooKeeper): its
+    KRaft broker writes no BrokerLifecycleManager line, so there the down row alone."""
     from replicaflow.sim.runner import simulate
 
     path = tmp_path / "story.yaml"
@@ -241,8 +243,10 @@ def test_a_simulated_crash_is_down_from_the_controllers_line_a_session_timeout_l
     rows = tables["brokers"].orderBy("seq").collect()
     start = min(r["ts_ms"] for r in rows)
     got = [((r["ts_ms"] - start) // 1000, r["broker"], r["state"]) for r in rows]
-    assert sorted(got) == [(0, 1, "up"), (0, 2, "up"), (0, 3, "up"), (5 + session_s, 2, "down"), (30, 2, "up"),
-                           (40, 3, "down"), (50, 3, "up")]
+    shutting = [(40, 3, "shutting_down")] if controller == "zookeeper" else []
+    assert sorted(got) == sorted([(0, 1, "up"), (0, 2, "up"), (0, 3, "up"), (5 + session_s, 2, "down"), (30, 2, "up"),
+                                  *shutting, (40, 3, "down"), (50, 3, "up")])
+    assert [r["state"] for r in rows if r["broker"] == 3][1:] == [s for _, _, s in shutting] + ["down", "up"]
 
 
 def test_failures_before_counts_the_clusters_failures_at_or_before_each_row(spark):
@@ -400,3 +404,78 @@ def test_a_new_controller_that_finds_no_broker_registered_leaves_every_broker_do
         ctrl.format(t="21:13:58,497", c=2, m="New broker startup callback for 0,1,2")])})
     assert got == [(t, b, s) for t, s in (("19:33:19.310", "up"), ("21:13:53.249", "down"), ("21:13:58.497", "up"))
                    for b in (0, 1, 2)]
+
+
+def test_a_controlled_shutdown_is_shutting_down_from_its_first_line_and_a_crash_has_none(spark, tmp_path):
+    """KafkaServer.controlledShutdown (0.9-3.x) logs `Starting controlled shutdown` once, before its retries, and only
+    once the start completed; the broker serves, and leads what the controller has not moved yet, until `shut down
+    completed`: ``shutting_down`` from that line, live (``LIVE_STATES``) as in the simulator's table, down at the end.
+    Broker 1 (2.8) stops cleanly; the controller's failure callback when its session closes repeats the down row.
+    Broker 2 is a ZooKeeper broker in migration to KRaft (3.6): KafkaServer's line, then BrokerLifecycleManager's
+    `Beginning controlled shutdown.` (prefix `isZkBroker=true`) in the same shutdown: one row, the first. Broker 3
+    crashed: no shutdown line, up then the controller's down. Broker 4's logs end in its controlled shutdown:
+    shutting_down to the end. Broker 5 started before the logs: up from their start, then shutting_down, down."""
+    def server(b: int, *lines: tuple[str, str]) -> str:
+        return "".join(f"[2021-03-04 05:{t}] INFO [KafkaServer id={b}] {m} (kafka.server.KafkaServer)\n" for t, m in lines)
+
+    got = brokers(spark, tmp_path, {
+        "broker-1/server.log": server(1, ("00:00,100", "started"), ("02:00,000", "shutting down"),
+                                      ("02:00,002", "Starting controlled shutdown"),
+                                      ("02:00,950", "Controlled shutdown succeeded"),
+                                      ("02:01,500", "shut down completed")),
+        "broker-1/controller.log":
+            "[2021-03-04 05:02:00,010] INFO [Controller id=5] Shutting down broker 1 "
+            "(kafka.controller.KafkaController)\n"
+            "[2021-03-04 05:02:01,600] INFO [Controller id=5] Broker failure callback for 1 "
+            "(kafka.controller.KafkaController)\n"
+            "[2021-03-04 05:03:00,000] INFO [Controller id=5] Broker failure callback for 3 "
+            "(kafka.controller.KafkaController)\n",
+        "broker-2/server.log": server(2, ("00:00,200", "started"), ("04:00,000", "shutting down"),
+                                      ("04:00,001", "Starting controlled shutdown"),
+                                      ("04:00,002", "Notifying KRaft of controlled shutdown")) +
+            "[2021-03-04 05:04:00,003] INFO [BrokerLifecycleManager id=2 isZkBroker=true] Beginning controlled "
+            "shutdown. (kafka.server.BrokerLifecycleManager)\n" + server(2, ("04:03,000", "shut down completed")),
+        "broker-3/server.log": server(3, ("00:00,300", "started")) + SHRINK.replace("broker=2", "broker=3"),
+        "broker-4/server.log": server(4, ("00:00,400", "started"), ("05:00,000", "shutting down"),
+                                      ("05:00,001", "Starting controlled shutdown")),
+        "broker-5/server.log": server(5, ("06:00,000", "shutting down"), ("06:00,001", "Starting controlled shutdown"),
+                                      ("06:02,000", "shut down completed")),
+    })
+    assert got == [
+        ("05:00:00.000", 5, "up"), ("05:00:00.100", 1, "up"), ("05:00:00.200", 2, "up"), ("05:00:00.300", 3, "up"),
+        ("05:00:00.400", 4, "up"), ("05:02:00.002", 1, "shutting_down"), ("05:02:01.500", 1, "down"),
+        ("05:03:00.000", 3, "down"), ("05:04:00.001", 2, "shutting_down"), ("05:04:03.000", 2, "down"),
+        ("05:05:00.001", 4, "shutting_down"), ("05:06:00.001", 5, "shutting_down"), ("05:06:02.000", 5, "down")]
+
+
+def test_a_kraft_broker_is_shutting_down_from_its_lifecycle_managers_line_only_when_running(spark, tmp_path):
+    """BrokerServer.shutdown (KRaft 2.8+) logs `shutting down`, then BrokerLifecycleManager's BeginControlledShutdownEvent
+    `Beginning controlled shutdown.` where the broker is RUNNING (unfenced), or `Skipping controlled shutdown because
+    we are in state S.` and no controlled shutdown; `shut down completed` last (3.8.0 BrokerServer.scala,
+    BrokerLifecycleManager.scala). Broker 2 (3.8, running) is shutting_down from that line until its end; broker 3,
+    still in RECOVERY, stops without one; broker 4's `Beginning controlled shutdown.` follows no lifecycle line of its
+    own and an ISR change as leader: it was up from the logs' start, and is shutting_down to their end."""
+    def server(b: int, t: str, m: str) -> str:
+        return f"[2024-08-01 10:{t}] INFO [BrokerServer id={b}] {m} (kafka.server.BrokerServer)\n"
+
+    def manager(b: int, t: str, m: str) -> str:
+        return f"[2024-08-01 10:{t}] INFO [BrokerLifecycleManager id={b}] {m} (kafka.server.BrokerLifecycleManager)\n"
+
+    started = "[2024-08-01 10:00:0{b},000] INFO [KafkaRaftServer nodeId={b}] Kafka Server started (kafka.server.KafkaRaftServer)\n"
+    got = brokers(spark, tmp_path, {
+        "broker-2/server.log": started.format(b=2) + server(2, "05:00,000", "Transition from STARTED to SHUTTING_DOWN")
+        + server(2, "05:00,001", "shutting down") + manager(2, "05:00,002", "Beginning controlled shutdown.")
+        + manager(2, "05:02,300", "The controller has asked us to exit controlled shutdown.")
+        + manager(2, "05:02,301", "Transitioning from PENDING_CONTROLLED_SHUTDOWN to SHUTTING_DOWN.")
+        + server(2, "05:03,000", "shut down completed"),
+        "broker-3/server.log": started.format(b=3) + server(3, "06:00,000", "shutting down")
+        + manager(3, "06:00,001", "Skipping controlled shutdown because we are in state RECOVERY.")
+        + server(3, "06:01,000", "shut down completed"),
+        "broker-4/server.log":
+            "[2024-08-01 10:00:30,000] INFO [Partition orders-0 broker=4] ISR updated to 4,2 and version updated to 9 "
+            "(kafka.cluster.Partition)\n" + manager(4, "07:00,000", "Beginning controlled shutdown."),
+    })
+    assert got == [
+        ("10:00:02.000", 2, "up"), ("10:00:02.000", 4, "up"), ("10:00:03.000", 3, "up"),
+        ("10:05:00.002", 2, "shutting_down"), ("10:05:03.000", 2, "down"), ("10:06:01.000", 3, "down"),
+        ("10:07:00.000", 4, "shutting_down")]

@@ -453,9 +453,12 @@ RULES: list[Rule] = [
     Rule("broker_started", r"^Kafka Server started$"),  # KafkaRaftServer 2.8-3.2 has no logIdent
     Rule("broker_shutting_down", r"^shutting down$", ident=_SERVER_IDENT),
     Rule("broker_shutting_down", r"^Starting controlled shutdown$", state="controlled", ident=_SERVER_IDENT),
-    # KRaft: BrokerLifecycleManager.BeginControlledShutdownEvent (core/src/main/scala/kafka/server 2.8.0-3.9, server/
-    # src/main/java/org/apache/kafka/server in 4.3), from BrokerServer.shutdown; only from RUNNING (unfenced)
+    # KRaft, BrokerLifecycleManager (core/src/main/scala/kafka/server 2.8.0-3.9, server/src/main/java/org/apache/kafka/
+    # server in 4.3): BeginControlledShutdownEvent, only from RUNNING (unfenced); 3.8+ OfflineDirBrokerFailureEvent, no
+    # heartbeat told the controller of a failed dir (UUID) in time: BrokerServer.shutdown (a clean stop, no Exit.halt)
     Rule("broker_shutting_down", r"^Beginning controlled shutdown\.$", state="controlled", ident=_LIFECYCLE_IDENT),
+    Rule("broker_shutting_down", r"^Shutting down because couldn't communicate offline log dir (\S+) with controllers$",
+         {"log_dir": 1}, state="offline dir unreported", ident=_LIFECYCLE_IDENT),
     Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
          state="succeeded", ident=_SERVER_IDENT),
     # an attempt the controller refused (3.1+: its error, or partitions it still had to move; KafkaServer retries),

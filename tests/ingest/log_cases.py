@@ -303,6 +303,15 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      "(kafka.server.BrokerLifecycleManager)", {"kind": "broker_shutting_down", "broker": 4, "state": "controlled"}),
     (T + "INFO [BrokerLifecycleManager id=3] Skipping controlled shutdown because we are in state RECOVERY. "
      "(kafka.server.BrokerLifecycleManager)", None),
+    # BrokerLifecycleManager.OfflineDirBrokerFailureEvent (3.8.0+, Confluent v8.x = 4.x; the 4.3 Java class logs from
+    # org.apache.kafka.server): no heartbeat told the controller of the failed dir (its UUID) within
+    # log.dir.failure.timeout.ms, and its hook runs BrokerServer.shutdown: a clean stop, not a halt (no down row here)
+    (T + "ERROR [BrokerLifecycleManager id=3] Shutting down because couldn't communicate offline log dir "
+     "Xv0PBUbrRqKrMzBg7tQVvA with controllers (kafka.server.BrokerLifecycleManager)",
+     {"kind": "broker_shutting_down", "broker": 3, "state": "offline dir unreported", "log_dir": "Xv0PBUbrRqKrMzBg7tQVvA"}),
+    (T + "ERROR [BrokerLifecycleManager id=5] Shutting down because couldn't communicate offline log dir "
+     "p2XB-f0aSPmvNbMIj1eN4w with controllers (org.apache.kafka.server.BrokerLifecycleManager)",
+     {"kind": "broker_shutting_down", "broker": 5, "state": "offline dir unreported", "log_dir": "p2XB-f0aSPmvNbMIj1eN4w"}),
     (T + "FATAL Exiting Kafka. (kafka.server.KafkaServerStartable)", {"kind": "broker_exit"}),
     # a log cut back (Log.truncateTo: the name in the message up to 1.0, in the logIdent from 1.1, UnifiedLog's
     # from 3.1), and the follower's warning that it cut below its high watermark (ReplicaFetcherThread, 2.0+)

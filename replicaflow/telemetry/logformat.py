@@ -340,16 +340,21 @@ def _broker_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     """KafkaServer.shutdown / BrokerServer.shutdown. ``controlled`` (controlled.shutdown.enable, on by default): first
     `shutting down`, then ZooKeeper's KafkaServer.controlledShutdown, `Starting controlled shutdown` and its success
     (`Controlled shutdown succeeded` up to 3.0, `Controlled shutdown request returned successfully after Nms` from
-    3.1: the simulator's controller answers at once, 0 ms); last `shut down completed`."""
-    messages = ["shut down completed"]
-    if e.get("controlled"):
-        steps = ["shutting down"]
-        if not is_kraft(v, e):
-            done = "Controlled shutdown request returned successfully after 0ms" if v.at_least("3.1") else \
-                "Controlled shutdown succeeded"
-            steps += ["Starting controlled shutdown", done]
-        messages = steps + messages
-    return [line for m in messages for line in _lifecycle(e, v, fam, ("BrokerServer id", "kafka.server.BrokerServer"), m)]
+    3.1: the simulator's controller answers at once, 0 ms), or KRaft's BrokerLifecycleManager.beginControlledShutdown
+    (`Beginning controlled shutdown.`, a running broker's); last `shut down completed`."""
+    def server(m: str) -> list[Line]:
+        return _lifecycle(e, v, fam, ("BrokerServer id", "kafka.server.BrokerServer"), m)
+
+    if not e.get("controlled"):
+        return server("shut down completed")
+    if is_kraft(v, e):
+        lifecycle = format_line(e["ts_ms"], "INFO", f"[BrokerLifecycleManager id={e['broker']}] Beginning controlled "
+                                "shutdown.", "kafka.server.BrokerLifecycleManager")
+        return [*server("shutting down"), (SERVER, lifecycle), *server("shut down completed")]
+    done = "Controlled shutdown request returned successfully after 0ms" if v.at_least("3.1") else \
+        "Controlled shutdown succeeded"
+    return [line for m in ("shutting down", "Starting controlled shutdown", done, "shut down completed")
+            for line in server(m)]
 
 
 # --- producers and storage (docs/logs.md, "Producers and log directories") ----------------------

@@ -231,8 +231,8 @@ def test_a_simulated_crash_is_down_from_the_controllers_line_a_session_timeout_l
     the logs alone give broker 2 down when its session expired (zookeeper.session.timeout.ms 6 s up to 2.4, KRaft's
     broker.session.timeout.ms 9 s): the simulator's truth has it down at the crash, 5 s in, which no log line
     shows. Both restarts are one row each, as in the truth; broker 3's controlled shutdown is shutting_down then
-    down, as in the truth, where the simulator writes KafkaServer's `Starting controlled shutdown` (ZooKeeper): its
-    KRaft broker writes no BrokerLifecycleManager line, so there the down row alone."""
+    down, as in the truth: the simulator writes KafkaServer's `Starting controlled shutdown` (ZooKeeper) and
+    BrokerLifecycleManager's `Beginning controlled shutdown.` (KRaft, BrokerServer.shutdown)."""
     from replicaflow.sim.runner import simulate
 
     path = tmp_path / "story.yaml"
@@ -243,10 +243,9 @@ def test_a_simulated_crash_is_down_from_the_controllers_line_a_session_timeout_l
     rows = tables["brokers"].orderBy("seq").collect()
     start = min(r["ts_ms"] for r in rows)
     got = [((r["ts_ms"] - start) // 1000, r["broker"], r["state"]) for r in rows]
-    shutting = [(40, 3, "shutting_down")] if controller == "zookeeper" else []
     assert sorted(got) == sorted([(0, 1, "up"), (0, 2, "up"), (0, 3, "up"), (5 + session_s, 2, "down"), (30, 2, "up"),
-                                  *shutting, (40, 3, "down"), (50, 3, "up")])
-    assert [r["state"] for r in rows if r["broker"] == 3][1:] == [s for _, _, s in shutting] + ["down", "up"]
+                                  (40, 3, "shutting_down"), (40, 3, "down"), (50, 3, "up")])
+    assert [r["state"] for r in rows if r["broker"] == 3][1:] == ["shutting_down", "down", "up"]
 
 
 def test_failures_before_counts_the_clusters_failures_at_or_before_each_row(spark):

@@ -295,12 +295,13 @@ def test_write_logs_is_atomic(tmp_path):
     ("3.1", None, ["[KafkaServer id=2] shutting down", "[KafkaServer id=2] Starting controlled shutdown",
                    "[KafkaServer id=2] Controlled shutdown request returned successfully after 0ms",
                    "[KafkaServer id=2] shut down completed"]),
-    ("3.7", "kraft", ["[BrokerServer id=2] shutting down", "[BrokerServer id=2] shut down completed"])])
+    ("3.7", "kraft", ["[BrokerServer id=2] shutting down", "[BrokerLifecycleManager id=2] Beginning controlled shutdown.",
+                      "[BrokerServer id=2] shut down completed"])])
 def test_a_controlled_shutdown_logs_its_steps_per_release(version, controller, texts):
     """KafkaServer.shutdown logs `shutting down`, then controlledShutdown `Starting controlled shutdown` and its
     success (`Controlled shutdown succeeded` up to 3.0, `... request returned successfully after Nms` from 3.1), then
-    `shut down completed`; KRaft's BrokerServer.shutdown hands the request to its lifecycle manager (no KafkaServer
-    line)."""
+    `shut down completed`; KRaft's BrokerServer.shutdown hands the request to its lifecycle manager, whose
+    beginControlledShutdown logs `Beginning controlled shutdown.` (no KafkaServer line; read at 3.3.1 and 3.7.0)."""
     record = {"ts_ms": 0, "broker": 2, "kind": "broker_shutdown", "controlled": True,
               **({"controller": controller} if controller else {})}
     lines = render_event(record, KafkaVersion.parse(version))

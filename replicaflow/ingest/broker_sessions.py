@@ -60,7 +60,9 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
     or, without that line, not taken. A second process of a running broker fails its start on the lock of the log
     dirs (LogManager.lockLogDirs: `Failed to acquire lock on file .lock in D. A Kafka instance in another process …`,
     under `Fatal error during KafkaServer startup`) and logs "shut down completed": not the broker's, which runs on
-    (a public 3.8 broker read down twice for 17 s until its own controlled shutdown). With ``lines`` (the reader's
+    (a public 3.8 broker read down twice for 17 s until its own controlled shutdown). So does a start ZooKeeper refuses
+    as already registered (`startup_failed`): another broker with that id runs, or this one's killed process still
+    holds its session, and then its end is the unlogged end below, before the refused process's start. With ``lines`` (the reader's
     ``line_times``), two own "started" with no down row of its own between are a process that ended unlogged (killed,
     its machine lost): down from its last line, or from the controller's failure callback or fencing less the session
     timeout (``session_ms``: each cluster's, by controller kind, ``model.election.session_timeout_ms``) where that is
@@ -75,7 +77,7 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
               .where(F.col("n") > 1).select("source", F.lit(True).alias("shared")))
     line = ["cluster", "source", "line_number"]
     in_shared = halted & F.col("shared").isNotNull()
-    # the first "shut down completed" after a start failed on the dirs' lock is that process's: another one runs
+    # the first "shut down completed" after a failed start (the dirs' lock, a registration refused) is that process's
     failed = kind == "startup_failed"
     last = F.when(kind.isin("broker_started", "startup_failed", "broker_shutdown"), kind)
     since = F.last(last, ignorenulls=True).over(Window.partitionBy("cluster", "source", "broker")

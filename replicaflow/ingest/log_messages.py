@@ -9,6 +9,7 @@ line at which release is in docs/logs.md.
 
 from __future__ import annotations
 
+from replicaflow.ingest.log_lifecycle import LIFECYCLE_RULES
 from replicaflow.ingest.log_rule import (
     ELECTION_FIELDS,
     ELECTION_TAIL,
@@ -23,10 +24,6 @@ from replicaflow.ingest.log_rule import (
     kv,
 )
 
-# KafkaServer (0.10-0.11 `[Kafka Server N], `, 1.0+ `[KafkaServer id=N] `), KafkaRaftServer and BrokerServer.
-_SERVER_IDENT = r"^\[(?:Kafka Server \d+\],|(?:KafkaServer id|KafkaRaftServer nodeId|BrokerServer id)=\d+\]) "
-# BrokerLifecycleManager (KRaft 2.8+; `isZkBroker=true` from 3.5 on a ZooKeeper broker in migration)
-_LIFECYCLE_IDENT = r"^\[BrokerLifecycleManager id=\d+(?: isZkBroker=true)?\] "
 # AbstractFetcherManager's logIdent: replication fetchers are ReplicaFetcherManager's; ReplicaAlterLogDirsManager
 # (1.1+) writes the same lines for the fetchers that move replicas between a broker's own log directories.
 _REPLICA_FETCHERS = r"^\[ReplicaFetcherManager on broker \d+\] "
@@ -37,7 +34,6 @@ LOG_DIR_MOVER_THREAD = "[ReplicaAlterLogDirsThread-"
 # A replication fetcher thread's logIdent: `[ReplicaFetcherThread-I-L], ` (0.8-0.10), `]: ` (0.11), `[ReplicaFetcher
 # replicaId=F, leaderId=L, fetcherId=I] ` (1.0+); not the ReplicaAlterLogDirsThread's
 _REPLICA_FETCHER_THREAD = r"^\[(?:ReplicaFetcherThread-\d+-\d+\][,:]?|ReplicaFetcher replicaId=\d+, leaderId=\d+, fetcherId=\d+\]) "
-_CONTROLLER_IDENT = r"^\[Controller (?:\d+\]:|id=\d+\]) "  # KafkaController's: before 1.0, from 1.0
 _REPLICA_MANAGER = r"^\[(?:ReplicaManager broker=\d+|Replica Manager on Broker \d+)\]:? "  # 1.0+, before 1.0
 LIST_FIELDS = ("isr", "replicas", "adding", "removing")  # fields holding broker lists
 # OfflinePartitionLeaderSelector's NoReplicaOnlineException (0.8-1.0): the dead ISR (unclean election off) or replicas (on)
@@ -448,34 +444,7 @@ RULES: list[Rule] = [
          r"the leader$", {"replicas": 1, "tp": 2}),
     Rule("reassignment_waiting", rf"^Partition {TP} to be reassigned is already assigned to replicas {L}\. "
          r"Ignoring request for partition reassignment\.?$", {"tp": 1, "replicas": 2}, state="already assigned"),
-    # --- broker lifecycle: KafkaServer, BrokerServer, KafkaRaftServer, Kafka -------------------------
-    Rule("broker_started", r"^(?:Kafka Server )?started$", ident=_SERVER_IDENT),
-    Rule("broker_started", r"^Kafka Server started$"),  # KafkaRaftServer 2.8-3.2 has no logIdent
-    Rule("broker_shutting_down", r"^shutting down$", ident=_SERVER_IDENT),
-    Rule("broker_shutting_down", r"^Starting controlled shutdown$", state="controlled", ident=_SERVER_IDENT),
-    # KRaft, BrokerLifecycleManager (core/src/main/scala/kafka/server 2.8.0-3.9, server/src/main/java/org/apache/kafka/
-    # server in 4.3): BeginControlledShutdownEvent, only from RUNNING (unfenced); 3.8+ OfflineDirBrokerFailureEvent, no
-    # heartbeat told the controller of a failed dir (UUID) in time: BrokerServer.shutdown (a clean stop, no Exit.halt)
-    Rule("broker_shutting_down", r"^Beginning controlled shutdown\.$", state="controlled", ident=_LIFECYCLE_IDENT),
-    Rule("broker_shutting_down", r"^Shutting down because couldn't communicate offline log dir (\S+) with controllers$",
-         {"log_dir": 1}, state="offline dir unreported", ident=_LIFECYCLE_IDENT),
-    Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
-         state="succeeded", ident=_SERVER_IDENT),
-    # an attempt the controller refused (3.1+: its error, or partitions it still had to move; KafkaServer retries),
-    # and the end of every attempt: the broker stops without handing its leaderships over (0.8+)
-    Rule("controlled_shutdown", r"^Controlled shutdown request returned after \d+ms with (?:error (\w+)|\d+ partitions "
-         r"remaining to move)$", {"error": 1}, state="refused", ident=_SERVER_IDENT),
-    Rule("controlled_shutdown", r"^Proceeding to do an unclean shutdown as all the controlled shutdown attempts failed$",
-         state="failed", ident=_SERVER_IDENT),
-    Rule("broker_shutdown", r"^shut down completed$", ident=_SERVER_IDENT),
-    # the ZooKeeper controller takes a broker's controlled shutdown request (KafkaController.doControlledShutdown,
-    # 0.8+; `[Controller N]: ` before 1.0, `[Controller id=N] ` from 1.0): it moves the broker's leaderships away
-    Rule("controlled_shutdown", r"^Shutting down broker (\d+)$", {"target_broker": 1}, state="requested",
-         ident=_CONTROLLER_IDENT),
-    # KafkaController.initializeControllerContext (ZooKeeper, 0.8-3.x): every topic a new controller finds in ZooKeeper;
-    # one it does not list no longer exists (deleted, or the cluster's data wiped while it was down)
-    Rule("topics_listed", r"^Current list of topics in the cluster: (?:Hash)?Set\([^()]*\)$", ident=_CONTROLLER_IDENT),
-    Rule("broker_exit", r"^Exiting Kafka.*$"),
+    *LIFECYCLE_RULES,
     # --- produce: ReplicaManager.appendToLocalLog + its exception (server.log) ----------------------
     Rule("produce_rejected", rf"^(?:\S+\.)?(NotEnoughReplicas(?:AfterAppend)?Exception): (?:The size of the current "
          rf"ISR (?:(?:Hash)?Set\()?{LS}\)? is insufficient to satisfy the min\.isr requirement of (\d+) for partition "
@@ -498,9 +467,6 @@ RULES: list[Rule] = [
     Rule("isr_update_failed", r"^(?:\S+\.)?KeeperException\$\w+: KeeperErrorCode = [\w ]+ for /brokers/topics/"
          r"([^/\s]+)/partitions/(\d+)/state$", {"topic_name": 1, "partition_index": 2},
          parent=r"^Uncaught exception in scheduled task 'isr-expiration'$"),
-    Rule("startup_failed", r"^(?:\S+\.)?KafkaException: Failed to acquire lock on file \.lock in (.+)\. A Kafka "
-         r"instance in another process or thread is using this directory\.$", {"log_dir": 1},
-         parent=r"^Fatal error during (?:KafkaServer|broker) startup\. Prepare to shutdown$"),
     Rule("thread_died", rf"^\S*Exception: [Ee]rror processing data for partition {TP} offset {N}$",
          {"tp": 1, "offset": 2}, parent=r"^Error due to\s*$"),
 ]

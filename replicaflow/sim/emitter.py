@@ -192,6 +192,11 @@ class Emitter:
         self._log("controlled_shutdown", now, controller, target_broker=int(self.s.broker_ids[b]),
                   leaderships=leaderships)
 
+    def startup_refused(self, b: int, now: int) -> None:
+        """A restarted broker ZooKeeper 0.9+ refuses while its crashed process's session lives: the process logs its
+        failed start and exits (``model.election.registration_ms``, telemetry/lifecycle_lines.startup_failed)."""
+        self._log("startup_failed", now, self.s.broker_ids[b], state=election.ALREADY_REGISTERED)
+
     def broker_registered(self, b: int, controller: int, now: int) -> None:
         """The controller takes broker ``b`` in again (docs/logs.md, ``broker_registered``): the line's metadata
         offset counts the registrations so far, as a metadata log's offsets only grow."""

@@ -68,6 +68,7 @@ class Faults:
             return
         at = self.controller.registration_ms(b, now)
         if at is None:
+            self.emit.startup_refused(b, now)
             return
         if at > now:
             self.registering[b] = at

@@ -77,3 +77,8 @@ def is_kraft(version: KafkaVersion, e: dict) -> bool:
     (``controller``); a record without it reads as KRaft from 3.3 (KRaft production-ready)."""
     controller = e.get("controller")
     return controller == "kraft" if controller is not None else version.at_least("3.3")
+
+
+def fatal_level(v: KafkaVersion) -> str:
+    """Kafka's ``Logging.fatal``: log4j's FATAL up to 1.0, then SLF4J's ERROR with a FATAL marker log4j does not print."""
+    return "ERROR" if v.at_least("1.1") else "FATAL"

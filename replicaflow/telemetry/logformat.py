@@ -25,6 +25,7 @@ from replicaflow.telemetry.fetcher_lines import (
     thread_died,
 )
 from replicaflow.telemetry.io import atomic_dir
+from replicaflow.telemetry.lifecycle_lines import broker_shutdown, broker_started, startup_failed
 from replicaflow.telemetry.log_lines import (
     BECOME_LEADER_TP_SINCE,
     CONTROLLER,
@@ -39,6 +40,7 @@ from replicaflow.telemetry.log_lines import (
     Line,
     broker_list,
     broker_seq,
+    fatal_level,
     format_line,
     is_kraft,
     partition_name,
@@ -318,54 +320,10 @@ def _broker_registered(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
                                      ZK_CONTROLLER_LOGGER))]
 
 
-def _lifecycle(e: dict, v: KafkaVersion, fam: str, kraft: tuple[str, str], message: str) -> list[Line]:
-    """A broker lifecycle line: KRaft (3.3+: ``kraft`` = (logIdent name, logger)), 0.8–0.11, or 1.0+ ZooKeeper era."""
-    b = e["broker"]
-    if is_kraft(v, e):
-        ident, logger = kraft
-        text = f"[{ident}={b}] " + ("Kafka Server started" if message == "started" else message)
-        line = format_line(e["ts_ms"], "INFO", text, logger)
-    elif fam == OLD_FAMILY:
-        line = format_line(e["ts_ms"], "INFO", f"[Kafka Server {b}], {message}", "kafka.server.KafkaServer")
-    else:
-        line = format_line(e["ts_ms"], "INFO", f"[KafkaServer id={b}] {message}", "kafka.server.KafkaServer")
-    return [(SERVER, line)]
-
-
-def _broker_started(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    return _lifecycle(e, v, fam, ("KafkaRaftServer nodeId", "kafka.server.KafkaRaftServer"), "started")
-
-
-def _broker_shutdown(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    """KafkaServer.shutdown / BrokerServer.shutdown. ``controlled`` (controlled.shutdown.enable, on by default): first
-    `shutting down`, then ZooKeeper's KafkaServer.controlledShutdown, `Starting controlled shutdown` and its success
-    (`Controlled shutdown succeeded` up to 3.0, `Controlled shutdown request returned successfully after Nms` from
-    3.1: the simulator's controller answers at once, 0 ms), or KRaft's BrokerLifecycleManager.beginControlledShutdown
-    (`Beginning controlled shutdown.`, a running broker's); last `shut down completed`."""
-    def server(m: str) -> list[Line]:
-        return _lifecycle(e, v, fam, ("BrokerServer id", "kafka.server.BrokerServer"), m)
-
-    if not e.get("controlled"):
-        return server("shut down completed")
-    if is_kraft(v, e):
-        lifecycle = format_line(e["ts_ms"], "INFO", f"[BrokerLifecycleManager id={e['broker']}] Beginning controlled "
-                                "shutdown.", "kafka.server.BrokerLifecycleManager")
-        return [*server("shutting down"), (SERVER, lifecycle), *server("shut down completed")]
-    done = "Controlled shutdown request returned successfully after 0ms" if v.at_least("3.1") else \
-        "Controlled shutdown succeeded"
-    return [line for m in ("shutting down", "Starting controlled shutdown", done, "shut down completed")
-            for line in server(m)]
-
-
 # --- producers and storage (docs/logs.md, "Producers and log directories") ----------------------
 
 REPLICA_MANAGER_LOGGER = "kafka.server.ReplicaManager"
 LOG_MANAGER_LOGGER = "kafka.log.LogManager"
-
-
-def _fatal(v: KafkaVersion) -> str:
-    """Kafka's ``Logging.fatal``: log4j's FATAL up to 1.0, then SLF4J's ERROR with a FATAL marker log4j does not print."""
-    return "ERROR" if v.at_least("1.1") else "FATAL"
 
 
 def _replica_manager_prefix(v: KafkaVersion, broker: int) -> str:
@@ -411,7 +369,7 @@ def _log_dir_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     lines += [(SERVER, format_line(ts, level, pre + m, REPLICA_MANAGER_LOGGER)) for m in msgs]
     lines.append((SERVER, format_line(ts, level, f"Stopping serving logs in dir {d}", LOG_MANAGER_LOGGER)))
     if e.get("halt_log_dirs"):
-        return lines + [(SERVER, format_line(ts, _fatal(v), "Shutdown broker because all log dirs in "
+        return lines + [(SERVER, format_line(ts, fatal_level(v), "Shutdown broker because all log dirs in "
                                              f"{', '.join(e['halt_log_dirs'])} have failed", LOG_MANAGER_LOGGER))]
     return lines + [(SERVER, format_line(ts, level, offline, LOG_MANAGER_LOGGER)),
                     (SERVER, format_line(ts, level, f"{pre}Stopped serving replicas in dir {d}", REPLICA_MANAGER_LOGGER))]
@@ -422,7 +380,7 @@ def _storage_halt(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
     if v.at_least("1.0"):
         raise ValueError(f"event 'storage_halt' is Kafka < 1.0 behaviour; {v} logs 'log_dir_failed'")
     msg = _replica_manager_prefix(v, e["broker"]) + "Halting due to unrecoverable I/O error while handling produce request: "
-    return [(SERVER, format_line(e["ts_ms"], _fatal(v), msg, REPLICA_MANAGER_LOGGER)),
+    return [(SERVER, format_line(e["ts_ms"], fatal_level(v), msg, REPLICA_MANAGER_LOGGER)),
             (SERVER, f"kafka.common.KafkaStorageException: I/O exception in append to log "
                      f"'{e['topic']}-{e['partition']}'")]
 
@@ -441,10 +399,11 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "fetch_storage_halt": fetch_storage_halt,
     "reassignment_started": _reassignment_started,
     "reassignment_completed": _reassignment_completed,
-    "broker_started": _broker_started,
+    "broker_started": broker_started,
     "unclean_leader_election": _unclean_leader_election,
     "election_started": _election_started,
-    "broker_shutdown": _broker_shutdown,
+    "broker_shutdown": broker_shutdown,
+    "startup_failed": startup_failed,
     "broker_failed": _broker_failed,
     "broker_registered": _broker_registered,
     "controlled_shutdown": _controlled_shutdown,

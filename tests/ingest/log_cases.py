@@ -471,6 +471,24 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     (T + "INFO [QuorumController id=6] Creating new QuorumController with clusterId MkU3OEVBNTcwNTJENDM2Qk. Eligible "
      "leader replicas enabled. (org.apache.kafka.controller.QuorumController)",
      {"kind": "controller_started", "broker": 6, "topic": None}),
+    # a start refused because /brokers/ids/N is another session's: ZkUtils.registerBrokerInZk's RuntimeException
+    # (0.9-1.0), KafkaZkClient.checkedEphemeralCreate's NodeExistsException (1.1+), each under KafkaServer.startup's
+    # fatal line; CheckedEphemeral's error line before it, which a re-registration after a session expiry also logs,
+    # and the frames are none
+    (T + "FATAL [Kafka Server 2], Fatal error during KafkaServer startup. Prepare to shutdown "
+     "(kafka.server.KafkaServer)", None),
+    ("java.lang.RuntimeException: A broker is already registered on the path /brokers/ids/2. This probably indicates "
+     "that you either have configured a brokerid that is already in use, or else you have shutdown this broker and "
+     "restarted it faster than the zookeeper timeout so it appears to be re-registering.",
+     {"kind": "startup_failed", "broker": 2, "state": "already registered"}),
+    ("\tat kafka.utils.ZkUtils.registerBrokerInZk(ZkUtils.scala:295)", None),
+    (T + "ERROR Error while creating ephemeral at /brokers/ids/3, node already exists and owner '72058748988424192' "
+     "does not match current session '72057853619470336' (kafka.zk.KafkaZkClient$CheckedEphemeral)", None),
+    (T + "ERROR [KafkaServer id=3] Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)",
+     None),
+    ("org.apache.zookeeper.KeeperException$NodeExistsException: KeeperErrorCode = NodeExists",
+     {"kind": "startup_failed", "broker": 3, "state": "already registered"}),
+    ("\tat kafka.zk.KafkaZkClient.registerBroker(KafkaZkClient.scala:96)", None),
     # ReplicaFetcherThread.processPartitionData: a KafkaStorageException appending fetched data halts the broker;
     # 0.9 names no partition, 0.10.0 the TopicAndPartition, 0.10.1 – 0.11 the TopicPartition
     ("[2016-01-02 03:04:05,678] FATAL [ReplicaFetcherThread-0-1], Disk error while replicating data. "

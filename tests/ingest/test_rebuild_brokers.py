@@ -478,3 +478,67 @@ def test_a_kraft_broker_is_shutting_down_from_its_lifecycle_managers_line_only_w
         ("10:00:02.000", 2, "up"), ("10:00:02.000", 4, "up"), ("10:00:03.000", 3, "up"),
         ("10:05:00.002", 2, "shutting_down"), ("10:05:03.000", 2, "down"), ("10:06:01.000", 3, "down"),
         ("10:07:00.000", 4, "shutting_down")]
+
+
+def test_a_start_refused_as_already_registered_ends_no_lifetime_of_the_broker(spark, tmp_path):
+    """ZooKeeper 0.9+ refuses a broker whose /brokers/ids/N is another session's: KafkaServer.startup logs `Fatal error
+    during KafkaServer startup`, under it KafkaZkClient.checkedEphemeralCreate's NodeExistsException (1.1+; 0.9-1.0
+    ZkUtils.registerBrokerInZk's `A broker is already registered on the path …`), then shuts its own process down.
+    Broker 1 (2.4) was killed at 05:00:30 and restarted 3 s later, inside its old session: the failed process's `shut
+    down completed` said it went down at 05:00:34; it ended after its last line before the new process began
+    (unlogged_ends), and is up again at the start after its session expired. Broker 2 (0.10) runs on while a second
+    host configured with its id fails to start: before, down at that host's `shut down completed`."""
+    def line(t: str, b: int, m: str, zk: bool = True) -> str:
+        ident = f"[KafkaServer id={b}] " if zk else f"[Kafka Server {b}], "
+        return f"[2021-03-04 05:{t}] INFO {ident}{m} (kafka.server.KafkaServer)\n"
+
+    refused_24 = (line("00:33,000", 1, "starting")
+                  + "[2021-03-04 05:00:33,800] ERROR Error while creating ephemeral at /brokers/ids/1, node already "
+                    "exists and owner '72058748988424192' does not match current session '72057853619470336' "
+                    "(kafka.zk.KafkaZkClient$CheckedEphemeral)\n"
+                    "[2021-03-04 05:00:33,810] ERROR [KafkaServer id=1] Fatal error during KafkaServer startup. Prepare "
+                    "to shutdown (kafka.server.KafkaServer)\n"
+                    "org.apache.zookeeper.KeeperException$NodeExistsException: KeeperErrorCode = NodeExists\n"
+                    "\tat kafka.zk.KafkaZkClient.registerBroker(KafkaZkClient.scala:96)\n"
+                  + line("00:33,820", 1, "shutting down") + line("00:34,000", 1, "shut down completed"))
+    refused_010 = ("[2021-03-04 05:01:00,000] FATAL [Kafka Server 2], Fatal error during KafkaServer startup. Prepare "
+                   "to shutdown (kafka.server.KafkaServer)\n"
+                   "java.lang.RuntimeException: A broker is already registered on the path /brokers/ids/2. This "
+                   "probably indicates that you either have configured a brokerid that is already in use, or else you "
+                   "have shutdown this broker and restarted it faster than the zookeeper timeout so it appears to be "
+                   "re-registering.\n"
+                   + line("01:00,010", 2, "shutting down", zk=False) + line("01:00,100", 2, "shut down completed", zk=False))
+    got = brokers(spark, tmp_path, {
+        "broker-1/server.log": line("00:00,000", 1, "started") + SHRINK.replace("broker=2", "broker=1").replace(
+            "05:00:05,000", "05:00:30,000").replace("from 2,3,1 to 2,1", "from 1,2 to 1").replace("brokerId: 3", "brokerId: 2") + refused_24
+            + line("00:45,000", 1, "starting") + line("00:46,000", 1, "started"),
+        "broker-2/server.log": line("00:00,000", 2, "started", zk=False),
+        "host-b/server.log": refused_010,
+    })
+    assert got == [("05:00:00.000", 1, "up"), ("05:00:00.000", 2, "up"), ("05:00:30.001", 1, "down"),
+                   ("05:00:46.000", 1, "up")]
+
+
+@pytest.mark.parametrize("release", ["0.10", "2.4"])
+def test_a_simulated_restart_zookeeper_refuses_is_read_as_the_failed_start_it_was(spark, tmp_path, release):
+    """Broker 2 crashes at 5 s and is started at 8 s, inside its ZooKeeper session (6 s): ZooKeeper 0.9+ refuses the
+    registration and the process exits (model.election.registration_ms; the simulator's truth keeps the broker down),
+    then the start at 30 s works. The simulator writes the failed start as KafkaServer.startup does: `starting`, the
+    fatal line with ZkUtils.registerBrokerInZk's RuntimeException (0.10) or KafkaZkClient's NodeExistsException (2.4),
+    `shutting down`, `shut down completed`. Read back: a startup_failed event at 8 s, and the broker down from the
+    crash itself, 5 s (the refused process's `starting` opens a new process, so the old one ended before it, and the
+    controller's failure callback at 11 s less the session timeout puts the end at 5 s), not at 8 s, up at 30 s."""
+    from replicaflow.sim.runner import simulate
+
+    path = tmp_path / "story.yaml"
+    path.write_text(story(release, "zookeeper").replace("{at: 30s, broker_up: 2}",
+                                                        "{at: 8s, broker_up: 2}\n  - {at: 30s, broker_up: 2}"))
+    out = simulate(path, tmp_path / "run", logs=True)
+    files = tuple(str(p) for p in sorted((out / "logs").rglob("*.log")))
+    rebuilt = rebuild(spark, [ClusterInputs("c", files)], RebuildOptions(scrape_interval_ms=1000))
+    tables = rebuilt.tables
+    rows = tables["brokers"].where("broker = 2").orderBy("seq").collect()
+    start = tables["brokers"].agg({"ts_ms": "min"}).first()[0]
+    assert [(r["ts_ms"] - start, r["state"]) for r in rows] == [(0, "up"), (5_000, "down"), (30_000, "up")]
+    failed = rebuilt.log_events.where("kind = 'startup_failed'").collect()
+    assert [(r["ts_ms"] - start, r["broker"], r["state"]) for r in failed] == [(8_000, 2, "already registered")]

@@ -95,12 +95,25 @@ def test_a_zookeeper_broker_started_within_its_crashs_session_exits(version):
     """0.9+ ZooKeeper: the old session's /brokers/ids/3 still stands, the registration fails with NodeExists
     (ZkUtils.registerBrokerInZk at 0.9–1.0: "restarted it faster than the zookeeper timeout"; 1.1+
     KafkaZkClient.getAfterNodeExists) and KafkaServer.startup exits. The broker stays down (its session expires at
-    7 s, 1 s + 6 s up to 2.4 and 19 s from 2.5), the scenario is told so, and a later start works."""
+    7 s, 1 s + 6 s up to 2.4 and 19 s from 2.5), the scenario is told so, and a later start works. The process logs its
+    failed start: KafkaServer.startup's fatal line over the registration's exception, then its shutdown."""
     timeout_s = 18 if version == "3.7" else 6
     later = f"{1 + timeout_s + 1}s"
-    engine, writer, _ = restart(version, None, "3s", {"at": later, "broker_up": 3})
+    engine, writer, logs = restart(version, None, "3s", {"at": later, "broker_up": 3})
     run_until(engine, 1 + timeout_s + 2)
     assert up_rows(engine, writer) == [0, 1_000, (1 + timeout_s + 1) * 1000]
+    (failed,) = [e for e in logs if e["kind"] == "startup_failed"]
+    assert (failed["ts_ms"] - engine.scenario.start_ms, failed["broker"], failed["state"]) == (3_000, 3,
+                                                                                              "already registered")
+    ident = "[Kafka Server 3], " if version == "0.9.0" else "[KafkaServer id=3] "
+    error = ("java.lang.RuntimeException: A broker is already registered on the path /brokers/ids/3. This probably"
+             if version in ("0.9.0", "1.0") else
+             "org.apache.zookeeper.KeeperException$NodeExistsException: KeeperErrorCode = NodeExists")
+    texts = [text for _, text in render_event(failed, KafkaVersion.parse(version))]
+    fatal = "FATAL" if version in ("0.9.0", "1.0") else "ERROR"
+    assert f"{fatal} {ident}Fatal error during KafkaServer startup. Prepare to shutdown (kafka.server.KafkaServer)" in \
+        texts[-5] and texts[-4].startswith(error) and texts[-1].endswith(f"{ident}shut down completed "
+                                                                          "(kafka.server.KafkaServer)")
     (warning,) = engine.scenario.warnings
     assert (f"broker 3 starts 2s after it crashed (events[0]), before its ZooKeeper session ({timeout_s}s) expired: "
             f"Kafka {KafkaVersion.parse(version)} refuses the registration (NodeExists on /brokers/ids/3) and the "

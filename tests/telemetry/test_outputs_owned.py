@@ -148,6 +148,10 @@ def _full_disk_available() -> bool:
         return False
 
 
+FULL_DISK = pytest.mark.skipif(not _full_disk_available(),
+                               reason="needs unprivileged user namespaces (unshare -rm) for a tmpfs")
+
+
 def _on_a_full_disk(disk: Path, kib: int, *args) -> subprocess.CompletedProcess:
     """``replicaflow -q ARGS`` with ``disk`` a ``kib`` KiB tmpfs holding the user's ``notes.txt``; prints the exit
     status, then what is left on that disk and the notes (the mount is gone once the namespace ends)."""
@@ -159,7 +163,7 @@ def _on_a_full_disk(disk: Path, kib: int, *args) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.skipif(not _full_disk_available(), reason="needs unprivileged user namespaces (unshare -rm) for a tmpfs")
+@FULL_DISK
 def test_a_disk_full_while_spark_writes_the_analysis_says_so_and_names_the_folder(tmp_path):
     """A 100 KiB tmpfs as the output's disk, the analysis of 2 minutes of 3 brokers being about 200 KiB: Spark's
     write fails with ``ExecutionException: Boxed Exception`` caused by Hadoop's ``FSError: java.io.IOException: No
@@ -176,7 +180,7 @@ def test_a_disk_full_while_spark_writes_the_analysis_says_so_and_names_the_folde
     assert done.stdout.split() == ["rc=2", "notes.txt", "mine"]
 
 
-@pytest.mark.skipif(not _full_disk_available(), reason="needs unprivileged user namespaces (unshare -rm) for a tmpfs")
+@FULL_DISK
 def test_a_disk_full_while_spark_writes_telemetry_rebuilt_from_logs_names_that_folder(tmp_path):
     """`analyze --logs` alone writes the telemetry it rebuilt first: on a 24 KiB disk that write fails (Hadoop's
     ``FSError: java.io.IOException: No space left on device``, at the top or under ``[TASK_WRITE_FAILED]``), which

@@ -28,6 +28,13 @@ LIFECYCLE_RULES: list[Rule] = [
     Rule("broker_shutting_down", r"^Beginning controlled shutdown\.$", state="controlled", ident=_LIFECYCLE_IDENT),
     Rule("broker_shutting_down", r"^Shutting down because couldn't communicate offline log dir (\S+) with controllers$",
          {"log_dir": 1}, state="offline dir unreported", ident=_LIFECYCLE_IDENT),
+    # KRaft, BrokerLifecycleManager's BrokerRegistrationResponseHandler (2.8.0-3.9, 4.x in Java): a registration the
+    # controller refused, the broker tries again after a backoff (DUPLICATE_BROKER_REGISTRATION: the killed process's
+    # session is still valid, ClusterControlManager.registerBroker); the Java handler of 4.x prints `$nodeId` verbatim
+    # in two of its lines. No row in `brokers`: the broker is not up until the controller unfences it
+    Rule("registration_refused", r"^Unable to register broker (?:\d+|\$nodeId)(?: because (?:the controller returned "
+         r"error (\w+)|of an authentication exception|of an API version problem|the controller returned an invalid "
+         r"response type))?\.?$", {"error": 1}, ident=_LIFECYCLE_IDENT),
     Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
          state="succeeded", ident=_SERVER_IDENT),
     # an attempt the controller refused (3.1+: its error, or partitions it still had to move; KafkaServer retries),

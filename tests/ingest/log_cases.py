@@ -489,6 +489,13 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
     ("org.apache.zookeeper.KeeperException$NodeExistsException: KeeperErrorCode = NodeExists",
      {"kind": "startup_failed", "broker": 3, "state": "already registered"}),
     ("\tat kafka.zk.KafkaZkClient.registerBroker(KafkaZkClient.scala:96)", None),
+    # KRaft: the controller refused the registration (the old session valid) and the broker tries again; 4.x's Java
+    # handler prints `$nodeId` in its authentication line
+    (T + "INFO [BrokerLifecycleManager id=2] Unable to register broker 2 because the controller returned error "
+     "DUPLICATE_BROKER_REGISTRATION (kafka.server.BrokerLifecycleManager)",
+     {"kind": "registration_refused", "broker": 2, "error": "DUPLICATE_BROKER_REGISTRATION"}),
+    (T + "ERROR [BrokerLifecycleManager id=2] Unable to register broker $nodeId because of an authentication exception. "
+     "(org.apache.kafka.server.BrokerLifecycleManager)", {"kind": "registration_refused", "broker": 2, "error": None}),
     # ReplicaFetcherThread.processPartitionData: a KafkaStorageException appending fetched data halts the broker;
     # 0.9 names no partition, 0.10.0 the TopicAndPartition, 0.10.1 – 0.11 the TopicPartition
     ("[2016-01-02 03:04:05,678] FATAL [ReplicaFetcherThread-0-1], Disk error while replicating data. "

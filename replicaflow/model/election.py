@@ -65,8 +65,16 @@ def session_timeout_ms(version: KafkaVersion, controller: str) -> int:
 def registration_ms(version: KafkaVersion, controller: str, crashed_ms: int, started_ms: int,
                     session_timeout_ms: int) -> int | None:
     """When a broker that crashed at ``crashed_ms`` and starts again at ``started_ms`` is registered (§6), None when
-    its start fails. Once its old session expired (``crashed_ms + session_timeout_ms``) at once; before, the old
-    registration still stands:
+    its start fails: the last of :func:`registration_tries`."""
+    tries = registration_tries(version, controller, crashed_ms, started_ms, session_timeout_ms)
+    return None if tries is None else tries[-1]
+
+
+def registration_tries(version: KafkaVersion, controller: str, crashed_ms: int, started_ms: int,
+                       session_timeout_ms: int) -> tuple[int, ...] | None:
+    """The instants a broker that crashed at ``crashed_ms`` and starts again at ``started_ms`` tries to register (§6),
+    the last one registering it; None when its start fails. Once its old session expired (``crashed_ms +
+    session_timeout_ms``) at once, one try; before, the old registration still stands:
     - ZooKeeper 0.8 finds its own ephemeral ``/brokers/ids`` node, sleeps a session timeout and tries again
       (``ZkUtils.createEphemeralPathExpectConflictHandleZKBug``): its first try after the node expired;
     - ZooKeeper 0.9+ finds another session's node: NodeExists, "restarted it faster than the zookeeper timeout"
@@ -78,15 +86,16 @@ def registration_ms(version: KafkaVersion, controller: str, crashed_ms: int, sta
     expires_ms = crashed_ms + session_timeout_ms
     if controller == ZOOKEEPER:
         if started_ms >= expires_ms:
-            return started_ms
+            return (started_ms,)
         if not version.zk_registration_waits_for_own_node:
             return None
-        return started_ms - (started_ms - expires_ms) // session_timeout_ms * session_timeout_ms
+        return tuple(range(started_ms, expires_ms + session_timeout_ms, session_timeout_ms))
     cap_ms = session_timeout_ms // 2 if version.kraft_registration_backoff_max_is_half_session else session_timeout_ms
-    at_ms, delay_ms = started_ms, KRAFT_REGISTRATION_BACKOFF_MS
-    while at_ms <= expires_ms:
-        at_ms, delay_ms = at_ms + min(delay_ms, cap_ms), delay_ms * 2
-    return at_ms
+    tries, delay_ms = [started_ms], KRAFT_REGISTRATION_BACKOFF_MS
+    while tries[-1] <= expires_ms:
+        tries.append(tries[-1] + min(delay_ms, cap_ms))
+        delay_ms *= 2
+    return tuple(tries)
 
 
 def reads_unclean_config(version: KafkaVersion, controller: str) -> bool:

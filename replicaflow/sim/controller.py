@@ -105,13 +105,13 @@ class KafkaController:
         self.crashed[b] = True
         self.clock.schedule(now + self.session_timeout_ms, SESSION_EXPIRED, b, now)
 
-    def registration_ms(self, b: int, now: int) -> int | None:
-        """When broker ``b``, started at ``now``, is registered: at once unless a crash's session still stands
-        (``model.election.registration_ms``); None when its start fails."""
+    def registration_tries(self, b: int, now: int) -> tuple[int, ...] | None:
+        """When broker ``b``, started at ``now``, tries to register, the last try registering it: at once unless a
+        crash's session still stands (``model.election.registration_tries``); None when its start fails."""
         crashed_ms = int(self.session_deadline[b])
         if crashed_ms < 0:
-            return now
-        return election.registration_ms(self.version, self.mode, crashed_ms, now, self.session_timeout_ms)
+            return (now,)
+        return election.registration_tries(self.version, self.mode, crashed_ms, now, self.session_timeout_ms)
 
     def session_expired(self, at: int, b: int, incarnation: int) -> None:
         """Timer: the session of the crash at ``incarnation`` expired; unless the broker is back, drop it."""

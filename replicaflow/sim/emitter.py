@@ -197,6 +197,11 @@ class Emitter:
         failed start and exits (``model.election.registration_ms``, telemetry/lifecycle_lines.startup_failed)."""
         self._log("startup_failed", now, self.s.broker_ids[b], state=election.ALREADY_REGISTERED)
 
+    def registration_refused(self, b: int, now: int) -> None:
+        """KRaft's controller refused a restarted broker's registration while its crashed process's session is valid;
+        the broker tries again (``model.election.registration_tries``)."""
+        self._log("registration_refused", now, self.s.broker_ids[b], error="DUPLICATE_BROKER_REGISTRATION")
+
     def broker_registered(self, b: int, controller: int, now: int) -> None:
         """The controller takes broker ``b`` in again (docs/logs.md, ``broker_registered``): the line's metadata
         offset counts the registrations so far, as a metadata log's offsets only grow."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from replicaflow.errors import ReplicaflowError
+from replicaflow.model.election import KRAFT
 from replicaflow.model.fetcher import RETRY_BACKOFF_MS, fetch_error_outcome, takes_log_dir_offline
 from replicaflow.model.log_dirs import failure_halts_broker
 from replicaflow.model.version import KafkaVersion
@@ -36,7 +37,7 @@ class Faults:
         self.controller, self.partition, self.fetchers, self.quotas, self.emit = (
             controller, partition, fetchers, quotas, emit)
         self.replica_manager = replica_manager
-        self.registering = np.full(state.n_brokers, -1, dtype=np.int64)  # a started broker's next try, -1 none
+        self.registering: dict[int, tuple[int, ...]] = {}  # a started broker's registration tries, while they last
 
     def _set_state(self, b: int, state: str, now: int) -> None:
         self.s.state[b] = state
@@ -47,8 +48,7 @@ class Faults:
     def broker_down(self, now: int, event, where: str) -> None:
         """A crash (the session expires later) or a controlled shutdown (leadership moves away first)."""
         s, b = self.s, self.s.broker_index(event.broker, where)
-        if self.registering[b] >= 0:  # killed while its registration waits: it never joined the cluster
-            self.registering[b] = -1
+        if self.registering.pop(b, None) is not None:  # killed while its registration waits: it never joined
             return
         if not s.up[b]:
             return
@@ -62,25 +62,37 @@ class Faults:
 
     def broker_up(self, now: int, event, where: str) -> None:
         """The broker restarts, once the controller registers it: a crashed broker's old session must expire first
-        (``controller.registration_ms``); KRaft's waits, ZooKeeper 0.9+'s exits (scenario checks warn of it)."""
+        (``controller.registration_tries``); KRaft's waits, ZooKeeper 0.9+'s exits (scenario checks warn of it)."""
         s, b = self.s, self.s.broker_index(event.broker, where)
-        if s.up[b] or self.registering[b] >= 0:
+        if s.up[b] or b in self.registering:
             return
-        at = self.controller.registration_ms(b, now)
-        if at is None:
+        tries = self.controller.registration_tries(b, now)
+        if tries is None:
             self.emit.startup_refused(b, now)
             return
-        if at > now:
-            self.registering[b] = at
-            self.clock.schedule(at, REGISTRATION_RETRIED, b)
+        if len(tries) > 1:
+            self.registering[b] = tries
+            self._refused(b, tries, 0)
             return
         self._start(b, now)
 
-    def registration_retried(self, at: int, b: int) -> None:
-        """Timer: the try of a started broker's registration that finds its old session expired."""
-        if self.registering[b] == at:
-            self.registering[b] = -1
-            self._start(b, at)
+    def _refused(self, b: int, tries: tuple[int, ...], i: int) -> None:
+        """Try ``i`` of a started broker's registration finds its old session standing: KRaft's broker logs the
+        controller's error (ZooKeeper 0.8's sleeps without a line of ours); the next try is scheduled."""
+        if self.controller.mode == KRAFT:
+            self.emit.registration_refused(b, tries[i])
+        self.clock.schedule(tries[i + 1], REGISTRATION_RETRIED, b, tries, i + 1)
+
+    def registration_retried(self, at: int, b: int, tries: tuple[int, ...], i: int) -> None:
+        """Timer: try ``i`` of a started broker's registration (``tries``, the last one registering it), unless the
+        broker was killed, or killed and started again, since."""
+        if self.registering.get(b) is not tries:
+            return
+        if i < len(tries) - 1:
+            self._refused(b, tries, i)
+            return
+        del self.registering[b]
+        self._start(b, at)
 
     def _start(self, b: int, now: int) -> None:
         """The restarted broker joins: fresh process state (meters, quotas, fetchers), its logs truncated to the

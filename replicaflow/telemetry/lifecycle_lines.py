@@ -1,5 +1,5 @@
 """A broker's start and stop as its own log tells them, per release (docs/logs.md), rendered from the simulator's
-``broker_started``, ``broker_shutdown`` and ``startup_failed`` events: KafkaServer's lines (ZooKeeper), KafkaRaftServer,
+``broker_started``, ``broker_shutdown``, ``startup_failed`` and ``registration_refused`` events: KafkaServer's lines (ZooKeeper), KafkaRaftServer,
 BrokerServer and BrokerLifecycleManager's (KRaft)."""
 
 from __future__ import annotations
@@ -82,3 +82,14 @@ def startup_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
         frame = "\tat kafka.utils.ZkUtils.registerBrokerInZk(ZkUtils.scala:295)"
     return [*lines, server("Fatal error during KafkaServer startup. Prepare to shutdown", fatal_level(v)), (SERVER, error),
             (SERVER, frame), server("shutting down"), server("shut down completed")]
+
+
+def registration_refused(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
+    """KRaft's BrokerLifecycleManager (2.8+) when the controller refuses its registration (DUPLICATE_BROKER_REGISTRATION
+    while the crashed process's session is valid); it tries again after a backoff. The logger's package is
+    ``kafka.server`` up to 4.2, ``org.apache.kafka.server`` from 4.3 (the class rewritten in Java)."""
+    b = e["broker"]
+    logger = "org.apache.kafka.server" if v.at_least("4.3") else "kafka.server"
+    return [(SERVER, format_line(e["ts_ms"], "INFO", f"[BrokerLifecycleManager id={b}] Unable to register broker {b} "
+                                 f"because the controller returned error {e['error']}",
+                                 f"{logger}.BrokerLifecycleManager"))]

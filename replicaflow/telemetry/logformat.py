@@ -25,7 +25,12 @@ from replicaflow.telemetry.fetcher_lines import (
     thread_died,
 )
 from replicaflow.telemetry.io import atomic_dir
-from replicaflow.telemetry.lifecycle_lines import broker_shutdown, broker_started, startup_failed
+from replicaflow.telemetry.lifecycle_lines import (
+    broker_shutdown,
+    broker_started,
+    registration_refused,
+    startup_failed,
+)
 from replicaflow.telemetry.log_lines import (
     BECOME_LEADER_TP_SINCE,
     CONTROLLER,
@@ -404,6 +409,7 @@ RENDERERS: dict[str, Callable[[dict, KafkaVersion, str], list[Line]]] = {
     "election_started": _election_started,
     "broker_shutdown": broker_shutdown,
     "startup_failed": startup_failed,
+    "registration_refused": registration_refused,
     "broker_failed": _broker_failed,
     "broker_registered": _broker_registered,
     "controlled_shutdown": _controlled_shutdown,

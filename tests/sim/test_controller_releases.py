@@ -18,6 +18,7 @@ from replicaflow.model.configs import (
     LEADER_REPLICATION_RATE,
     LEADER_THROTTLED_REPLICAS,
 )
+from replicaflow.model.units import parse_duration_ms
 from replicaflow.model.version import KafkaVersion
 from replicaflow.sim.scenario import parse_scenario
 from replicaflow.telemetry.log_lines import topic_id
@@ -83,11 +84,19 @@ def test_a_crashed_broker_registers_once_its_old_session_expired(version, contro
     ExponentialBackoff(100, 2, broker.session.timeout.ms (/2 from 4.0)); ZooKeeper 0.8's
     ZkUtils.createEphemeralPathExpectConflictHandleZKBug sleeps a session timeout while its own node stands. The
     broker's up row is written when it registers, and it joins the ISR only after."""
-    engine, writer, _ = restart(version, controller, up_at)
+    engine, writer, logs = restart(version, controller, up_at)
     run_until(engine, 20)
     assert up_rows(engine, writer) == [0, 1_000, registered_ms]
     back = [r["ts_ms"] - engine.scenario.start_ms for r in rows(writer, "isr") if 3 in r["isr"]][-1]
     assert back >= registered_ms
+    # KRaft's broker logs each refused try (BrokerLifecycleManager); ZooKeeper 0.8's sleep, no line of ours
+    tries = election.registration_tries(KafkaVersion.parse(version), engine.scenario.kafka.controller, 1_000,
+                                        parse_duration_ms(up_at), engine.controller.session_timeout_ms)
+    refused = [(e["ts_ms"] - engine.scenario.start_ms, e["broker"], e["error"]) for e in logs
+               if e["kind"] == "registration_refused"]
+    kraft = engine.scenario.kafka.controller == election.KRAFT
+    assert tries[-1] == registered_ms and refused == [(t, 3, "DUPLICATE_BROKER_REGISTRATION") for t in tries[:-1]
+                                                      if kraft]
 
 
 @pytest.mark.parametrize("version", ["0.9.0", "1.0", "2.4", "3.7"])
@@ -134,9 +143,17 @@ def test_a_refused_start_leaves_the_broker_down_for_the_checks():
 def test_a_broker_killed_while_its_registration_waits_never_joins():
     """KRaft: killed at 5 s while its registration waited for the old session (to 10 s): it stays down, and its
     retries stop with the process."""
-    engine, writer, _ = restart("3.7", "kraft", "3s", {"at": "5s", "broker_down": 3})
+    engine, writer, logs = restart("3.7", "kraft", "3s", {"at": "5s", "broker_down": 3})
     run_until(engine, 30)
     assert up_rows(engine, writer) == [0, 1_000]
+    # tries at 3, 3.1, 3.3, 3.7, 4.5 s, the next (6.1 s) after the kill
+    assert [e["ts_ms"] - engine.scenario.start_ms for e in logs if e["kind"] == "registration_refused"] == [
+        3_000, 3_100, 3_300, 3_700, 4_500]
+    texts = [text for e in logs if e["kind"] == "registration_refused"
+             for _, text in render_event(e, KafkaVersion.parse("3.7"))]
+    assert texts[0] == ("[2026-01-01 00:00:03,000] INFO [BrokerLifecycleManager id=3] Unable to register broker 3 "
+                        "because the controller returned error DUPLICATE_BROKER_REGISTRATION "
+                        "(kafka.server.BrokerLifecycleManager)")
 
 
 def test_the_controller_default_and_refusals_per_release():

@@ -35,6 +35,12 @@ LIFECYCLE_RULES: list[Rule] = [
     Rule("registration_refused", r"^Unable to register broker (?:\d+|\$nodeId)(?: because (?:the controller returned "
          r"error (\w+)|of an authentication exception|of an API version problem|the controller returned an invalid "
          r"response type))?\.?$", {"error": 1}, ident=_LIFECYCLE_IDENT),
+    # ZooKeeper 0.8, ZkUtils.createEphemeralPathExpectConflictHandleZKBug: the broker's own registration of an old
+    # session still stands (the same host and port), so it sleeps a session timeout and tries again (0.9+ refuses the
+    # start: startup_failed below). The same method creates /controller: only /brokers/ids/N is a registration
+    Rule("registration_refused", r"^I wrote this conflicted ephemeral node \[[^\]]*\] at /brokers/ids/(\d+) a while "
+         r"back in a different session, hence I will backoff for this node to be deleted by Zookeeper and retry$",
+         {"broker": 1}),
     Rule("controlled_shutdown", r"^Controlled shutdown (?:succeeded|request returned successfully.*)$",
          state="succeeded", ident=_SERVER_IDENT),
     # an attempt the controller refused (3.1+: its error, or partitions it still had to move; KafkaServer retries),
@@ -59,7 +65,8 @@ LIFECYCLE_RULES: list[Rule] = [
          r"instance in another process or thread is using this directory\.$", {"log_dir": 1},
          parent=_STARTUP_FAILED),
     # ZooKeeper 0.9+: /brokers/ids/N is still another session's, a broker with that id running or this one's last process
-    # killed less than a session timeout ago: ZkUtils.registerBrokerInZk's RuntimeException (0.9-1.0), from 1.1
+    # killed less than a session timeout ago (0.8: only another host's registration, below its own it waits on):
+    # ZkUtils.registerBrokerInZk's RuntimeException (0.8-1.0), from 1.1
     # KafkaZkClient.checkedEphemeralCreate's NodeExistsException (CheckedEphemeral.getAfterNodeExists has logged the
     # path before it; the same error during a re-registration after a session expiry is the controller thread's)
     Rule("startup_failed", r"^(?:\S+\.)?RuntimeException: A broker is already registered on the path /brokers/ids/\d+\. "

@@ -31,7 +31,7 @@ _STATE_LOG = {STATE_UP: "broker_started", STATE_SHUTTING_DOWN: "broker_shutdown"
 # records whose wording depends on the controller kind (docs/semantics.md §7)
 _CONTROLLER_KINDS = frozenset({"broker_started", "broker_shutdown", "reassignment_started", "reassignment_completed",
                                "unclean_leader_election", "broker_failed", "broker_registered",
-                               "controlled_shutdown", "config_changed", "election_started"})
+                               "controlled_shutdown", "config_changed", "election_started", "registration_refused"})
 
 
 class Emitter:
@@ -198,9 +198,11 @@ class Emitter:
         self._log("startup_failed", now, self.s.broker_ids[b], state=election.ALREADY_REGISTERED)
 
     def registration_refused(self, b: int, now: int) -> None:
-        """KRaft's controller refused a restarted broker's registration while its crashed process's session is valid;
-        the broker tries again (``model.election.registration_tries``)."""
-        self._log("registration_refused", now, self.s.broker_ids[b], error="DUPLICATE_BROKER_REGISTRATION")
+        """A restarted broker's registration refused while its crashed process's session is valid (KRaft's controller
+        refuses it, ZooKeeper 0.8's broker finds its own old node); it tries again (``model.election
+        .registration_tries``)."""
+        self._log("registration_refused", now, self.s.broker_ids[b],
+                  error="DUPLICATE_BROKER_REGISTRATION" if self.controller == election.KRAFT else None)
 
     def broker_registered(self, b: int, controller: int, now: int) -> None:
         """The controller takes broker ``b`` in again (docs/logs.md, ``broker_registered``): the line's metadata

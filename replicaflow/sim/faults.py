@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from replicaflow.errors import ReplicaflowError
-from replicaflow.model.election import KRAFT
 from replicaflow.model.fetcher import RETRY_BACKOFF_MS, fetch_error_outcome, takes_log_dir_offline
 from replicaflow.model.log_dirs import failure_halts_broker
 from replicaflow.model.version import KafkaVersion
@@ -77,10 +76,10 @@ class Faults:
         self._start(b, now)
 
     def _refused(self, b: int, tries: tuple[int, ...], i: int) -> None:
-        """Try ``i`` of a started broker's registration finds its old session standing: KRaft's broker logs the
-        controller's error (ZooKeeper 0.8's sleeps without a line of ours); the next try is scheduled."""
-        if self.controller.mode == KRAFT:
-            self.emit.registration_refused(b, tries[i])
+        """Try ``i`` of a started broker's registration finds its old session standing, and the broker logs it (KRaft:
+        the controller's error; ZooKeeper 0.8: its own node of the old session, which it waits on); the next try is
+        scheduled."""
+        self.emit.registration_refused(b, tries[i])
         self.clock.schedule(tries[i + 1], REGISTRATION_RETRIED, b, tries, i + 1)
 
     def registration_retried(self, at: int, b: int, tries: tuple[int, ...], i: int) -> None:

@@ -85,10 +85,17 @@ def startup_failed(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
 
 
 def registration_refused(e: dict, v: KafkaVersion, fam: str) -> list[Line]:
-    """KRaft's BrokerLifecycleManager (2.8+) when the controller refuses its registration (DUPLICATE_BROKER_REGISTRATION
-    while the crashed process's session is valid); it tries again after a backoff. The logger's package is
-    ``kafka.server`` up to 4.2, ``org.apache.kafka.server`` from 4.3 (the class rewritten in Java)."""
+    """A registration try that finds the crashed process's session standing; the broker tries again. KRaft's
+    BrokerLifecycleManager (2.8+) logs the controller's error (DUPLICATE_BROKER_REGISTRATION), its logger's package
+    ``kafka.server`` up to 4.2, ``org.apache.kafka.server`` from 4.3 (the class rewritten in Java); ZooKeeper 0.8's
+    ZkUtils.createEphemeralPathExpectConflictHandleZKBug finds its own node (the same host and port) and sleeps a
+    session timeout (0.9+ refuses the start instead: ``startup_failed``)."""
     b = e["broker"]
+    if not is_kraft(v, e):
+        data = f'{{"jmx_port":-1,"timestamp":"{e["ts_ms"]}","host":"broker-{b}","version":1,"port":9092}}'
+        return [(SERVER, format_line(e["ts_ms"], "INFO", f"I wrote this conflicted ephemeral node [{data}] at "
+                                     f"/brokers/ids/{b} a while back in a different session, hence I will backoff for "
+                                     "this node to be deleted by Zookeeper and retry", "kafka.utils.ZkUtils$"))]
     logger = "org.apache.kafka.server" if v.at_least("4.3") else "kafka.server"
     return [(SERVER, format_line(e["ts_ms"], "INFO", f"[BrokerLifecycleManager id={b}] Unable to register broker {b} "
                                  f"because the controller returned error {e['error']}",

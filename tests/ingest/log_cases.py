@@ -496,6 +496,15 @@ CASES = [  # (line, expected fields of its one event, or None: no event)
      {"kind": "registration_refused", "broker": 2, "error": "DUPLICATE_BROKER_REGISTRATION"}),
     (T + "ERROR [BrokerLifecycleManager id=2] Unable to register broker $nodeId because of an authentication exception. "
      "(org.apache.kafka.server.BrokerLifecycleManager)", {"kind": "registration_refused", "broker": 2, "error": None}),
+    # ZooKeeper 0.8: the broker's own registration of an old session stands, it backs off and retries; the same for
+    # /controller is none
+    ("[2015-01-02 03:04:05,678] INFO I wrote this conflicted ephemeral node [{\"jmx_port\":-1,\"timestamp\":"
+     "\"1420167845000\",\"host\":\"kafka-2\",\"version\":1,\"port\":9092}] at /brokers/ids/2 a while back in a "
+     "different session, hence I will backoff for this node to be deleted by Zookeeper and retry "
+     "(kafka.utils.ZkUtils$)", {"kind": "registration_refused", "broker": 2, "error": None}),
+    ("[2015-01-02 03:04:05,678] INFO I wrote this conflicted ephemeral node [{\"version\":1,\"brokerid\":2,"
+     "\"timestamp\":\"1420167845000\"}] at /controller a while back in a different session, hence I will backoff "
+     "for this node to be deleted by Zookeeper and retry (kafka.utils.ZkUtils$)", None),
     # ReplicaFetcherThread.processPartitionData: a KafkaStorageException appending fetched data halts the broker;
     # 0.9 names no partition, 0.10.0 the TopicAndPartition, 0.10.1 – 0.11 the TopicPartition
     ("[2016-01-02 03:04:05,678] FATAL [ReplicaFetcherThread-0-1], Disk error while replicating data. "

@@ -29,14 +29,7 @@ from replicaflow.model.units import counted, plural
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.runner import analyze as run_analysis
-from replicaflow.pipeline.session import (
-    check_master,
-    get_spark,
-    java_no_room,
-    java_reason,
-    java_scratch_full,
-    jvm_gone,
-)
+from replicaflow.pipeline.session import check_master, get_spark, java_no_room, java_reason
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import META_FILE, METAS_FILE
@@ -120,18 +113,13 @@ def _spark_failure(inputs: Sequence[sources.ClusterInputs], writing: Path) -> It
     """A Spark job that fails on the logs (a JVM out of memory on a huge file, a corrupt archive) is one
     sentence naming what was being read, not a Java traceback (CONTRIBUTING.md, bad input). A JVM that died
     is py4j's refused connection. A full disk under Spark's write of ``writing`` (the rebuilt telemetry) is
-    the output commit's sentence naming that folder (``session.java_no_room``, as ``pipeline.runner`` does); no room
-    for Spark's own scratch files names those (``session.java_scratch_full``)."""
+    the output commit's sentence naming that folder (``session.java_no_room``, as ``pipeline.runner`` does)."""
     try:
         yield
     except (Py4JError, PySparkException, ConnectionError) as exc:
         room = java_no_room(exc)
         if room is not None:
             raise OSError(room, os.strerror(room), str(writing)) from None
-        spark = SparkSession.getActiveSession()
-        scratch = None if spark is None or jvm_gone(exc) else java_scratch_full(exc, spark)
-        if scratch is not None:
-            raise ReplicaflowError(f"--logs: {scratch}") from None
         files = sum(len(i.logs) for i in inputs)
         raise ReplicaflowError(f"--logs: Spark failed analyzing {counted(files, 'log file')} of "
                                f"{plural(len(inputs), 'cluster')} {', '.join(i.cluster for i in inputs)}: "

@@ -21,9 +21,9 @@ ISR_SHRINK, REASSIGNMENT_START, REPLICAS_REMOVED = "isr_shrink", "reassignment_s
 LEADER_ISR_SHRINK = "leader_isr_shrink"
 
 KRAFT_BROKER_SESSION_TIMEOUT_MS = 9_000  # broker.session.timeout.ms (KafkaConfig.BrokerSessionTimeoutMs, 3.3+)
-KRAFT_REGISTRATION_BACKOFF_MS = 100  # BrokerLifecycleManager's first retry of a refused registration, then doubling
 # the log_events state of a start ZooKeeper 0.9+ refuses (``registration_ms`` None): /brokers/ids/N is another session's
 ALREADY_REGISTERED = "already registered"
+KRAFT_REGISTRATION_BACKOFF_MS = 100  # BrokerLifecycleManager's first retry of a refused registration, then doubling
 LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000  # leader.imbalance.check.interval.seconds = 300
 LEADER_IMBALANCE_PER_BROKER_PERCENTAGE = 10  # leader.imbalance.per.broker.percentage (ZooKeeper controller only)
 # unclean.leader.election.interval.ms (ReplicationConfigs, 3.9+): KRaft's check of leaderless partitions

@@ -28,7 +28,7 @@ from replicaflow.pipeline.elections import unclean_elections
 from replicaflow.pipeline.load import Telemetry, read_telemetry
 from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.pruning import collect_spans, scrapes_within
-from replicaflow.pipeline.session import get_spark, java_no_room, java_reason, java_scratch_full, jvm_gone
+from replicaflow.pipeline.session import get_spark, java_no_room, java_reason, jvm_gone
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
 from replicaflow.telemetry.schema import ANALYSIS
@@ -195,9 +195,6 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             room = java_no_room(exc)
             if room is not None:  # a full disk: the output commit names the folder (Commit.staged)
                 raise OSError(room, os.strerror(room), str(out / "analysis")) from None
-            scratch = None if jvm_gone(exc) else java_scratch_full(exc, session)
-            if scratch is not None:
-                raise ReplicaflowError(f"analyze: {scratch}") from None
             shown = telemetry_dirs if isinstance(telemetry_dirs, (str, Path)) else ", ".join(map(str, telemetry_dirs))
             raise ReplicaflowError(f"analyze: Spark failed reading {shown}: {java_reason(exc)}") from None
         finally:

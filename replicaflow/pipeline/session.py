@@ -138,47 +138,16 @@ def java_no_room(exc: BaseException) -> int | None:
     ``ExecutionException: Boxed Exception`` caused by ``FSError: java.io.IOException: No space left on device``.
     Only a refusal through Hadoop's file system (``FSError``, which boxes every ``IOException`` of its local
     writes) is the outputs'; Spark's own scratch files (``spark.local.dir``) are written without it."""
-    texts = _java_texts(exc)
+    try:
+        java, texts = exc.java_exception, []
+        while java is not None:
+            texts.append(f"{java.getClass().getName()}: {java.getMessage()}")
+            java = java.getCause()
+    except Exception:  # noqa: BLE001 -- no Java exception, or a dead JVM gateway, which raises anything
+        return None
     if not any(HADOOP_FS_ERROR in t for t in texts):
         return None
     return next((e for e in sorted(NO_ROOM) if any(os.strerror(e) in t for t in texts)), None)
-
-
-def java_scratch_full(exc: BaseException, spark: SparkSession) -> str | None:
-    """The sentence for a Spark job that failed because Spark's own scratch files (shuffle, spills, cached blocks:
-    ``SPARK_LOCAL_DIRS``, else ``spark.local.dir``, else the JVM's temporary folder) found no room: an
-    ``IOException: No space left on device`` (or a quota) in the exception's causes, not under Hadoop's FSError
-    (``java_no_room``, the outputs'). Spark said `Job aborted due to stage failure: Task 0 in stage 4.0 failed 1
-    times, …` or `[STAGE_MATERIALIZATION_MULTIPLE_FAILURES] …`, the folder nowhere. None for any other failure."""
-    texts = _java_texts(exc)
-    if any(HADOOP_FS_ERROR in t for t in texts):
-        return None
-    room = next((e for e in sorted(NO_ROOM) if any(os.strerror(e) in t for t in texts)), None)
-    if room is None:
-        return None
-    try:  # Spark's own rule for the folders (Utils.getConfiguredLocalDirs), as its block manager used it
-        where = "in " + ", ".join(spark._jvm.org.apache.spark.util.Utils.getConfiguredLocalDirs(spark._jsc.sc().conf()))
-    except Exception:  # noqa: BLE001 -- a dead JVM gateway raises anything
-        where = "in SPARK_LOCAL_DIRS"
-    return (f"no room for Spark's scratch files {where} ({os.strerror(room)}): set SPARK_LOCAL_DIRS to a folder on a "
-            "disk with room")
-
-
-def _java_texts(exc: BaseException, limit: int = 64) -> list[str]:
-    """`Class: message` of the Java exception under ``exc`` and of its causes and suppressed exceptions (a failed
-    stage materialization carries each stage's failure as suppressed); empty without one or with a dead JVM."""
-    texts: list[str] = []
-    try:
-        todo = [exc.java_exception]
-        while todo and len(texts) < limit:
-            java = todo.pop()
-            if java is None:
-                continue
-            texts.append(f"{java.getClass().getName()}: {java.getMessage()}")
-            todo.extend([*java.getSuppressed(), java.getCause()])
-    except Exception:  # noqa: BLE001 -- no Java exception, or a dead JVM gateway, which raises anything
-        return texts
-    return texts
 
 
 def _root_cause(exc: Py4JJavaError) -> str:

@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 
 from replicaflow.ingest.log_messages import ACTIVE_SET
 from replicaflow.ingest.unlogged_ends import unlogged_ends
-from replicaflow.model.election import KRAFT, ZOOKEEPER, removes_from_isr
+from replicaflow.model.election import ALREADY_REGISTERED, KRAFT, ZOOKEEPER, removes_from_isr
 from replicaflow.telemetry.schema import CONTROLLER_ISR_EPOCH
 from replicaflow.telemetry.values import LIVE_STATES
 
@@ -100,7 +100,8 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
     rows = (rows.join(F.broadcast(said.withColumn("said", F.lit(True))), ["cluster", "broker", "ts_ms"], "left")
             .where(~F.col("ended") | F.col("said").isNull()).select(*rows.columns).drop("ended"))
     if lines is not None:
-        rows = rows.unionByName(unlogged_ends(rows, lines).select(
+        refused = events.where((kind == "startup_failed") & (state == ALREADY_REGISTERED) & F.col("broker").isNotNull())
+        rows = rows.unionByName(unlogged_ends(rows, lines, refused).select(
             "*", F.lit(True).alias("repeatable"), F.lit(False).alias("own_start"), F.lit(True).alias("own"),
             F.lit(None).cast("int").alias("session_ms")))
     rows = rows.drop("own_start", "own", "session_ms")

@@ -34,7 +34,7 @@ def start_marker(message: str = "message") -> Column:
     return F.coalesce(guarded_rlike(F.col(message), START_MARKER), F.lit(False))
 
 
-def unlogged_ends(rows: DataFrame, lines: DataFrame) -> DataFrame:
+def unlogged_ends(rows: DataFrame, lines: DataFrame, refused: DataFrame | None = None) -> DataFrame:
     """Down rows (cluster, ts_ms, broker, source, line_number, state) of the processes that ended unlogged.
 
     ``rows``: the lifecycle rows (cluster, ts_ms, broker, source, line_number, state, own_start: the broker's own
@@ -46,14 +46,20 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame) -> DataFrame:
     after that line (the process wrote it, so it ran through that millisecond), or the controller's first
     session end after that line and by the new "started", less its timeout, if later; never past the new process's
     first line; in that line's file and number. Without a marker (an excerpt of event lines) no row: the new
-    process's lines before its "started" (its LeaderAndIsr) cannot be told from the old one's."""
+    process's lines before its "started" (its LeaderAndIsr) cannot be told from the old one's. ``refused``
+    (cluster, broker, ts_ms, source, line_number): starts ZooKeeper refused as already registered, which end the
+    process before them as a new "started" would where that process's own "started" is the broker's last own row and
+    in the same file (a broker of that id on another host runs on): the old process was killed, its session lingered,
+    and the restart failed (``_refused_pairs``)."""
     at = F.struct("ts_ms", "source", "line_number")
     w = Window.partitionBy("cluster", "broker").orderBy("ts_ms", "source", "line_number")
     # the controller's rows between the two starts are its view: a session end it noticed late, a registration
-    pairs = (rows.where(F.col("own_start") | F.col("own") & (F.col("state") == "down"))
-             .select("cluster", "broker", "own_start", at.alias("at"), F.lag(at).over(w).alias("prev"),
-                     F.lag("own_start").over(w).alias("before"))
+    own = rows.where(F.col("own_start") | F.col("own") & (F.col("state") == "down"))
+    pairs = (own.select("cluster", "broker", "own_start", at.alias("at"), F.lag(at).over(w).alias("prev"),
+                        F.lag("own_start").over(w).alias("before"))
              .where(F.col("own_start") & F.col("before")).select("cluster", "broker", "prev", "at"))
+    if refused is not None:
+        pairs = pairs.unionByName(_refused_pairs(own, refused))
     if pairs.isEmpty():  # the usual case: every start follows a down row, and no line need be scanned
         return rows.select("cluster", "ts_ms", "broker", "source", "line_number", "state").limit(0)
     mine = lines.select("cluster", "broker", "start", at.alias("l"))
@@ -75,3 +81,18 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame) -> DataFrame:
     return (last.join(noticed, ["cluster", "broker", "bound"], "left")
             .select("cluster", ts.alias("ts_ms"), "broker", F.col("last.source").alias("source"),
                     F.col("last.line_number").alias("line_number"), F.lit("down").alias("state")))
+
+
+def _refused_pairs(own: DataFrame, refused: DataFrame) -> DataFrame:
+    """(cluster, broker, prev, at) for each refused start (``at``) whose broker's last own row before it (``prev``)
+    is a "started" in the same file. Where a later start succeeds, the pair of the two "started" finds the same
+    bound (the refused process's start marker), so the same down row, once."""
+    at = F.struct("ts_ms", "source", "line_number")
+    seq = (own.select("cluster", "broker", at.alias("at"), "own_start", F.lit(False).alias("refused"))
+           .unionByName(refused.select("cluster", "broker", at.alias("at"), F.lit(False).alias("own_start"),
+                                       F.lit(True).alias("refused"))))
+    before = Window.partitionBy("cluster", "broker").orderBy("at").rowsBetween(Window.unboundedPreceding, -1)
+    last_own = F.last(F.when(~F.col("refused"), F.struct(F.col("at").alias("at"), "own_start")), ignorenulls=True)
+    return (seq.select("*", last_own.over(before).alias("p"))
+            .where(F.col("refused") & F.col("p.own_start") & (F.col("p.at.source") == F.col("at.source")))
+            .select("cluster", "broker", F.col("p.at").alias("prev"), "at"))

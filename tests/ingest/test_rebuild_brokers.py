@@ -487,7 +487,10 @@ def test_a_start_refused_as_already_registered_ends_no_lifetime_of_the_broker(sp
     Broker 1 (2.4) was killed at 05:00:30 and restarted 3 s later, inside its old session: the failed process's `shut
     down completed` said it went down at 05:00:34; it ended after its last line before the new process began
     (unlogged_ends), and is up again at the start after its session expired. Broker 2 (0.10) runs on while a second
-    host configured with its id fails to start: before, down at that host's `shut down completed`."""
+    host configured with its id fails to start: before, down at that host's `shut down completed`. Broker 3 (2.4) is
+    killed after its line at 05:00:20 and its restart at 05:00:40 refused, with no start after it and no controller's
+    log: down from 05:00:20.001, not up to the end of the logs (the refused start in its own file ends the process
+    before it, unlogged_ends._refused_pairs)."""
     def line(t: str, b: int, m: str, zk: bool = True) -> str:
         ident = f"[KafkaServer id={b}] " if zk else f"[Kafka Server {b}], "
         return f"[2021-03-04 05:{t}] INFO {ident}{m} (kafka.server.KafkaServer)\n"
@@ -514,9 +517,11 @@ def test_a_start_refused_as_already_registered_ends_no_lifetime_of_the_broker(sp
             + line("00:45,000", 1, "starting") + line("00:46,000", 1, "started"),
         "broker-2/server.log": line("00:00,000", 2, "started", zk=False),
         "host-b/server.log": refused_010,
+        "broker-3/server.log": line("00:00,000", 3, "started") + line("00:20,000", 3, "Starting log cleanup")
+        + refused_24.replace("id=1", "id=3").replace("ids/1", "ids/3").replace("05:00:3", "05:00:4"),
     })
-    assert got == [("05:00:00.000", 1, "up"), ("05:00:00.000", 2, "up"), ("05:00:30.001", 1, "down"),
-                   ("05:00:46.000", 1, "up")]
+    assert got == [("05:00:00.000", 1, "up"), ("05:00:00.000", 2, "up"), ("05:00:00.000", 3, "up"),
+                   ("05:00:20.001", 3, "down"), ("05:00:30.001", 1, "down"), ("05:00:46.000", 1, "up")]
 
 
 @pytest.mark.parametrize("release", ["0.10", "2.4"])

@@ -59,7 +59,7 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame, refused: DataFrame | None =
                         F.lag("own_start").over(w).alias("before"))
              .where(F.col("own_start") & F.col("before")).select("cluster", "broker", "prev", "at"))
     if refused is not None:
-        pairs = pairs.unionByName(_refused_pairs(own, refused))
+        pairs = pairs.unionByName(_refused_pairs(own, refused, at))
     if pairs.isEmpty():  # the usual case: every start follows a down row, and no line need be scanned
         return rows.select("cluster", "ts_ms", "broker", "source", "line_number", "state").limit(0)
     mine = lines.select("cluster", "broker", "start", at.alias("l"))
@@ -83,11 +83,10 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame, refused: DataFrame | None =
                     F.col("last.line_number").alias("line_number"), F.lit("down").alias("state")))
 
 
-def _refused_pairs(own: DataFrame, refused: DataFrame) -> DataFrame:
+def _refused_pairs(own: DataFrame, refused: DataFrame, at: Column) -> DataFrame:
     """(cluster, broker, prev, at) for each refused start (``at``) whose broker's last own row before it (``prev``)
     is a "started" in the same file. Where a later start succeeds, the pair of the two "started" finds the same
     bound (the refused process's start marker), so the same down row, once."""
-    at = F.struct("ts_ms", "source", "line_number")
     seq = (own.select("cluster", "broker", at.alias("at"), "own_start", F.lit(False).alias("refused"))
            .unionByName(refused.select("cluster", "broker", at.alias("at"), F.lit(False).alias("own_start"),
                                        F.lit(True).alias("refused"))))

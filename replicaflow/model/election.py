@@ -23,6 +23,8 @@ LEADER_ISR_SHRINK = "leader_isr_shrink"
 KRAFT_BROKER_SESSION_TIMEOUT_MS = 9_000  # broker.session.timeout.ms (KafkaConfig.BrokerSessionTimeoutMs, 3.3+)
 # the log_events state of a start ZooKeeper 0.9+ refuses (``registration_ms`` None): /brokers/ids/N is another session's
 ALREADY_REGISTERED = "already registered"
+# the error KRaft's controller returns for a registration while the old process's session is valid (Errors, 3.3+)
+DUPLICATE_BROKER_REGISTRATION = "DUPLICATE_BROKER_REGISTRATION"
 KRAFT_REGISTRATION_BACKOFF_MS = 100  # BrokerLifecycleManager's first retry of a refused registration, then doubling
 LEADER_IMBALANCE_CHECK_INTERVAL_MS = 300_000  # leader.imbalance.check.interval.seconds = 300
 LEADER_IMBALANCE_PER_BROKER_PERCENTAGE = 10  # leader.imbalance.per.broker.percentage (ZooKeeper controller only)

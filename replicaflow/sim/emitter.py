@@ -202,7 +202,7 @@ class Emitter:
         refuses it, ZooKeeper 0.8's broker finds its own old node); it tries again (``model.election
         .registration_tries``)."""
         self._log("registration_refused", now, self.s.broker_ids[b],
-                  error="DUPLICATE_BROKER_REGISTRATION" if self.controller == election.KRAFT else None)
+                  error=election.DUPLICATE_BROKER_REGISTRATION if self.controller == election.KRAFT else None)
 
     def broker_registered(self, b: int, controller: int, now: int) -> None:
         """The controller takes broker ``b`` in again (docs/logs.md, ``broker_registered``): the line's metadata

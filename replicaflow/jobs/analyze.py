@@ -29,7 +29,8 @@ from replicaflow.model.units import counted, plural
 from replicaflow.pipeline.load import Telemetry, check_inputs, meta_frame
 from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.runner import analyze as run_analysis
-from replicaflow.pipeline.session import check_master, get_spark, java_no_room, java_reason
+from replicaflow.pipeline.scratch import java_scratch_full, scratch_short
+from replicaflow.pipeline.session import check_master, get_spark, java_no_room, java_reason, jvm_gone
 from replicaflow.report.console import print_analyze
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import META_FILE, METAS_FILE
@@ -113,13 +114,18 @@ def _spark_failure(inputs: Sequence[sources.ClusterInputs], writing: Path) -> It
     """A Spark job that fails on the logs (a JVM out of memory on a huge file, a corrupt archive) is one
     sentence naming what was being read, not a Java traceback (CONTRIBUTING.md, bad input). A JVM that died
     is py4j's refused connection. A full disk under Spark's write of ``writing`` (the rebuilt telemetry) is
-    the output commit's sentence naming that folder (``session.java_no_room``, as ``pipeline.runner`` does)."""
+    the output commit's sentence naming that folder (``session.java_no_room``, as ``pipeline.runner`` does); no room
+    for Spark's own scratch files names those (``scratch.java_scratch_full``)."""
     try:
         yield
     except (Py4JError, PySparkException, ConnectionError) as exc:
         room = java_no_room(exc)
         if room is not None:
             raise OSError(room, os.strerror(room), str(writing)) from None
+        spark = SparkSession.getActiveSession()
+        scratch = None if spark is None or jvm_gone(exc) else java_scratch_full(exc, spark)
+        if scratch is not None:
+            raise ReplicaflowError(f"--logs: {scratch}") from None
         files = sum(len(i.logs) for i in inputs)
         raise ReplicaflowError(f"--logs: Spark failed analyzing {counted(files, 'log file')} of "
                                f"{plural(len(inputs), 'cluster')} {', '.join(i.cluster for i in inputs)}: "
@@ -149,8 +155,11 @@ def analyze_logs(logs: Sequence[str], out: Path, topics: Sequence[str] = (), log
     with commit.staged() as stage, _spark_failure(inputs, stage / "telemetry"):
         with progress_steps(progress) as step:
             # the rebuilt telemetry has no sample rows: the logs' bytes size the run
-            session = session_for(spark, step, lambda: get_spark(
-                master, rows=0, log_bytes=text_bytes([f for i in inputs for f in i.logs])))
+            log_bytes = text_bytes([f for i in inputs for f in i.logs])
+            session = session_for(spark, step, lambda: get_spark(master, rows=0, log_bytes=log_bytes))
+            short = scratch_short(session, log_bytes or 0)
+            if short is not None:
+                raise ReplicaflowError(f"--logs: {short}")
             files = sum(len(i.logs) for i in inputs)
             step(f"analyze: reading {counted(files, 'log file')} of {_clusters_text(inputs)}")
             built = rebuild(session, inputs, opts, step=step)

@@ -25,9 +25,10 @@ from replicaflow.pipeline import metrics as M
 from replicaflow.pipeline import state as S
 from replicaflow.pipeline import summary as summary_step
 from replicaflow.pipeline.elections import unclean_elections
-from replicaflow.pipeline.load import Telemetry, read_telemetry
+from replicaflow.pipeline.load import Telemetry, check_inputs, read_telemetry
 from replicaflow.pipeline.progress import progress_steps, session_for
 from replicaflow.pipeline.pruning import collect_spans, scrapes_within
+from replicaflow.pipeline.scratch import input_bytes, java_scratch_full, scratch_short
 from replicaflow.pipeline.session import get_spark, java_no_room, java_reason, jvm_gone
 from replicaflow.telemetry.checks import Checked
 from replicaflow.telemetry.io import atomic_dir
@@ -155,6 +156,13 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             raise ValueError(f"extra analysis table '{name}' is not an input-derived table of the contract")
     with progress_steps(progress) as step:
         session = session_for(spark, step, partial(get_spark, master))
+        if telemetry is None and checked is None:
+            checked = check_inputs(telemetry_dirs, allow_empty=True)
+        read = ([d for c in checked for d in c.tables.values()] if telemetry is None
+                else [telemetry_dirs] if isinstance(telemetry_dirs, (str, Path)) else telemetry_dirs)
+        short = scratch_short(session, input_bytes(read))
+        if short is not None:
+            raise ReplicaflowError(f"analyze: {short}")
         step("analyze: reading telemetry")
         t = telemetry or read_telemetry(session, telemetry_dirs, checked)
         cached: list[DataFrame] = []
@@ -195,6 +203,9 @@ def analyze(telemetry_dirs: Path | Sequence[Path], out: Path, master: str = "loc
             room = java_no_room(exc)
             if room is not None:  # a full disk: the output commit names the folder (Commit.staged)
                 raise OSError(room, os.strerror(room), str(out / "analysis")) from None
+            scratch = None if jvm_gone(exc) else java_scratch_full(exc, session)
+            if scratch is not None:
+                raise ReplicaflowError(f"analyze: {scratch}") from None
             shown = telemetry_dirs if isinstance(telemetry_dirs, (str, Path)) else ", ".join(map(str, telemetry_dirs))
             raise ReplicaflowError(f"analyze: Spark failed reading {shown}: {java_reason(exc)}") from None
         finally:

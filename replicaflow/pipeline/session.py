@@ -138,16 +138,27 @@ def java_no_room(exc: BaseException) -> int | None:
     ``ExecutionException: Boxed Exception`` caused by ``FSError: java.io.IOException: No space left on device``.
     Only a refusal through Hadoop's file system (``FSError``, which boxes every ``IOException`` of its local
     writes) is the outputs'; Spark's own scratch files (``spark.local.dir``) are written without it."""
-    try:
-        java, texts = exc.java_exception, []
-        while java is not None:
-            texts.append(f"{java.getClass().getName()}: {java.getMessage()}")
-            java = java.getCause()
-    except Exception:  # noqa: BLE001 -- no Java exception, or a dead JVM gateway, which raises anything
-        return None
+    texts = java_texts(exc)
     if not any(HADOOP_FS_ERROR in t for t in texts):
         return None
     return next((e for e in sorted(NO_ROOM) if any(os.strerror(e) in t for t in texts)), None)
+
+
+def java_texts(exc: BaseException, limit: int = 64) -> list[str]:
+    """`Class: message` of the Java exception under ``exc`` and of its causes and suppressed exceptions (a failed
+    stage materialization carries each stage's failure as suppressed); empty without one or with a dead JVM."""
+    texts: list[str] = []
+    try:
+        todo = [exc.java_exception]
+        while todo and len(texts) < limit:
+            java = todo.pop()
+            if java is None:
+                continue
+            texts.append(f"{java.getClass().getName()}: {java.getMessage()}")
+            todo.extend([*java.getSuppressed(), java.getCause()])
+    except Exception:  # noqa: BLE001 -- no Java exception, or a dead JVM gateway, which raises anything
+        return texts
+    return texts
 
 
 def _root_cause(exc: Py4JJavaError) -> str:

@@ -152,11 +152,12 @@ FULL_DISK = pytest.mark.skipif(not _full_disk_available(),
                                reason="needs unprivileged user namespaces (unshare -rm) for a tmpfs")
 
 
-def _on_a_full_disk(disk: Path, kib: int, *args) -> subprocess.CompletedProcess:
-    """``replicaflow -q ARGS`` with ``disk`` a ``kib`` KiB tmpfs holding the user's ``notes.txt``; prints the exit
-    status, then what is left on that disk and the notes (the mount is gone once the namespace ends)."""
+def _on_a_full_disk(disk: Path, kib: int, *args, scratch: bool = False) -> subprocess.CompletedProcess:
+    """``replicaflow -q ARGS`` with ``disk`` a ``kib`` KiB tmpfs holding the user's ``notes.txt`` (``scratch``: as
+    Spark's scratch folder, ``SPARK_LOCAL_DIRS``); prints the exit status, then what is left on that disk and the
+    notes (the mount is gone once the namespace ends)."""
     disk.mkdir()
-    command = " ".join(f'"{a}"' for a in (BIN, "-q", *args))
+    command = (f'SPARK_LOCAL_DIRS="{disk}" ' if scratch else "") + " ".join(f'"{a}"' for a in (BIN, "-q", *args))
     script = (f'mount -t tmpfs -o size={kib}k tmpfs "{disk}" && echo mine > "{disk}/notes.txt" || exit 99; '
               f'{command}; echo "rc=$?"; ls -A "{disk}"; cat "{disk}/notes.txt"')
     return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
@@ -194,3 +195,27 @@ def test_a_disk_full_while_spark_writes_telemetry_rebuilt_from_logs_names_that_f
     assert "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip() == f"error: {disk}/out/telemetry: cannot write the output (No space left on device)"
     assert done.stdout.split() == ["rc=2", "notes.txt", "mine"]
+
+
+@FULL_DISK
+@pytest.mark.parametrize("logs", [False, True])
+def test_no_room_for_sparks_scratch_files_says_so_and_names_the_folder(tmp_path, logs):
+    """A 16 KiB tmpfs as Spark's scratch folder (``SPARK_LOCAL_DIRS``: shuffle files, spills), 12 KiB of it free:
+    a stage failed with ``java.io.IOException: No space left on device`` under `Job aborted due to stage failure:
+    Task 0 in stage 4.0 failed 1 times, …`, which read "analyze: Spark failed reading …: 'org.apache.spark
+    .SparkException: Job aborted …' … (72 more characters)". Now the folder, with less room than any analysis needs
+    (1 MiB), is refused before the first job (``pipeline.scratch.scratch_short``): the sentence names it and its room,
+    exit 2, no output folder, the user's file on that disk untouched; the same for ``analyze --logs``."""
+    (tmp_path / "s.yaml").write_text(SCENARIO.format(duration="2m"))
+    assert subprocess.run([str(BIN), "-q", "simulate", tmp_path / "s.yaml", "--out", tmp_path / "sim",
+                           *(["--logs"] if logs else [])], capture_output=True, timeout=300).returncode == 0
+    disk = tmp_path / "scratch"
+    done = _on_a_full_disk(disk, 16, "analyze", *(["--logs", tmp_path / "sim" / "logs"] if logs else [tmp_path / "sim"]),
+                           "--out", tmp_path / "out", scratch=True)
+    assert "Traceback" not in done.stderr, done.stderr
+    step = "--logs" if logs else "analyze"
+    assert done.stderr.strip() == (f"error: {step}: no room for Spark's scratch files in {disk} (12.3KB free, at least "
+                                   "1.05MB needed): set SPARK_LOCAL_DIRS to a folder on a disk with room")
+    # Spark's own blockmgr-*/spark-* folders there go with its JVM's shutdown hooks, which may still run
+    listed = done.stdout.split()
+    assert (listed[0], listed[-1]) == ("rc=2", "mine") and "notes.txt" in listed and not (tmp_path / "out").exists()

@@ -176,6 +176,11 @@ def _check_size(path: Path, size: int) -> None:
 
 # suffixes of the codecs Hadoop picks by name, whose text size a file does not say (gzip's trailer does)
 _COMPRESSED = (".bz2", ".zst", ".lz4", ".snappy", ".deflate", ".br", ".xz")
+# What rotation adds to a log file's name, a compression suffix after it: log4j's DailyRollingFileAppender
+# (`server.log.2021-03-04-05`, `.2021-03-04`), RollingFileAppender (`server.log.1`), logrotate's dateext
+# (`server.log-20210304`) and numbered copies (`server.log.1.gz`). Without it, the name of the file a broker writes.
+ROTATION_SUFFIX = (r"(?:\.\d{4}-\d{2}-\d{2}(?:-\d{2})?|\.\d{1,4}|-(?:19|20)\d{6}(?:\d{2})?)?"
+                   r"(?:\.(?:gz|bz2|zst|lz4|snappy|deflate|br|xz))?$")
 
 
 def text_bytes(files: Iterable[str]) -> int | None:

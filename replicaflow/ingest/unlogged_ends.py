@@ -20,6 +20,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from replicaflow.ingest.log_files import ROTATION_SUFFIX
 from replicaflow.ingest.regex_literals import guarded_rlike
 
 # the first records of a broker process, before it registers (KafkaServer.startup's `starting`; KafkaConfig's dump
@@ -85,13 +86,20 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame, refused: DataFrame | None =
 
 def _refused_pairs(own: DataFrame, refused: DataFrame, at: Column) -> DataFrame:
     """(cluster, broker, prev, at) for each refused start (``at``) whose broker's last own row before it (``prev``)
-    is a "started" in the same file. Where a later start succeeds, the pair of the two "started" finds the same
+    is a "started" in the same file or a rotated copy of it (``log_series``). Where a later start succeeds, the pair of the two "started" finds the same
     bound (the refused process's start marker), so the same down row, once."""
     seq = (own.select("cluster", "broker", at.alias("at"), "own_start", F.lit(False).alias("refused"))
            .unionByName(refused.select("cluster", "broker", at.alias("at"), F.lit(False).alias("own_start"),
                                        F.lit(True).alias("refused"))))
     before = Window.partitionBy("cluster", "broker").orderBy("at").rowsBetween(Window.unboundedPreceding, -1)
     last_own = F.last(F.when(~F.col("refused"), F.struct(F.col("at").alias("at"), "own_start")), ignorenulls=True)
+    same_file = log_series(F.col("p.at.source")) == log_series(F.col("at.source"))
     return (seq.select("*", last_own.over(before).alias("p"))
-            .where(F.col("refused") & F.col("p.own_start") & (F.col("p.at.source") == F.col("at.source")))
+            .where(F.col("refused") & F.col("p.own_start") & same_file)
             .select("cluster", "broker", F.col("p.at").alias("prev"), "at"))
+
+
+def log_series(source: Column) -> Column:
+    """The file a broker writes, of ``source`` or of a copy rotation made of it (``log_files.ROTATION_SUFFIX``):
+    `d/server.log.2021-03-04-05` and `d/server.log` are one broker's file, `e/server.log` another's."""
+    return F.regexp_replace(source, ROTATION_SUFFIX, "")

@@ -490,7 +490,9 @@ def test_a_start_refused_as_already_registered_ends_no_lifetime_of_the_broker(sp
     host configured with its id fails to start: before, down at that host's `shut down completed`. Broker 3 (2.4) is
     killed after its line at 05:00:20 and its restart at 05:00:40 refused, with no start after it and no controller's
     log: down from 05:00:20.001, not up to the end of the logs (the refused start in its own file ends the process
-    before it, unlogged_ends._refused_pairs)."""
+    before it, unlogged_ends._refused_pairs). Broker 4 is broker 3 with its last start in `server.log.2021-03-04-05`,
+    the copy log4j's DailyRollingFileAppender rotated, and its refused start in `server.log`: the same file
+    (unlogged_ends.log_series); before, it stayed up."""
     def line(t: str, b: int, m: str, zk: bool = True) -> str:
         ident = f"[KafkaServer id={b}] " if zk else f"[Kafka Server {b}], "
         return f"[2021-03-04 05:{t}] INFO {ident}{m} (kafka.server.KafkaServer)\n"
@@ -519,9 +521,14 @@ def test_a_start_refused_as_already_registered_ends_no_lifetime_of_the_broker(sp
         "host-b/server.log": refused_010,
         "broker-3/server.log": line("00:00,000", 3, "started") + line("00:20,000", 3, "Starting log cleanup")
         + refused_24.replace("id=1", "id=3").replace("ids/1", "ids/3").replace("05:00:3", "05:00:4"),
+        # the same as broker 3, its last start in a file log4j's DailyRollingFileAppender rotated
+        "broker-4/server.log.2021-03-04-05": line("00:00,000", 4, "started") + line("00:20,000", 4, "Starting log "
+                                                                                        "cleanup"),
+        "broker-4/server.log": refused_24.replace("id=1", "id=4").replace("ids/1", "ids/4").replace("05:00:3", "05:00:4"),
     })
     assert got == [("05:00:00.000", 1, "up"), ("05:00:00.000", 2, "up"), ("05:00:00.000", 3, "up"),
-                   ("05:00:20.001", 3, "down"), ("05:00:30.001", 1, "down"), ("05:00:46.000", 1, "up")]
+                   ("05:00:00.000", 4, "up"), ("05:00:20.001", 3, "down"), ("05:00:20.001", 4, "down"),
+                   ("05:00:30.001", 1, "down"), ("05:00:46.000", 1, "up")]
 
 
 @pytest.mark.parametrize("release", ["0.10", "2.4"])

@@ -86,8 +86,8 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame, refused: DataFrame | None =
 
 def _refused_pairs(own: DataFrame, refused: DataFrame, at: Column) -> DataFrame:
     """(cluster, broker, prev, at) for each refused start (``at``) whose broker's last own row before it (``prev``)
-    is a "started" in the same file or a rotated copy of it (``log_series``). Where a later start succeeds, the pair of the two "started" finds the same
-    bound (the refused process's start marker), so the same down row, once."""
+    is a "started" in the same file or a rotated copy of it (``log_series``). Where a later start succeeds, the pair
+    of the two "started" finds the same bound (the refused process's start marker), so the same down row, once."""
     seq = (own.select("cluster", "broker", at.alias("at"), "own_start", F.lit(False).alias("refused"))
            .unionByName(refused.select("cluster", "broker", at.alias("at"), F.lit(False).alias("own_start"),
                                        F.lit(True).alias("refused"))))

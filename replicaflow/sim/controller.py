@@ -28,7 +28,7 @@ from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
 from replicaflow.sim.partition import Partition
 from replicaflow.sim.scenario import KafkaSpec
-from replicaflow.sim.state import FRESH_REPLICA, STATE_DOWN, ClusterState, Reassignment
+from replicaflow.sim.state import FRESH_REPLICA, STATE_UP, ClusterState, Reassignment
 
 SESSION_EXPIRED = "session_expired"  # the clock's timer kinds
 LEADER_REBALANCE = "leader_rebalance"
@@ -79,12 +79,11 @@ class KafkaController:
         return self._active
 
     def broker_state_changed(self, now: int) -> None:
-        """After a broker's ``brokers`` row: the controller keeps the role while it is live (up or shutting down: it
-        takes its own broker's controlled shutdown), else the lowest live id
+        """After a broker's ``brokers`` row: the controller keeps the role while it is up, else the lowest live id
         takes it (``model.election.next_controller``; the pipeline replays the same rows) and starts its own
         periodic checks (``_take_over``); with no broker up, none runs."""
         s = self.s
-        live = [b for b in range(s.n_brokers) if s.state[b] != STATE_DOWN]
+        live = [b for b in range(s.n_brokers) if s.state[b] == STATE_UP]
         lowest = min(live, key=lambda b: s.broker_ids[b]) if live else -1
         active = int(election.next_controller(self._active, self._active in live, lowest))
         if active == self._active:
@@ -129,15 +128,13 @@ class KafkaController:
 
     def controlled_shutdown(self, b: int, now: int) -> None:
         """ControlledShutdown: leadership and ISR membership move away at once. A ZooKeeper broker's registration
-        goes with its session as it stops, which the controller logs as a broker failure, unless it is the
-        controller's own: KafkaServer.shutdown resigns the controller before it closes the session, and the next
-        controller's failover finds the broker gone (its own lines are not written). A KRaft broker's controlled
-        shutdown is its own heartbeats' business (no fencing for a timed-out session)."""
+        goes with its session as it stops, which the controller logs as a broker failure; a KRaft broker's
+        controlled shutdown is its own heartbeats' business (no fencing for a timed-out session)."""
         c = self.controller_id()
         if c >= 0:
             self.emit.controlled_shutdown_granted(b, c, bool((self.s.leader_bi() == b).any()), now)
         self.remove_broker_from_isrs(b, now)
-        if self.mode == election.ZOOKEEPER and self._active != b:
+        if self.mode == election.ZOOKEEPER:
             self._session_ended(b, now)
 
     def broker_registering(self, b: int, now: int) -> None:

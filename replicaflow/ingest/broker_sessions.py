@@ -297,9 +297,8 @@ def any_isr_removal(events: DataFrame) -> bool:
 def isr_removals(isr: DataFrame, events: DataFrame) -> DataFrame:
     """ISR rows (cluster, topic, partition, ts_ms, seq, isr, leader_epoch) the controller wrote at each broker
     failure or controlled shutdown (``_isr_removal``): the ISR in force without the brokers removed since it was
-    logged, one at a time, the last member kept (``model.election.removes_from_isr``; eligible leader replicas are
-    not known from logs). A partition's next logged ISR starts over; a failure that changes no ISR gives no row.
-    ``isr`` as ``rebuild`` builds it."""
+    logged, one at a time, the last member kept (``model.election.removes_from_isr``; no ELR from logs). A
+    partition's next logged ISR starts over; a failure that changes no ISR gives no row. ``isr`` as ``rebuild``."""
     keys = ["cluster", "topic", "partition"]
     failed = (events.where(_isr_removal()).groupBy("cluster", "ts_ms")
               .agg(F.array_sort(F.collect_set("target_broker")).alias("failed")))

@@ -180,7 +180,7 @@ _COMPRESSED = (".bz2", ".zst", ".lz4", ".snappy", ".deflate", ".br", ".xz")
 # (`server.log.2021-03-04-05`, `.2021-03-04`), RollingFileAppender (`server.log.1`), logrotate's dateext
 # (`server.log-20210304`) and numbered copies (`server.log.1.gz`). Without it, the name of the file a broker writes.
 ROTATION_SUFFIX = (r"(?:\.\d{4}-\d{2}-\d{2}(?:-\d{2})?|\.\d{1,4}|-(?:19|20)\d{6}(?:\d{2})?)?"
-                   r"(?:\.(?:gz|bz2|zst|lz4|snappy|deflate|br|xz))?$")
+                   r"(?:" + "|".join(re.escape(s) for s in (".gz", *_COMPRESSED)) + ")?$")
 
 
 def text_bytes(files: Iterable[str]) -> int | None:

@@ -16,8 +16,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from replicaflow.model.units import format_bytes
-from replicaflow.pipeline.session import HADOOP_FS_ERROR, java_texts
-from replicaflow.telemetry.outputs import NO_ROOM
+from replicaflow.pipeline.session import HADOOP_FS_ERROR, java_texts, refused_errno
 
 # An analysis's shuffles are of the order of its input, and Spark's block manager alone makes 64 subfolders in each
 # scratch folder (spark.diskStore.subDirectories), a 4 KiB block each on most file systems: a folder with less room
@@ -89,5 +88,5 @@ def java_scratch_full(exc: BaseException, spark: SparkSession) -> str | None:
     texts = java_texts(exc)
     if any(HADOOP_FS_ERROR in t for t in texts):
         return None
-    room = next((e for e in sorted(NO_ROOM) if any(os.strerror(e) in t for t in texts)), None)
+    room = refused_errno(texts)
     return None if room is None else _sentence(scratch_dirs(spark), os.strerror(room))

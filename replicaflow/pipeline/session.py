@@ -141,6 +141,11 @@ def java_no_room(exc: BaseException) -> int | None:
     texts = java_texts(exc)
     if not any(HADOOP_FS_ERROR in t for t in texts):
         return None
+    return refused_errno(texts)
+
+
+def refused_errno(texts: list[str]) -> int | None:
+    """The first ``NO_ROOM`` errno (a full disk, a file too large, a quota) whose message is in ``texts``."""
     return next((e for e in sorted(NO_ROOM) if any(os.strerror(e) in t for t in texts)), None)
 
 
@@ -157,7 +162,7 @@ def java_texts(exc: BaseException, limit: int = 64) -> list[str]:
             texts.append(f"{java.getClass().getName()}: {java.getMessage()}")
             todo.extend([*java.getSuppressed(), java.getCause()])
     except Exception:  # noqa: BLE001 -- no Java exception, or a dead JVM gateway, which raises anything
-        return texts
+        pass
     return texts
 
 

@@ -98,7 +98,7 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
     # file orders it after its controlled shutdown (files share a millisecond in their names' order, not Kafka's)
     said = rows.where(F.col("own") & (F.col("state") == "down")).select("cluster", "broker", "ts_ms").distinct()
     rows = (rows.join(F.broadcast(said.withColumn("said", F.lit(True))), ["cluster", "broker", "ts_ms"], "left")
-            .where(~F.col("ended") | F.col("said").isNull()).select(*rows.columns).drop("ended"))
+            .where(~F.col("ended") | F.col("said").isNull()).select(*rows.columns).drop("ended")).localCheckpoint(eager=False)
     if lines is not None:
         refused = events.where((kind == "startup_failed") & (state == ALREADY_REGISTERED) & F.col("broker").isNotNull())
         rows = rows.unionByName(unlogged_ends(rows, lines, refused).select(
@@ -108,7 +108,7 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
     # the repeats go once the inferred rows are in: a down row that repeats an earlier one may follow a start that
     # only the broker's replica lines tell (a halt, the broker back, then its own "shut down completed")
     inferred = serving_while_down(events, rows).withColumn("repeatable", F.lit(True))
-    life = _without_repeats(rows.unionByName(inferred), "repeatable")
+    life = _without_repeats(rows.unionByName(inferred), "repeatable").localCheckpoint(eager=False)
     return life.unionByName(_shutting_down(events, life))
 
 

@@ -56,7 +56,7 @@ from replicaflow.ingest.log_truncation import TRUNCATED_LIST, TRUNCATED_STARTS
 from replicaflow.ingest.regex_literals import guard, guarded_rlike
 from replicaflow.ingest.unlogged_ends import start_marker
 from replicaflow.telemetry.schema import ANALYSIS
-from replicaflow.telemetry.spark import conform, spark_path
+from replicaflow.telemetry.spark import conform, local_frame, spark_path
 
 # --- message prefixes (logIdent) -----------------------------------------------------------------
 # `[Partition t-p broker=B] ` (1.0+) or `Partition [t,p] on broker B: ` (0.8-0.11)
@@ -431,18 +431,23 @@ def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path]
         .transform(_context).transform(line_status).drop(*_CONTEXT_ONLY).transform(_classify).transform(_category)
 
 
-def _cluster_column(cluster: str | Mapping[str, str], shown_as: tuple[str, str] | None) -> Column:
-    """The cluster of a line: one name, or each file's (``{file: cluster}``, files as ``resolve_paths`` names
-    them), looked up by the line's ``source``."""
-    if isinstance(cluster, str):
-        return F.lit(cluster)
+def _with_cluster(spark: SparkSession, rows: DataFrame, cluster: str | Mapping[str, str],
+                  shown_as: tuple[str, str] | None) -> DataFrame:
+    """``rows`` with each line's ``cluster``: one name, or each file's (``{file: cluster}``, files as
+    ``resolve_paths`` names them) joined by the line's ``source`` from a small broadcast table. Not a map literal:
+    that was copied into every plan that reads the lines (2,000 files: 96 KB of plan text each time) and searched
+    key by key at every line."""
+    names = {cluster} if isinstance(cluster, str) else set(cluster.values())
+    if len(names) == 1:
+        return rows.withColumn("cluster", F.lit(names.pop()))
 
     def shown(path: str) -> str:
         if shown_as is not None and path.startswith(shown_as[0]):
             return shown_as[1] + path[len(shown_as[0]):]
         return path
-    pairs = [F.lit(x) for f, name in cluster.items() for x in (shown(os.path.abspath(f)), name)]
-    return F.element_at(F.create_map(*pairs), F.col("source"))
+    files = {shown(os.path.abspath(f)): name for f, name in cluster.items()}  # type: ignore[union-attr]
+    return rows.join(F.broadcast(local_frame(spark, sorted(files.items()), "source string, cluster string")),
+                     "source", "left")
 
 
 def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], cluster: str | Mapping[str, str],
@@ -466,8 +471,9 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     analyzes and matches against its cache at every later query; over the checkpoint the plan is one scan
     (rebuilding a 60 s story's six files took 99 s cached, 20 s checkpointed: docs/real-cluster.md).
     """
-    rows = mark_refused(_rows(classify_lines(spark, paths, shown_as, log_timezone))).localCheckpoint(eager=False)
-    named = _cluster_column(cluster, shown_as).alias("cluster")
+    rows = _with_cluster(spark, mark_refused(_rows(classify_lines(spark, paths, shown_as, log_timezone))), cluster,
+                         shown_as).localCheckpoint(eager=False)
+    named = F.col("cluster")
     events = conform(rows.where("event_row").select(
         named, F.col("event_ts_ms").alias("ts_ms"), "source",
         "line_number", "message", *EVENT_COLUMNS), ANALYSIS["log_events"]).transform(name_topics)

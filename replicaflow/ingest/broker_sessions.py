@@ -98,7 +98,8 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
     # file orders it after its controlled shutdown (files share a millisecond in their names' order, not Kafka's)
     said = rows.where(F.col("own") & (F.col("state") == "down")).select("cluster", "broker", "ts_ms").distinct()
     rows = (rows.join(F.broadcast(said.withColumn("said", F.lit(True))), ["cluster", "broker", "ts_ms"], "left")
-            .where(~F.col("ended") | F.col("said").isNull()).select(*rows.columns).drop("ended")).localCheckpoint(eager=False)
+            .where(~F.col("ended") | F.col("said").isNull()).select(*rows.columns).drop("ended")
+            .localCheckpoint(eager=False))
     if lines is not None:
         refused = events.where((kind == "startup_failed") & (state == ALREADY_REGISTERED) & F.col("broker").isNotNull())
         rows = rows.unionByName(unlogged_ends(rows, lines, refused).select(

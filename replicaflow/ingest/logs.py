@@ -434,9 +434,8 @@ def classify_lines(spark: SparkSession, paths: str | Path | Iterable[str | Path]
 def _with_cluster(spark: SparkSession, rows: DataFrame, cluster: str | Mapping[str, str],
                   shown_as: tuple[str, str] | None) -> DataFrame:
     """``rows`` with each line's ``cluster``: one name, or each file's (``{file: cluster}``, files as
-    ``resolve_paths`` names them) joined by the line's ``source`` from a small broadcast table. Not a map literal:
-    that was copied into every plan that reads the lines (2,000 files: 96 KB of plan text each time) and searched
-    key by key at every line."""
+    ``resolve_paths`` names them) joined by the line's ``source`` from a small broadcast table, not a map literal
+    copied into every later plan and searched at every line (docs/real-cluster.md, "A fleet")."""
     names = {cluster} if isinstance(cluster, str) else set(cluster.values())
     if len(names) == 1:
         return rows.withColumn("cluster", F.lit(names.pop()))
@@ -473,17 +472,16 @@ def read_logs(spark: SparkSession, paths: str | Path | Iterable[str | Path], clu
     """
     rows = _with_cluster(spark, mark_refused(_rows(classify_lines(spark, paths, shown_as, log_timezone))), cluster,
                          shown_as).localCheckpoint(eager=False)
-    named = F.col("cluster")
     events = conform(rows.where("event_row").select(
-        named, F.col("event_ts_ms").alias("ts_ms"), "source",
+        "cluster", F.col("event_ts_ms").alias("ts_ms"), "source",
         "line_number", "message", *EVENT_COLUMNS), ANALYSIS["log_events"]).transform(name_topics)
     rejects = conform(rows.where(F.col("category") == "reject").select("source", "line_number", "raw_line", "reason"),
                       ANALYSIS["rejects"])
     counts = rows.where("first").groupBy("source", "category").agg(F.count(F.lit(1)).alias("lines"))
     printed = rows.where(F.col("printed").isNotNull()).select(
-        named, F.col("printed").alias("kafka_version")).distinct()
+        "cluster", F.col("printed").alias("kafka_version")).distinct()
     times = rows.where(F.col("category").isin("event", "other") & F.col("event_ts_ms").isNotNull() & F.col("first")) \
-        .select(named, F.col("event_ts_ms").alias("ts_ms"), "broker", "source", "line_number", "start")
+        .select("cluster", F.col("event_ts_ms").alias("ts_ms"), "broker", "source", "line_number", "start")
     isr, leaders = changes(events)
     return {"log_events": events, "rejects": rejects, "isr": isr, "leaders": leaders, "line_counts": counts,
             "printed_versions": printed, "line_times": times}

@@ -61,8 +61,8 @@ def unlogged_ends(rows: DataFrame, lines: DataFrame, refused: DataFrame | None =
              .where(F.col("own_start") & F.col("before")).select("cluster", "broker", "prev", "at"))
     if refused is not None:
         pairs = pairs.unionByName(_refused_pairs(own, refused, at))
-    # each frame below is read by two or more: checkpoints keep the plan a tree of leaves, not the lifecycle's plan
-    # copied into every branch (a second start of one broker among 2,000 files took 200 s to plan, not 2 s)
+    # each frame below is read by two or more: checkpoints, else every reader copies the lifecycle's plan beneath it
+    # (docs/real-cluster.md, "A fleet")
     pairs = pairs.localCheckpoint()
     if pairs.isEmpty():  # the usual case: every start follows a down row, and no line need be scanned
         return rows.select("cluster", "ts_ms", "broker", "source", "line_number", "state").limit(0)

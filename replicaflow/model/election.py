@@ -39,11 +39,12 @@ def default_controller(version: KafkaVersion) -> str:
 
 
 def next_controller(current, current_up, lowest_up):
-    """The active controller after a broker's state changes (§6): it keeps the role while its broker is up — neither
+    """The active controller after a broker's state changes (§6): it keeps the role while its broker is live (up, or
+    in its controlled shutdown, which the controller takes itself before it resigns) — neither
     ZooKeeper's ``/controller`` znode (``KafkaController.elect`` stops where one exists) nor KRaft's quorum leader
-    moves to a broker that comes back — and when it is not up, the live broker with the lowest id takes it (Kafka's
-    race for the znode or the vote, made deterministic), none (-1) while no broker is up. ``current_up``: whether
-    ``current``'s broker is up; ``lowest_up``: the lowest live id, -1 if none. Arrays or Spark Columns."""
+    moves to a broker that comes back — and when it is down, the live broker with the lowest id takes it (Kafka's
+    race for the znode or the vote, made deterministic), none (-1) while no broker is live. ``current_up``: whether
+    ``current``'s broker is live; ``lowest_up``: the lowest live id, -1 if none. Arrays or Spark Columns."""
     return columns.where(current_up, current, lowest_up)
 
 

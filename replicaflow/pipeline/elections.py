@@ -42,10 +42,11 @@ def unclean_elections(replay: DataFrame, leaders: DataFrame) -> DataFrame:
 
 def controller_changes(brokers: DataFrame) -> DataFrame:
     """(cluster, ts_ms, seq, controller) after each ``brokers`` row: the active controller as
-    ``model.election.next_controller`` keeps it over the rows in (ts_ms, seq) order — the one before while it is up,
-    else the lowest live id; null while no broker is up. A fold over each cluster's few rows (one array per cluster):
+    ``model.election.next_controller`` keeps it over the rows in (ts_ms, seq) order — the one before while it is live
+    (not down: a controller takes its own broker's controlled shutdown), else the lowest live id; null while no broker
+    is live. A fold over each cluster's few rows (one array per cluster):
     the rule depends on the controller before, which no window gives."""
-    change = F.struct("ts_ms", "seq", "broker", (F.col("state") == "up").alias("up"))
+    change = F.struct("ts_ms", "seq", "broker", (F.col("state") != "down").alias("up"))
     init = F.struct(F.array().cast("array<int>").alias("up"), F.lit(-1).alias("controller"),
                     F.array().cast("array<struct<ts_ms:bigint,seq:bigint,controller:int>>").alias("out"))
 

@@ -28,7 +28,7 @@ from replicaflow.sim.emitter import Emitter
 from replicaflow.sim.fetcher_manager import ReplicaFetcherManager
 from replicaflow.sim.partition import Partition
 from replicaflow.sim.scenario import KafkaSpec
-from replicaflow.sim.state import FRESH_REPLICA, STATE_UP, ClusterState, Reassignment
+from replicaflow.sim.state import FRESH_REPLICA, STATE_DOWN, ClusterState, Reassignment
 
 SESSION_EXPIRED = "session_expired"  # the clock's timer kinds
 LEADER_REBALANCE = "leader_rebalance"
@@ -57,6 +57,7 @@ class KafkaController:
         self.reads_unclean = election.reads_unclean_config(self.version, self.mode)
         self._unclean_check_at = -1  # KRaft's scheduled check of leaderless partitions (3.9+), -1 none
         self._completion_checked: tuple[int, int] | None = None  # (layout, ISR) versions of the last check
+        self._resigned = -1  # a ZooKeeper controller's broker in its own controlled shutdown, its session open
 
     def start(self, now: int) -> None:
         """The first controller takes over as the cluster starts."""
@@ -79,11 +80,12 @@ class KafkaController:
         return self._active
 
     def broker_state_changed(self, now: int) -> None:
-        """After a broker's ``brokers`` row: the controller keeps the role while it is up, else the lowest live id
+        """After a broker's ``brokers`` row: the controller keeps the role while it is live (up or shutting down: it
+        takes its own broker's controlled shutdown), else the lowest live id
         takes it (``model.election.next_controller``; the pipeline replays the same rows) and starts its own
         periodic checks (``_take_over``); with no broker up, none runs."""
         s = self.s
-        live = [b for b in range(s.n_brokers) if s.state[b] == STATE_UP]
+        live = [b for b in range(s.n_brokers) if s.state[b] != STATE_DOWN]
         lowest = min(live, key=lambda b: s.broker_ids[b]) if live else -1
         active = int(election.next_controller(self._active, self._active in live, lowest))
         if active == self._active:
@@ -93,6 +95,9 @@ class KafkaController:
             self._take_over(now)
         else:
             self._rebalance_at = self._unclean_check_at = -1
+        resigned, self._resigned = self._resigned, -1
+        if resigned >= 0:
+            self._session_ended(resigned, now)
 
     def controller_id(self) -> int:
         c = self.active_controller()
@@ -128,13 +133,18 @@ class KafkaController:
 
     def controlled_shutdown(self, b: int, now: int) -> None:
         """ControlledShutdown: leadership and ISR membership move away at once. A ZooKeeper broker's registration
-        goes with its session as it stops, which the controller logs as a broker failure; a KRaft broker's
-        controlled shutdown is its own heartbeats' business (no fencing for a timed-out session)."""
+        goes with its session as it stops, which the controller logs as a broker failure. The controller's own broker
+        keeps its session (and the role) until it is down: KafkaServer.shutdown resigns the controller and then
+        closes the session, and the next controller logs the failure once it holds the role (``broker_state_changed``;
+        in Kafka its failover finds the broker gone, which the reader takes the same way). A KRaft broker's controlled
+        shutdown is its own heartbeats' business (no fencing for a timed-out session)."""
         c = self.controller_id()
         if c >= 0:
             self.emit.controlled_shutdown_granted(b, c, bool((self.s.leader_bi() == b).any()), now)
         self.remove_broker_from_isrs(b, now)
-        if self.mode == election.ZOOKEEPER:
+        if self.mode == election.ZOOKEEPER and self._active == b:
+            self._resigned = b
+        elif self.mode == election.ZOOKEEPER:
             self._session_ended(b, now)
 
     def broker_registering(self, b: int, now: int) -> None:

@@ -52,20 +52,22 @@ def test_the_replay_keeps_the_state_rows_and_the_counted_change_rows(spark, tmp_
 def test_the_controller_keeps_its_role_until_its_broker_goes(spark, tmp_path):
     """``model.election.next_controller`` over the ``brokers`` rows: ZooKeeper's ``KafkaController.elect`` returns
     where a ``/controller`` znode exists, so broker 1 back at 20 s does not take the role from broker 2, which won it
-    at 10 s; 2 stopping at 30 s hands it to the lowest live id, 1; with no broker up there is none, and the first
-    broker back takes it (the shutting-down state is not up)."""
+    at 10 s; 2 keeps it through its controlled shutdown from 30 s (KafkaServer.shutdown runs controlledShutdown
+    before kafkaController.shutdown resigns; KafkaRaftServer shuts its broker down before its controller) and hands it
+    to the lowest live id, 1, when it is down at 35 s; with no broker up there is none, and the first broker back
+    takes it."""
     t = Tele("ctl", "3.7", end_ms=60_000)
     for broker in (1, 2, 3):
         t.broker(0, broker)
     t.broker(10_000, 1, "down")
     t.broker(20_000, 1)
     t.broker(30_000, 2, "shutting_down")
-    t.broker(30_000, 2, "down")
+    t.broker(35_000, 2, "down")
     for broker in (1, 3):
         t.broker(40_000, broker, "down")
     t.broker(50_000, 3)
     t.broker(50_000, 1)
     tele = read_telemetry(spark, [t.write(tmp_path / "ctl")])
     rows = [(r["ts_ms"], r["controller"]) for r in controller_changes(tele.tables["brokers"]).orderBy("seq").collect()]
-    assert rows == [(0, 1), (0, 1), (0, 1), (10_000, 2), (20_000, 2), (30_000, 1), (30_000, 1),
+    assert rows == [(0, 1), (0, 1), (0, 1), (10_000, 2), (20_000, 2), (30_000, 2), (35_000, 1),
                     (40_000, 3), (40_000, None), (50_000, 3), (50_000, 3)]

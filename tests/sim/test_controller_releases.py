@@ -687,17 +687,20 @@ def test_the_controllers_epoch_bump_restarts_the_kept_leaders_caught_up_clocks(v
 
 
 @pytest.mark.parametrize(("version", "controller", "texts"), [
-    ("0.11", None, ["[Controller 2]: Shutting down broker 1", "[Controller 2]: Shutting down broker 3"]),
-    ("2.4", None, ["[Controller id=2] Shutting down broker 1", "[Controller id=2] Shutting down broker 3"]),
-    ("3.7", "kraft", ["[QuorumController id=2] Unfenced broker 1 has requested and been granted a controlled shutdown.",
+    ("0.11", None, ["[Controller 1]: Shutting down broker 1", "[Controller 2]: Shutting down broker 3"]),
+    ("2.4", None, ["[Controller id=1] Shutting down broker 1", "[Controller id=2] Shutting down broker 3"]),
+    ("3.7", "kraft", ["[QuorumController id=1] Unfenced broker 1 has requested and been granted a controlled shutdown.",
                       "[QuorumController id=2] Unfenced broker 3 has requested and been granted an immediate "
                       "shutdown."])])
 def test_the_controller_logs_each_controlled_shutdown_it_takes(version, controller, texts):
     """KafkaController.doControlledShutdown logs the request before it moves the broker's leaderships
     (`[Controller N]: ` before 1.0); KRaft's BrokerHeartbeatManager.calculateNextBrokerState grants a broker that
     still leads partitions a controlled shutdown, and one that leads none an immediate one. Broker 1 leads the
-    partition when it stops; broker 3, stopping later, leads nothing. The lines go to the active controller's log,
-    broker 2, the lowest live id once the controller, broker 1, stopped (the reader's side: tests/ingest/test_log_rules.py)."""
+    partition when it stops; broker 3, stopping later, leads nothing. The lines go to the active controller's log:
+    broker 1's own first, as a controller keeps its role through its broker's controlled shutdown (KafkaServer.shutdown
+    runs controlledShutdown before kafkaController.shutdown; KafkaRaftServer shuts its broker down before its
+    controller), then broker 2's, the lowest live id once broker 1 stopped (the reader's side: tests/ingest/
+    test_log_rules.py)."""
     kafka = {"version": version, **({"controller": controller} if controller else {})}
     engine, _, logs = started(small(kafka=kafka, events=[
         {"at": "10s", "broker_down": {"broker": 1, "controlled": True}},
@@ -706,6 +709,25 @@ def test_the_controller_logs_each_controlled_shutdown_it_takes(version, controll
     records = [r for r in logs if r["kind"] == "controlled_shutdown"]
     assert [(r["ts_ms"] - engine.scenario.start_ms, r["target_broker"]) for r in records] == [(10_000, 1), (20_000, 3)]
     assert messages([pair for r in records for pair in render_event(r, KafkaVersion.parse(version))]) == texts
+
+
+@pytest.mark.parametrize("version", ["0.11", "2.4", "3.7"])
+def test_the_next_controller_logs_the_failure_of_its_predecessors_broker(version):
+    """A ZooKeeper controller whose broker stops in a controlled way keeps its session, and the ``/controller``
+    znode, until the broker is down: KafkaServer.shutdown runs controlledShutdown, then kafkaController.shutdown
+    resigns, and only then does the ZooKeeper client close. So the broker's failure (KafkaController.onBrokerFailure,
+    ``Broker failure callback for 1``) is logged by broker 2, once it holds the role, at broker 1's down row, the
+    instant the reader takes broker 1's leaderships off (docs/real-cluster.md). Broker 3, stopping later, is not the
+    controller: broker 2 logs its failure as it stops."""
+    engine, _, logs = started(small(kafka={"version": version}, events=[
+        {"at": "10s", "broker_down": {"broker": 1, "controlled": True}},
+        {"at": "20s", "broker_down": {"broker": 3, "controlled": True}}]))
+    run_until(engine, 21)
+    start = engine.scenario.start_ms
+    failed = [(r["ts_ms"] - start, r["broker"], r["target_broker"]) for r in logs if r["kind"] == "broker_failed"]
+    assert failed == [(10_000, 2, 1), (20_000, 2, 3)]
+    shutdowns = [(r["ts_ms"] - start, r["broker"]) for r in logs if r["kind"] == "controlled_shutdown"]
+    assert shutdowns == [(10_000, 1), (20_000, 2)]
 
 
 @pytest.mark.parametrize(("version", "controller", "cancelled", "texts"), [

@@ -256,22 +256,21 @@ def _classify(df: DataFrame) -> DataFrame:
     named, failed_ids = F.regexp_extract(failed, FAILED_ELECTION, 1), id_list(F.regexp_extract(failed, FAILED_ELECTION, 2))
     isr = F.coalesce(isr, F.when(named == "ISR brokers", failed_ids))
     lists["replicas"] = F.coalesce(lists["replicas"], F.when(named == "Assigned replicas", failed_ids))
-    df = method_boundary(df.select("*", topic.alias("topic"), _int(partition).alias("partition"), isr.alias("isr"),
-                                   *[lists[n].alias(n) for n in LIST_FIELDS if n != "isr"],
-                                   F.when(k.isNotNull(), _out_of_range(f, partition, {**lists, "isr": isr}))
-                                   .alias("out_of_range")))
+    df = method_boundary(df.select("*", topic.alias("topic"), partition.alias("partition_text"), isr.alias("isr"),
+                                   *[lists[n].alias(n) for n in LIST_FIELDS if n != "isr"]))
+    # from the columns just made: built from the expressions, each list was computed twice on every event line
+    out_of_range = _out_of_range(f, F.col("partition_text"), {n: F.col(n) for n in LIST_FIELDS})
     is_parented = F.col("status") == "bad"
     broker = F.coalesce(F.when(is_parented, F.col("parent.broker")), _int(f["broker"]), F.col("prefix_broker"),
                         F.col("fallback_broker"))
     started_like = F.col("started_like")
     reason = (
-        F.when(F.col("status") == "bad", F.when(~attachable, F.col("line_reason")).otherwise(F.col("out_of_range")))
+        F.when(F.col("status") == "bad", F.when(~attachable, F.col("line_reason")).when(k.isNotNull(), out_of_range))
         .when(~is_record, F.lit(None))
         .when(k.isin(*PREFIX_PARTITION_KINDS) & part_topic.isNull(),
               F.lit("no partition prefix ([Partition topic-N broker=B]) on an ISR message"))
         .when(k.isNotNull() & broker.isNull(), F.lit("unknown broker id (no prefix, path has no broker-N)"))
-        .when(k.isNotNull() & F.col("out_of_range").isNotNull(), F.col("out_of_range"))
-        .when(k.isNotNull(), F.lit(None))
+        .when(k.isNotNull(), out_of_range)
         .when(started_like.isNotNull() & body.rlike(TRUNCATED_LIST), F.lit("truncated ISR list"))
         .when(started_like.isNotNull(), F.concat(F.lit("truncated or malformed "), started_like, F.lit(" message")))
         .when(((F.col("logger") == "kafka.cluster.Partition") | part_topic.isNotNull()) & body.contains("ISR"),
@@ -279,7 +278,8 @@ def _classify(df: DataFrame) -> DataFrame:
     )
     return df.select(
         # a KRaft controller's election line of 4.1 names the epoch before it: the record raises it by one
-        "*", F.coalesce(_int(f["leader_epoch"]), F.when(k.isin(*ELECTION_KINDS), _int(f["prev_leader_epoch"]) + 1))
+        "*", _int(F.col("partition_text")).alias("partition"),
+        F.coalesce(_int(f["leader_epoch"]), F.when(k.isin(*ELECTION_KINDS), _int(f["prev_leader_epoch"]) + 1))
         .alias("leader_epoch"), broker.alias("broker"), reason.alias("reason"),
         # -2 names no broker: a PartitionChangeRecord's "no change", ZooKeeper's LeaderDuringDelete
         F.nullif(_int(F.coalesce(f["leader"], f["old_leader"], F.when(k.isin(*FETCHER_KINDS),
@@ -293,7 +293,7 @@ def _classify(df: DataFrame) -> DataFrame:
             F.regexp_extract(F.substring("follows", 1, CAUSE_CHARS), CAUSE, 1), F.lit("")))).alias("error"),
         F.when(is_parented, F.concat_ws(" ", F.col("parent.msg"), F.trim("inner"))).otherwise(msg).alias("message"),
         F.when(is_parented, F.col("parent.ts_ms")).otherwise(F.col("ts_ms")).alias("event_ts_ms"),
-    )
+    ).drop("partition_text")
 
 
 # fields Kafka writes as an int: broker ids, leader and partition epochs, partition numbers, counts
@@ -308,14 +308,17 @@ def _out_of_range(f: dict[str, Column], partition: Column, lists: dict[str, Colu
     """Why an event line's numbers cannot be Kafka's, or null: a number too large for the int (ids, epochs,
     partitions) or long (offsets) Kafka writes it as, a list naming such an id or partition, or a leader below -2
     (-1 is no leader, -2 a KRaft record's "no change"). Such a line is corrupt or forged; read, it lost the field."""
-    checks = [(n, f[n].rlike(NUMBER) & _int(f[n]).isNull()) for n in INT_FIELDS]
-    checks.append(("partition", partition.rlike(NUMBER) & _int(partition).isNull()))
-    checks.append(("offset", f["offset"].rlike(NUMBER) & f["offset"].try_cast("long").isNull()))
+    # a number too large for an int has at least 10 digits (a long, 19): shorter text is neither cast nor matched
+    checks = [(n, (F.length(f[n]) >= 10) & _int(f[n]).isNull() & f[n].rlike(NUMBER)) for n in INT_FIELDS]
+    checks.append(("partition", (F.length(partition) >= 10) & _int(partition).isNull() & partition.rlike(NUMBER)))
+    checks.append(("offset", (F.length(f["offset"]) >= 19) & f["offset"].try_cast("long").isNull()
+                   & f["offset"].rlike(NUMBER)))
     field = F.coalesce(*[F.when(c, F.lit(f"{n} field")) for n, c in checks])
     # the lists of brokers (ISR, replicas; `Broker failure callback for 1,2`) and of partitions (fetchers, log dirs)
     brokers = F.col("kind").isin(*BROKER_LIST_KINDS)
-    listed = F.when(brokers, F.regexp_extract_all("listed", F.lit(r"\d+"), 0)).otherwise(
-        F.regexp_extract_all("listed", F.lit(LISTED_PARTITION), 1))
+    long_listed = F.col("listed").rlike(r"\d{10}")  # no number of 10 digits: every id and partition fits
+    listed = F.when(long_listed & brokers, F.regexp_extract_all("listed", F.lit(r"\d+"), 0)).when(
+        long_listed, F.regexp_extract_all("listed", F.lit(LISTED_PARTITION), 1))
     lists = {**{f"{n} list": c for n, c in lists.items()}, "listed": listed.try_cast("array<int>")}
     named = F.coalesce(*[F.when(F.size(F.array_compact(c)) < F.size(c), F.lit(n)) for n, c in lists.items()])
     named = F.when(named == "listed", F.when(brokers, F.lit("broker list")).otherwise(F.lit("partition list"))) \

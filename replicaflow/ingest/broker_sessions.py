@@ -94,8 +94,7 @@ def lifecycle(events: DataFrame, lines: DataFrame | None = None,
         "source", "line_number", F.when(up, F.lit("up")).otherwise(F.lit("down")).alias("state"),
         (~own | halted).alias("repeatable"), (own & (kind == "broker_started")).alias("own_start"), own.alias("own"),
         F.when(_session_ended(), _session_timeout(session_ms or {})).alias("session_ms"), _session_ended().alias("ended"))
-    # a session end in the millisecond of the broker's own down line is that stop: the broker's line is kept, as its
-    # file orders it after its controlled shutdown (files share a millisecond in their names' order, not Kafka's)
+    # a session end in the millisecond of the broker's own down line is that stop, told once (docs/real-cluster.md)
     said = rows.where(F.col("own") & (F.col("state") == "down")).select("cluster", "broker", "ts_ms").distinct()
     rows = (rows.join(F.broadcast(said.withColumn("said", F.lit(True))), ["cluster", "broker", "ts_ms"], "left")
             .where(~F.col("ended") | F.col("said").isNull()).select(*rows.columns).drop("ended")

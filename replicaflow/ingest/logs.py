@@ -304,21 +304,23 @@ NUMBER = r"^-?\d+$"
 LISTED_PARTITION = r"(?:-(?=\d+(?:[,)\s]|$))|,(?=\d+\]))(\d+)"
 
 
+def _overflows(text: Column, kind: str = "int") -> Column:
+    """A number too large for Kafka's int (10 digits or more) or long (19): shorter text is neither cast nor matched."""
+    return (F.length(text) >= (10 if kind == "int" else 19)) & text.try_cast(kind).isNull() & text.rlike(NUMBER)
+
+
 def _out_of_range(f: dict[str, Column], partition: Column, lists: dict[str, Column]) -> Column:
     """Why an event line's numbers cannot be Kafka's, or null: a number too large for the int (ids, epochs,
     partitions) or long (offsets) Kafka writes it as, a list naming such an id or partition, or a leader below -2
     (-1 is no leader, -2 a KRaft record's "no change"). Such a line is corrupt or forged; read, it lost the field."""
-    # a number too large for an int has at least 10 digits (a long, 19): shorter text is neither cast nor matched
-    checks = [(n, (F.length(f[n]) >= 10) & _int(f[n]).isNull() & f[n].rlike(NUMBER)) for n in INT_FIELDS]
-    checks.append(("partition", (F.length(partition) >= 10) & _int(partition).isNull() & partition.rlike(NUMBER)))
-    checks.append(("offset", (F.length(f["offset"]) >= 19) & f["offset"].try_cast("long").isNull()
-                   & f["offset"].rlike(NUMBER)))
+    checks = [*[(n, _overflows(f[n])) for n in INT_FIELDS], ("partition", _overflows(partition)),
+              ("offset", _overflows(f["offset"], "long"))]
     field = F.coalesce(*[F.when(c, F.lit(f"{n} field")) for n, c in checks])
     # the lists of brokers (ISR, replicas; `Broker failure callback for 1,2`) and of partitions (fetchers, log dirs)
     brokers = F.col("kind").isin(*BROKER_LIST_KINDS)
-    long_listed = F.col("listed").rlike(r"\d{10}")  # no number of 10 digits: every id and partition fits
-    listed = F.when(long_listed & brokers, F.regexp_extract_all("listed", F.lit(r"\d+"), 0)).when(
-        long_listed, F.regexp_extract_all("listed", F.lit(LISTED_PARTITION), 1))
+    # (no run of 10 digits: every id and partition listed fits)
+    listed = F.when(F.col("listed").rlike(r"\d{10}"), F.when(brokers, F.regexp_extract_all("listed", F.lit(r"\d+"), 0))
+                    .otherwise(F.regexp_extract_all("listed", F.lit(LISTED_PARTITION), 1)))
     lists = {**{f"{n} list": c for n, c in lists.items()}, "listed": listed.try_cast("array<int>")}
     named = F.coalesce(*[F.when(F.size(F.array_compact(c)) < F.size(c), F.lit(n)) for n, c in lists.items()])
     named = F.when(named == "listed", F.when(brokers, F.lit("broker list")).otherwise(F.lit("partition list"))) \

@@ -83,7 +83,8 @@ class KafkaController:
         """After a broker's ``brokers`` row: the controller keeps the role while it is live (up or shutting down: it
         takes its own broker's controlled shutdown), else the lowest live id
         takes it (``model.election.next_controller``; the pipeline replays the same rows) and starts its own
-        periodic checks (``_take_over``); with no broker up, none runs."""
+        periodic checks (``_take_over``); with no broker up, none runs. A ZooKeeper controller that stopped its own
+        broker (``controlled_shutdown``) left its session open: the new controller logs its failure."""
         s = self.s
         live = [b for b in range(s.n_brokers) if s.state[b] != STATE_DOWN]
         lowest = min(live, key=lambda b: s.broker_ids[b]) if live else -1
@@ -142,10 +143,11 @@ class KafkaController:
         if c >= 0:
             self.emit.controlled_shutdown_granted(b, c, bool((self.s.leader_bi() == b).any()), now)
         self.remove_broker_from_isrs(b, now)
-        if self.mode == election.ZOOKEEPER and self._active == b:
-            self._resigned = b
-        elif self.mode == election.ZOOKEEPER:
-            self._session_ended(b, now)
+        if self.mode == election.ZOOKEEPER:
+            if self._active == b:
+                self._resigned = b  # logged by the next controller (broker_state_changed)
+            else:
+                self._session_ended(b, now)
 
     def broker_registering(self, b: int, now: int) -> None:
         """The controller takes the broker in (its startup callback, or KRaft's unfence grant). A broker whose
